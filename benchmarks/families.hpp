@@ -1,0 +1,8 @@
+#pragma once
+// One registration function per family. Each throws UsageError on an axis
+// value it cannot accept, before anything runs.
+#include "core/options.hpp"
+
+namespace pb {
+void register_gemm(const Options& opt);
+}

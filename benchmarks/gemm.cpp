@@ -1,0 +1,134 @@
+// GEMM axes: operation x precision x shape x variant x (threads | block).
+// Run names: GEMM/<variant>/op:<op>/type:<f32|f64>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
+#include <cmath>
+
+#include "benchmarks/families.hpp"
+#include "core/registrar.hpp"
+#include "gemm/case.hpp"
+#include "gemm/registry.hpp"
+
+namespace pb {
+namespace {
+using namespace gemm;
+
+std::vector<Shape3> default_sizes(Profile p) {
+  switch (p) {
+    case Profile::Smoke: return {{64, 64, 64}, {37, 29, 45}};
+    case Profile::Default:
+      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1500, 777}};
+    case Profile::Full:
+      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+              {1000, 1500, 777},  {8192, 128, 8192},  {128, 8192, 8192}};
+  }
+  return {};
+}
+
+// Largest M*N*K a slow CPU variant runs in each profile (cost 1: vectorised
+// loop, ~5-10 GFLOP/s a core; cost 2: textbook loop, ~1 GFLOP/s): about a
+// second per call at the cap, so a sweep stays in minutes. --sizes lifts caps.
+double work_cap(int cost, Profile p, bool sizes_given) {
+  if (cost == 0 || sizes_given) return INFINITY;
+  const double exp2[2][3] = {{31, 30, 33}, {31, 27, 30}};  // [cost-1][smoke, default, full]
+  return std::ldexp(1.0, int(exp2[cost - 1][int(p)]));
+}
+
+template <class T>
+class GemmJob final : public Job {
+ public:
+  GemmJob(const Entry<T>& e, Knobs k, Problem p, std::uint64_t seed, std::string excluded)
+      : entry_(e), knobs_(k), problem_(p), seed_(seed), excluded_(std::move(excluded)) {}
+  Backend backend() const override { return entry_.backend; }
+  Support supports() override {
+    if (!excluded_.empty()) return Support::no(excluded_);
+    variant_ = entry_.make(knobs_);
+    return variant_->supports(problem_);
+  }
+  void prepare() override {
+    case_ = shared_case<T>(problem_, seed_);
+    variant_->prepare(problem_, case_->inputs);
+  }
+  void run() override { variant_->run(); }
+  void* cuda_stream() override { return variant_->stream(); }
+  Check check() override {
+    std::vector<T> out;
+    variant_->result(out);
+    return case_->oracle().check(out);
+  }
+  void report(Counters& out, double seconds, std::int64_t iterations) override {
+    out.emplace_back("GFLOPS", seconds > 0 ? problem_.flops() * iterations / seconds * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", problem_.flops());
+  }
+
+ private:
+  const Entry<T>& entry_;
+  Knobs knobs_;
+  Problem problem_;
+  std::uint64_t seed_;
+  std::string excluded_;
+  std::unique_ptr<Variant<T>> variant_;
+  std::shared_ptr<Case<T>> case_;
+};
+
+template <class T>
+void register_type(const Options& opt, Op op, const char* type) {
+  const auto sizes = opt.sizes ? *opt.sizes : default_sizes(opt.profile);
+  const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  for (const auto& s : sizes) {
+    Problem p{op, s.m, s.n, s.k};
+    for (const auto& e : registry<T>()) {
+      std::vector<Knobs> knobs;
+      if (e.knob == Knob::Threads)
+        for (int t : threads) knobs.push_back({t, 0});
+      else if (e.knob == Knob::Block)
+        for (int b : opt.blocks ? *opt.blocks : e.blocks) knobs.push_back({1, b});
+      else
+        knobs.push_back({});
+      for (const auto& k : knobs) {
+        RunName name{"GEMM", e.name, {{"op", to_string(op)}, {"type", type},
+                                      {"M", std::to_string(p.m)}, {"N", std::to_string(p.n)},
+                                      {"K", std::to_string(p.k)}}, "", ""};
+        RegisterOptions ro;
+        ro.flush_l2 = opt.flush_l2;
+        ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
+        if (e.knob == Knob::Threads) {
+          name.args.emplace_back("threads", std::to_string(k.threads));
+          ro.axes.emplace_back("threads", k.threads);
+        } else if (e.knob == Knob::Block) {
+          name.args.emplace_back("block", std::to_string(k.block));
+          ro.axes.emplace_back("block", k.block);
+        }
+        std::string excluded;
+        double cap = work_cap(e.cost, opt.profile, opt.sizes.has_value());
+        if (double(p.m) * p.n * p.k > cap)
+          excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
+                     " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) +
+                     " (use --profile=full or --sizes)";
+        const Entry<T>* entry = &e;
+        const std::uint64_t seed = opt.seed;
+        register_job(name,
+                     [entry, k, p, seed, excluded] {
+                       return std::make_unique<GemmJob<T>>(*entry, k, p, seed, excluded);
+                     },
+                     ro);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void register_gemm(const Options& opt) {
+  const auto ops = opt.ops ? *opt.ops : std::vector<std::string>{"AB", "AtB", "ABtC"};
+  const auto types = opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64"};
+  for (const auto& o : ops) {
+    Op op = parse_op(o);
+    for (const auto& t : types) {
+      if (t == "f32") register_type<float>(opt, op, "f32");
+      else register_type<double>(opt, op, "f64");
+    }
+  }
+}
+
+}  // namespace pb

@@ -1,0 +1,150 @@
+// GPU probing, the JSON context of the GPU, and the CUDA event timer.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "core/cuda/check.cuh"
+#include "core/cuda/nvml.hpp"
+#include "core/gpu.hpp"
+
+namespace pb {
+namespace {
+
+std::string pci_bus_id(int dev) {
+  char buf[32] = {};
+  if (cudaDeviceGetPCIBusId(buf, sizeof buf, dev) != cudaSuccess) return {};
+  return buf;
+}
+
+// Events on the job's stream bracket run(); an optional memset of twice the
+// L2 size before the start event evicts the previous iteration's data. The SM
+// clock and the clocks-event reasons are sampled while each timed run is still
+// executing, so a run slowed by power or heat is visible in its counters.
+class CudaTimer final : public Timer {
+ public:
+  CudaTimer(void* stream, const TimerOptions& opt)
+      : stream_(static_cast<cudaStream_t>(stream)), pci_(pci_bus_id(0)) {
+    PB_CUDA(cudaEventCreate(&start_));
+    PB_CUDA(cudaEventCreate(&stop_));
+    if (opt.flush_l2) {
+      flush_bytes_ = 2 * std::max<std::size_t>(gpu_status().l2_bytes, 1 << 20);
+      PB_CUDA(cudaMalloc(&flush_, flush_bytes_));
+    }
+    nvml::max_sm_clock(pci_.c_str(), max_mhz_);
+  }
+  ~CudaTimer() override {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    if (flush_) cudaFree(flush_);
+  }
+
+  double time(Job& job) override {
+    if (flush_) PB_CUDA(cudaMemsetAsync(flush_, ++flush_value_ & 0xff, flush_bytes_, stream_));
+    PB_CUDA(cudaEventRecord(start_, stream_));
+    job.run();
+    PB_CUDA(cudaEventRecord(stop_, stream_));
+    nvml::Clocks c;
+    if (nvml::sample(pci_.c_str(), c)) {
+      ++samples_;
+      min_mhz_ = std::min(min_mhz_, c.sm_mhz);
+      max_seen_mhz_ = std::max(max_seen_mhz_, c.sm_mhz);
+      reasons_ |= c.reasons;
+    }
+    PB_CUDA(cudaEventSynchronize(stop_));
+    PB_CUDA(cudaGetLastError());
+    float ms = 0.f;
+    PB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms * 1e-3;
+  }
+
+  void add_counters(Counters& out) const override {
+    if (samples_ == 0) return;
+    out.emplace_back("sm_clock_min_mhz", min_mhz_);
+    out.emplace_back("sm_clock_max_mhz", max_seen_mhz_);
+    if (max_mhz_) out.emplace_back("sm_clock_limit_mhz", max_mhz_);
+    out.emplace_back("clock_event_reasons", static_cast<double>(reasons_));
+    out.emplace_back("throttled", (reasons_ & nvml::kSlowdownMask) ? 1.0 : 0.0);
+  }
+
+ private:
+  cudaStream_t stream_;
+  std::string pci_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  void* flush_ = nullptr;
+  std::size_t flush_bytes_ = 0;
+  int flush_value_ = 0;
+  unsigned max_mhz_ = 0, min_mhz_ = ~0u, max_seen_mhz_ = 0;
+  unsigned long long reasons_ = 0;
+  long samples_ = 0;
+};
+
+}  // namespace
+
+bool built_with_cuda() { return true; }
+
+const GpuStatus& gpu_status() {
+  static GpuStatus s;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+      s.reason = e != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorName(e) + ": " +
+                                        cudaGetErrorString(e) + ")"
+                                  : "no CUDA device";
+      cudaGetLastError();
+      return;
+    }
+    cudaDeviceProp p{};
+    if ((e = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) {
+      s.reason = std::string("cudaGetDeviceProperties failed: ") + cudaGetErrorString(e);
+      return;
+    }
+    s.available = true;
+    s.name = p.name;
+    s.sm_count = p.multiProcessorCount;
+    s.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+    s.memory_bytes = p.totalGlobalMem;
+  });
+  return s;
+}
+
+std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt) {
+  return std::make_unique<CudaTimer>(stream, opt);
+}
+
+std::vector<std::pair<std::string, std::string>> gpu_context() {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& s = gpu_status();
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  out.emplace_back("cuda_runtime", ver(runtime));
+  out.emplace_back("cuda_driver_api", driver ? ver(driver) : "none");
+  if (!s.available) {
+    out.emplace_back("gpu", "none (" + s.reason + ")");
+    return out;
+  }
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return out;
+  int sm_khz = 0, mem_khz = 0;
+  cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
+  out.emplace_back("gpu", s.name);
+  out.emplace_back("gpu_compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor));
+  out.emplace_back("gpu_sm_count", std::to_string(s.sm_count));
+  out.emplace_back("gpu_sm_clock_max_mhz", std::to_string(sm_khz / 1000));
+  out.emplace_back("gpu_memory_clock_mhz", std::to_string(mem_khz / 1000));
+  out.emplace_back("gpu_memory_bus_bits", std::to_string(p.memoryBusWidth));
+  out.emplace_back("gpu_memory_gib", std::to_string(s.memory_bytes / double(1ull << 30)));
+  out.emplace_back("gpu_l2_bytes", std::to_string(s.l2_bytes));
+  out.emplace_back("gpu_shared_per_block_optin", std::to_string(p.sharedMemPerBlockOptin));
+  out.emplace_back("gpu_pci_bus_id", pci_bus_id(0));
+  std::string drv;
+  out.emplace_back("gpu_driver", nvml::driver_version(drv) ? drv : "unknown (NVML not loaded)");
+  return out;
+}
+
+}  // namespace pb

@@ -1,0 +1,34 @@
+#pragma once
+// Host-clean view of the GPU: whether one is usable, what it is, and the CUDA
+// event timer. Implemented in cuda/gpu.cu in CUDA builds and in
+// gpu_none.cpp otherwise, so callers never need nvcc or #ifdefs.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/job.hpp"
+
+namespace pb {
+
+struct GpuStatus {
+  bool available = false;
+  std::string reason;  // why not, when !available
+  std::string name;
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t memory_bytes = 0;
+};
+
+bool built_with_cuda();
+const GpuStatus& gpu_status();  // probes device 0 once
+
+struct TimerOptions {
+  bool flush_l2 = false;  // overwrite L2 before each timed run: cold-cache numbers
+};
+std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt);
+
+// Key/value pairs for the JSON context (name, SMs, clocks, driver, runtime...).
+std::vector<std::pair<std::string, std::string>> gpu_context();
+
+}  // namespace pb

@@ -1,0 +1,23 @@
+// CPU-only build: no GPU can be used; CUDA jobs are never registered.
+#include "core/gpu.hpp"
+
+#include <stdexcept>
+
+namespace pb {
+
+bool built_with_cuda() { return false; }
+
+const GpuStatus& gpu_status() {
+  static const GpuStatus s{false, "parbench was built without CUDA", "", 0, 0, 0};
+  return s;
+}
+
+std::unique_ptr<Timer> make_cuda_timer(void*, const TimerOptions&) {
+  throw std::logic_error("CUDA timer requested in a build without CUDA");
+}
+
+std::vector<std::pair<std::string, std::string>> gpu_context() {
+  return {{"gpu", "none (built without CUDA)"}};
+}
+
+}  // namespace pb

@@ -1,0 +1,61 @@
+#pragma once
+// The timing contract, in one place.
+//
+// A Job is one benchmark instance: a variant bound to its problem and inputs.
+// The registrar (registrar.hpp) drives every Job the same way:
+//
+//   supports()             no allocation yet; a reason ends the instance as "unsupported"
+//   prepare()              untimed: allocate, generate or fetch inputs, upload
+//   reset(); run()         once, untimed: warm-up and the run that is verified
+//   check()                untimed: download the result, compare with the family reference
+//   reset(); run()         once more, untimed: second warm-up
+//   loop: reset(); run()   only run() is timed, by the backend's Timer
+//   report()               family counters (GFLOP/s, elements/s ...)
+//
+// run() of a CPU job is complete when it returns (wall clock). run() of a CUDA
+// job enqueues its work on cuda_stream() and may return early: the CUDA timer
+// brackets it with events on that stream and waits for the stop event.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace pb {
+
+enum class Backend { Cpu, Cuda };
+
+using Counters = std::vector<std::pair<std::string, double>>;
+
+class Job {
+ public:
+  virtual ~Job() = default;
+  virtual Backend backend() const = 0;
+  virtual Support supports() { return Support::yes(); }
+  virtual void prepare() = 0;
+  virtual void reset() {}
+  virtual void run() = 0;
+  virtual Check check() = 0;
+  // CUDA jobs: the cudaStream_t that run() enqueues on (as void*: this header
+  // stays free of CUDA so the driver never needs nvcc).
+  virtual void* cuda_stream() { return nullptr; }
+  // Family counters, from the summed timed seconds over `iterations` runs.
+  virtual void report(Counters& out, double seconds, std::int64_t iterations) = 0;
+};
+
+using JobFactory = std::function<std::unique_ptr<Job>()>;
+
+// Times single runs of a Job. One implementation per backend.
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  virtual double time(Job& job) = 0;  // seconds of one job.run(), complete
+  virtual void add_counters(Counters&) const {}  // e.g. the SM clock seen while timing
+};
+
+std::unique_ptr<Timer> make_cpu_timer();
+
+}  // namespace pb

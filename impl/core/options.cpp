@@ -1,0 +1,185 @@
+#include "core/options.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "core/status.hpp"
+
+namespace pb {
+namespace {
+
+// Largest accepted matrix dimension / element count component: 2^22 keeps
+// every index product of two dimensions inside int64 with room to spare.
+constexpr std::int64_t kMaxDim = std::int64_t(1) << 22;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string::size_type start = 0;
+  for (;;) {
+    auto pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos) return out;
+    start = pos + 1;
+  }
+}
+
+std::int64_t parse_int(const std::string& what, const std::string& text, std::int64_t lo,
+                       std::int64_t hi) {
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-'))
+    throw UsageError(what + ": '" + text + "' is not an integer");
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') throw UsageError(what + ": '" + text + "' is not an integer");
+  if (v < lo || v > hi)
+    throw UsageError(what + ": " + text + " is out of range [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+  return v;
+}
+
+bool take(const char* arg, const char* flag, std::string& value) {
+  auto n = std::strlen(flag);
+  if (std::strncmp(arg, flag, n) != 0) return false;
+  if (arg[n] == '=') {
+    value = arg + n + 1;
+    return true;
+  }
+  if (arg[n] == '\0') throw UsageError(std::string(flag) + " needs a value: " + flag + "=...");
+  return false;
+}
+
+}  // namespace
+
+const char* to_string(Profile p) {
+  switch (p) {
+    case Profile::Smoke: return "smoke";
+    case Profile::Default: return "default";
+    case Profile::Full: return "full";
+  }
+  return "?";
+}
+
+std::string Shape3::str() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::vector<Shape3> parse_sizes(const std::string& text) {
+  std::vector<Shape3> out;
+  if (text.empty()) throw UsageError("--sizes: empty list");
+  for (const auto& item : split(text, ',')) {
+    auto dims = split(item, 'x');
+    if (dims.size() != 1 && dims.size() != 3)
+      throw UsageError("--sizes: '" + item + "' is neither N nor MxNxK");
+    std::vector<std::int64_t> v;
+    for (const auto& d : dims) v.push_back(parse_int("--sizes", d, 1, kMaxDim));
+    out.push_back(v.size() == 1 ? Shape3{v[0], v[0], v[0]} : Shape3{v[0], v[1], v[2]});
+  }
+  return out;
+}
+
+std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<int> out;
+  for (const auto& item : split(text, ','))
+    out.push_back(static_cast<int>(parse_int(flag, item, lo, hi)));
+  return out;
+}
+
+std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
+                                         const std::vector<std::string>& allowed) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<std::string> out;
+  for (const auto& item : split(text, ',')) {
+    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw UsageError(flag + ": unknown value '" + item + "' (allowed: " + list + ")");
+    }
+    out.push_back(item);
+  }
+  return out;
+}
+
+int core_count() { return std::max(1, omp_get_num_procs()); }
+
+std::vector<int> default_thread_axis() {
+  std::vector<int> out;
+  int cores = core_count();
+  for (int t = 1; t < cores; t *= 2) out.push_back(t);
+  out.push_back(cores);
+  return out;
+}
+
+Options parse_options(int& argc, char** argv) {
+  Options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    std::string v;
+    if (take(a, "--profile", v)) {
+      if (v == "smoke") o.profile = Profile::Smoke;
+      else if (v == "default") o.profile = Profile::Default;
+      else if (v == "full") o.profile = Profile::Full;
+      else throw UsageError("--profile: unknown profile '" + v + "' (allowed: smoke, default, full)");
+    } else if (take(a, "--seed", v)) {
+      o.seed = static_cast<std::uint64_t>(
+          parse_int("--seed", v, 0, std::numeric_limits<std::int64_t>::max()));
+      o.seed_overridden = true;
+    } else if (take(a, "--sizes", v)) {
+      o.sizes = parse_sizes(v);
+    } else if (take(a, "--threads", v)) {
+      o.threads = parse_int_list("--threads", v, 1, 4096);
+    } else if (take(a, "--block", v)) {
+      o.blocks = parse_int_list("--block", v, 1, 1024);
+    } else if (take(a, "--precision", v)) {
+      o.precisions = parse_word_list("--precision", v, {"f32", "f64"});
+    } else if (take(a, "--op", v)) {
+      o.ops = parse_word_list("--op", v, {"AB", "AtB", "ABtC"});
+    } else if (std::strcmp(a, "--flush-l2") == 0) {
+      o.flush_l2 = true;
+    } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
+      o.help = true;
+      argv[kept++] = argv[i];  // Google Benchmark prints its own part too
+    } else if (std::strncmp(a, "--benchmark_", 12) == 0 || std::strncmp(a, "--v", 3) == 0) {
+      argv[kept++] = argv[i];
+    } else {
+      throw UsageError(std::string("unknown argument '") + a + "' (see --help)");
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+std::string usage() {
+  return R"(parbench: classic parallel algorithms, every variant verified, then timed.
+
+usage: bench [parbench flags] [Google Benchmark flags]
+
+parbench flags (an axis flag replaces that axis of every family it applies to):
+  --profile=smoke|default|full  problem-size set: smoke runs in seconds (CI),
+                                default in minutes, full sweeps the largest sizes
+  --sizes=LIST        GEMM shapes, comma-separated, each N (square) or MxNxK,
+                      e.g. --sizes=1000x1500x777,4096
+  --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16
+  --block=LIST        CUDA block / tile sizes where a variant has that axis
+  --precision=LIST    f32, f64
+  --op=LIST           GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)
+  --seed=N            base seed of every generated input (default fixed)
+  --flush-l2          GPU: flush the L2 cache before every timed iteration
+  --help              this text, then Google Benchmark's
+
+Run names read Family/Variant/key:value/...; filter them with
+--benchmark_filter (a regex), e.g. --benchmark_filter='GEMM/cuBLAS/op:AB/type:f32'.
+Results: --benchmark_out=run.json --benchmark_out_format=json.
+Exit codes: 0 ran (entries may still carry errors), 2 bad command line.
+)";
+}
+
+}  // namespace pb

@@ -1,0 +1,47 @@
+#pragma once
+// parbench's own command-line flags (everything that is not --benchmark_*):
+// the profile and the axis overrides. parse_options() removes what it consumes
+// from argv so Google Benchmark sees only its own flags.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pb {
+
+enum class Profile { Smoke, Default, Full };
+const char* to_string(Profile p);
+
+struct Shape3 {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string str() const;  // "MxNxK"
+};
+
+struct Options {
+  Profile profile = Profile::Default;
+  std::uint64_t seed = 0x9a7b3e1d5c4f2a60ull;  // base seed of every fixture
+  bool seed_overridden = false;
+  bool flush_l2 = false;  // GPU: flush L2 between timed iterations
+  std::optional<std::vector<Shape3>> sizes;
+  std::optional<std::vector<int>> threads;
+  std::optional<std::vector<int>> blocks;
+  std::optional<std::vector<std::string>> precisions;
+  std::optional<std::vector<std::string>> ops;
+  bool help = false;
+};
+
+// Throws UsageError on a malformed or out-of-range value.
+Options parse_options(int& argc, char** argv);
+std::string usage();
+
+// Parsers, exposed for tests. Each throws UsageError with the offending text.
+std::vector<Shape3> parse_sizes(const std::string& text);
+std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
+std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
+                                         const std::vector<std::string>& allowed);
+
+// 1, 2, 4, ... up to the number of cores, plus the core count itself.
+std::vector<int> default_thread_axis();
+int core_count();
+
+}  // namespace pb

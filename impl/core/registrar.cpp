@@ -1,0 +1,81 @@
+#include "core/registrar.hpp"
+
+#include <new>
+
+#include "core/gpu.hpp"
+
+namespace pb {
+namespace {
+
+template <class S>
+auto skip_impl(S& s, const std::string& m, int) -> decltype(s.SkipWithMessage(m), void()) {
+  s.SkipWithMessage(m);
+}
+template <class S>
+void skip_impl(S& s, const std::string& m, long) {
+  s.SkipWithError(m.c_str());
+}
+
+void error(benchmark::State& state, const std::string& message) {
+  state.SkipWithError(message.c_str());
+}
+
+}  // namespace
+
+void skip(benchmark::State& state, const std::string& message) { skip_impl(state, message, 0); }
+
+void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
+  for (const auto& [k, v] : opt.axes) state.counters[k] = v;
+  std::unique_ptr<Job> job;
+  std::unique_ptr<Timer> timer;
+  try {
+    job = make();
+    Support s = job->supports();
+    if (!s.ok()) return skip(state, kUnsupported + s.reason);
+    if (job->backend() == Backend::Cuda) {
+      if (!gpu_status().available) return skip(state, kUnsupported + gpu_status().reason);
+    }
+    job->prepare();
+    timer = job->backend() == Backend::Cuda
+                ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
+                : make_cpu_timer();
+    job->reset();
+    timer->time(*job);  // warm-up, and the run that is verified
+    Check c = job->check();
+    if (!c.passed) return error(state, kIncorrect + c.message);
+    job->reset();
+    timer->time(*job);  // second warm-up, now on verified code
+
+    double total = 0.0;
+    for (auto _ : state) {
+      job->reset();
+      double t = timer->time(*job);
+      state.SetIterationTime(t);
+      total += t;
+    }
+    Counters out;
+    job->report(out, total, state.iterations());
+    timer->add_counters(out);
+    out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
+    for (const auto& [k, v] : out) state.counters[k] = v;
+  } catch (const OutOfMemory& e) {
+    // Also reached from inside the timed loop: SkipWithError stops the timer and
+    // marks the instance, which lets the runner accept the early exit.
+    error(state, kOutOfMemory + std::string(e.what()));
+  } catch (const std::bad_alloc&) {
+    error(state, kOutOfMemory + std::string("host allocation failed"));
+  } catch (const std::exception& e) {
+    error(state, kFailed + std::string(e.what()));
+  }
+}
+
+benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
+                                             const RegisterOptions& opt) {
+  auto* b = benchmark::RegisterBenchmark(
+      name.format().c_str(),
+      [make = std::move(make), opt](benchmark::State& st) { run_job(st, make, opt); });
+  b->UseManualTime()->Unit(opt.unit);
+  return b;
+}
+
+}  // namespace pb

@@ -1,0 +1,31 @@
+#pragma once
+// Shared part of the CPU variants: the inputs stay in host memory owned by the
+// Case; the output is poisoned with NaN in prepare() so an element the
+// variant never writes fails verification.
+#include <limits>
+
+#include "gemm/gemm.hpp"
+
+namespace pb::gemm {
+
+template <class T>
+class CpuVariant : public Variant<T> {
+ public:
+  void prepare(const Problem& p, const Inputs<T>& in) override {
+    p_ = p;
+    in_ = &in;
+    out_.assign(p.c_elems(), std::numeric_limits<T>::quiet_NaN());
+  }
+  void result(std::vector<T>& out) override { out = out_; }
+
+ protected:
+  Problem p_;
+  const Inputs<T>* in_ = nullptr;
+  std::vector<T> out_;
+};
+
+template <class T> std::unique_ptr<Variant<T>> make_cpu_naive();
+template <class T> std::unique_ptr<Variant<T>> make_cpu_omp(int threads);
+template <class T> std::unique_ptr<Variant<T>> make_openblas(int threads);
+
+}  // namespace pb::gemm

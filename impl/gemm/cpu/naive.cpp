@@ -1,0 +1,46 @@
+// Naive: the textbook triple loop, one thread, accumulating in T. The
+// baseline every speedup is measured from (seed 004's sequential code); the
+// oracle that checks results is reference.cpp, which works in double.
+#include "gemm/cpu/cpu_variant.hpp"
+
+namespace pb::gemm {
+namespace {
+template <class T>
+class Naive final : public CpuVariant<T> {
+  using CpuVariant<T>::p_, CpuVariant<T>::in_, CpuVariant<T>::out_;
+
+ public:
+  void run() override {
+    const auto M = p_.m, N = p_.n, K = p_.k;
+    const T* A = in_->a.data();
+    const T* B = in_->b.data();
+    T* C = out_.data();
+    for (std::int64_t i = 0; i < M; ++i)
+      for (std::int64_t j = 0; j < N; ++j) {
+        T acc = 0;
+        switch (p_.op) {
+          case Op::AB:
+            for (std::int64_t k = 0; k < K; ++k) acc += A[i * K + k] * B[k * N + j];
+            break;
+          case Op::AtB:
+            for (std::int64_t k = 0; k < K; ++k) acc += A[k * M + i] * B[k * N + j];
+            break;
+          case Op::ABtC:
+            for (std::int64_t k = 0; k < K; ++k) acc += A[i * K + k] * B[j * K + k];
+            acc += in_->c[i * N + j];
+            break;
+        }
+        C[i * N + j] = acc;
+      }
+  }
+};
+}  // namespace
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cpu_naive() {
+  return std::make_unique<Naive<T>>();
+}
+template std::unique_ptr<Variant<float>> make_cpu_naive();
+template std::unique_ptr<Variant<double>> make_cpu_naive();
+
+}  // namespace pb::gemm

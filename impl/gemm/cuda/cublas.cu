@@ -1,0 +1,90 @@
+// cuBLAS: the library ceiling. cuBLAS is column-major; a row-major M x N
+// matrix is the column-major N x M matrix of its transpose, so each row-major
+// product is computed as its transpose with the operands swapped:
+//   AB    C^T = B^T A^T          gemm(N, N, n, m, k, B, ldb=N, A, lda=K)
+//   AtB   C^T = B^T A            gemm(N, T, n, m, k, B, ldb=N, A, lda=M)
+//   ABtC  D^T = B A^T, then + C  gemm(T, N, n, m, k, B, ldb=K, A, lda=K); geam D = D + C
+// Default math mode: plain FP32 / FP64, no TF32 tensor cores.
+#include <cublas_v2.h>
+
+#include "gemm/cuda/device_variant.cuh"
+
+namespace pb::gemm {
+namespace {
+
+void cublas_check(cublasStatus_t st, const char* what) {
+  if (st == CUBLAS_STATUS_SUCCESS) return;
+  std::string msg = std::string(what) + ": " + cublasGetStatusString(st);
+  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(msg);
+  throw CudaError(msg);
+}
+#define PB_CUBLAS(call) cublas_check((call), #call)
+
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                    const float* alpha, const float* A, int lda, const float* B, int ldb,
+                    const float* beta, float* C, int ldc) {
+  return cublasSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                    const double* alpha, const double* A, int lda, const double* B, int ldb,
+                    const double* beta, double* C, int ldc) {
+  return cublasDgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+cublasStatus_t geam(cublasHandle_t h, int m, int n, const float* alpha, const float* A, int lda,
+                    const float* beta, const float* B, int ldb, float* C, int ldc) {
+  return cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
+cublasStatus_t geam(cublasHandle_t h, int m, int n, const double* alpha, const double* A, int lda,
+                    const double* beta, const double* B, int ldb, double* C, int ldc) {
+  return cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
+
+template <class T>
+class Cublas final : public DeviceVariant<T> {
+  using DeviceVariant<T>::p_, DeviceVariant<T>::a_, DeviceVariant<T>::b_, DeviceVariant<T>::c_,
+      DeviceVariant<T>::d_;
+
+ public:
+  ~Cublas() override {
+    if (h_) cublasDestroy(h_);
+  }
+  Support supports(const Problem& p) const override {
+    if (p.m > 2147483647 || p.n > 2147483647 || p.k > 2147483647)
+      return Support::no("dimension exceeds cuBLAS int");
+    return Support::yes();
+  }
+  void prepare(const Problem& p, const Inputs<T>& in) override {
+    DeviceVariant<T>::prepare(p, in);
+    PB_CUBLAS(cublasCreate(&h_));
+    PB_CUBLAS(cublasSetStream(h_, this->s()));
+    PB_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
+  }
+  void run() override {
+    const int M = int(p_.m), N = int(p_.n), K = int(p_.k);
+    const T one = 1, zero = 0;
+    const T *A = a_.get(), *B = b_.get();
+    T* D = d_.get();
+    switch (p_.op) {
+      case Op::AB: PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N)); break;
+      case Op::AtB: PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, B, N, A, M, &zero, D, N)); break;
+      case Op::ABtC:
+        PB_CUBLAS(gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, K, A, K, &zero, D, N));
+        PB_CUBLAS(geam(h_, N, M, &one, D, N, &one, c_.get(), N, D, N));  // in place: C = A
+        break;
+    }
+    PB_CUDA_LAUNCHED();
+  }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+}  // namespace
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cublas() {
+  return std::make_unique<Cublas<T>>();
+}
+template std::unique_ptr<Variant<float>> make_cublas();
+template std::unique_ptr<Variant<double>> make_cublas();
+
+}  // namespace pb::gemm

@@ -1,0 +1,53 @@
+#pragma once
+// Shared part of the CUDA GEMM variants: operands uploaded once in prepare(),
+// output poisoned with 0xFF bytes (a NaN in float and double) so an unwritten
+// element fails verification, and the variant's own non-blocking stream.
+#include <memory>
+
+#include "core/cuda/buffer.cuh"
+#include "gemm/cuda/factories.hpp"
+
+namespace pb::gemm {
+
+template <class T>
+class DeviceVariant : public Variant<T> {
+ public:
+  void prepare(const Problem& p, const Inputs<T>& in) override {
+    p_ = p;
+    stream_ = std::make_unique<Stream>();
+    a_ = DeviceBuffer<T>(in.a.size());
+    b_ = DeviceBuffer<T>(in.b.size());
+    c_ = DeviceBuffer<T>(in.c.size());
+    d_ = DeviceBuffer<T>(p.c_elems());
+    PB_CUDA(cudaMemcpyAsync(a_.get(), in.a.data(), a_.bytes(), cudaMemcpyHostToDevice, s()));
+    PB_CUDA(cudaMemcpyAsync(b_.get(), in.b.data(), b_.bytes(), cudaMemcpyHostToDevice, s()));
+    if (c_.size())
+      PB_CUDA(cudaMemcpyAsync(c_.get(), in.c.data(), c_.bytes(), cudaMemcpyHostToDevice, s()));
+    PB_CUDA(cudaMemsetAsync(d_.get(), 0xFF, d_.bytes(), s()));
+    PB_CUDA(cudaStreamSynchronize(s()));
+  }
+  void result(std::vector<T>& out) override {
+    out.resize(d_.size());
+    PB_CUDA(cudaMemcpyAsync(out.data(), d_.get(), d_.bytes(), cudaMemcpyDeviceToHost, s()));
+    PB_CUDA(cudaStreamSynchronize(s()));
+  }
+  void* stream() override { return stream_->get(); }
+
+ protected:
+  cudaStream_t s() const { return stream_->get(); }
+  Problem p_;
+  std::unique_ptr<Stream> stream_;
+  DeviceBuffer<T> a_, b_, c_, d_;  // d_ is the output (C of AB / AtB, D of ABtC)
+};
+
+// Operand access for each operation, row-major storage (gemm.hpp).
+template <Op op, class T>
+__device__ __forceinline__ T load_a(const T* A, int64_t M, int64_t K, int64_t i, int64_t k) {
+  return op == Op::AtB ? A[k * M + i] : A[i * K + k];
+}
+template <Op op, class T>
+__device__ __forceinline__ T load_b(const T* B, int64_t N, int64_t K, int64_t k, int64_t j) {
+  return op == Op::ABtC ? B[j * K + k] : B[k * N + j];
+}
+
+}  // namespace pb::gemm

@@ -1,0 +1,60 @@
+#pragma once
+// GEMM family (seeds 003 and 004): the three products of a neural network's
+// training step, row-major, in float and double.
+//
+//   AB    C = A * B        A: M x K,  B: K x N,  C: M x N
+//   AtB   C = A^T * B      A: K x M,  B: K x N,  C: M x N
+//   ABtC  D = A * B^T + C  A: M x K,  B: N x K,  C, D: M x N
+//
+// Host-clean: no CUDA types here, so the driver and tests never need nvcc.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace pb::gemm {
+
+enum class Op { AB, AtB, ABtC };
+const char* to_string(Op op);
+Op parse_op(const std::string& s);  // throws UsageError
+
+struct Problem {
+  Op op = Op::AB;
+  std::int64_t m = 1, n = 1, k = 1;
+
+  std::int64_t a_elems() const { return m * k; }
+  std::int64_t b_elems() const { return k * n; }
+  std::int64_t c_elems() const { return m * n; }
+  bool has_c_input() const { return op == Op::ABtC; }
+  // Floating-point operations of one call: 2MNK, plus MN for the +C.
+  double flops() const { return 2.0 * m * n * k + (has_c_input() ? double(m) * n : 0.0); }
+  std::string str() const;  // "AB 64x64x64"
+};
+
+template <class T>
+struct Inputs {
+  std::vector<T> a, b, c;  // c is empty unless problem.has_c_input()
+};
+
+// Same inputs for every variant of a problem: seeded by (base seed, op, type, shape).
+template <class T>
+Inputs<T> make_inputs(const Problem& p, std::uint64_t base_seed);
+
+// A variant computes the product of one problem. Contract (core/job.hpp):
+// prepare() is untimed; run() is timed and computes the whole output; a CUDA
+// variant enqueues on stream() and must not synchronise the host; result()
+// is untimed and returns the M x N output row-major.
+template <class T>
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual Support supports(const Problem&) const { return Support::yes(); }
+  virtual void prepare(const Problem& p, const Inputs<T>& in) = 0;
+  virtual void run() = 0;
+  virtual void result(std::vector<T>& out) = 0;
+  virtual void* stream() { return nullptr; }
+};
+
+}  // namespace pb::gemm

@@ -1,0 +1,34 @@
+#pragma once
+// THE list of GEMM variants. Benchmarks and tests both iterate over it, so a
+// variant listed here is benchmarked and tested; adding one touches its file,
+// one line in registry.cpp and one source name in CMakeLists.txt.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/job.hpp"
+#include "gemm/gemm.hpp"
+
+namespace pb::gemm {
+
+enum class Knob { None, Threads, Block };
+
+struct Knobs {
+  int threads = 1;  // Knob::Threads variants
+  int block = 0;    // Knob::Block variants
+};
+
+template <class T>
+struct Entry {
+  const char* name;
+  Backend backend;
+  Knob knob;
+  std::vector<int> blocks;  // Knob::Block: the block sizes the variant is built for
+  int cost;  // 0: library or GPU; 1: vectorised CPU loop; 2: textbook loop. Profiles cap slow ones.
+  std::function<std::unique_ptr<Variant<T>>(const Knobs&)> make;
+};
+
+template <class T>
+const std::vector<Entry<T>>& registry();
+
+}  // namespace pb::gemm

@@ -1,0 +1,46 @@
+#pragma once
+// Tolerance policy and the check of a variant's output.
+//
+// Bound: a dot product of length n evaluated in precision T, in any order and
+// with or without FMA, is within gamma_n * sum|a_k b_k| of the exact value,
+// gamma_n = n u / (1 - n u), u = eps(T) / 2 (Higham, Accuracy and Stability,
+// Thm 3.5 and its any-order corollary). The +C of ABtC is one more rounding,
+// so n = K + 1. The oracle is itself double precision, so its own gamma_{K+1}
+// is added. Every element must satisfy |out - ref| <= tol * mag; NaN fails.
+//
+// Coverage: every element is checked when M*N*K <= kFullCheckWork. Above that
+// (tens of GFLOP for the oracle alone), every element of kSampleLines rows and
+// columns (including the first and last, which hold the edge tiles) is
+// checked, and Freivalds' test compares out * x with A * (B * x) (+ C x) for a
+// +-1 vector x, which sees an error anywhere in a row.
+#include <cstdint>
+#include <vector>
+
+#include "core/status.hpp"
+#include "gemm/gemm.hpp"
+
+namespace pb::gemm {
+
+inline constexpr double kFullCheckWork = 4294967296.0;  // 2^32 multiply-adds: ~1 s on 16 cores
+inline constexpr int kSampleLines = 16;
+
+template <class T>
+double tolerance(std::int64_t terms);  // gamma_terms(T) + gamma_terms(double)
+
+template <class T>
+class Oracle {
+ public:
+  Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed);
+  Check check(const std::vector<T>& out) const;
+  bool full() const { return full_; }
+
+ private:
+  Problem p_;
+  const Inputs<T>* in_;
+  bool full_;
+  std::vector<std::int64_t> rows_, cols_;  // sampled mode: lines checked in full
+  std::vector<double> value_, mag_;        // full: M*N; sampled: rows then columns
+  std::vector<double> x_, ax_, abs_bound_;  // Freivalds: x, (A(Bx)+Cx), |A|(|B|1)+|C|1
+};
+
+}  // namespace pb::gemm
