@@ -89,8 +89,10 @@ Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
   };
   rows_ = pick(p.m, 0x726f7773);
   cols_ = pick(p.n, 0x636f6c73);
-  const std::int64_t R = rows_.size(), C = cols_.size();
-  value_.resize(R * p.n + C * p.m);
+  for (int t = 0; t < kSamplePoints; ++t)
+    points_.push_back(static_cast<std::int64_t>(fixtures::hash(seed ^ 0x707473, t) % std::uint64_t(p.m * p.n)));
+  const std::int64_t R = rows_.size(), C = cols_.size(), P = points_.size();
+  value_.resize(R * p.n + C * p.m + P);
   mag_.resize(value_.size());
 #pragma omp parallel
   {
@@ -107,6 +109,11 @@ Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
         auto at = R * p.n + c * p.m + i;
         reference_element(p, in, i, cols_[c], value_[at], mag_[at]);
       }
+#pragma omp for schedule(static)
+    for (std::int64_t t = 0; t < P; ++t) {
+      auto at = R * p.n + C * p.m + t;
+      reference_element(p, in, points_[t] / p.n, points_[t] % p.n, value_[at], mag_[at]);
+    }
   }
   // Freivalds: x in {-1, +1}^N; ax = A (B x) + C x;  abs_bound = |A| (|B| 1) + |C| 1.
   x_.resize(p.n);
@@ -176,8 +183,13 @@ Check Oracle<T>::check(const std::vector<T>& out) const {
       auto at = R * p.n + c * p.m + i;
       worst.see(i, cols_[c], out[i * p.n + cols_[c]], value_[at], tol * mag_[at]);
     }
+  for (std::size_t t = 0; t < points_.size(); ++t) {
+    auto at = R * p.n + C * p.m + t;
+    auto i = points_[t] / p.n, j = points_[t] % p.n;
+    worst.see(i, j, out[points_[t]], value_[at], tol * mag_[at]);
+  }
   if (worst.bad)
-    return {false, describe(worst, "sampled elements") + " [sampled rows/columns]", "sampled"};
+    return {false, describe(worst, "sampled elements") + " [sampled rows/columns/points]", "sampled"};
   // Freivalds row sums: |sum_j x_j (out_ij - ref_ij)| <= sum_j |err_ij|.
   Worst rows;
   const double tol_sum = tolerance<T>(p.k + 1) + 2 * tolerance<double>(p.k + p.n + 2);

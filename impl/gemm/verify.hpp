@@ -10,9 +10,12 @@
 //
 // Coverage: every element is checked when M*N*K <= kFullCheckWork. Above that
 // (tens of GFLOP for the oracle alone), every element of kSampleLines rows and
-// columns (including the first and last, which hold the edge tiles) is
-// checked, and Freivalds' test compares out * x with A * (B * x) (+ C x) for a
-// +-1 vector x, which sees an error anywhere in a row.
+// columns (including the first and last, which hold the edge tiles) and of
+// kSamplePoints scattered elements (every region of the interior) is checked,
+// and Freivalds' test compares out * x with A * (B * x) (+ C x) for a +-1
+// vector x: it catches a gross error (garbage, an unwritten tile) anywhere,
+// though with a worst-case bound summed over a whole row it cannot see one
+// slightly wrong element; the sampled elements are there for that.
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +26,7 @@ namespace pb::gemm {
 
 inline constexpr double kFullCheckWork = 4294967296.0;  // 2^32 multiply-adds: ~1 s on 16 cores
 inline constexpr int kSampleLines = 16;
+inline constexpr int kSamplePoints = 8192;
 
 template <class T>
 double tolerance(std::int64_t terms);  // gamma_terms(T) + gamma_terms(double)
@@ -39,7 +43,8 @@ class Oracle {
   const Inputs<T>* in_;
   bool full_;
   std::vector<std::int64_t> rows_, cols_;  // sampled mode: lines checked in full
-  std::vector<double> value_, mag_;        // full: M*N; sampled: rows then columns
+  std::vector<std::int64_t> points_;       // sampled mode: scattered flat indices
+  std::vector<double> value_, mag_;        // full: M*N; sampled: rows, columns, points
   std::vector<double> x_, ax_, abs_bound_;  // Freivalds: x, (A(Bx)+Cx), |A|(|B|1)+|C|1
 };
 

@@ -1,0 +1,161 @@
+// Registry-driven GEMM correctness: every listed variant, with each of its
+// knob values, for both precisions and all three operations, on awkward
+// shapes, checked by the same oracle the benchmarks use. GPU variants skip,
+// saying so, where no CUDA device is usable.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/gpu.hpp"
+#include "gemm/case.hpp"
+#include "gemm/cpu/cpu_variant.hpp"
+#include "gemm/reference.hpp"
+#include "gemm/registry.hpp"
+#include "gemm/verify.hpp"
+
+using namespace pb;
+using namespace pb::gemm;
+
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+// 1x1x1; one less / more than the 16, 32 and 128 tiles in every dimension;
+// seed 003's odd 1000x1500x777; tall-skinny and short-wide; K = 1.
+const Shape kShapes[] = {{1, 1, 1},      {15, 17, 16},     {33, 31, 32},   {127, 129, 17},
+                         {129, 127, 65}, {1000, 1500, 777}, {2050, 3, 5},  {3, 2049, 64},
+                         {130, 6, 1}};
+
+struct Case_ {
+  std::string variant;
+  Knobs knobs;
+  Op op;
+  bool f64;
+  std::string label;
+};
+
+void PrintTo(const Case_& c, std::ostream* os) { *os << c.label; }
+
+std::vector<Case_> all_cases() {
+  std::vector<Case_> out;
+  for (bool f64 : {false, true})
+    for (Op op : {Op::AB, Op::AtB, Op::ABtC})
+      for (const auto& e : registry<float>()) {  // float and double lists are the same
+        std::vector<Knobs> knobs;
+        if (e.knob == Knob::Threads) knobs = {{1, 0}, {3, 0}};  // 3: uneven row split
+        else if (e.knob == Knob::Block)
+          for (int b : e.blocks) knobs.push_back({1, b});
+        else knobs = {{}};
+        for (auto k : knobs) {
+          std::string label = std::string(e.name) + "_" + to_string(op) + (f64 ? "_f64" : "_f32");
+          if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
+          if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
+          for (auto& c : label)
+            if (c == '.') c = '_';
+          out.push_back({e.name, k, op, f64, label});
+        }
+      }
+  return out;
+}
+
+template <class T>
+const Entry<T>& find(const std::string& name) {
+  for (const auto& e : registry<T>())
+    if (name == e.name) return e;
+  throw std::logic_error("no variant " + name);
+}
+
+template <class T>
+void check_variant(const Case_& c) {
+  const auto& e = find<T>(c.variant);
+  if (e.backend == Backend::Cuda && !gpu_status().available)
+    GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  for (const auto& s : kShapes) {
+    Problem p{c.op, s.m, s.n, s.k};
+    auto v = e.make(c.knobs);
+    ASSERT_TRUE(v->supports(p).ok()) << p.str() << ": " << v->supports(p).reason;
+    Case<T> data(p, 0x5eed);
+    v->prepare(p, data.inputs);
+    v->run();
+    std::vector<T> out;
+    v->result(out);  // synchronises CUDA variants
+    Check r = data.oracle().check(out);
+    EXPECT_TRUE(r.passed) << c.label << " " << p.str() << ": " << r.message;
+    EXPECT_EQ(r.method, "full") << "test shapes are small enough for a full check";
+  }
+}
+
+class GemmVariants : public ::testing::TestWithParam<Case_> {};
+
+TEST_P(GemmVariants, MatchReferenceOnAwkwardShapes) {
+  if (GetParam().f64) check_variant<double>(GetParam());
+  else check_variant<float>(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GemmVariants, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) { return info.param.label; });
+
+// The oracle must fail what is wrong, say where, and pass what is right.
+TEST(GemmOracle, CatchesOneWrongElementAndNaN) {
+  Problem p{Op::AB, 37, 41, 53};
+  Case<float> data(p, 1);
+  std::vector<float> out(p.c_elems());
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      double v, mag;
+      reference_element(p, data.inputs, i, j, v, mag);
+      out[i * p.n + j] = float(v);
+    }
+  EXPECT_TRUE(data.oracle().check(out).passed);
+  auto bad = out;
+  bad[5 * p.n + 7] += 1e-3f;  // far above K*eps*mag ~ 53*6e-8*13
+  auto r = data.oracle().check(bad);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.message.find("1 of 1517 elements"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("(5,7)"), std::string::npos) << r.message;
+  bad = out;
+  bad[0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(data.oracle().check(bad).passed);
+  bad.pop_back();
+  EXPECT_FALSE(data.oracle().check(bad).passed);
+}
+
+TEST(GemmOracle, ToleranceFollowsKTimesEps) {
+  double u = std::numeric_limits<float>::epsilon() / 2;
+  EXPECT_NEAR(tolerance<float>(1000), 1000 * u / (1 - 1000 * u), 1e-9);
+  EXPECT_GT(tolerance<float>(2000), tolerance<float>(1000));
+  EXPECT_LT(tolerance<double>(1000), 1e-12);
+}
+
+// Above kFullCheckWork the oracle samples lines and runs Freivalds' test:
+// an error in a row it did not sample must still be caught.
+TEST(GemmOracle, SampledModeCatchesAnErrorOutsideTheSampledLines) {
+  Problem p{Op::AtB, 2048, 2048, 1100};  // 4.6e9 multiply-adds > 2^32
+  Case<float> data(p, 2);
+  auto v = make_openblas<float>(2);
+  v->prepare(p, data.inputs);
+  v->run();
+  std::vector<float> out;
+  v->result(out);
+  auto r = data.oracle().check(out);
+  ASSERT_FALSE(data.oracle().full());
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.method, "sampled+freivalds");
+  // Corrupt one element grossly (elements are ~ +-11 here) until one lies
+  // outside every sampled row, column and point: Freivalds must catch it.
+  std::int64_t row = -1;
+  for (std::int64_t i = 1; i < p.m - 1 && row < 0; ++i) {
+    auto bad = out;
+    bad[i * p.n + (i * 37 + 11) % p.n] += 1000.0f;
+    auto rr = data.oracle().check(bad);
+    ASSERT_FALSE(rr.passed) << "row " << i;
+    if (rr.message.find("Freivalds") != std::string::npos) row = i;
+  }
+  EXPECT_GE(row, 0) << "every corrupted row was a sampled row?";
+}
+
+}  // namespace
