@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build, test and benchmark on a GPU host in one call; the nightly job's core.
+#
+#   ci/gpu.sh [--sanitize] [--no-tests] [--name NAME] [-- bench arguments...]
+#
+# Configures build/gpu (Release, CUDA on, sm_90 unless CUDA_ARCHS is set),
+# builds, runs every test (GPU tests included), optionally the GPU tests under
+# compute-sanitizer memcheck, then `bench` with the given arguments, writing
+# $OUT/NAME.json (OUT defaults to ./out, NAME to gemm) and printing a table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+name=gemm sanitize=0 tests=1
+while (($#)); do
+  case "$1" in
+    --sanitize) sanitize=1 ;;
+    --no-tests) tests=0 ;;
+    --name) name=$2; shift ;;
+    --) shift; break ;;
+    *) echo "gpu.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$OUT"
+log() { printf '\n== %s [%s]\n' "$*" "$(date +%T)"; }
+
+log "machine"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
+jobs=$(nproc)
+
+log "configure and build"
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARBENCH_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > "$OUT/configure.log"
+cmake --build build/gpu -j "$jobs" > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+
+if ((tests)); then
+  log "tests"
+  ctest --test-dir build/gpu -j 4 --output-on-failure > "$OUT/tests.log" 2>&1 \
+    || { grep -E "Failed|FAILED|Skipped" "$OUT/tests.log" | head -40; tail -5 "$OUT/tests.log"; exit 1; }
+  tail -3 "$OUT/tests.log"
+  if grep -q "GPU test skipped" "$OUT/tests.log"; then
+    echo "gpu.sh: GPU tests were skipped on a GPU host" >&2; exit 1
+  fi
+fi
+if ((sanitize)); then
+  log "GPU tests under compute-sanitizer memcheck"
+  compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    build/gpu/tests/parbench_tests --gtest_filter='*CUDA*:*cuBLAS*' > "$OUT/memcheck.log" 2>&1 \
+    || { tail -40 "$OUT/memcheck.log"; exit 1; }
+  grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | tail -3
+fi
+
+if (($#)); then
+  log "bench $*"
+  build/gpu/bench --benchmark_out="$OUT/$name.json" --benchmark_out_format=json "$@" > "$OUT/$name.txt" 2>&1 \
+    || { tail -30 "$OUT/$name.txt"; exit 1; }
+  python3 plots/check_run.py "$OUT/$name.json" || true
+  python3 plots/table.py "$OUT/$name.json" --ratio-to cuBLAS --filter "${TABLE_FILTER:-.}"
+fi

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Print a bench JSON file as a table: one row per instance, the median over
+repetitions (or the single run), with a chosen counter and, optionally, the
+ratio of that counter to a reference variant of the same problem."""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbjson  # noqa: E402
+
+
+def medians(run, counter):
+    """{base name: (median seconds, median counter, n)} over passed, non-aggregate entries."""
+    groups = {}
+    for e in run.passed():
+        groups.setdefault(e.run.base(), []).append(e)
+    out = {}
+    for base, es in groups.items():
+        secs = statistics.median(e.seconds() for e in es)
+        vals = [e.counter(counter) for e in es if e.counter(counter) is not None]
+        out[base] = (secs, statistics.median(vals) if vals else None, len(es), es[0].run)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("json")
+    ap.add_argument("--filter", default="", help="regex on the run name")
+    ap.add_argument("--counter", default="GFLOPS")
+    ap.add_argument("--ratio-to", default="", help="variant to divide by (same other arguments)")
+    a = ap.parse_args()
+    try:
+        run = pbjson.load(a.json)
+    except pbjson.LoadError as e:
+        print("table: %s" % e, file=sys.stderr)
+        return 2
+    rows = medians(run, a.counter)
+    pat = re.compile(a.filter)
+    print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))
+    for base in sorted(rows):
+        if not pat.search(base):
+            continue
+        secs, val, n, rn = rows[base]
+        ratio = ""
+        if a.ratio_to and val:
+            ref = rows.get(base.replace("/%s/" % rn.variant, "/%s/" % a.ratio_to, 1))
+            if ref and ref[1]:
+                ratio = "%.3f" % (val / ref[1])
+        print("%-72s %10.4g s %12.5g %4d %8s" % (base, secs, val if val is not None else float("nan"), n, ratio))
+    for e in run.errors():
+        print("ERROR %s: %s" % (e.name, e.message))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
