@@ -47,13 +47,17 @@ __device__ __forceinline__ void vstore(double* p, const double* r) {
   *reinterpret_cast<double2*>(p) = make_double2(r[0], r[1]);
 }
 
-// VEC consecutive elements p[0..VEC) into r; each element is zero when out of
-// range. `vec`: p is VEC-aligned and the row length is a multiple of VEC.
+// Operand lines of VEC elements, zero where out of range. A "k-contiguous"
+// line runs along k (A of AB / ABtC, B of ABtC): `kleft` = K - (first k), the
+// row check is fixed per thread. A "k-strided" line runs along i or j (A of
+// AtB, B of AB / AtB): `k_ok` varies per tile, `valid` (0..VEC elements in
+// range) is fixed. `vec`: rows are VEC-aligned and their lengths multiples of
+// VEC, so a line is entirely in range or entirely out.
 template <class T, bool vec>
-__device__ __forceinline__ void load_line(const T* p, int64_t col, int64_t limit, bool row_ok, T* r) {
+__device__ __forceinline__ void load_kcontig(const T* p, int kleft, bool row_ok, T* r) {
   constexpr int VEC = Cfg<T>::VEC;
   if (vec) {
-    if (row_ok && col < limit) {
+    if (row_ok && kleft > 0) {
       vload(p, r);
     } else {
 #pragma unroll
@@ -61,14 +65,30 @@ __device__ __forceinline__ void load_line(const T* p, int64_t col, int64_t limit
     }
   } else {
 #pragma unroll
-    for (int t = 0; t < VEC; ++t) r[t] = (row_ok && col + t < limit) ? p[t] : T(0);
+    for (int t = 0; t < VEC; ++t) r[t] = (row_ok && t < kleft) ? p[t] : T(0);
+  }
+}
+template <class T, bool vec>
+__device__ __forceinline__ void load_kstrided(const T* p, bool k_ok, int valid, T* r) {
+  constexpr int VEC = Cfg<T>::VEC;
+  if (vec) {
+    if (k_ok && valid > 0) {
+      vload(p, r);
+    } else {
+#pragma unroll
+      for (int t = 0; t < VEC; ++t) r[t] = T(0);
+    }
+  } else {
+#pragma unroll
+    for (int t = 0; t < VEC; ++t) r[t] = (k_ok && t < valid) ? p[t] : T(0);
   }
 }
 
 template <Op op, class T, bool vec>
-// float: 2 blocks per SM (<= 128 registers); double needs the 64 accumulators'
-// 128 registers alone, so it gets one block and up to 255.
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
+// One block per SM's worth of register cap (255): 64 accumulators, 16 operands
+// and 16 staged loads do not fit the 128 registers that two blocks would
+// allow without spilling (ptxas showed 48-216 bytes of spills at 128).
+__global__ void __launch_bounds__(THREADS, 1)
     regblock_kernel(const T* __restrict__ A, const T* __restrict__ B, const T* __restrict__ C,
                     T* __restrict__ D, int64_t M, int64_t N, int64_t K) {
   constexpr int BK = Cfg<T>::BK, VEC = Cfg<T>::VEC, PAD = VEC;
@@ -84,25 +104,53 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
 
   T ra[LOADS][VEC], rb[LOADS][VEC];  // next tile, staged in registers
 
-  // Global -> registers for the K tile starting at k0.
-  auto fetch = [&](int64_t m0, int64_t k0) {
+  // Per-thread load state, set once per output tile so the K loop does no
+  // 64-bit index arithmetic: each line's pointer advances by a fixed stride.
+  constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
+  const T* pa[LOADS];
+  const T* pb[LOADS];
+  int a_koff[LOADS], b_koff[LOADS];  // k offset of the line within the tile
+  bool a_fix[LOADS], b_fix[LOADS];   // k-contiguous: row in range
+  int a_valid[LOADS], b_valid[LOADS];  // k-strided: elements in range
+  const int64_t a_step = a_kcontig ? BK : BK * M, b_step = b_kcontig ? BK : BK * N;
+
+  auto setup = [&](int64_t m0) {
 #pragma unroll
     for (int l = 0; l < LOADS; ++l) {
       const int v = tid + l * THREADS;
-      if (op == Op::AtB) {  // A: K x M, vectors along i
-        const int kr = v / (BM / VEC), iv = (v % (BM / VEC)) * VEC;
-        load_line<T, vec>(A + (k0 + kr) * M + m0 + iv, m0 + iv, M, k0 + kr < K, ra[l]);
-      } else {  // A: M x K, vectors along k
+      if (a_kcontig) {
         const int ir = v / (BK / VEC), kv = (v % (BK / VEC)) * VEC;
-        load_line<T, vec>(A + (m0 + ir) * K + k0 + kv, k0 + kv, K, m0 + ir < M, ra[l]);
+        pa[l] = A + (m0 + ir) * K + kv;
+        a_koff[l] = kv, a_fix[l] = m0 + ir < M, a_valid[l] = 0;
+      } else {
+        const int kr = v / (BM / VEC), iv = (v % (BM / VEC)) * VEC;
+        pa[l] = A + int64_t(kr) * M + m0 + iv;
+        a_koff[l] = kr, a_fix[l] = true;
+        a_valid[l] = int(max(int64_t(0), min(int64_t(VEC), M - (m0 + iv))));
       }
-      if (op == Op::ABtC) {  // B: N x K, vectors along k
+      if (b_kcontig) {
         const int jr = v / (BK / VEC), kv = (v % (BK / VEC)) * VEC;
-        load_line<T, vec>(B + (n0 + jr) * K + k0 + kv, k0 + kv, K, n0 + jr < N, rb[l]);
-      } else {  // B: K x N, vectors along j
+        pb[l] = B + (n0 + jr) * K + kv;
+        b_koff[l] = kv, b_fix[l] = n0 + jr < N, b_valid[l] = 0;
+      } else {
         const int kr = v / (BN / VEC), jv = (v % (BN / VEC)) * VEC;
-        load_line<T, vec>(B + (k0 + kr) * N + n0 + jv, n0 + jv, N, k0 + kr < K, rb[l]);
+        pb[l] = B + int64_t(kr) * N + n0 + jv;
+        b_koff[l] = kr, b_fix[l] = true;
+        b_valid[l] = int(max(int64_t(0), min(int64_t(VEC), N - (n0 + jv))));
       }
+    }
+  };
+  // Global -> registers for the K tile starting at k0; then advance the lines.
+  auto fetch = [&](int64_t k0) {
+    const int64_t kleft = K - k0;
+#pragma unroll
+    for (int l = 0; l < LOADS; ++l) {
+      if (a_kcontig) load_kcontig<T, vec>(pa[l], int(min(kleft - a_koff[l], int64_t(VEC))), a_fix[l], ra[l]);
+      else load_kstrided<T, vec>(pa[l], a_koff[l] < kleft, a_valid[l], ra[l]);
+      if (b_kcontig) load_kcontig<T, vec>(pb[l], int(min(kleft - b_koff[l], int64_t(VEC))), b_fix[l], rb[l]);
+      else load_kstrided<T, vec>(pb[l], b_koff[l] < kleft, b_valid[l], rb[l]);
+      pa[l] += a_step;
+      pb[l] += b_step;
     }
   };
   // Registers -> shared buffer `buf`, in k-major layout.
@@ -138,12 +186,13 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
       for (int c = 0; c < 8; ++c) acc[r][c] = T(0);
 
     const int64_t ktiles = (K + BK - 1) / BK;
-    fetch(m0, 0);
+    setup(m0);
+    fetch(0);
     stash(0);
     __syncthreads();
     for (int64_t t = 0; t < ktiles; ++t) {
       const int buf = int(t & 1);
-      if (t + 1 < ktiles) fetch(m0, (t + 1) * BK);
+      if (t + 1 < ktiles) fetch((t + 1) * BK);
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
         T a[8], b[8];
