@@ -40,14 +40,4 @@ class DeviceVariant : public Variant<T> {
   DeviceBuffer<T> a_, b_, c_, d_;  // d_ is the output (C of AB / AtB, D of ABtC)
 };
 
-// Operand access for each operation, row-major storage (gemm.hpp).
-template <Op op, class T>
-__device__ __forceinline__ T load_a(const T* A, int64_t M, int64_t K, int64_t i, int64_t k) {
-  return op == Op::AtB ? A[k * M + i] : A[i * K + k];
-}
-template <Op op, class T>
-__device__ __forceinline__ T load_b(const T* B, int64_t N, int64_t K, int64_t k, int64_t j) {
-  return op == Op::ABtC ? B[j * K + k] : B[k * N + j];
-}
-
 }  // namespace pb::gemm

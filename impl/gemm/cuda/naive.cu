@@ -15,8 +15,12 @@ __global__ void naive_kernel(const T* __restrict__ A, const T* __restrict__ B, c
   if (j >= N) return;
   for (int64_t i = int64_t(blockIdx.y) * blockDim.y + threadIdx.y; i < M;
        i += int64_t(gridDim.y) * blockDim.y) {
+    // Walk both operands with pointers: the index products stay out of the k loop.
+    const T* pa = op == Op::AtB ? A + i : A + i * K;
+    const T* pb = op == Op::ABtC ? B + j * K : B + j;
+    const int64_t sa = op == Op::AtB ? M : 1, sb = op == Op::ABtC ? 1 : N;
     T acc = 0;
-    for (int64_t k = 0; k < K; ++k) acc += load_a<op>(A, M, K, i, k) * load_b<op>(B, N, K, k, j);
+    for (int64_t k = 0; k < K; ++k, pa += sa, pb += sb) acc += *pa * *pb;
     if (op == Op::ABtC) acc += C[i * N + j];
     D[i * N + j] = acc;
   }

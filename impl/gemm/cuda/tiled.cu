@@ -2,7 +2,8 @@
 // Naive, each block stages BS x BS tiles of A and B in shared memory, so every
 // global element is read K / BS times instead of K times. Unlike the sample it
 // is correct for any shape: out-of-range tile elements load as zero and
-// out-of-range outputs are not stored. Transposed operands are loaded along
+// out-of-range outputs are not stored; the bounds checks stay out of the loop
+// over full K tiles, which costs the sample's own few instructions per tile. Transposed operands are loaded along
 // their contiguous dimension (coalesced) and written to shared memory
 // transposed; the +1 padding keeps those writes free of bank conflicts.
 #include "gemm/cuda/device_variant.cuh"
@@ -17,26 +18,44 @@ __global__ void __launch_bounds__(BS* BS)
   __shared__ T As[BS][BS + 1];  // As[i][k]
   __shared__ T Bs[BS][BS + 1];  // Bs[k][j]
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int64_t j = int64_t(blockIdx.x) * BS + tx;
+  const int64_t n0 = int64_t(blockIdx.x) * BS, j = n0 + tx;
   const int64_t tiles_m = (M + BS - 1) / BS;
+  // Each thread loads one element of each operand tile, along the operand's
+  // contiguous dimension: A of AtB and B of AB / AtB are read k-row by k-row,
+  // A of AB / ABtC and B of ABtC row by row along k. Row validity is fixed per
+  // output tile; the k bound matters only in the last, partial K tile, so the
+  // loop over full tiles only advances two pointers.
+  constexpr bool a_krows = op == Op::AtB, b_krows = op != Op::ABtC;
+  const int a_k = a_krows ? ty : tx, b_k = b_krows ? ty : tx;
+  const int64_t a_step = a_krows ? BS * M : BS, b_step = b_krows ? BS * N : BS;
+  const T* pb0 = b_krows ? B + ty * N + j : B + (n0 + ty) * K + tx;
+  const bool b_ok = b_krows ? j < N : n0 + ty < N;
+
   for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
     const int64_t i0 = tm * BS, i = i0 + ty;
+    const T* pa = a_krows ? A + ty * M + i0 + tx : A + i * K + tx;
+    const bool a_ok = a_krows ? i0 + tx < M : i < M;
+    const T* pb = pb0;
+    auto stage = [&](bool a_in, bool b_in) {
+      T a = a_in ? *pa : T(0), b = b_in ? *pb : T(0);
+      if (a_krows) As[tx][ty] = a;
+      else As[ty][tx] = a;
+      if (b_krows) Bs[ty][tx] = b;
+      else Bs[tx][ty] = b;
+      pa += a_step;
+      pb += b_step;
+    };
     T acc = 0;
-    for (int64_t k0 = 0; k0 < K; k0 += BS) {
-      if (op == Op::AtB) {  // A is K x M: contiguous along i
-        int64_t ii = i0 + tx, kk = k0 + ty;
-        As[tx][ty] = (ii < M && kk < K) ? A[kk * M + ii] : T(0);
-      } else {
-        int64_t kk = k0 + tx;
-        As[ty][tx] = (i < M && kk < K) ? A[i * K + kk] : T(0);
-      }
-      if (op == Op::ABtC) {  // B is N x K: contiguous along k
-        int64_t jj = int64_t(blockIdx.x) * BS + ty, kk = k0 + tx;
-        Bs[tx][ty] = (jj < N && kk < K) ? B[jj * K + kk] : T(0);
-      } else {
-        int64_t kk = k0 + ty;
-        Bs[ty][tx] = (kk < K && j < N) ? B[kk * N + j] : T(0);
-      }
+    int64_t k0 = 0;
+    for (; k0 + BS <= K; k0 += BS) {
+      stage(a_ok, b_ok);
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < BS; ++k) acc += As[ty][k] * Bs[k][tx];
+      __syncthreads();
+    }
+    if (k0 < K) {
+      stage(a_ok && k0 + a_k < K, b_ok && k0 + b_k < K);
       __syncthreads();
 #pragma unroll
       for (int k = 0; k < BS; ++k) acc += As[ty][k] * Bs[k][tx];
