@@ -5,7 +5,7 @@
 // out-of-range outputs are not stored; the bounds checks stay out of the loop
 // over full K tiles, which costs the sample's own few instructions per tile. Transposed operands are loaded along
 // their contiguous dimension (coalesced) and written to shared memory
-// transposed; the +1 padding keeps those writes free of bank conflicts.
+// transposed, into a tile padded by one element against bank conflicts.
 #include "gemm/cuda/device_variant.cuh"
 
 namespace pb::gemm {
@@ -15,8 +15,12 @@ template <int BS, Op op, class T>
 __global__ void __launch_bounds__(BS* BS)
     tiled_kernel(const T* __restrict__ A, const T* __restrict__ B, const T* __restrict__ C,
                  T* __restrict__ D, int64_t M, int64_t N, int64_t K) {
-  __shared__ T As[BS][BS + 1];  // As[i][k]
-  __shared__ T Bs[BS][BS + 1];  // Bs[k][j]
+  constexpr bool a_krows = op == Op::AtB, b_krows = op != Op::ABtC;
+  // Pad only a tile that is written transposed (one column per warp, which
+  // would hit one bank 32 times); unpadded rows stay 16-byte aligned, so the
+  // compiler reads As[ty][k..k+3] with one vector load, as in the sample.
+  __shared__ __align__(16) T As[BS][BS + (a_krows ? 1 : 0)];  // As[i][k]
+  __shared__ __align__(16) T Bs[BS][BS + (b_krows ? 0 : 1)];  // Bs[k][j]
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t n0 = int64_t(blockIdx.x) * BS, j = n0 + tx;
   const int64_t tiles_m = (M + BS - 1) / BS;
@@ -25,7 +29,6 @@ __global__ void __launch_bounds__(BS* BS)
   // A of AB / ABtC and B of ABtC row by row along k. Row validity is fixed per
   // output tile; the k bound matters only in the last, partial K tile, so the
   // loop over full tiles only advances two pointers.
-  constexpr bool a_krows = op == Op::AtB, b_krows = op != Op::ABtC;
   const int a_k = a_krows ? ty : tx, b_k = b_krows ? ty : tx;
   const int64_t a_step = a_krows ? BS * M : BS, b_step = b_krows ? BS * N : BS;
   const T* pb0 = b_krows ? B + ty * N + j : B + (n0 + ty) * K + tx;
