@@ -20,7 +20,6 @@ __global__ void naive_kernel(const T* __restrict__ A, const T* __restrict__ B, c
     const T* pb = op == Op::ABtC ? B + j * K : B + j;
     const int64_t sa = op == Op::AtB ? M : 1, sb = op == Op::ABtC ? 1 : N;
     T acc = 0;
-#pragma unroll 8
     for (int64_t k = 0; k < K; ++k, pa += sa, pb += sb) acc += *pa * *pb;
     if (op == Op::ABtC) acc += C[i * N + j];
     D[i * N + j] = acc;
