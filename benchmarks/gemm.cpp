@@ -87,9 +87,15 @@ void register_type(const Options& opt, Op op, const char* type) {
       else
         knobs.push_back({});
       for (const auto& k : knobs) {
-        RunName name{"GEMM", e.name, {{"op", to_string(op)}, {"type", type},
-                                      {"M", std::to_string(p.m)}, {"N", std::to_string(p.n)},
-                                      {"K", std::to_string(p.k)}}, "", ""};
+        RunName name{"GEMM",
+                     e.name,
+                     {{"op", to_string(op)},
+                      {"type", type},
+                      {"M", std::to_string(p.m)},
+                      {"N", std::to_string(p.n)},
+                      {"K", std::to_string(p.k)}},
+                     "",
+                     ""};
         RegisterOptions ro;
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
@@ -104,15 +110,15 @@ void register_type(const Options& opt, Op op, const char* type) {
         double cap = work_cap(e.cost, opt.profile);
         if (double(p.m) * p.n * p.k > cap)
           excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
-                     " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) +
-                     " (use --profile=full)";
+                     " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
         const Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
-        register_job(name,
-                     [entry, k, p, seed, excluded] {
-                       return std::make_unique<GemmJob<T>>(*entry, k, p, seed, excluded);
-                     },
-                     ro);
+        register_job(
+            name,
+            [entry, k, p, seed, excluded] {
+              return std::make_unique<GemmJob<T>>(*entry, k, p, seed, excluded);
+            },
+            ro);
       }
     }
   }
@@ -126,8 +132,10 @@ void register_gemm(const Options& opt) {
   for (const auto& o : ops) {
     Op op = parse_op(o);
     for (const auto& t : types) {
-      if (t == "f32") register_type<float>(opt, op, "f32");
-      else register_type<double>(opt, op, "f64");
+      if (t == "f32")
+        register_type<float>(opt, op, "f32");
+      else
+        register_type<double>(opt, op, "f64");
     }
   }
 }

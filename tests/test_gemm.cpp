@@ -26,9 +26,8 @@ struct Shape {
 
 // 1x1x1; one less / more than the 16, 32 and 128 tiles in every dimension;
 // seed 003's odd 1000x1500x777; tall-skinny and short-wide; K = 1.
-const Shape kShapes[] = {{1, 1, 1},      {15, 17, 16},     {33, 31, 32},   {127, 129, 17},
-                         {129, 127, 65}, {1000, 1500, 777}, {2050, 3, 5},  {3, 2049, 64},
-                         {130, 6, 1}};
+const Shape kShapes[] = {{1, 1, 1},         {15, 17, 16}, {33, 31, 32},  {127, 129, 17}, {129, 127, 65},
+                         {1000, 1500, 777}, {2050, 3, 5}, {3, 2049, 64}, {130, 6, 1}};
 
 struct Case_ {
   std::string variant;
@@ -46,10 +45,12 @@ std::vector<Case_> all_cases() {
     for (Op op : {Op::AB, Op::AtB, Op::ABtC})
       for (const auto& e : registry<float>()) {  // float and double lists are the same
         std::vector<Knobs> knobs;
-        if (e.knob == Knob::Threads) knobs = {{1, 0}, {3, 0}};  // 3: uneven row split
+        if (e.knob == Knob::Threads)
+          knobs = {{1, 0}, {3, 0}};  // 3: uneven row split
         else if (e.knob == Knob::Block)
           for (int b : e.blocks) knobs.push_back({1, b});
-        else knobs = {{}};
+        else
+          knobs = {{}};
         for (auto k : knobs) {
           std::string label = std::string(e.name) + "_" + to_string(op) + (f64 ? "_f64" : "_f32");
           if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
@@ -92,8 +93,10 @@ void check_variant(const Case_& c) {
 class GemmVariants : public ::testing::TestWithParam<Case_> {};
 
 TEST_P(GemmVariants, MatchReferenceOnAwkwardShapes) {
-  if (GetParam().f64) check_variant<double>(GetParam());
-  else check_variant<float>(GetParam());
+  if (GetParam().f64)
+    check_variant<double>(GetParam());
+  else
+    check_variant<float>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GemmVariants, ::testing::ValuesIn(all_cases()),

@@ -31,7 +31,8 @@ TEST(Options, SizesAcceptSquareAndTriples) {
 }
 
 TEST(Options, SizesRejectNonsense) {
-  for (const char* bad : {"", "0", "-5", "10x20", "12xab", "1x2x3x4", "1,,2", "99999999999", "4096x0x1", "3.5"})
+  for (const char* bad :
+       {"", "0", "-5", "10x20", "12xab", "1x2x3x4", "1,,2", "99999999999", "4096x0x1", "3.5"})
     EXPECT_THROW(parse_sizes(bad), UsageError) << bad;
 }
 

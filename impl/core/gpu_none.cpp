@@ -1,7 +1,7 @@
 // CPU-only build: no GPU can be used; CUDA jobs are never registered.
-#include "core/gpu.hpp"
-
 #include <stdexcept>
+
+#include "core/gpu.hpp"
 
 namespace pb {
 

@@ -52,7 +52,7 @@ using JobFactory = std::function<std::unique_ptr<Job>()>;
 class Timer {
  public:
   virtual ~Timer() = default;
-  virtual double time(Job& job) = 0;  // seconds of one job.run(), complete
+  virtual double time(Job& job) = 0;             // seconds of one job.run(), complete
   virtual void add_counters(Counters&) const {}  // e.g. the SM clock seen while timing
 };
 

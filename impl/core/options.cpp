@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/status.hpp"
+#include "core/strings.hpp"
 
 namespace pb {
 namespace {
@@ -18,19 +19,7 @@ namespace {
 // every index product of two dimensions inside int64 with room to spare.
 constexpr std::int64_t kMaxDim = std::int64_t(1) << 22;
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string::size_type start = 0;
-  for (;;) {
-    auto pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
-
-std::int64_t parse_int(const std::string& what, const std::string& text, std::int64_t lo,
-                       std::int64_t hi) {
+std::int64_t parse_int(const std::string& what, const std::string& text, std::int64_t lo, std::int64_t hi) {
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-'))
     throw UsageError(what + ": '" + text + "' is not an integer");
   errno = 0;
@@ -86,8 +75,7 @@ std::vector<Shape3> parse_sizes(const std::string& text) {
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi) {
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<int> out;
-  for (const auto& item : split(text, ','))
-    out.push_back(static_cast<int>(parse_int(flag, item, lo, hi)));
+  for (const auto& item : split(text, ',')) out.push_back(static_cast<int>(parse_int(flag, item, lo, hi)));
   return out;
 }
 
@@ -123,13 +111,17 @@ Options parse_options(int& argc, char** argv) {
     const char* a = argv[i];
     std::string v;
     if (take(a, "--profile", v)) {
-      if (v == "smoke") o.profile = Profile::Smoke;
-      else if (v == "default") o.profile = Profile::Default;
-      else if (v == "full") o.profile = Profile::Full;
-      else throw UsageError("--profile: unknown profile '" + v + "' (allowed: smoke, default, full)");
+      if (v == "smoke")
+        o.profile = Profile::Smoke;
+      else if (v == "default")
+        o.profile = Profile::Default;
+      else if (v == "full")
+        o.profile = Profile::Full;
+      else
+        throw UsageError("--profile: unknown profile '" + v + "' (allowed: smoke, default, full)");
     } else if (take(a, "--seed", v)) {
-      o.seed = static_cast<std::uint64_t>(
-          parse_int("--seed", v, 0, std::numeric_limits<std::int64_t>::max()));
+      o.seed =
+          static_cast<std::uint64_t>(parse_int("--seed", v, 0, std::numeric_limits<std::int64_t>::max()));
       o.seed_overridden = true;
     } else if (take(a, "--sizes", v)) {
       o.sizes = parse_sizes(v);

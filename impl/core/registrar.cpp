@@ -16,9 +16,7 @@ void skip_impl(S& s, const std::string& m, long) {
   s.SkipWithError(m.c_str());
 }
 
-void error(benchmark::State& state, const std::string& message) {
-  state.SkipWithError(message.c_str());
-}
+void error(benchmark::State& state, const std::string& message) { state.SkipWithError(message.c_str()); }
 
 }  // namespace
 
@@ -36,9 +34,8 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       if (!gpu_status().available) return skip(state, kUnsupported + gpu_status().reason);
     }
     job->prepare();
-    timer = job->backend() == Backend::Cuda
-                ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
-                : make_cpu_timer();
+    timer = job->backend() == Backend::Cuda ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
+                                            : make_cpu_timer();
     job->reset();
     timer->time(*job);  // warm-up, and the run that is verified
     Check c = job->check();
@@ -72,8 +69,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
 benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
                                              const RegisterOptions& opt) {
   auto* b = benchmark::RegisterBenchmark(
-      name.format().c_str(),
-      [make = std::move(make), opt](benchmark::State& st) { run_job(st, make, opt); });
+      name.format().c_str(), [make = std::move(make), opt](benchmark::State& st) { run_job(st, make, opt); });
   b->UseManualTime()->Unit(opt.unit);
   return b;
 }

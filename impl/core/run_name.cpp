@@ -1,24 +1,10 @@
 #include "core/run_name.hpp"
 
 #include "core/status.hpp"
+#include "core/strings.hpp"
 
 namespace pb {
-namespace {
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string::size_type start = 0;
-  for (;;) {
-    auto pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
-}  // namespace
-
-bool valid_token(const std::string& s) {
-  return !s.empty() && s.find_first_of("/: ") == std::string::npos;
-}
+bool valid_token(const std::string& s) { return !s.empty() && s.find_first_of("/: ") == std::string::npos; }
 
 std::string RunName::format() const {
   std::string out = family + "/" + variant;

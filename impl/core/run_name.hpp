@@ -14,8 +14,8 @@ struct RunName {
   std::string family;
   std::string variant;
   std::vector<std::pair<std::string, std::string>> args;  // in order
-  std::string time_kind;  // "manual_time", "real_time" or empty
-  std::string aggregate;  // "mean", "median", "stddev", "cv" or empty
+  std::string time_kind;                                  // "manual_time", "real_time" or empty
+  std::string aggregate;                                  // "mean", "median", "stddev", "cv" or empty
 
   std::string format() const;  // without time_kind/aggregate
   const std::string* get(const std::string& key) const;

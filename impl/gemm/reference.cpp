@@ -16,8 +16,8 @@ double b_at(const Problem& p, const Inputs<T>& in, std::int64_t k, std::int64_t 
 }  // namespace
 
 template <class T>
-void reference_element(const Problem& p, const Inputs<T>& in, std::int64_t i, std::int64_t j,
-                       double& value, double& mag) {
+void reference_element(const Problem& p, const Inputs<T>& in, std::int64_t i, std::int64_t j, double& value,
+                       double& mag) {
   double v = 0.0, m = 0.0;
   for (std::int64_t k = 0; k < p.k; ++k) {
     double prod = a_at(p, in, i, k) * b_at(p, in, k, j);
@@ -53,13 +53,13 @@ void reference_row(const Problem& p, const Inputs<T>& in, std::int64_t i, std::v
   }
 }
 
-template void reference_element(const Problem&, const Inputs<float>&, std::int64_t, std::int64_t,
-                                double&, double&);
-template void reference_element(const Problem&, const Inputs<double>&, std::int64_t, std::int64_t,
-                                double&, double&);
-template void reference_row(const Problem&, const Inputs<float>&, std::int64_t,
-                            std::vector<double>&, std::vector<double>&);
-template void reference_row(const Problem&, const Inputs<double>&, std::int64_t,
-                            std::vector<double>&, std::vector<double>&);
+template void reference_element(const Problem&, const Inputs<float>&, std::int64_t, std::int64_t, double&,
+                                double&);
+template void reference_element(const Problem&, const Inputs<double>&, std::int64_t, std::int64_t, double&,
+                                double&);
+template void reference_row(const Problem&, const Inputs<float>&, std::int64_t, std::vector<double>&,
+                            std::vector<double>&);
+template void reference_row(const Problem&, const Inputs<double>&, std::int64_t, std::vector<double>&,
+                            std::vector<double>&);
 
 }  // namespace pb::gemm

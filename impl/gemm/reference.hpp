@@ -11,8 +11,8 @@ namespace pb::gemm {
 // Element (i, j) of the operation, accumulated in double, and
 // mag = sum_k |a(i,k) b(k,j)| (+ |c(i,j)|).
 template <class T>
-void reference_element(const Problem& p, const Inputs<T>& in, std::int64_t i, std::int64_t j,
-                       double& value, double& mag);
+void reference_element(const Problem& p, const Inputs<T>& in, std::int64_t i, std::int64_t j, double& value,
+                       double& mag);
 
 // Row i in full: value[j], mag[j] for j < N (same definition, loop order k-then-j).
 template <class T>

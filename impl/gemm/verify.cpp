@@ -90,7 +90,8 @@ Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
   rows_ = pick(p.m, 0x726f7773);
   cols_ = pick(p.n, 0x636f6c73);
   for (int t = 0; t < kSamplePoints; ++t)
-    points_.push_back(static_cast<std::int64_t>(fixtures::hash(seed ^ 0x707473, t) % std::uint64_t(p.m * p.n)));
+    points_.push_back(
+        static_cast<std::int64_t>(fixtures::hash(seed ^ 0x707473, t) % std::uint64_t(p.m * p.n)));
   const std::int64_t R = rows_.size(), C = cols_.size(), P = points_.size();
   value_.resize(R * p.n + C * p.m + P);
   mag_.resize(value_.size());
@@ -154,8 +155,9 @@ template <class T>
 Check Oracle<T>::check(const std::vector<T>& out) const {
   const auto& p = p_;
   if (static_cast<std::int64_t>(out.size()) != p.m * p.n)
-    return {false, "output has " + std::to_string(out.size()) + " elements, expected " +
-                       std::to_string(p.m * p.n), ""};
+    return {false,
+            "output has " + std::to_string(out.size()) + " elements, expected " + std::to_string(p.m * p.n),
+            ""};
   const double tol = tolerance<T>(p.k + 1);
   Worst worst;
   if (full_) {
@@ -208,8 +210,7 @@ Check Oracle<T>::check(const std::vector<T>& out) const {
 #pragma omp critical
     rows.merge(local);
   }
-  if (rows.bad)
-    return {false, describe(rows, "row sums (Freivalds, column -1)") + " [Freivalds]", "sampled"};
+  if (rows.bad) return {false, describe(rows, "row sums (Freivalds, column -1)") + " [Freivalds]", "sampled"};
   return {true, "", "sampled+freivalds"};
 }
 

@@ -42,9 +42,9 @@ class Oracle {
   Problem p_;
   const Inputs<T>* in_;
   bool full_;
-  std::vector<std::int64_t> rows_, cols_;  // sampled mode: lines checked in full
-  std::vector<std::int64_t> points_;       // sampled mode: scattered flat indices
-  std::vector<double> value_, mag_;        // full: M*N; sampled: rows, columns, points
+  std::vector<std::int64_t> rows_, cols_;   // sampled mode: lines checked in full
+  std::vector<std::int64_t> points_;        // sampled mode: scattered flat indices
+  std::vector<double> value_, mag_;         // full: M*N; sampled: rows, columns, points
   std::vector<double> x_, ax_, abs_bound_;  // Freivalds: x, (A(Bx)+Cx), |A|(|B|1)+|C|1
 };
 

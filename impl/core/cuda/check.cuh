@@ -17,8 +17,8 @@ struct CudaError : std::runtime_error {
 };
 
 [[noreturn]] inline void cuda_fail(cudaError_t e, const char* what, const char* file, int line) {
-  std::string msg = std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
-                    ") at " + file + ":" + std::to_string(line);
+  std::string msg = std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") at " +
+                    file + ":" + std::to_string(line);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky: clear it so later instances start clean
     throw OutOfMemory(msg);
@@ -28,9 +28,9 @@ struct CudaError : std::runtime_error {
 
 }  // namespace pb
 
-#define PB_CUDA(call)                                                        \
-  do {                                                                       \
-    cudaError_t pb_err_ = (call);                                            \
+#define PB_CUDA(call)                                                                \
+  do {                                                                               \
+    cudaError_t pb_err_ = (call);                                                    \
     if (pb_err_ != cudaSuccess) ::pb::cuda_fail(pb_err_, #call, __FILE__, __LINE__); \
   } while (0)
 

@@ -21,8 +21,8 @@ void cublas_check(cublasStatus_t st, const char* what) {
 #define PB_CUBLAS(call) cublas_check((call), #call)
 
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                    const float* alpha, const float* A, int lda, const float* B, int ldb,
-                    const float* beta, float* C, int ldc) {
+                    const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
+                    float* C, int ldc) {
   return cublasSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
@@ -65,8 +65,12 @@ class Cublas final : public DeviceVariant<T> {
     const T *A = a_.get(), *B = b_.get();
     T* D = d_.get();
     switch (p_.op) {
-      case Op::AB: PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N)); break;
-      case Op::AtB: PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, B, N, A, M, &zero, D, N)); break;
+      case Op::AB:
+        PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N));
+        break;
+      case Op::AtB:
+        PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, B, N, A, M, &zero, D, N));
+        break;
       case Op::ABtC:
         PB_CUBLAS(gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, K, A, K, &zero, D, N));
         PB_CUBLAS(geam(h_, N, M, &one, D, N, &one, c_.get(), N, D, N));  // in place: C = A

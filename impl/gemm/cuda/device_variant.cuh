@@ -3,6 +3,7 @@
 // output poisoned with 0xFF bytes (a NaN in float and double) so an unwritten
 // element fails verification, and the variant's own non-blocking stream.
 #include <memory>
+#include <type_traits>
 
 #include "core/cuda/buffer.cuh"
 #include "gemm/cuda/factories.hpp"
@@ -21,8 +22,7 @@ class DeviceVariant : public Variant<T> {
     d_ = DeviceBuffer<T>(p.c_elems());
     PB_CUDA(cudaMemcpyAsync(a_.get(), in.a.data(), a_.bytes(), cudaMemcpyHostToDevice, s()));
     PB_CUDA(cudaMemcpyAsync(b_.get(), in.b.data(), b_.bytes(), cudaMemcpyHostToDevice, s()));
-    if (c_.size())
-      PB_CUDA(cudaMemcpyAsync(c_.get(), in.c.data(), c_.bytes(), cudaMemcpyHostToDevice, s()));
+    if (c_.size()) PB_CUDA(cudaMemcpyAsync(c_.get(), in.c.data(), c_.bytes(), cudaMemcpyHostToDevice, s()));
     PB_CUDA(cudaMemsetAsync(d_.get(), 0xFF, d_.bytes(), s()));
     PB_CUDA(cudaStreamSynchronize(s()));
   }
@@ -39,5 +39,16 @@ class DeviceVariant : public Variant<T> {
   std::unique_ptr<Stream> stream_;
   DeviceBuffer<T> a_, b_, c_, d_;  // d_ is the output (C of AB / AtB, D of ABtC)
 };
+
+// Calls f(std::integral_constant<Op, op>{}) for the run-time op, so a kernel
+// templated on the operation is launched from one line.
+template <class F>
+void with_op(Op op, F&& f) {
+  switch (op) {
+    case Op::AB: f(std::integral_constant<Op, Op::AB>{}); break;
+    case Op::AtB: f(std::integral_constant<Op, Op::AtB>{}); break;
+    case Op::ABtC: f(std::integral_constant<Op, Op::ABtC>{}); break;
+  }
+}
 
 }  // namespace pb::gemm

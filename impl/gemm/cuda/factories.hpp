@@ -5,8 +5,12 @@
 #include "gemm/gemm.hpp"
 
 namespace pb::gemm {
-template <class T> std::unique_ptr<Variant<T>> make_cuda_naive(int block);
-template <class T> std::unique_ptr<Variant<T>> make_cuda_tiled(int block);
-template <class T> std::unique_ptr<Variant<T>> make_cublas();
-template <class T> std::unique_ptr<Variant<T>> make_cuda_regblock();
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_naive(int block);
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_tiled(int block);
+template <class T>
+std::unique_ptr<Variant<T>> make_cublas();
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_regblock();
 }  // namespace pb::gemm

@@ -43,11 +43,10 @@ class CudaNaive final : public DeviceVariant<T> {
     dim3 grid(unsigned((p_.n + block_ - 1) / block_),
               unsigned(std::min<int64_t>((p_.m + block_ - 1) / block_, 65535)));
     auto s = this->s();
-    switch (p_.op) {
-      case Op::AB: naive_kernel<Op::AB><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::AtB: naive_kernel<Op::AtB><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::ABtC: naive_kernel<Op::ABtC><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-    }
+    with_op(p_.op, [&](auto op) {
+      naive_kernel<op.value>
+          <<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
+    });
     PB_CUDA_LAUNCHED();
   }
 

@@ -20,12 +20,15 @@ namespace {
 
 constexpr int BM = 128, BN = 128, THREADS = 256;
 
-template <class T> struct Cfg;
-template <> struct Cfg<float> {
+template <class T>
+struct Cfg;
+template <>
+struct Cfg<float> {
   static constexpr int BK = 16;
   static constexpr int VEC = 4;
 };
-template <> struct Cfg<double> {
+template <>
+struct Cfg<double> {
   static constexpr int BK = 8;  // keeps 2 x (A + B) tiles inside 48 KB of static shared memory
   static constexpr int VEC = 2;
 };
@@ -47,40 +50,20 @@ __device__ __forceinline__ void vstore(double* p, const double* r) {
   *reinterpret_cast<double2*>(p) = make_double2(r[0], r[1]);
 }
 
-// Operand lines of VEC elements, zero where out of range. A "k-contiguous"
-// line runs along k (A of AB / ABtC, B of ABtC): `kleft` = K - (first k), the
-// row check is fixed per thread. A "k-strided" line runs along i or j (A of
-// AtB, B of AB / AtB): `k_ok` varies per tile, `valid` (0..VEC elements in
-// range) is fixed. `vec`: rows are VEC-aligned and their lengths multiples of
-// VEC, so a line is entirely in range or entirely out.
+// One operand line of VEC consecutive elements into r, zero where out of
+// range: element t is loaded when `ok` and t < `valid`. For a line along k
+// (A of AB / ABtC, B of ABtC) ok is the fixed row check and valid = K - k;
+// for a line along i or j (A of AtB, B of AB / AtB) ok is the per-tile k
+// check and valid is fixed. `vec`: rows are VEC-aligned and their lengths
+// multiples of VEC, so a line is entirely in range or entirely out.
 template <class T, bool vec>
-__device__ __forceinline__ void load_kcontig(const T* p, int kleft, bool row_ok, T* r) {
+__device__ __forceinline__ void load_line(const T* p, bool ok, int valid, T* r) {
   constexpr int VEC = Cfg<T>::VEC;
-  if (vec) {
-    if (row_ok && kleft > 0) {
-      vload(p, r);
-    } else {
-#pragma unroll
-      for (int t = 0; t < VEC; ++t) r[t] = T(0);
-    }
+  if (vec && ok && valid > 0) {
+    vload(p, r);
   } else {
 #pragma unroll
-    for (int t = 0; t < VEC; ++t) r[t] = (row_ok && t < kleft) ? p[t] : T(0);
-  }
-}
-template <class T, bool vec>
-__device__ __forceinline__ void load_kstrided(const T* p, bool k_ok, int valid, T* r) {
-  constexpr int VEC = Cfg<T>::VEC;
-  if (vec) {
-    if (k_ok && valid > 0) {
-      vload(p, r);
-    } else {
-#pragma unroll
-      for (int t = 0; t < VEC; ++t) r[t] = T(0);
-    }
-  } else {
-#pragma unroll
-    for (int t = 0; t < VEC; ++t) r[t] = (k_ok && t < valid) ? p[t] : T(0);
+    for (int t = 0; t < VEC; ++t) r[t] = (!vec && ok && t < valid) ? p[t] : T(0);
   }
 }
 
@@ -109,8 +92,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
   const T* pa[LOADS];
   const T* pb[LOADS];
-  int a_koff[LOADS], b_koff[LOADS];  // k offset of the line within the tile
-  bool a_fix[LOADS], b_fix[LOADS];   // k-contiguous: row in range
+  int a_koff[LOADS], b_koff[LOADS];    // k offset of the line within the tile
+  bool a_fix[LOADS], b_fix[LOADS];     // k-contiguous: row in range
   int a_valid[LOADS], b_valid[LOADS];  // k-strided: elements in range
   const int64_t a_step = a_kcontig ? BK : BK * M, b_step = b_kcontig ? BK : BK * N;
 
@@ -145,10 +128,14 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int64_t kleft = K - k0;
 #pragma unroll
     for (int l = 0; l < LOADS; ++l) {
-      if (a_kcontig) load_kcontig<T, vec>(pa[l], int(min(kleft - a_koff[l], int64_t(VEC))), a_fix[l], ra[l]);
-      else load_kstrided<T, vec>(pa[l], a_koff[l] < kleft, a_valid[l], ra[l]);
-      if (b_kcontig) load_kcontig<T, vec>(pb[l], int(min(kleft - b_koff[l], int64_t(VEC))), b_fix[l], rb[l]);
-      else load_kstrided<T, vec>(pb[l], b_koff[l] < kleft, b_valid[l], rb[l]);
+      if (a_kcontig)
+        load_line<T, vec>(pa[l], a_fix[l], int(min(kleft - a_koff[l], int64_t(VEC))), ra[l]);
+      else
+        load_line<T, vec>(pa[l], a_koff[l] < kleft, a_valid[l], ra[l]);
+      if (b_kcontig)
+        load_line<T, vec>(pb[l], b_fix[l], int(min(kleft - b_koff[l], int64_t(VEC))), rb[l]);
+      else
+        load_line<T, vec>(pb[l], b_koff[l] < kleft, b_valid[l], rb[l]);
       pa[l] += a_step;
       pb[l] += b_step;
     }
@@ -251,8 +238,10 @@ class CudaRegBlock final : public DeviceVariant<T> {
     // vector width (rows then start 16-byte aligned; cudaMalloc aligns the base).
     constexpr int VEC = Cfg<T>::VEC;
     const bool vec = (p_.k % VEC == 0) && (p_.n % VEC == 0) && (p_.op != Op::AtB || p_.m % VEC == 0);
-    if (vec) dispatch<true>();
-    else dispatch<false>();
+    if (vec)
+      dispatch<true>();
+    else
+      dispatch<false>();
     PB_CUDA_LAUNCHED();
   }
 
@@ -261,11 +250,10 @@ class CudaRegBlock final : public DeviceVariant<T> {
   void dispatch() {
     dim3 grid(unsigned((p_.n + BN - 1) / BN), unsigned(std::min<int64_t>((p_.m + BM - 1) / BM, 65535)));
     auto s = this->s();
-    switch (p_.op) {
-      case Op::AB: regblock_kernel<Op::AB, T, vec><<<grid, THREADS, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::AtB: regblock_kernel<Op::AtB, T, vec><<<grid, THREADS, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::ABtC: regblock_kernel<Op::ABtC, T, vec><<<grid, THREADS, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-    }
+    with_op(p_.op, [&](auto op) {
+      regblock_kernel<op.value, T, vec>
+          <<<grid, THREADS, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
+    });
   }
 };
 }  // namespace

@@ -3,9 +3,9 @@
 // global element is read K / BS times instead of K times. Unlike the sample it
 // is correct for any shape: out-of-range tile elements load as zero and
 // out-of-range outputs are not stored; the bounds checks stay out of the loop
-// over full K tiles, which costs the sample's own few instructions per tile. Transposed operands are loaded along
-// their contiguous dimension (coalesced) and written to shared memory
-// transposed, into a tile padded by one element against bank conflicts.
+// over full K tiles, which costs the sample's own few instructions per tile. Transposed operands are loaded
+// along their contiguous dimension (coalesced) and written to shared memory transposed, into a tile padded by
+// one element against bank conflicts.
 #include "gemm/cuda/device_variant.cuh"
 
 namespace pb::gemm {
@@ -13,8 +13,8 @@ namespace {
 
 template <int BS, Op op, class T>
 __global__ void __launch_bounds__(BS* BS)
-    tiled_kernel(const T* __restrict__ A, const T* __restrict__ B, const T* __restrict__ C,
-                 T* __restrict__ D, int64_t M, int64_t N, int64_t K) {
+    tiled_kernel(const T* __restrict__ A, const T* __restrict__ B, const T* __restrict__ C, T* __restrict__ D,
+                 int64_t M, int64_t N, int64_t K) {
   constexpr bool a_krows = op == Op::AtB, b_krows = op != Op::ABtC;
   // Pad only a tile that is written transposed (one column per warp, which
   // would hit one bank 32 times); unpadded rows stay 16-byte aligned, so the
@@ -41,10 +41,14 @@ __global__ void __launch_bounds__(BS* BS)
     const T* pb = pb0;
     auto stage = [&](bool a_in, bool b_in) {
       T a = a_in ? *pa : T(0), b = b_in ? *pb : T(0);
-      if (a_krows) As[tx][ty] = a;
-      else As[ty][tx] = a;
-      if (b_krows) Bs[ty][tx] = b;
-      else Bs[tx][ty] = b;
+      if (a_krows)
+        As[tx][ty] = a;
+      else
+        As[ty][tx] = a;
+      if (b_krows)
+        Bs[ty][tx] = b;
+      else
+        Bs[tx][ty] = b;
       pa += a_step;
       pb += b_step;
     };
@@ -84,8 +88,10 @@ class CudaTiled final : public DeviceVariant<T> {
     return Support::yes();
   }
   void run() override {
-    if (block_ == 16) launch<16>();
-    else launch<32>();
+    if (block_ == 16)
+      launch<16>();
+    else
+      launch<32>();
     PB_CUDA_LAUNCHED();
   }
 
@@ -95,11 +101,10 @@ class CudaTiled final : public DeviceVariant<T> {
     dim3 threads(BS, BS);
     dim3 grid(unsigned((p_.n + BS - 1) / BS), unsigned(std::min<int64_t>((p_.m + BS - 1) / BS, 65535)));
     auto s = this->s();
-    switch (p_.op) {
-      case Op::AB: tiled_kernel<BS, Op::AB><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::AtB: tiled_kernel<BS, Op::AtB><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-      case Op::ABtC: tiled_kernel<BS, Op::ABtC><<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k); break;
-    }
+    with_op(p_.op, [&](auto op) {
+      tiled_kernel<BS, op.value>
+          <<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
+    });
   }
   int block_;
 };
