@@ -5,4 +5,5 @@
 
 namespace pb {
 void register_gemm(const Options& opt);
+void register_kmeans(const Options& opt);
 }

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     } else {
       pb::register_gemm(opt);
+      pb::register_kmeans(opt);
     }
   } catch (const pb::UsageError& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());

@@ -8,7 +8,8 @@
 //   prepare()              untimed: allocate, generate or fetch inputs, upload
 //   reset(); run()         once, untimed: warm-up and the run that is verified
 //   check()                untimed: download the result, compare with the family reference
-//   reset(); run()         once more, untimed: second warm-up
+//   reset(); run()         once more, untimed: second warm-up (skipped when the
+//                          first run took over a second)
 //   loop: reset(); run()   only run() is timed, by the backend's Timer
 //   report()               family counters (GFLOP/s, elements/s ...)
 //

@@ -15,10 +15,6 @@
 namespace pb {
 namespace {
 
-// Largest accepted matrix dimension / element count component: 2^22 keeps
-// every index product of two dimensions inside int64 with room to spare.
-constexpr std::int64_t kMaxDim = std::int64_t(1) << 22;
-
 std::int64_t parse_int(const std::string& what, const std::string& text, std::int64_t lo, std::int64_t hi) {
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-'))
     throw UsageError(what + ": '" + text + "' is not an integer");
@@ -58,16 +54,33 @@ std::string Shape3::str() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-std::vector<Shape3> parse_sizes(const std::string& text) {
+std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag, std::int64_t max) {
   std::vector<Shape3> out;
-  if (text.empty()) throw UsageError("--sizes: empty list");
+  if (text.empty()) throw UsageError(flag + ": empty list");
   for (const auto& item : split(text, ',')) {
     auto dims = split(item, 'x');
     if (dims.size() != 1 && dims.size() != 3)
-      throw UsageError("--sizes: '" + item + "' is neither N nor MxNxK");
+      throw UsageError(flag + ": '" + item + "' is neither N nor MxNxK");
     std::vector<std::int64_t> v;
-    for (const auto& d : dims) v.push_back(parse_int("--sizes", d, 1, kMaxDim));
+    for (const auto& d : dims) v.push_back(parse_int(flag, d, 1, max));
     out.push_back(v.size() == 1 ? Shape3{v[0], v[0], v[0]} : Shape3{v[0], v[1], v[2]});
+  }
+  return out;
+}
+
+std::vector<double> parse_exit(const std::string& text) {
+  auto parts = split(text, ',');
+  if (parts.size() != 3) throw UsageError("--kmeans-exit: want maxIterations,minChangesFraction,precision");
+  std::vector<double> out;
+  out.push_back(double(parse_int("--kmeans-exit max iterations", parts[0], 1, 1000000000)));
+  for (int i = 1; i < 3; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end != '\0' || errno == ERANGE || !(v >= 0) || v > 1e300)
+      throw UsageError("--kmeans-exit: '" + parts[i] + "' is not a finite number >= 0");
+    if (i == 1 && v > 1) throw UsageError("--kmeans-exit: min changes fraction " + parts[i] + " is above 1");
+    out.push_back(v);
   }
   return out;
 }
@@ -133,6 +146,18 @@ Options parse_options(int& argc, char** argv) {
       o.precisions = parse_word_list("--precision", v, {"f32", "f64"});
     } else if (take(a, "--op", v)) {
       o.ops = parse_word_list("--op", v, {"AB", "AtB", "ABtC"});
+    } else if (take(a, "--kmeans-shapes", v)) {
+      auto shapes = parse_sizes(v, "--kmeans-shapes", std::int64_t(1) << 31);
+      for (const auto& sh : shapes) {
+        if (sh.k > sh.m) throw UsageError("--kmeans-shapes: K=" + std::to_string(sh.k) + " exceeds N=" + std::to_string(sh.m) + " in " + sh.str());
+      }
+      o.kmeans_shapes = shapes;
+    } else if (take(a, "--dist", v)) {
+      o.dists = parse_word_list("--dist", v, {"uniform", "blobs"});
+    } else if (take(a, "--kmeans-loops", v)) {
+      o.kmeans_loops = int(parse_int("--kmeans-loops", v, 1, 1000000));
+    } else if (take(a, "--kmeans-exit", v)) {
+      o.kmeans_exit = parse_exit(v);
     } else if (std::strcmp(a, "--flush-l2") == 0) {
       o.flush_l2 = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
@@ -163,6 +188,12 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
   --block=LIST        CUDA block / tile sizes where a variant has that axis
   --precision=LIST    f32, f64
   --op=LIST           GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)
+  --kmeans-shapes=LIST  k-means problems, each NxDxK (points x dimensions x clusters)
+  --dist=LIST         k-means data: uniform, blobs (well-separated clusters)
+  --kmeans-loops=L    k-means: run exactly L iterations (seed 000's fixed loop)
+  --kmeans-exit=I,C,P k-means exit: at most I iterations, stop when the fraction of
+                      points that changed cluster is <= C or no centroid moved more
+                      than P (seed 001: 500,0.01,0.01)
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
   --help              this text, then Google Benchmark's

@@ -27,6 +27,11 @@ struct Options {
   std::optional<std::vector<int>> blocks;
   std::optional<std::vector<std::string>> precisions;
   std::optional<std::vector<std::string>> ops;
+  // k-means
+  std::optional<std::vector<Shape3>> kmeans_shapes;  // NxDxK
+  std::optional<std::vector<std::string>> dists;     // uniform, blobs
+  std::optional<int> kmeans_loops;                   // fixed mode with this many iterations
+  std::optional<std::vector<double>> kmeans_exit;    // max_iter, min_changes, precision
   bool help = false;
 };
 
@@ -35,7 +40,10 @@ Options parse_options(int& argc, char** argv);
 std::string usage();
 
 // Parsers, exposed for tests. Each throws UsageError with the offending text.
-std::vector<Shape3> parse_sizes(const std::string& text);
+// Each item N or AxBxC; every number in [1, max].
+std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag = "--sizes",
+                                std::int64_t max = std::int64_t(1) << 22);
+std::vector<double> parse_exit(const std::string& text);  // "maxIt,minChanges,precision"
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
                                          const std::vector<std::string>& allowed);

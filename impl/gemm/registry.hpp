@@ -7,16 +7,13 @@
 #include <vector>
 
 #include "core/job.hpp"
+#include "core/knobs.hpp"
 #include "gemm/gemm.hpp"
 
 namespace pb::gemm {
 
-enum class Knob { None, Threads, Block };
-
-struct Knobs {
-  int threads = 1;  // Knob::Threads variants
-  int block = 0;    // Knob::Block variants
-};
+using pb::Knob;
+using pb::Knobs;
 
 template <class T>
 struct Entry {

@@ -1,0 +1,168 @@
+// K-means axes: configuration x distribution x variant x (threads | block).
+// Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
+#include <cmath>
+
+#include "benchmarks/families.hpp"
+#include "core/registrar.hpp"
+#include "kmeans/case.hpp"
+#include "kmeans/registry.hpp"
+
+namespace pb {
+namespace {
+using namespace kmeans;
+
+struct Config {
+  std::string name;
+  std::int64_t n, d, k;
+  Criteria crit;
+};
+
+Criteria fixed(int loops) {
+  Criteria c;
+  c.fixed = true;
+  c.loops = loops;
+  return c;
+}
+
+// seed 001: N points, D = 100, K = round(sqrt(N)), exit 500 / 0.01 / 0.01.
+Config seed001(std::int64_t n) { return {"seed001", n, 100, std::llround(std::sqrt(double(n))), Criteria{}}; }
+// seed 000: 256 MB of points of D coordinates, K = 16, 10 fixed loops.
+Config seed000(std::int64_t d) { return {"seed000", (std::int64_t(256) << 20) / (d * 8), d, 16, fixed(10)}; }
+
+std::vector<Config> configs(const Options& opt) {
+  if (opt.kmeans_shapes) {
+    std::vector<Config> out;
+    for (const auto& s : *opt.kmeans_shapes) out.push_back({"custom", s.m, s.n, s.k, Criteria{}});
+    return out;
+  }
+  switch (opt.profile) {
+    case Profile::Smoke:
+      return {{"smoke", 1000, 4, 8, Criteria{}}, {"smoke", 777, 3, 5, Criteria{}}, {"smoke", 2048, 2, 16, fixed(3)}};
+    case Profile::Default:
+      return {seed001(100), seed001(1000), seed001(10000), seed001(100000), seed000(16),
+              {"peer", 4000000, 16, 16, fixed(10)}};
+    case Profile::Full:
+      return {seed001(100), seed001(1000), seed001(10000), seed001(100000), seed001(250000), seed000(2),
+              seed000(16),  {"peer", 4000000, 16, 16, fixed(10)}, {"wide", 20000, 300, 2000, Criteria{}}};
+  }
+  return {};
+}
+
+// Largest N*K*D (the work of one assignment step) a slow CPU variant runs in
+// each profile: Seq, one thread, does ~1-3e9 distance terms a second.
+double work_cap(int cost, Profile p) {
+  if (cost == 0) return INFINITY;
+  const double exp2[2][3] = {{30, 34, 40}, {26, 32, 36}};  // [cost-1][smoke, default, full]
+  return std::ldexp(1.0, int(exp2[cost - 1][int(p)]));
+}
+
+class KMeansJob final : public Job {
+ public:
+  KMeansJob(const Entry& e, Knobs k, Problem p, std::uint64_t seed, std::string excluded)
+      : entry_(e), knobs_(k), problem_(p), seed_(seed), excluded_(std::move(excluded)) {}
+  Backend backend() const override { return entry_.backend; }
+  Support supports() override {
+    if (!excluded_.empty()) return Support::no(excluded_);
+    variant_ = entry_.make(knobs_);
+    return variant_->supports(problem_);
+  }
+  void prepare() override {
+    case_ = shared_case(problem_, seed_);
+    variant_->prepare(problem_, case_->inputs);
+  }
+  void reset() override { variant_->reset(); }
+  void run() override { variant_->run(); }
+  void* cuda_stream() override { return variant_->stream(); }
+  Check check() override {
+    Result r;
+    variant_->result(r);
+    iterations_ = r.iterations;
+    inertia_ = r.inertia;
+    return compare(problem_, case_->reference(), r);
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const auto b = variant_->breakdown();  // of the last timed run
+    out.emplace_back("iterations", iterations_);
+    out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
+    out.emplace_back("inertia", inertia_);
+    out.emplace_back("h2d_s", b.h2d);
+    out.emplace_back("kernel_s", b.kernel);
+    out.emplace_back("d2h_s", b.d2h);
+    // A CPU variant's whole run is host compute.
+    out.emplace_back("host_s", entry_.backend == Backend::Cpu && runs ? seconds / runs : b.host);
+  }
+
+ private:
+  const Entry& entry_;
+  Knobs knobs_;
+  Problem problem_;
+  std::uint64_t seed_;
+  std::string excluded_;
+  std::unique_ptr<Variant> variant_;
+  std::shared_ptr<Case> case_;
+  int iterations_ = 0;
+  double inertia_ = 0;
+};
+
+}  // namespace
+
+void register_kmeans(const Options& opt) {
+  const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
+                                          : opt.profile == Profile::Full ? std::vector<int>{32, 64, 128, 256, 512, 1024}
+                                                                         : std::vector<int>{64, 256, 1024};
+  const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
+  const auto dists = opt.dists ? *opt.dists : std::vector<std::string>{"uniform"};
+  for (const auto& cfg : configs(opt)) {
+    for (const auto& dist : dists) {
+      Problem p{cfg.n, cfg.d, cfg.k, dist == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
+      if (opt.kmeans_loops) p.crit = fixed(*opt.kmeans_loops);
+      if (opt.kmeans_exit) {
+        p.crit = Criteria{};
+        p.crit.max_iter = int((*opt.kmeans_exit)[0]);
+        p.crit.min_changes = (*opt.kmeans_exit)[1];
+        p.crit.precision = (*opt.kmeans_exit)[2];
+      }
+      validate(p);  // UsageError before anything runs
+      for (const auto& e : registry()) {
+        std::vector<Knobs> knobs;
+        if (e.knob == Knob::Threads)
+          for (int t : threads) knobs.push_back({t, 0});
+        else if (e.knob == Knob::Block)
+          for (int b : blocks) knobs.push_back({1, b});
+        else
+          knobs.push_back({});
+        for (const auto& k : knobs) {
+          RunName name{"KMeans", e.name,
+                       {{"cfg", cfg.name}, {"dist", dist}, {"N", std::to_string(p.n)}, {"D", std::to_string(p.d)},
+                        {"K", std::to_string(p.k)}}, "", ""};
+          RegisterOptions ro;
+          ro.unit = benchmark::kMillisecond;
+          ro.flush_l2 = opt.flush_l2;
+          ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
+          if (e.knob == Knob::Threads) {
+            name.args.emplace_back("threads", std::to_string(k.threads));
+            ro.axes.emplace_back("threads", k.threads);
+          } else if (e.knob == Knob::Block) {
+            name.args.emplace_back("block", std::to_string(k.block));
+            ro.axes.emplace_back("block", k.block);
+          }
+          std::string excluded;
+          const double cap = work_cap(e.cost, opt.profile);
+          if (double(p.n) * p.k * p.d > cap)
+            excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
+                       " runs N*K*D <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
+          const Entry* entry = &e;
+          const std::uint64_t seed = opt.seed;
+          register_job(name,
+                       [entry, k, p, seed, excluded] {
+                         return std::make_unique<KMeansJob>(*entry, k, p, seed, excluded);
+                       },
+                       ro);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace pb

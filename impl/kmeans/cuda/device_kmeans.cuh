@@ -1,0 +1,114 @@
+#pragma once
+// Shared machinery of the CUDA k-means variants.
+//
+// DeviceKMeans owns the device state (points in the layouts the variant asks
+// for, centroids in both layouts, assignment, per-point best distance) and the
+// two loop skeletons of the seeds:
+//  - host update (seed 000's Naive, Transpose, Shared): per iteration the
+//    centroids go up, the assignment kernel runs, the memberships come back
+//    and the host computes sums, centroids and the exit test;
+//  - device update (AllGPU, Tiled, GEMM): assignment, accumulation of sums
+//    and counts, new centroids and the exit test all run on the GPU; the host
+//    reads back a 32-byte flag per iteration and nothing else.
+// Each phase is bracketed by events on the variant's stream, giving seed
+// 000's split: host-to-device, kernel, device-to-host, host compute.
+#include <memory>
+#include <vector>
+
+#include "core/cuda/buffer.cuh"
+#include "kmeans/cuda/factories.hpp"
+
+namespace pb::kmeans {
+
+// Written by the exit-test kernel each iteration; the only thing a
+// device-update variant copies back per iteration.
+struct Flag {
+  unsigned long long changed;
+  double move;
+  int iterations;
+  int stop;
+  double pad;
+};
+
+struct Layouts {
+  bool aos = false;  // points N x D (point-major)
+  bool soa = false;  // points D x N (coordinate-major)
+};
+
+class DeviceKMeans : public Variant {
+ public:
+  void prepare(const Problem& p, const Inputs& in) override;
+  void reset() override;
+  void run() override;
+  void result(Result& out) override;
+  Breakdown breakdown() const override { return last_; }
+  void* stream() override { return stream_->get(); }
+
+ protected:
+  virtual Layouts layouts() const = 0;
+  virtual bool device_update() const = 0;
+  // Assignment of every point against the current centroids (C_ and Ct_):
+  // writes assign_ and best_, and adds the number of changed points to
+  // *changed_. Device-update variants may also accumulate sums_ / counts_
+  // themselves and then return true ("fused").
+  virtual bool launch_assign() = 0;
+  virtual void after_prepare() {}
+
+  cudaStream_t s() const { return stream_->get(); }
+  Problem p_;
+  std::unique_ptr<Stream> stream_;
+  DeviceBuffer<double> xa_, xs_;      // points AoS / SoA
+  DeviceBuffer<double> C_, Ct_;       // centroids K x D and D x K
+  DeviceBuffer<int> assign_;
+  DeviceBuffer<double> best_;         // per-point squared distance of the last assignment
+  DeviceBuffer<double> sums_, move2_;
+  DeviceBuffer<unsigned long long> counts_, changed_;
+  DeviceBuffer<Flag> flag_;
+  int block_ = 256;
+
+ private:
+  void run_host_update();
+  void run_device_update();
+  const Inputs* in_ = nullptr;
+  std::vector<int> h_assign_;
+  std::vector<double> h_centroids_, h_centroids_t_, h_sums_;
+  std::vector<std::int64_t> h_counts_;
+  int iterations_ = 0;
+  Breakdown last_;
+  cudaEvent_t ev_[4] = {};
+  Flag* h_flag_ = nullptr;  // pinned
+ public:
+  ~DeviceKMeans() override;
+};
+
+// Launchers of the shared kernels (update.cu).
+void launch_accumulate_aos(const double* x, const int* assign, double* sums, unsigned long long* counts,
+                           std::int64_t n, std::int64_t d, cudaStream_t s);
+void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,
+                           std::int64_t n, std::int64_t d, cudaStream_t s);
+void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,
+                     double* move2, std::int64_t k, std::int64_t d, cudaStream_t s);
+void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
+                   std::int64_t n, const Criteria& crit, cudaStream_t s);
+
+// Adds each thread's count of changed points to *total: one atomic per warp.
+// Every thread of the block must call it (after its grid-stride loop).
+__device__ __forceinline__ void add_changed(unsigned local, unsigned long long* total) {
+  unsigned warp = __reduce_add_sync(0xffffffffu, local);
+  if ((threadIdx.x & 31) == 0 && warp) atomicAdd(total, (unsigned long long)warp);
+}
+
+// Grid for a grid-stride loop over n items: enough blocks to fill the GPU
+// several times over, never more than the items need.
+unsigned grid_for(std::int64_t n, int block);
+
+// Largest dynamic shared memory a block may opt in to on device 0.
+std::size_t shared_optin_bytes();
+
+// Block sizes every k-means kernel accepts.
+inline Support check_block(int block) {
+  return block % 32 == 0 && block >= 32 && block <= 1024 ? Support::yes()
+                                                          : Support::no("block must be a multiple of 32 in [32, 1024]");
+}
+
+}  // namespace pb::kmeans

@@ -1,0 +1,263 @@
+// The device-side update shared by AllGPU, Tiled and GEMM, and the base
+// class's loops. Kernels here are deliberately plain: they move O(N*D) data
+// once per iteration, against the O(N*K*D) of the assignment.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/gpu.hpp"
+#include "kmeans/cuda/device_kmeans.cuh"
+
+namespace pb::kmeans {
+
+unsigned grid_for(std::int64_t n, int block) {
+  const std::int64_t want = (n + block - 1) / block;
+  const std::int64_t cap = std::int64_t(std::max(gpu_status().sm_count, 1)) * 32;
+  return unsigned(std::max<std::int64_t>(1, std::min(want, cap)));
+}
+
+std::size_t shared_optin_bytes() {
+  int v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) != cudaSuccess) return 48 * 1024;
+  return std::size_t(v);
+}
+
+namespace {
+
+// AoS: a warp per point, lanes over coordinates: coalesced reads, and the
+// atomics of one warp hit one contiguous row of sums.
+__global__ void accumulate_aos(const double* __restrict__ x, const int* __restrict__ assign, double* sums,
+                               unsigned long long* counts, std::int64_t n, std::int64_t d) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t i = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; i < n; i += warps) {
+    const int c = assign[i];
+    for (std::int64_t t = lane; t < d; t += 32) atomicAdd(&sums[c * d + t], x[i * d + t]);
+    if (lane == 0) atomicAdd(&counts[c], 1ull);
+  }
+}
+
+// SoA: a thread per point, coordinate by coordinate: coalesced reads.
+__global__ void accumulate_soa(const double* __restrict__ xs, const int* __restrict__ assign, double* sums,
+                               unsigned long long* counts, std::int64_t n, std::int64_t d) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const int c = assign[i];
+    for (std::int64_t t = 0; t < d; ++t) atomicAdd(&sums[c * d + t], xs[t * n + i]);
+    atomicAdd(&counts[c], 1ull);
+  }
+}
+
+// A warp per cluster: new centroid (an empty cluster keeps its own), both
+// layouts, and the squared move.
+__global__ void finalize(const double* __restrict__ sums, const unsigned long long* __restrict__ counts,
+                         double* C, double* Ct, double* move2, std::int64_t k, std::int64_t d) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
+    const unsigned long long cnt = counts[c];
+    double m = 0;
+    for (std::int64_t t = lane; t < d; t += 32) {
+      const double old = C[c * d + t];
+      const double v = cnt ? sums[c * d + t] / double(cnt) : old;
+      m += (v - old) * (v - old);
+      C[c * d + t] = v;
+      Ct[t * k + c] = v;
+    }
+    for (int off = 16; off; off >>= 1) m += __shfl_down_sync(0xffffffffu, m, off);
+    if (lane == 0) move2[c] = m;
+  }
+}
+
+// One block: the largest move, the exit test, and the flag.
+__global__ void decide(const double* __restrict__ move2, const unsigned long long* __restrict__ changed, Flag* flag,
+                       std::int64_t k, std::int64_t n, Criteria crit) {
+  __shared__ double warp_max[32];
+  double m = 0;
+  for (std::int64_t c = threadIdx.x; c < k; c += blockDim.x) m = fmax(m, move2[c]);
+  for (int off = 16; off; off >>= 1) m = fmax(m, __shfl_down_sync(0xffffffffu, m, off));
+  if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x / 32] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x / 32); ++w) m = fmax(m, warp_max[w]);
+    Flag f = *flag;
+    f.iterations += 1;
+    f.changed = *changed;
+    f.move = sqrt(m);
+    f.stop = crit.stop(f.iterations, (std::int64_t)f.changed, f.move, n) ? 1 : 0;
+    *flag = f;
+  }
+}
+
+}  // namespace
+
+void launch_accumulate_aos(const double* x, const int* assign, double* sums, unsigned long long* counts,
+                           std::int64_t n, std::int64_t d, cudaStream_t s) {
+  accumulate_aos<<<grid_for(n * 32, 256), 256, 0, s>>>(x, assign, sums, counts, n, d);
+  PB_CUDA_LAUNCHED();
+}
+void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,
+                           std::int64_t n, std::int64_t d, cudaStream_t s) {
+  accumulate_soa<<<grid_for(n, 256), 256, 0, s>>>(xs, assign, sums, counts, n, d);
+  PB_CUDA_LAUNCHED();
+}
+void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct, double* move2,
+                     std::int64_t k, std::int64_t d, cudaStream_t s) {
+  finalize<<<grid_for(k * 32, 256), 256, 0, s>>>(sums, counts, C, Ct, move2, k, d);
+  PB_CUDA_LAUNCHED();
+}
+void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
+                   std::int64_t n, const Criteria& crit, cudaStream_t s) {
+  decide<<<1, 1024, 0, s>>>(move2, changed, flag, k, n, crit);
+  PB_CUDA_LAUNCHED();
+}
+
+// ---- the base class -------------------------------------------------------
+
+DeviceKMeans::~DeviceKMeans() {
+  for (auto& e : ev_)
+    if (e) cudaEventDestroy(e);
+  if (h_flag_) cudaFreeHost(h_flag_);
+}
+
+void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
+  p_ = p, in_ = &in;
+  stream_ = std::make_unique<Stream>();
+  const auto L = layouts();
+  const auto N = p.n, D = p.d, K = p.k;
+  if (L.aos) {
+    xa_ = DeviceBuffer<double>(N * D);
+    PB_CUDA(cudaMemcpyAsync(xa_.get(), in.points.data(), xa_.bytes(), cudaMemcpyHostToDevice, s()));
+  }
+  if (L.soa) {
+    std::vector<double> t(N * D);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t dd = 0; dd < D; ++dd)
+      for (std::int64_t i = 0; i < N; ++i) t[dd * N + i] = in.points[i * D + dd];
+    xs_ = DeviceBuffer<double>(N * D);
+    PB_CUDA(cudaMemcpyAsync(xs_.get(), t.data(), xs_.bytes(), cudaMemcpyHostToDevice, s()));
+    PB_CUDA(cudaStreamSynchronize(s()));
+  }
+  C_ = DeviceBuffer<double>(K * D);
+  Ct_ = DeviceBuffer<double>(K * D);
+  assign_ = DeviceBuffer<int>(N);
+  best_ = DeviceBuffer<double>(N);
+  sums_ = DeviceBuffer<double>(K * D);
+  move2_ = DeviceBuffer<double>(K);
+  counts_ = DeviceBuffer<unsigned long long>(K);
+  changed_ = DeviceBuffer<unsigned long long>(1);
+  flag_ = DeviceBuffer<Flag>(1);
+  for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
+  PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
+  h_sums_.resize(K * D);
+  h_counts_.resize(K);
+  after_prepare();
+  PB_CUDA(cudaStreamSynchronize(s()));
+}
+
+void DeviceKMeans::reset() {
+  const auto D = p_.d, K = p_.k;
+  h_centroids_ = in_->init;
+  h_centroids_t_.resize(K * D);
+  for (std::int64_t c = 0; c < K; ++c)
+    for (std::int64_t t = 0; t < D; ++t) h_centroids_t_[t * K + c] = h_centroids_[c * D + t];
+  h_assign_.assign(p_.n, -1);
+  PB_CUDA(cudaMemcpyAsync(C_.get(), h_centroids_.data(), C_.bytes(), cudaMemcpyHostToDevice, s()));
+  PB_CUDA(cudaMemcpyAsync(Ct_.get(), h_centroids_t_.data(), Ct_.bytes(), cudaMemcpyHostToDevice, s()));
+  PB_CUDA(cudaMemsetAsync(assign_.get(), 0xFF, assign_.bytes(), s()));  // -1: no cluster yet
+  PB_CUDA(cudaMemsetAsync(best_.get(), 0xFF, best_.bytes(), s()));     // NaN until written
+  PB_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(Flag), s()));
+  PB_CUDA(cudaStreamSynchronize(s()));
+  iterations_ = 0;
+}
+
+void DeviceKMeans::run() {
+  last_ = Breakdown{};
+  if (device_update()) run_device_update();
+  else run_host_update();
+}
+
+void DeviceKMeans::run_host_update() {
+  const auto N = p_.n, D = p_.d, K = p_.k;
+  const bool soa = layouts().soa;
+  for (;;) {
+    PB_CUDA(cudaEventRecord(ev_[0], s()));
+    if (soa) PB_CUDA(cudaMemcpyAsync(Ct_.get(), h_centroids_t_.data(), Ct_.bytes(), cudaMemcpyHostToDevice, s()));
+    else PB_CUDA(cudaMemcpyAsync(C_.get(), h_centroids_.data(), C_.bytes(), cudaMemcpyHostToDevice, s()));
+    PB_CUDA(cudaEventRecord(ev_[1], s()));
+    PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
+    launch_assign();
+    PB_CUDA(cudaEventRecord(ev_[2], s()));
+    PB_CUDA(cudaMemcpyAsync(h_assign_.data(), assign_.get(), assign_.bytes(), cudaMemcpyDeviceToHost, s()));
+    PB_CUDA(cudaEventRecord(ev_[3], s()));
+    PB_CUDA(cudaEventSynchronize(ev_[3]));
+    float ms[3];
+    for (int t = 0; t < 3; ++t) PB_CUDA(cudaEventElapsedTime(&ms[t], ev_[t], ev_[t + 1]));
+    last_.h2d += ms[0] * 1e-3, last_.kernel += ms[1] * 1e-3, last_.d2h += ms[2] * 1e-3;
+
+    auto t0 = std::chrono::steady_clock::now();
+    unsigned long long changed = 0;
+    PB_CUDA(cudaMemcpy(&changed, changed_.get(), sizeof changed, cudaMemcpyDeviceToHost));
+    std::fill(h_sums_.begin(), h_sums_.end(), 0.0);
+    std::fill(h_counts_.begin(), h_counts_.end(), 0);
+    const double* X = in_->points.data();
+    for (std::int64_t i = 0; i < N; ++i) {
+      const int c = h_assign_[i];
+      ++h_counts_[c];
+      for (std::int64_t t = 0; t < D; ++t) h_sums_[c * D + t] += X[i * D + t];
+    }
+    double move = finish_update(h_sums_.data(), h_counts_.data(), h_centroids_.data(), K, D);
+    for (std::int64_t c = 0; c < K; ++c)
+      for (std::int64_t t = 0; t < D; ++t) h_centroids_t_[t * K + c] = h_centroids_[c * D + t];
+    ++iterations_;
+    const bool stop = p_.crit.stop(iterations_, std::int64_t(changed), move, N);
+    last_.host += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (stop) break;
+  }
+}
+
+void DeviceKMeans::run_device_update() {
+  const auto N = p_.n, D = p_.d, K = p_.k;
+  for (;;) {
+    PB_CUDA(cudaEventRecord(ev_[0], s()));
+    PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
+    PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
+    PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
+    const bool fused = launch_assign();
+    if (!fused) {
+      if (xa_.size()) launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+      else launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+    }
+    launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
+    launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
+    PB_CUDA(cudaEventRecord(ev_[1], s()));
+    PB_CUDA(cudaMemcpyAsync(h_flag_, flag_.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s()));
+    PB_CUDA(cudaEventRecord(ev_[2], s()));
+    PB_CUDA(cudaEventSynchronize(ev_[2]));
+    float ms[2];
+    for (int t = 0; t < 2; ++t) PB_CUDA(cudaEventElapsedTime(&ms[t], ev_[t], ev_[t + 1]));
+    last_.kernel += ms[0] * 1e-3, last_.d2h += ms[1] * 1e-3;
+    iterations_ = h_flag_->iterations;
+    if (h_flag_->stop) break;
+  }
+}
+
+void DeviceKMeans::result(Result& out) {
+  const auto N = p_.n, D = p_.d, K = p_.k;
+  out.assign.resize(N);
+  out.centroids.resize(K * D);
+  std::vector<double> best(N);
+  PB_CUDA(cudaMemcpyAsync(out.assign.data(), assign_.get(), assign_.bytes(), cudaMemcpyDeviceToHost, s()));
+  PB_CUDA(cudaMemcpyAsync(best.data(), best_.get(), best_.bytes(), cudaMemcpyDeviceToHost, s()));
+  if (!device_update()) {
+    out.centroids = h_centroids_;
+  } else {
+    PB_CUDA(cudaMemcpyAsync(out.centroids.data(), C_.get(), C_.bytes(), cudaMemcpyDeviceToHost, s()));
+  }
+  PB_CUDA(cudaStreamSynchronize(s()));
+  out.iterations = iterations_;
+  out.inertia = 0;
+  for (double v : best) out.inertia += v;
+}
+
+}  // namespace pb::kmeans

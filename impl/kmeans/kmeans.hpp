@@ -1,0 +1,117 @@
+#pragma once
+// K-means family (seeds 000 and 001): Lloyd's algorithm on N points of D
+// double coordinates, K clusters.
+//
+// The algorithm every variant implements, step for step:
+//   assign[i] = -1 for all i; centroids = the problem's initial centroids
+//   repeat:
+//     assignment: each point goes to the centroid at the smallest squared
+//       Euclidean distance; exact ties go to the lowest cluster index;
+//       `changed` counts points whose cluster differs from the last one
+//     update: each centroid becomes the mean of its points; a cluster with no
+//       points keeps its centroid; `move` = largest Euclidean distance a
+//       centroid moved
+//     iterations += 1
+//   until (fixed mode) iterations == loops, or (seed 001's criteria) stop as
+//   soon as iterations == max_iter or changed <= min_changes * N or
+//   move <= precision.
+// inertia = sum over points of the squared distance found in the last
+// assignment step (against the centroids that step used).
+//
+// Host-clean: no CUDA types here.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+#ifdef __CUDACC__
+#define PB_HOST_DEVICE __host__ __device__
+#else
+#define PB_HOST_DEVICE
+#endif
+
+namespace pb::kmeans {
+
+enum class Dist { Uniform, Blobs };
+const char* to_string(Dist d);
+
+struct Criteria {
+  bool fixed = false;        // seed 000: exactly `loops` iterations
+  int loops = 10;            // fixed mode
+  int max_iter = 500;        // seed 001 defaults
+  double min_changes = 0.01;  // fraction of N
+  double precision = 0.01;    // largest centroid move
+  PB_HOST_DEVICE bool stop(int iterations, std::int64_t changed, double move, std::int64_t n) const {
+    if (fixed) return iterations >= loops;
+    return iterations >= max_iter || double(changed) <= min_changes * double(n) || move <= precision;
+  }
+};
+
+struct Problem {
+  std::int64_t n = 0, d = 0, k = 0;
+  Dist dist = Dist::Uniform;
+  Criteria crit;
+  std::string str() const;
+};
+
+// Throws UsageError with a clear message for an impossible problem.
+void validate(const Problem& p);
+
+struct Inputs {
+  std::vector<double> points;  // N x D, point-major
+  std::vector<double> init;    // K x D: initial centroids, the same for every variant
+};
+Inputs make_inputs(const Problem& p, std::uint64_t base_seed);
+
+struct Result {
+  std::vector<int> assign;         // N
+  std::vector<double> centroids;   // K x D, final
+  int iterations = 0;
+  double inertia = 0.0;
+};
+
+// Seed 000's bottleneck split of one run, in seconds.
+struct Breakdown {
+  double h2d = 0, kernel = 0, d2h = 0, host = 0;
+};
+
+// Contract (core/job.hpp): prepare() is untimed (allocation, upload of the
+// points); reset() is untimed and restores the initial centroids and the
+// "no cluster yet" assignment; run() is timed and performs the whole
+// algorithm; result() and breakdown() are untimed.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual Support supports(const Problem&) const { return Support::yes(); }
+  virtual void prepare(const Problem& p, const Inputs& in) = 0;
+  virtual void reset() = 0;
+  virtual void run() = 0;
+  virtual void result(Result& out) = 0;
+  virtual Breakdown breakdown() const { return {}; }
+  virtual void* stream() { return nullptr; }
+};
+
+// Shared pieces of the sequential algorithm (also used by the CPU variants).
+// Squared distance of a point to a centroid: four interleaved partial sums
+// (combined in a fixed order), so the loop is not one serial chain of adds.
+// Every CPU variant uses this one function, so their distances agree bitwise.
+inline double dist2(const double* x, const double* c, std::int64_t d) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::int64_t t = 0;
+  for (; t + 4 <= d; t += 4) {
+    const double a = x[t] - c[t], b = x[t + 1] - c[t + 1], e = x[t + 2] - c[t + 2], f = x[t + 3] - c[t + 3];
+    s0 += a * a, s1 += b * b, s2 += e * e, s3 += f * f;
+  }
+  for (; t < d; ++t) {
+    const double a = x[t] - c[t];
+    s0 += a * a;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+// New centroids from sums and counts; returns the largest move (Euclidean).
+double finish_update(const double* sums, const std::int64_t* counts, double* centroids, std::int64_t k,
+                     std::int64_t d);
+
+}  // namespace pb::kmeans

@@ -1,0 +1,23 @@
+#pragma once
+// THE list of k-means variants; benchmarks and tests iterate over it.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/job.hpp"
+#include "core/knobs.hpp"
+#include "kmeans/kmeans.hpp"
+
+namespace pb::kmeans {
+
+struct Entry {
+  const char* name;
+  Backend backend;
+  Knob knob;
+  int cost;  // 2: one CPU thread (Seq); 1: CPU parallel; 0: GPU. Profiles cap slow ones.
+  std::function<std::unique_ptr<Variant>(const Knobs&)> make;
+};
+
+const std::vector<Entry>& registry();
+
+}  // namespace pb::kmeans

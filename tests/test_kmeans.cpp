@@ -1,0 +1,200 @@
+// Registry-driven k-means correctness: every variant with each knob value, on
+// uniform and blob data, odd shapes, K = N, fixed-loop and converging runs,
+// must end with the reference's assignment and iteration count. Exact ties
+// and empty clusters follow the documented rules in every variant.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/gpu.hpp"
+#include "kmeans/case.hpp"
+#include "kmeans/registry.hpp"
+
+using namespace pb;
+using namespace pb::kmeans;
+
+namespace {
+
+struct VariantCase {
+  std::string name;
+  Knobs knobs;
+  std::string label;
+};
+void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
+
+std::vector<VariantCase> all_variants() {
+  std::vector<VariantCase> out;
+  for (const auto& e : registry()) {
+    std::vector<Knobs> knobs;
+    if (e.knob == Knob::Threads) knobs = {{1, 0}, {3, 0}};
+    else if (e.knob == Knob::Block) knobs = {{1, 32}, {1, 256}};
+    else knobs = {{}};
+    for (auto k : knobs) {
+      std::string label = e.name;
+      if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
+      if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
+      for (auto& ch : label)
+        if (ch == '.') ch = '_';
+      out.push_back({e.name, k, label});
+    }
+  }
+  return out;
+}
+
+const Entry& find(const std::string& name) {
+  for (const auto& e : registry())
+    if (name == e.name) return e;
+  throw std::logic_error("no variant " + name);
+}
+
+Criteria fixed(int loops) {
+  Criteria c;
+  c.fixed = true;
+  c.loops = loops;
+  return c;
+}
+
+class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
+ protected:
+  void SetUp() override {
+    if (find(GetParam().name).backend == Backend::Cuda && !gpu_status().available)
+      GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  }
+  Result run(const Problem& p, const Inputs& in) {
+    auto v = find(GetParam().name).make(GetParam().knobs);
+    auto s = v->supports(p);
+    if (!s.ok()) {
+      unsupported_ = s.reason;
+      return {};
+    }
+    v->prepare(p, in);
+    Result r;
+    for (int rep = 0; rep < 2; ++rep) {  // reset() must restore the starting state
+      v->reset();
+      v->run();
+      v->result(r);
+    }
+    return r;
+  }
+  std::string unsupported_;
+};
+
+TEST_P(KMeansVariants, MatchReference) {
+  const Problem problems[] = {
+      {1000, 4, 8, Dist::Uniform, Criteria{}},  {777, 3, 5, Dist::Blobs, Criteria{}},
+      {1, 1, 1, Dist::Uniform, Criteria{}},     {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
+      {2050, 33, 70, Dist::Blobs, fixed(4)},    {2048, 2, 16, Dist::Uniform, fixed(3)},
+      {3000, 100, 55, Dist::Uniform, Criteria{}}};
+  for (const auto& p : problems) {
+    Case data(p, 0x5eed);
+    unsupported_.clear();
+    Result r = run(p, data.inputs);
+    if (!unsupported_.empty()) {
+      // Only the shared-memory variants may decline, and only for lack of shared memory.
+      EXPECT_NE(unsupported_.find("shared memory"), std::string::npos) << unsupported_;
+      continue;
+    }
+    Check c = compare(p, data.reference(), r);
+    EXPECT_TRUE(c.passed) << GetParam().label << " " << p.str() << ": " << c.message;
+    EXPECT_GE(r.iterations, 1);
+  }
+}
+
+// Exact ties go to the lowest cluster index; an empty cluster keeps its centroid.
+TEST_P(KMeansVariants, TiesAndEmptyClusters) {
+  Problem p{5, 1, 3, Dist::Uniform, fixed(1)};
+  Inputs in;
+  in.points = {0, 1, 2, 4, 3};  // 1 is equidistant from centroids 0 and 2; 3 from 2 and 4
+  in.init = {0, 2, 100};        // nothing is near 100
+  Result r = run(p, in);
+  ASSERT_TRUE(unsupported_.empty()) << unsupported_;
+  EXPECT_EQ(r.assign, (std::vector<int>{0, 0, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(r.centroids[0], 0.5);
+  EXPECT_DOUBLE_EQ(r.centroids[1], 3.0);
+  EXPECT_DOUBLE_EQ(r.centroids[2], 100.0);
+  EXPECT_EQ(r.iterations, 1);
+  EXPECT_DOUBLE_EQ(r.inertia, 0 + 1 + 0 + 4 + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_variants()),
+                         [](const auto& info) { return info.param.label; });
+
+// Seed 001's tiling must carry K x D far beyond shared memory.
+TEST(KMeansTiled, LargeKTimesD) {
+  if (!gpu_status().available) GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  Problem p{4000, 300, 2000, Dist::Blobs, fixed(2)};
+  Case data(p, 3);
+  for (const char* name : {"CUDA.Tiled", "CUDA.GEMM", "CUDA.Shared", "CUDA.AllGPU"}) {
+    auto v = find(name).make({1, 128});
+    if (std::string(name) == "CUDA.Shared" || std::string(name) == "CUDA.AllGPU") {
+      EXPECT_FALSE(v->supports(p).ok()) << name << " should not fit K*D = 600000 in shared memory";
+      continue;
+    }
+    ASSERT_TRUE(v->supports(p).ok());
+    v->prepare(p, data.inputs);
+    v->reset();
+    v->run();
+    Result r;
+    v->result(r);
+    auto c = compare(p, data.reference(), r);
+    EXPECT_TRUE(c.passed) << name << ": " << c.message;
+  }
+}
+
+TEST(KMeansReference, CompareCatchesDifferences) {
+  Problem p{300, 2, 4, Dist::Blobs, Criteria{}};
+  Case data(p, 9);
+  Result r = data.reference();
+  EXPECT_TRUE(compare(p, data.reference(), r).passed);
+  auto bad = r;
+  bad.assign[17] = (bad.assign[17] + 1) % 4;
+  auto c = compare(p, data.reference(), bad);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.message.find("point 17"), std::string::npos) << c.message;
+  bad = r;
+  bad.iterations += 1;
+  EXPECT_FALSE(compare(p, data.reference(), bad).passed);
+  bad = r;
+  bad.centroids[3] *= 1 + 1e-6;
+  EXPECT_FALSE(compare(p, data.reference(), bad).passed);
+}
+
+TEST(KMeansReference, ObjectiveNeverIncreases) {
+  // Lloyd's iterations never increase the sum of squared distances: the
+  // inertia after L + 1 iterations is at most that after L.
+  double last = 0;
+  for (int loops = 1; loops <= 6; ++loops) {
+    Problem p{3000, 5, 12, Dist::Blobs, fixed(loops)};
+    Result r;
+    lloyd(p, make_inputs(p, 4), 0, r);
+    EXPECT_EQ(r.iterations, loops);
+    if (loops > 1) EXPECT_LE(r.inertia, last * (1 + 1e-12)) << "after " << loops << " iterations";
+    last = r.inertia;
+  }
+}
+
+TEST(KMeansReference, ValidateRejectsImpossibleProblems) {
+  EXPECT_THROW(validate({10, 2, 11, Dist::Uniform, Criteria{}}), UsageError);  // K > N
+  EXPECT_THROW(validate({10, 2, 0, Dist::Uniform, Criteria{}}), UsageError);
+  EXPECT_THROW(validate({10, 0, 2, Dist::Uniform, Criteria{}}), UsageError);
+  EXPECT_THROW(validate({0, 2, 2, Dist::Uniform, Criteria{}}), UsageError);
+  Criteria bad;
+  bad.min_changes = 1.5;
+  EXPECT_THROW(validate({10, 2, 2, Dist::Uniform, bad}), UsageError);
+  bad = Criteria{};
+  bad.precision = -1;
+  EXPECT_THROW(validate({10, 2, 2, Dist::Uniform, bad}), UsageError);
+  EXPECT_NO_THROW(validate({10, 2, 10, Dist::Uniform, Criteria{}}));
+}
+
+TEST(KMeansReference, InputsArePinned) {
+  Problem p{100, 3, 4, Dist::Uniform, Criteria{}};
+  auto in = make_inputs(p, 1);
+  EXPECT_EQ(in.init.size(), 12u);
+  EXPECT_EQ(in.init[3], in.points[25 * 3]);  // centroid 1 is point 1*100/4
+  for (double v : in.points) ASSERT_NE(v, 0.0);
+  EXPECT_EQ(make_inputs(p, 1).points, in.points);
+  EXPECT_NE(make_inputs(p, 2).points, in.points);
+}
+
+}  // namespace
