@@ -6,4 +6,4 @@
 namespace pb {
 void register_gemm(const Options& opt);
 void register_kmeans(const Options& opt);
-}
+}  // namespace pb

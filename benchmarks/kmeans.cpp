@@ -37,13 +37,22 @@ std::vector<Config> configs(const Options& opt) {
   }
   switch (opt.profile) {
     case Profile::Smoke:
-      return {{"smoke", 1000, 4, 8, Criteria{}}, {"smoke", 777, 3, 5, Criteria{}}, {"smoke", 2048, 2, 16, fixed(3)}};
+      return {{"smoke", 1000, 4, 8, Criteria{}},
+              {"smoke", 777, 3, 5, Criteria{}},
+              {"smoke", 2048, 2, 16, fixed(3)}};
     case Profile::Default:
-      return {seed001(100), seed001(1000), seed001(10000), seed001(100000), seed000(16),
-              {"peer", 4000000, 16, 16, fixed(10)}};
+      return {seed001(100),    seed001(1000), seed001(10000),
+              seed001(100000), seed000(16),   {"peer", 4000000, 16, 16, fixed(10)}};
     case Profile::Full:
-      return {seed001(100), seed001(1000), seed001(10000), seed001(100000), seed001(250000), seed000(2),
-              seed000(16),  {"peer", 4000000, 16, 16, fixed(10)}, {"wide", 20000, 300, 2000, Criteria{}}};
+      return {seed001(100),
+              seed001(1000),
+              seed001(10000),
+              seed001(100000),
+              seed001(250000),
+              seed000(2),
+              seed000(16),
+              {"peer", 4000000, 16, 16, fixed(10)},
+              {"wide", 20000, 300, 2000, Criteria{}}};
   }
   return {};
 }
@@ -109,8 +118,9 @@ class KMeansJob final : public Job {
 void register_kmeans(const Options& opt) {
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
-                                          : opt.profile == Profile::Full ? std::vector<int>{32, 64, 128, 256, 512, 1024}
-                                                                         : std::vector<int>{64, 256, 1024};
+                                          : opt.profile == Profile::Full
+                                              ? std::vector<int>{32, 64, 128, 256, 512, 1024}
+                                              : std::vector<int>{64, 256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
   const auto dists = opt.dists ? *opt.dists : std::vector<std::string>{"uniform"};
   for (const auto& cfg : configs(opt)) {
@@ -133,16 +143,22 @@ void register_kmeans(const Options& opt) {
         else
           knobs.push_back({});
         for (const auto& k : knobs) {
-          RunName name{"KMeans", e.name,
-                       {{"cfg", cfg.name}, {"dist", dist}, {"N", std::to_string(p.n)}, {"D", std::to_string(p.d)},
-                        {"K", std::to_string(p.k)}}, "", ""};
+          RunName name{"KMeans",
+                       e.name,
+                       {{"cfg", cfg.name},
+                        {"dist", dist},
+                        {"N", std::to_string(p.n)},
+                        {"D", std::to_string(p.d)},
+                        {"K", std::to_string(p.k)}},
+                       "",
+                       ""};
           RegisterOptions ro;
           ro.unit = benchmark::kMillisecond;
           ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
           if (e.knob == Knob::Threads) {
             name.args.emplace_back("threads", std::to_string(k.threads));
-            ro.axes.emplace_back("threads", k.threads);
+            ro.axes.emplace_back("cpu_threads", k.threads);  // "threads" is Google Benchmark's own field
           } else if (e.knob == Knob::Block) {
             name.args.emplace_back("block", std::to_string(k.block));
             ro.axes.emplace_back("block", k.block);
@@ -154,11 +170,12 @@ void register_kmeans(const Options& opt) {
                        " runs N*K*D <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
           const Entry* entry = &e;
           const std::uint64_t seed = opt.seed;
-          register_job(name,
-                       [entry, k, p, seed, excluded] {
-                         return std::make_unique<KMeansJob>(*entry, k, p, seed, excluded);
-                       },
-                       ro);
+          register_job(
+              name,
+              [entry, k, p, seed, excluded] {
+                return std::make_unique<KMeansJob>(*entry, k, p, seed, excluded);
+              },
+              ro);
         }
       }
     }

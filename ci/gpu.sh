@@ -15,7 +15,7 @@ while (($#)); do
   case "$1" in
     --sanitize) sanitize=1 ;;
     --no-tests) tests=0 ;;
-    --name) name=$2; shift ;;
+    --name) name=${2:?--name needs a value}; shift ;;
     --) shift; break ;;
     *) echo "gpu.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -38,7 +38,7 @@ if ((tests)); then
   ctest --test-dir build/gpu -j 4 --output-on-failure > "$OUT/tests.log" 2>&1 \
     || { grep -E "Failed|FAILED|Skipped" "$OUT/tests.log" | head -40; tail -5 "$OUT/tests.log"; exit 1; }
   tail -3 "$OUT/tests.log"
-  if grep -q "GPU test skipped" "$OUT/tests.log"; then
+  if grep -q '\*\*\*Skipped' "$OUT/tests.log"; then
     echo "gpu.sh: GPU tests were skipped on a GPU host" >&2; exit 1
   fi
 fi
@@ -54,6 +54,8 @@ if (($#)); then
   log "bench $*"
   build/gpu/bench --benchmark_out="$OUT/$name.json" --benchmark_out_format=json "$@" > "$OUT/$name.txt" 2>&1 \
     || { tail -30 "$OUT/$name.txt"; exit 1; }
-  python3 plots/check_run.py "$OUT/$name.json" || true
-  python3 plots/table.py "$OUT/$name.json" --ratio-to cuBLAS --filter "${TABLE_FILTER:-.}"
+  status=0
+  python3 plots/check_run.py "$OUT/$name.json" || status=1  # incorrect or failed entries fail the job
+  python3 plots/table.py "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
+  exit $status
 fi

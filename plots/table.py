@@ -25,6 +25,21 @@ def medians(run, counter):
     return out
 
 
+# Knob arguments a reference variant may lack (cuBLAS has no block, Seq no threads).
+KNOBS = ("threads", "block")
+
+
+def reference(rows, rn, variant):
+    """The row of `variant` for the same problem as run name `rn`, ignoring knobs it lacks."""
+    want = {k: v for k, v in rn.args.items() if k not in KNOBS}
+    for base, row in rows.items():
+        other = row[3]
+        if other.family == rn.family and other.variant == variant:
+            if {k: v for k, v in other.args.items() if k not in KNOBS} == want:
+                return row
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("json")
@@ -46,7 +61,7 @@ def main():
         secs, val, n, rn = rows[base]
         ratio = ""
         if a.ratio_to and val:
-            ref = rows.get(base.replace("/%s/" % rn.variant, "/%s/" % a.ratio_to, 1))
+            ref = reference(rows, rn, a.ratio_to)
             if ref and ref[1]:
                 ratio = "%.3f" % (val / ref[1])
         print("%-72s %10.4g s %12.5g %4d %8s" % (base, secs, val if val is not None else float("nan"), n, ratio))

@@ -26,8 +26,13 @@ struct Shape {
 
 // 1x1x1; one less / more than the 16, 32 and 128 tiles in every dimension;
 // seed 003's odd 1000x1500x777; tall-skinny and short-wide; K = 1.
-const Shape kShapes[] = {{1, 1, 1},         {15, 17, 16}, {33, 31, 32},  {127, 129, 17}, {129, 127, 65},
-                         {1000, 1500, 777}, {2050, 3, 5}, {3, 2049, 64}, {130, 6, 1}};
+// Multiples of 4 in every dimension take RegBlock's 16-byte-load path
+// ({132, 136, 20}, {256, 128, 64}); more than 65535 row tiles take the
+// kernels' grid-stride loop over rows (16-row tiles at 1048577, 128-row
+// tiles at 8388609).
+const Shape kShapes[] = {{1, 1, 1},         {15, 17, 16},    {33, 31, 32},   {127, 129, 17}, {129, 127, 65},
+                         {1000, 1500, 777}, {2050, 3, 5},    {3, 2049, 64},  {130, 6, 1},    {132, 136, 20},
+                         {256, 128, 64},    {1048577, 2, 3}, {8388609, 2, 1}};
 
 struct Case_ {
   std::string variant;

@@ -26,9 +26,12 @@ std::vector<VariantCase> all_variants() {
   std::vector<VariantCase> out;
   for (const auto& e : registry()) {
     std::vector<Knobs> knobs;
-    if (e.knob == Knob::Threads) knobs = {{1, 0}, {3, 0}};
-    else if (e.knob == Knob::Block) knobs = {{1, 32}, {1, 256}};
-    else knobs = {{}};
+    if (e.knob == Knob::Threads)
+      knobs = {{1, 0}, {3, 0}};
+    else if (e.knob == Knob::Block)
+      knobs = {{1, 32}, {1, 256}};
+    else
+      knobs = {{}};
     for (auto k : knobs) {
       std::string label = e.name;
       if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
@@ -81,9 +84,9 @@ class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
 
 TEST_P(KMeansVariants, MatchReference) {
   const Problem problems[] = {
-      {1000, 4, 8, Dist::Uniform, Criteria{}},  {777, 3, 5, Dist::Blobs, Criteria{}},
-      {1, 1, 1, Dist::Uniform, Criteria{}},     {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
-      {2050, 33, 70, Dist::Blobs, fixed(4)},    {2048, 2, 16, Dist::Uniform, fixed(3)},
+      {1000, 4, 8, Dist::Uniform, Criteria{}},   {777, 3, 5, Dist::Blobs, Criteria{}},
+      {1, 1, 1, Dist::Uniform, Criteria{}},      {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
+      {2050, 33, 70, Dist::Blobs, fixed(4)},     {2048, 2, 16, Dist::Uniform, fixed(3)},
       {3000, 100, 55, Dist::Uniform, Criteria{}}};
   for (const auto& p : problems) {
     Case data(p, 0x5eed);

@@ -135,7 +135,6 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--seed", v)) {
       o.seed =
           static_cast<std::uint64_t>(parse_int("--seed", v, 0, std::numeric_limits<std::int64_t>::max()));
-      o.seed_overridden = true;
     } else if (take(a, "--sizes", v)) {
       o.sizes = parse_sizes(v);
     } else if (take(a, "--threads", v)) {
@@ -149,7 +148,9 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--kmeans-shapes", v)) {
       auto shapes = parse_sizes(v, "--kmeans-shapes", std::int64_t(1) << 31);
       for (const auto& sh : shapes) {
-        if (sh.k > sh.m) throw UsageError("--kmeans-shapes: K=" + std::to_string(sh.k) + " exceeds N=" + std::to_string(sh.m) + " in " + sh.str());
+        if (sh.k > sh.m)
+          throw UsageError("--kmeans-shapes: K=" + std::to_string(sh.k) +
+                           " exceeds N=" + std::to_string(sh.m) + " in " + sh.str());
       }
       o.kmeans_shapes = shapes;
     } else if (take(a, "--dist", v)) {
@@ -162,7 +163,8 @@ Options parse_options(int& argc, char** argv) {
       o.flush_l2 = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
       o.help = true;
-      argv[kept++] = argv[i];  // Google Benchmark prints its own part too
+      static char help[] = "--help";
+      argv[kept++] = help;  // Google Benchmark prints its own part too (it knows only --help)
     } else if (std::strncmp(a, "--benchmark_", 12) == 0 || std::strncmp(a, "--v", 3) == 0) {
       argv[kept++] = argv[i];
     } else {

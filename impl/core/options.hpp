@@ -20,8 +20,7 @@ struct Shape3 {
 struct Options {
   Profile profile = Profile::Default;
   std::uint64_t seed = 0x9a7b3e1d5c4f2a60ull;  // base seed of every fixture
-  bool seed_overridden = false;
-  bool flush_l2 = false;  // GPU: flush L2 between timed iterations
+  bool flush_l2 = false;                       // GPU: flush L2 between timed iterations
   std::optional<std::vector<Shape3>> sizes;
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;

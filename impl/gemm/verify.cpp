@@ -28,14 +28,14 @@ struct Worst {
     double err_ = std::fabs(got_ - want_);
     bool ok = err_ <= tol_;  // false for NaN
     if (!ok) ++bad;
-    double r = ok ? err_ / std::max(tol_, std::numeric_limits<double>::min())
-                  : std::numeric_limits<double>::infinity();
-    if (r > ratio || (std::isinf(r) && bad == 1)) {
+    double r = std::isnan(err_) ? std::numeric_limits<double>::infinity()
+                                : err_ / std::max(tol_, std::numeric_limits<double>::min());
+    if (r > ratio) {
       ratio = r, i = i_, j = j_, got = got_, want = want_, err = err_, tol = tol_;
     }
   }
   void merge(const Worst& o) {
-    bool take = o.ratio > ratio || (bad == 0 && o.bad > 0);
+    bool take = o.ratio > ratio;
     bad += o.bad;
     checked += o.checked;
     if (take) ratio = o.ratio, i = o.i, j = o.j, got = o.got, want = o.want, err = o.err, tol = o.tol;
@@ -62,7 +62,7 @@ double tolerance(std::int64_t terms) {
 
 template <class T>
 Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
-    : p_(p), in_(&in), full_(double(p.m) * p.n * p.k <= kFullCheckWork) {
+    : p_(p), full_(double(p.m) * p.n * p.k <= kFullCheckWork && double(p.m) * p.n <= kFullCheckElems) {
   if (full_) {
     value_.resize(p.m * p.n);
     mag_.resize(p.m * p.n);
@@ -78,12 +78,14 @@ Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
     }
     return;
   }
-  // Sampled lines: first, last, and hashed picks in between.
+  // Sampled lines: first, last, and one per band at a staggered offset.
   auto pick = [&](std::int64_t extent, std::uint64_t salt) {
+    const std::int64_t band =
+        std::max<std::int64_t>(kSampleBand, (extent + kMaxSampleLines - 1) / kMaxSampleLines);
     std::vector<std::int64_t> out{0, extent - 1};
-    for (int t = 0; (int)out.size() < std::min<std::int64_t>(kSampleLines, extent); ++t) {
-      auto v = static_cast<std::int64_t>(fixtures::hash(seed ^ salt, t) % std::uint64_t(extent));
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    for (std::int64_t b0 = 0; b0 < extent; b0 += band) {
+      auto v = b0 + static_cast<std::int64_t>(fixtures::hash(seed ^ salt, b0) % std::uint64_t(band));
+      if (v < extent && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;
   };

@@ -8,14 +8,16 @@
 // so n = K + 1. The oracle is itself double precision, so its own gamma_{K+1}
 // is added. Every element must satisfy |out - ref| <= tol * mag; NaN fails.
 //
-// Coverage: every element is checked when M*N*K <= kFullCheckWork. Above that
-// (tens of GFLOP for the oracle alone), every element of kSampleLines rows and
-// columns (including the first and last, which hold the edge tiles) and of
-// kSamplePoints scattered elements (every region of the interior) is checked,
-// and Freivalds' test compares out * x with A * (B * x) (+ C x) for a +-1
-// vector x: it catches a gross error (garbage, an unwritten tile) anywhere,
-// though with a worst-case bound summed over a whole row it cannot see one
-// slightly wrong element; the sampled elements are there for that.
+// Coverage: every element is checked when M*N*K <= kFullCheckWork (and the
+// output is at most kFullCheckElems). Above that, every element of one row in
+// each band of kSampleBand rows and one column in each band of kSampleBand
+// columns (staggered within the band; first and last included, up to
+// kMaxSampleLines each), plus kSamplePoints scattered elements, is checked:
+// with M, N <= 4096 every 32 x 32 output tile has a checked row and column.
+// Freivalds' test (out * x against A * (B * x) (+ C x), x in {-1,+1}^N) is a
+// last net under a worst-case bound summed over a whole row: it catches NaN,
+// unwritten (poisoned) outputs and values far off scale anywhere, not a
+// slightly wrong tile; the sampled lines are there for that.
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +27,9 @@
 namespace pb::gemm {
 
 inline constexpr double kFullCheckWork = 4294967296.0;  // 2^32 multiply-adds: ~1 s on 16 cores
-inline constexpr int kSampleLines = 16;
+inline constexpr double kFullCheckElems = 67108864.0;   // 2^26 outputs: 1 GiB of reference values
+inline constexpr int kSampleBand = 32;                  // one sampled row (column) per 32: every 32-tile
+inline constexpr int kMaxSampleLines = 128;             // ... up to 4096; wider bands beyond
 inline constexpr int kSamplePoints = 8192;
 
 template <class T>
@@ -40,7 +44,6 @@ class Oracle {
 
  private:
   Problem p_;
-  const Inputs<T>* in_;
   bool full_;
   std::vector<std::int64_t> rows_, cols_;   // sampled mode: lines checked in full
   std::vector<std::int64_t> points_;        // sampled mode: scattered flat indices

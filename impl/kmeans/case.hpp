@@ -10,7 +10,8 @@ namespace pb::kmeans {
 
 class Case {
  public:
-  Case(const Problem& p, std::uint64_t base_seed) : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
   const Problem problem;
   const std::uint64_t seed;
   const Inputs inputs;

@@ -38,9 +38,9 @@ enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
 
 struct Criteria {
-  bool fixed = false;        // seed 000: exactly `loops` iterations
-  int loops = 10;            // fixed mode
-  int max_iter = 500;        // seed 001 defaults
+  bool fixed = false;         // seed 000: exactly `loops` iterations
+  int loops = 10;             // fixed mode
+  int max_iter = 500;         // seed 001 defaults
   double min_changes = 0.01;  // fraction of N
   double precision = 0.01;    // largest centroid move
   PB_HOST_DEVICE bool stop(int iterations, std::int64_t changed, double move, std::int64_t n) const {
@@ -66,8 +66,8 @@ struct Inputs {
 Inputs make_inputs(const Problem& p, std::uint64_t base_seed);
 
 struct Result {
-  std::vector<int> assign;         // N
-  std::vector<double> centroids;   // K x D, final
+  std::vector<int> assign;        // N
+  std::vector<double> centroids;  // K x D, final
   int iterations = 0;
   double inertia = 0.0;
 };

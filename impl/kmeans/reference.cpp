@@ -130,7 +130,8 @@ Check compare(const Problem& p, const Result& ref, const Result& got) {
   for (std::size_t i = 0; i < ref.assign.size(); ++i)
     if (got.assign[i] != ref.assign[i] && diff++ == 0) first = std::int64_t(i);
   if (diff) {
-    std::snprintf(buf, sizeof buf, "%lld of %lld points in another cluster; first: point %lld in %d, reference %d",
+    std::snprintf(buf, sizeof buf,
+                  "%lld of %lld points in another cluster; first: point %lld in %d, reference %d",
                   (long long)diff, (long long)p.n, (long long)first, got.assign[first], ref.assign[first]);
     return {false, buf, "assignment"};
   }
@@ -145,8 +146,8 @@ Check compare(const Problem& p, const Result& ref, const Result& got) {
     if (!(e <= worst)) worst = e, at = std::int64_t(j);
   }
   if (!(worst <= 1e-9 * scale)) {
-    std::snprintf(buf, sizeof buf, "centroid %lld coordinate %lld: got %.17g, reference %.17g", (long long)(at / p.d),
-                  (long long)(at % p.d), got.centroids[at], ref.centroids[at]);
+    std::snprintf(buf, sizeof buf, "centroid %lld coordinate %lld: got %.17g, reference %.17g",
+                  (long long)(at / p.d), (long long)(at % p.d), got.centroids[at], ref.centroids[at]);
     return {false, buf, "assignment"};
   }
   if (!(std::fabs(got.inertia - ref.inertia) <= 1e-9 * std::max(ref.inertia, 1e-300))) {

@@ -11,14 +11,19 @@ namespace pb::kmeans {
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> list = {
       {"Seq", Backend::Cpu, Knob::None, 2, [](const Knobs&) { return make_seq(); }},
-      {"OMP.Atomic", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_omp_atomic(k.threads); }},
-      {"OMP.Reduce", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_omp_reduce(k.threads); }},
+      {"OMP.Atomic", Backend::Cpu, Knob::Threads, 1,
+       [](const Knobs& k) { return make_omp_atomic(k.threads); }},
+      {"OMP.Reduce", Backend::Cpu, Knob::Threads, 1,
+       [](const Knobs& k) { return make_omp_reduce(k.threads); }},
       {"BLAS", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_blas(k.threads); }},
 #ifdef PARBENCH_WITH_CUDA
       {"CUDA.Naive", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_naive(k.block); }},
-      {"CUDA.Transpose", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_transpose(k.block); }},
-      {"CUDA.Shared", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_shared(k.block); }},
-      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
+      {"CUDA.Transpose", Backend::Cuda, Knob::Block, 0,
+       [](const Knobs& k) { return make_cuda_transpose(k.block); }},
+      {"CUDA.Shared", Backend::Cuda, Knob::Block, 0,
+       [](const Knobs& k) { return make_cuda_shared(k.block); }},
+      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, 0,
+       [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
       {"CUDA.Tiled", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
       {"CUDA.GEMM", Backend::Cuda, Knob::None, 0, [](const Knobs&) { return make_cuda_gemm(); }},
 #endif

@@ -45,8 +45,6 @@ const Lib& lib() {
 bool handle(const char* pci, Device& d) { return lib().ok && lib().by_pci(pci, &d) == 0; }
 }  // namespace
 
-bool available() { return lib().ok; }
-
 bool driver_version(std::string& out) {
   char buf[96] = {};
   if (!lib().ok || !lib().driver || lib().driver(buf, sizeof buf) != 0) return false;

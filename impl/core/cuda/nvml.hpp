@@ -11,7 +11,6 @@ struct Clocks {
   unsigned long long reasons = 0;  // clocks-event (throttle) reason bits
 };
 
-bool available();
 bool driver_version(std::string& out);
 bool max_sm_clock(const char* pci_bus_id, unsigned& mhz);
 bool sample(const char* pci_bus_id, Clocks& out);

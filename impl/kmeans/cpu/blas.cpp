@@ -62,8 +62,8 @@ class Blas final : public Variant {
       std::int64_t changed = 0;
       for (std::int64_t i0 = 0; i0 < N; i0 += kChunk) {
         const std::int64_t rows = std::min(kChunk, N - i0);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(K), int(D), 1.0, X + i0 * D, int(D), C,
-                    int(D), 0.0, g_.data(), int(K));
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(K), int(D), 1.0, X + i0 * D,
+                    int(D), C, int(D), 0.0, g_.data(), int(K));
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : changed)
         for (std::int64_t r = 0; r < rows; ++r) {
           const double* g = g_.data() + r * K;

@@ -18,14 +18,14 @@ std::size_t allgpu_bytes(std::int64_t k, std::int64_t d, int block) {
 }
 
 __global__ void assign_allgpu(const double* __restrict__ xs, const double* __restrict__ C, int* assign,
-                              double* best, unsigned long long* changed, double* sums, unsigned long long* counts,
-                              std::int64_t n, std::int64_t d, std::int64_t k) {
+                              double* best, unsigned long long* changed, double* sums,
+                              unsigned long long* counts, std::int64_t n, std::int64_t d, std::int64_t k) {
   extern __shared__ double sm[];
   const int P = blockDim.x, tid = threadIdx.x;
-  double* cs = sm;                   // K x D centroids
-  double* ss = cs + k * d;           // K x D block sums
-  double* ns = ss + k * d;           // K block counts (exact in double up to 2^53)
-  double* xt = ns + k;               // D x (P+1) point tile; +1 spreads rows over banks
+  double* cs = sm;                                     // K x D centroids
+  double* ss = cs + k * d;                             // K x D block sums
+  double* ns = ss + k * d;                             // K block counts (exact in double up to 2^53)
+  double* xt = ns + k;                                 // D x (P+1) point tile; +1 spreads rows over banks
   int* at = reinterpret_cast<int*>(xt + d * (P + 1));  // P clusters of the tile
   for (std::int64_t j = tid; j < k * d; j += P) cs[j] = C[j], ss[j] = 0;
   for (std::int64_t c = tid; c < k; c += P) ns[c] = 0;
@@ -81,7 +81,8 @@ class AllGpu final : public DeviceKMeans {
     if (need > shared_optin_bytes())
       return Support::no("centroids, block sums and a " + std::to_string(block_) + "-point tile need " +
                          std::to_string(need) + " bytes of shared memory, more than the " +
-                         std::to_string(shared_optin_bytes()) + " a block can have (CUDA.Tiled and CUDA.GEMM run it)");
+                         std::to_string(shared_optin_bytes()) +
+                         " a block can have (CUDA.Tiled and CUDA.GEMM run it)");
     return Support::yes();
   }
 
@@ -98,8 +99,9 @@ class AllGpu final : public DeviceKMeans {
     grid_ = unsigned(std::min<std::int64_t>(grid_, (p_.n + block_ - 1) / block_));
   }
   bool launch_assign() override {
-    assign_allgpu<<<grid_, block_, bytes_, s()>>>(xs_.get(), C_.get(), assign_.get(), best_.get(), changed_.get(),
-                                                  sums_.get(), counts_.get(), p_.n, p_.d, p_.k);
+    assign_allgpu<<<grid_, block_, bytes_, s()>>>(xs_.get(), C_.get(), assign_.get(), best_.get(),
+                                                  changed_.get(), sums_.get(), counts_.get(), p_.n, p_.d,
+                                                  p_.k);
     PB_CUDA_LAUNCHED();
     return true;
   }

@@ -57,10 +57,10 @@ class DeviceKMeans : public Variant {
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
   std::unique_ptr<Stream> stream_;
-  DeviceBuffer<double> xa_, xs_;      // points AoS / SoA
-  DeviceBuffer<double> C_, Ct_;       // centroids K x D and D x K
+  DeviceBuffer<double> xa_, xs_;  // points AoS / SoA
+  DeviceBuffer<double> C_, Ct_;   // centroids K x D and D x K
   DeviceBuffer<int> assign_;
-  DeviceBuffer<double> best_;         // per-point squared distance of the last assignment
+  DeviceBuffer<double> best_;  // per-point squared distance of the last assignment
   DeviceBuffer<double> sums_, move2_;
   DeviceBuffer<unsigned long long> counts_, changed_;
   DeviceBuffer<Flag> flag_;
@@ -107,8 +107,9 @@ std::size_t shared_optin_bytes();
 
 // Block sizes every k-means kernel accepts.
 inline Support check_block(int block) {
-  return block % 32 == 0 && block >= 32 && block <= 1024 ? Support::yes()
-                                                          : Support::no("block must be a multiple of 32 in [32, 1024]");
+  return block % 32 == 0 && block >= 32 && block <= 1024
+             ? Support::yes()
+             : Support::no("block must be a multiple of 32 in [32, 1024]");
 }
 
 }  // namespace pb::kmeans

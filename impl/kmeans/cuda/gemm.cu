@@ -35,8 +35,8 @@ __global__ void row_norms(const double* __restrict__ m, double* out, std::int64_
 // lane+32, ...; the warp reduction keeps the smaller distance and, on a tie,
 // the lower cluster index.
 __global__ void argmin_rows(const double* __restrict__ G, const double* __restrict__ xx,
-                            const double* __restrict__ cc, int* assign, double* best, unsigned long long* changed,
-                            std::int64_t n, std::int64_t k) {
+                            const double* __restrict__ cc, int* assign, double* best,
+                            unsigned long long* changed, std::int64_t n, std::int64_t k) {
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   unsigned local = 0;
@@ -66,7 +66,8 @@ class Gemm final : public DeviceKMeans {
     if (h_) cublasDestroy(h_);
   }
   Support supports(const Problem& p) const override {
-    if (p.n > 2147483647 || p.k > 2147483647 || p.d > 2147483647) return Support::no("dimension exceeds cuBLAS int");
+    if (p.n > 2147483647 || p.k > 2147483647 || p.d > 2147483647)
+      return Support::no("dimension exceeds cuBLAS int");
     return Support::yes();
   }
 
@@ -89,10 +90,11 @@ class Gemm final : public DeviceKMeans {
     PB_CUDA_LAUNCHED();
     // Row-major G (N x K) = X C^T is column-major G^T = C X^T: C is column-major
     // D x K (ld D) -> op T; X is column-major D x N (ld D) -> op N.
-    check(cublasDgemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, K, N, D, &one, C_.get(), D, xa_.get(), D, &zero, g_.get(), K),
+    check(cublasDgemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, K, N, D, &one, C_.get(), D, xa_.get(), D, &zero, g_.get(),
+                      K),
           "cublasDgemm");
     argmin_rows<<<grid_for(p_.n * 32, 256), 256, 0, s()>>>(g_.get(), xx_.get(), cc_.get(), assign_.get(),
-                                                            best_.get(), changed_.get(), p_.n, p_.k);
+                                                           best_.get(), changed_.get(), p_.n, p_.k);
     PB_CUDA_LAUNCHED();
     return false;
   }

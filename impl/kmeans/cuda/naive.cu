@@ -40,7 +40,7 @@ class Naive final : public DeviceKMeans {
   bool device_update() const override { return false; }
   bool launch_assign() override {
     assign_naive<<<grid_for(p_.n, block_), block_, 0, s()>>>(xa_.get(), C_.get(), assign_.get(), best_.get(),
-                                                            changed_.get(), p_.n, p_.d, p_.k);
+                                                             changed_.get(), p_.n, p_.d, p_.k);
     PB_CUDA_LAUNCHED();
     return false;
   }

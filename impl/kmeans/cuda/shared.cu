@@ -39,9 +39,9 @@ class Shared final : public DeviceKMeans {
     if (!check_block(block_).ok()) return check_block(block_);
     const std::size_t need = std::size_t(p.k * p.d) * sizeof(double);
     if (need > shared_optin_bytes())
-      return Support::no("K*D = " + std::to_string(p.k * p.d) + " centroid doubles need " + std::to_string(need) +
-                         " bytes of shared memory, more than the " + std::to_string(shared_optin_bytes()) +
-                         " a block can have (CUDA.Tiled runs it)");
+      return Support::no("K*D = " + std::to_string(p.k * p.d) + " centroid doubles need " +
+                         std::to_string(need) + " bytes of shared memory, more than the " +
+                         std::to_string(shared_optin_bytes()) + " a block can have (CUDA.Tiled runs it)");
     return Support::yes();
   }
 
@@ -53,8 +53,8 @@ class Shared final : public DeviceKMeans {
     PB_CUDA(cudaFuncSetAttribute(assign_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
   }
   bool launch_assign() override {
-    assign_shared<<<grid_for(p_.n, block_), block_, bytes_, s()>>>(xs_.get(), Ct_.get(), assign_.get(), best_.get(),
-                                                                   changed_.get(), p_.n, p_.d, p_.k);
+    assign_shared<<<grid_for(p_.n, block_), block_, bytes_, s()>>>(
+        xs_.get(), Ct_.get(), assign_.get(), best_.get(), changed_.get(), p_.n, p_.d, p_.k);
     PB_CUDA_LAUNCHED();
     return false;
   }

@@ -69,7 +69,7 @@ class Tiled final : public DeviceKMeans {
   bool device_update() const override { return true; }
   bool launch_assign() override {
     assign_tiled<<<grid_for(p_.n, block_), block_, 0, s()>>>(xs_.get(), C_.get(), assign_.get(), best_.get(),
-                                                            changed_.get(), p_.n, p_.d, p_.k);
+                                                             changed_.get(), p_.n, p_.d, p_.k);
     PB_CUDA_LAUNCHED();
     return false;
   }

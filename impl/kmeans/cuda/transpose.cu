@@ -38,8 +38,8 @@ class Transpose final : public DeviceKMeans {
   Layouts layouts() const override { return {false, true}; }
   bool device_update() const override { return false; }
   bool launch_assign() override {
-    assign_transpose<<<grid_for(p_.n, block_), block_, 0, s()>>>(xs_.get(), Ct_.get(), assign_.get(), best_.get(),
-                                                                changed_.get(), p_.n, p_.d, p_.k);
+    assign_transpose<<<grid_for(p_.n, block_), block_, 0, s()>>>(
+        xs_.get(), Ct_.get(), assign_.get(), best_.get(), changed_.get(), p_.n, p_.d, p_.k);
     PB_CUDA_LAUNCHED();
     return false;
   }

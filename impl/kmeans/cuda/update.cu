@@ -70,8 +70,8 @@ __global__ void finalize(const double* __restrict__ sums, const unsigned long lo
 }
 
 // One block: the largest move, the exit test, and the flag.
-__global__ void decide(const double* __restrict__ move2, const unsigned long long* __restrict__ changed, Flag* flag,
-                       std::int64_t k, std::int64_t n, Criteria crit) {
+__global__ void decide(const double* __restrict__ move2, const unsigned long long* __restrict__ changed,
+                       Flag* flag, std::int64_t k, std::int64_t n, Criteria crit) {
   __shared__ double warp_max[32];
   double m = 0;
   for (std::int64_t c = threadIdx.x; c < k; c += blockDim.x) m = fmax(m, move2[c]);
@@ -101,8 +101,8 @@ void launch_accumulate_soa(const double* xs, const int* assign, double* sums, un
   accumulate_soa<<<grid_for(n, 256), 256, 0, s>>>(xs, assign, sums, counts, n, d);
   PB_CUDA_LAUNCHED();
 }
-void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct, double* move2,
-                     std::int64_t k, std::int64_t d, cudaStream_t s) {
+void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,
+                     double* move2, std::int64_t k, std::int64_t d, cudaStream_t s) {
   finalize<<<grid_for(k * 32, 256), 256, 0, s>>>(sums, counts, C, Ct, move2, k, d);
   PB_CUDA_LAUNCHED();
 }
@@ -165,7 +165,7 @@ void DeviceKMeans::reset() {
   PB_CUDA(cudaMemcpyAsync(C_.get(), h_centroids_.data(), C_.bytes(), cudaMemcpyHostToDevice, s()));
   PB_CUDA(cudaMemcpyAsync(Ct_.get(), h_centroids_t_.data(), Ct_.bytes(), cudaMemcpyHostToDevice, s()));
   PB_CUDA(cudaMemsetAsync(assign_.get(), 0xFF, assign_.bytes(), s()));  // -1: no cluster yet
-  PB_CUDA(cudaMemsetAsync(best_.get(), 0xFF, best_.bytes(), s()));     // NaN until written
+  PB_CUDA(cudaMemsetAsync(best_.get(), 0xFF, best_.bytes(), s()));      // NaN until written
   PB_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(Flag), s()));
   PB_CUDA(cudaStreamSynchronize(s()));
   iterations_ = 0;
@@ -173,8 +173,10 @@ void DeviceKMeans::reset() {
 
 void DeviceKMeans::run() {
   last_ = Breakdown{};
-  if (device_update()) run_device_update();
-  else run_host_update();
+  if (device_update())
+    run_device_update();
+  else
+    run_host_update();
 }
 
 void DeviceKMeans::run_host_update() {
@@ -182,8 +184,10 @@ void DeviceKMeans::run_host_update() {
   const bool soa = layouts().soa;
   for (;;) {
     PB_CUDA(cudaEventRecord(ev_[0], s()));
-    if (soa) PB_CUDA(cudaMemcpyAsync(Ct_.get(), h_centroids_t_.data(), Ct_.bytes(), cudaMemcpyHostToDevice, s()));
-    else PB_CUDA(cudaMemcpyAsync(C_.get(), h_centroids_.data(), C_.bytes(), cudaMemcpyHostToDevice, s()));
+    if (soa)
+      PB_CUDA(cudaMemcpyAsync(Ct_.get(), h_centroids_t_.data(), Ct_.bytes(), cudaMemcpyHostToDevice, s()));
+    else
+      PB_CUDA(cudaMemcpyAsync(C_.get(), h_centroids_.data(), C_.bytes(), cudaMemcpyHostToDevice, s()));
     PB_CUDA(cudaEventRecord(ev_[1], s()));
     PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
     launch_assign();
@@ -225,8 +229,10 @@ void DeviceKMeans::run_device_update() {
     PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
     const bool fused = launch_assign();
     if (!fused) {
-      if (xa_.size()) launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
-      else launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+      if (xa_.size())
+        launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+      else
+        launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
     }
     launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
     launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
