@@ -7,14 +7,16 @@
 // cost per point is K*D predicated adds, the same order as its distances.
 // After the grid-stride loop each block adds its sums to the global ones
 // (one atomic per element per block), and the shared finalize / exit-test
-// kernels run. Needs (2*K*D + K + blockDim*(D+1)) * 8 bytes of shared memory.
+// kernels run. Needs (2*K*D + K + D*(blockDim+1)) doubles + blockDim ints of shared memory.
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 namespace {
 
+// Centroids and block sums (K x D each), counts (K), the D x (P+1) point
+// tile, and P ints of clusters: the layout assign_allgpu carves out.
 std::size_t allgpu_bytes(std::int64_t k, std::int64_t d, int block) {
-  return std::size_t(2 * k * d + k + std::int64_t(block) * (d + 1) + block) * sizeof(double);
+  return std::size_t(2 * k * d + k + d * (std::int64_t(block) + 1)) * sizeof(double) + std::size_t(block) * sizeof(int);
 }
 
 __global__ void assign_allgpu(const double* __restrict__ xs, const double* __restrict__ C, int* assign,
