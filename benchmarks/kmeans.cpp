@@ -90,8 +90,8 @@ class KMeansJob final : public Job {
     return compare(problem_, case_->reference(), r);
   }
   void report(Counters& out, double seconds, std::int64_t runs) override {
-    const auto b = variant_->breakdown();  // of the last timed run
-    out.emplace_back("iterations", iterations_);
+    const auto b = variant_->breakdown();               // of the last timed run
+    out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
     out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
     out.emplace_back("inertia", inertia_);
     out.emplace_back("h2d_s", b.h2d);

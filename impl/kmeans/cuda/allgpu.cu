@@ -16,7 +16,8 @@ namespace {
 // Centroids and block sums (K x D each), counts (K), the D x (P+1) point
 // tile, and P ints of clusters: the layout assign_allgpu carves out.
 std::size_t allgpu_bytes(std::int64_t k, std::int64_t d, int block) {
-  return std::size_t(2 * k * d + k + d * (std::int64_t(block) + 1)) * sizeof(double) + std::size_t(block) * sizeof(int);
+  return std::size_t(2 * k * d + k + d * (std::int64_t(block) + 1)) * sizeof(double) +
+         std::size_t(block) * sizeof(int);
 }
 
 __global__ void assign_allgpu(const double* __restrict__ xs, const double* __restrict__ C, int* assign,
