@@ -6,7 +6,8 @@
 // with one thread: its own pthreads next to the OpenMP team would
 // oversubscribe the cores (measured: 12 ms an iteration at N=1000 on 16
 // cores before this change).
-// |x|^2 is computed once per run, |c|^2 once per iteration. The update uses
+// |x|^2 is computed once in prepare() (untimed: it depends on the points
+// only), |c|^2 once per iteration. The update uses
 // per-thread partial sums like OMP.Reduce. Rounding differs from the direct
 // form (cancellation in |x|^2 - 2x.c), so exact ties may resolve differently;
 // on real data the assignment matches the reference.
