@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Tests of plots/: the loader on JSON from Google Benchmark 1.7.1 and 1.8.3,
+every chart, the report's numbers, speedup against the right reference, and
+bad input (one line, exit 2, the other charts still drawn)."""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import pbjson  # noqa: E402
+import report  # noqa: E402
+
+DATA = os.path.join(HERE, "data")
+PLOT = os.path.join(ROOT, "plots", "report.py")
+
+
+def entry(name, seconds, **counters):
+    e = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+         "threads": 1, "iterations": 1, "real_time": seconds * 1e6, "cpu_time": seconds * 1e6, "time_unit": "us"}
+    e.update(counters)
+    return e
+
+
+def synthetic():
+    """Known times: speedups, efficiencies, MPI cells and weak scaling are exact."""
+    b = [entry("GEMM/Naive/op:AB/type:f32/M:64/N:64/K:64/manual_time", 8.0, GFLOPS=1.0)]
+    for t, s in ((1, 4.0), (2, 2.0), (4, 1.0), (8, 0.8)):
+        b.append(entry("GEMM/OMP/op:AB/type:f32/M:64/N:64/K:64/threads:%d/manual_time" % t, s, GFLOPS=8 / s))
+    b.append(entry("KMeans/Seq/cfg:x/dist:uniform/N:100/D:2/K:4/manual_time", 6.0, seconds_per_iteration=0.6,
+                   h2d_s=0, kernel_s=0, d2h_s=0, host_s=6.0))
+    for r in (1, 2):
+        for t in (1, 2):
+            b.append(entry("KMeans/MPI/cfg:x/dist:uniform/N:100/D:2/K:4/ranks:%d/threads:%d/manual_time" % (r, t),
+                           6.0 / (r * t * 0.75)))
+    for t in (1, 2, 4):
+        b.append(entry("KMeans/OMP.Reduce/cfg:weak/dist:uniform/N:%d/D:2/K:4/threads:%d/manual_time" % (100 * t, t),
+                       1.0 + 0.1 * t))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h"}, "benchmarks": b}
+
+
+def run_plot(*args):
+    return subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True, timeout=300)
+
+
+class Loader(unittest.TestCase):
+    def test_google_benchmark_171(self):
+        run = pbjson.load(os.path.join(DATA, "gb171.json"))
+        self.assertEqual(len(run.errors()), 0)
+        skipped = run.skipped()
+        self.assertTrue(skipped and all(e.message.startswith("unsupported: ") for e in skipped))
+        self.assertTrue(any(e.aggregate == "median" for e in run.entries))
+        self.assertTrue(all(not e.aggregate for e in run.passed()))
+        names = {e.run.variant for e in run.passed()}
+        self.assertTrue({"Naive", "OMP", "OpenBLAS", "Seq", "OMP.Reduce"} <= names, names)
+
+    def test_google_benchmark_183(self):
+        run = pbjson.load(os.path.join(DATA, "gb183.json"))
+        skipped = run.skipped()
+        self.assertEqual(len(skipped), 4)  # CUDA.Shared and AllGPU at K*D = 31600
+        self.assertTrue(all(e.raw.get("skipped") for e in skipped))
+        medians = [e for e in run.entries if e.aggregate == "median"]
+        self.assertTrue(medians)
+        e = medians[0]
+        self.assertEqual(e.run.time_kind, "manual_time")
+
+    def test_run_name_grammar_matches_cpp(self):
+        r = pbjson.parse_run_name("GEMM/CUDA.Tiled/op:AB/M:64/block:16/manual_time_median")
+        self.assertEqual((r.family, r.variant, r.aggregate, r.time_kind), ("GEMM", "CUDA.Tiled", "median", "manual_time"))
+        self.assertEqual(r.args, {"op": "AB", "M": "64", "block": "16"})
+        with self.assertRaises(ValueError):
+            pbjson.parse_run_name("GEMM/OMP/threads")
+
+
+class Charts(unittest.TestCase):
+    def test_every_chart_from_real_and_synthetic_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            syn = os.path.join(tmp, "syn.json")
+            json.dump(synthetic(), open(syn, "w"))
+            out = os.path.join(tmp, "out")
+            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            files = os.listdir(out)
+            for chart in report.CHARTS:
+                pngs = [f for f in files if f.startswith(chart) and f.endswith(".png")]
+                self.assertTrue(pngs, "no %s chart; stderr: %s" % (chart, p.stderr))
+                for f in pngs:
+                    self.assertGreater(os.path.getsize(os.path.join(out, f)), 5000)
+                    self.assertTrue(os.path.exists(os.path.join(out, f[:-4] + ".svg")))
+            self.assertIn("index.html", files)
+            self.assertIn("report.md", files)
+
+    def test_speedup_and_efficiency_against_the_reference(self):
+        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in synthetic()["benchmarks"]])])
+        ref = [s for s in stats if s.run.variant == "Naive"][0]
+        omp = {s.arg("threads", int): s for s in stats if s.run.variant == "OMP"}
+        self.assertAlmostEqual(ref.seconds / omp[4].seconds, 8.0)
+        self.assertAlmostEqual(ref.seconds / omp[8].seconds / 8, 1.25)
+        # The chart draws exactly these numbers: check the data it plots.
+        with tempfile.TemporaryDirectory() as tmp:
+            cv = report.Canvas(tmp, "m")
+            import matplotlib.pyplot as plt
+
+            captured = []
+            real_plot = plt.Axes.plot
+
+            def spy(ax, x, y, *a, **k):
+                captured.append((list(x), list(y), k.get("label")))
+                return real_plot(ax, x, y, *a, **k)
+
+            plt.Axes.plot = spy
+            try:
+                report.chart_speedup(stats, cv)
+            finally:
+                plt.Axes.plot = real_plot
+            speed = [c for c in captured if c[2] == "OMP"]
+            self.assertEqual(speed[0][0], [1, 2, 4, 8])
+            self.assertEqual(speed[0][1], [2.0, 4.0, 8.0, 10.0])  # speedup vs Naive (8 s)
+            self.assertEqual(speed[1][1], [2.0, 2.0, 2.0, 1.25])  # efficiency = speedup / threads
+
+    def test_report_numbers_match_the_json(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run_plot(os.path.join(DATA, "gb183.json"), "--out", tmp, "--chart", "gflops")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            md = open(os.path.join(tmp, "report.md")).read()
+            run = pbjson.load(os.path.join(DATA, "gb183.json"))
+            name = "GEMM/cuBLAS/op:AB/type:f32/M:512/N:512/K:512"
+            reps = [e for e in run.passed() if e.run.base() == name]
+            self.assertEqual(len(reps), 3)
+            want_s = statistics.median(e.seconds() for e in reps)
+            want_g = statistics.median(e.counter("GFLOPS") for e in reps)
+            row = [l for l in md.splitlines() if l.startswith("| " + name + " |")]
+            self.assertEqual(len(row), 1, md[:2000])
+            cells = [c.strip() for c in row[0].strip("|").split("|")]
+            self.assertEqual(cells[1], "passed")
+            self.assertAlmostEqual(float(cells[2]), want_s, delta=want_s * 1e-3)
+            self.assertEqual(cells[3], "3")
+            self.assertAlmostEqual(float(cells[4]), want_g, delta=want_g * 1e-3)
+            self.assertIn("NVIDIA H200", md)  # machine context at the top
+            skipped = [l for l in md.splitlines() if "CUDA.Shared" in l and "N:100000" in l]
+            self.assertEqual(len(skipped), 1)
+            self.assertIn("| skipped |", skipped[0])
+            self.assertIn("unsupported: K*D = 31600", skipped[0])
+
+
+class BadInput(unittest.TestCase):
+    def check_one_line(self, p):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+
+    def test_missing_truncated_and_foreign_files(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trunc = os.path.join(tmp, "trunc.json")
+            open(trunc, "w").write(open(os.path.join(DATA, "gb171.json")).read()[:5000])
+            foreign = os.path.join(tmp, "foreign.json")
+            json.dump({"hello": [1, 2]}, open(foreign, "w"))
+            out = os.path.join(tmp, "out")
+            p = run_plot(os.path.join(tmp, "missing.json"), trunc, foreign, os.path.join(DATA, "gb171.json"), "--out", out)
+            self.check_one_line(p)
+            lines = [l for l in p.stderr.splitlines() if l.startswith("plot: ") and "not drawn" not in l]
+            self.assertEqual(len(lines), 3, p.stderr)
+            self.assertRegex(lines[0], "missing.json: no such file")
+            self.assertRegex(lines[1], "trunc.json: not valid JSON")
+            self.assertRegex(lines[2], "foreign.json: not Google Benchmark JSON")
+            self.assertTrue([f for f in os.listdir(out) if f.startswith("speedup")])  # the readable file still charted
+
+    def test_requested_chart_without_data(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run_plot(os.path.join(DATA, "gb171.json"), "--out", tmp, "--chart", "heatmap", "--chart", "speedup")
+            self.check_one_line(p)
+            self.assertRegex(p.stderr, r"chart heatmap not drawn: no runs with both ranks and threads")
+            self.assertTrue([f for f in os.listdir(tmp) if f.startswith("speedup")])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
