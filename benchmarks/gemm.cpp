@@ -126,6 +126,22 @@ void register_type(const Options& opt, Op op, const char* type) {
 
 }  // namespace
 
+void register_gemm_instance(const RunName& name, const std::string& variant, bool f64, Knobs k,
+                            const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro) {
+  auto add = [&](auto tag) {
+    using T = decltype(tag);
+    for (const auto& e : registry<T>())
+      if (variant == e.name) {
+        const Entry<T>* entry = &e;
+        register_job(name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed, ""); }, ro);
+        return;
+      }
+    throw std::logic_error("no GEMM variant " + variant);
+  };
+  if (f64) add(double{});
+  else add(float{});
+}
+
 void register_gemm(const Options& opt) {
   const auto ops = opt.ops ? *opt.ops : std::vector<std::string>{"AB", "AtB", "ABtC"};
   const auto types = opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64"};

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
       std::fputs("\nGoogle Benchmark's flags:\n", stdout);
       std::fflush(stdout);
     } else {
+      pb::register_ceiling(opt);
       pb::register_gemm(opt);
       pb::register_kmeans(opt);
     }

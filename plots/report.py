@@ -18,8 +18,10 @@ Charts (--chart NAME draws only those named):
   iteration   k-means time per iteration vs N per variant
   blocks      time vs CUDA block size
   breakdown   k-means host-to-device / kernel / device-to-host / host bars
-  ceiling     fraction of the matching ceiling: GPU GEMM variants of cuBLAS,
-              CPU ones of OpenBLAS at its most threads, same problem and run
+  ceiling     fraction of the matching ceiling of the same run: GEMM rates of
+              the Ceiling family's cuBLAS / OpenBLAS GEMMs (or, without them,
+              cuBLAS and OpenBLAS at most threads on the same problem); k-means
+              point bandwidth of Ceiling CUDA.Copy / HostTriad
 
 Exit status: 0 when every input was read and every requested chart drawn;
 2 when an input could not be read (missing, truncated, not Google Benchmark
@@ -362,38 +364,83 @@ def chart_breakdown(stats, cv):
         cv.save(fig, "breakdown_%d" % (i + 1), "KMeans run breakdown: %s" % problem_label(problem))
 
 
+def ceilings(stats):
+    """Ceiling-family rates of each input file: {(path, what): value}."""
+    out = {}
+    for s in by_family(stats, "Ceiling"):
+        v = s.counter("GFLOPS") or s.counter("GBps")
+        if v:
+            out[(s.path, s.run.variant)] = v
+    return out
+
+
 def chart_ceiling(stats, cv):
+    """GEMM variants against the GEMM rate ceilings and k-means against the
+    bandwidth ceilings, of the same run. Without Ceiling entries, cuBLAS and
+    OpenBLAS (most threads) on the same problem stand in for the GEMM rates."""
+    ceil = ceilings(stats)
     gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS")]
     probs = {}
     for s in gemm:
         probs.setdefault((s.path, s.problem()), []).append(s)
     drawn = 0
-    for (_, problem), ss in sorted(probs.items(), key=lambda kv: -max(x.counter("flops_per_call") or 0 for x in kv[1])):
-        gpu_ceil = [s for s in ss if s.run.variant == "cuBLAS"]
-        cpu = [s for s in ss if s.run.variant == "OpenBLAS"]
-        cpu_ceil = [max(cpu, key=lambda s: s.arg("threads", int))] if cpu else []
+    for (path, problem), ss in sorted(probs.items(), key=lambda kv: -max(x.counter("flops_per_call") or 0 for x in kv[1])):
+        typ = dict(problem).get("type", "f32")
+        gpu_name = "cuBLAS.%sGEMM" % ("D" if typ == "f64" else "S")
+        cpu_name = "OpenBLAS.%sGEMM" % ("D" if typ == "f64" else "S")
+        gpu_ref = ceil.get((path, gpu_name))
+        cpu_ref = ceil.get((path, cpu_name))
+        gpu_lbl, cpu_lbl = "Ceiling " + gpu_name, "Ceiling " + cpu_name
+        if gpu_ref is None:
+            same = [s for s in ss if s.run.variant == "cuBLAS"]
+            gpu_ref, gpu_lbl = (same[0].counter("GFLOPS"), "cuBLAS") if same else (None, "")
+        if cpu_ref is None:
+            cpu = [s for s in ss if s.run.variant == "OpenBLAS"]
+            top = max(cpu, key=lambda s: s.arg("threads", int)) if cpu else None
+            cpu_ref, cpu_lbl = (top.counter("GFLOPS"), "OpenBLAS %s threads" % top.arg("threads")) if top else (None, "")
         rows = []
         for s in ss:
-            ceil = gpu_ceil if s.run.variant.startswith("CUDA") or s.run.variant == "cuBLAS" else cpu_ceil
-            if ceil:
-                rows.append((label(s), s.counter("GFLOPS") / ceil[0].counter("GFLOPS"), "cuBLAS" if ceil is gpu_ceil else "OpenBLAS"))
-        if len(rows) < 2:
-            continue
-        rows.sort(key=lambda r: (r[2], -r[1]))
-        pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(8, 4.5))
-        colors = ["tab:green" if r[2] == "cuBLAS" else "tab:blue" for r in rows]
-        ax.barh(range(len(rows)), [r[1] for r in rows], color=colors)
-        ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels(["%s / %s" % (r[0], r[2]) for r in rows], fontsize=6)
-        ax.axvline(1.0, color="k", lw=1)
-        ax.set(xlabel="fraction of the ceiling measured in the same run")
-        drawn += 1
-        cv.save(fig, "ceiling_%d" % drawn, "GEMM fraction of ceiling: %s" % problem_label(problem))
+            gpu = s.run.variant.startswith("CUDA") or s.run.variant == "cuBLAS"
+            ref, lbl = (gpu_ref, gpu_lbl) if gpu else (cpu_ref, cpu_lbl)
+            if ref:
+                rows.append((label(s), s.counter("GFLOPS") / ref, lbl, gpu))
+        drawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1), "GEMM fraction of ceiling: %s" % problem_label(problem))
         if drawn >= MAX_FIGS:
             break
+    # K-means reads its points once an iteration at least: N * D * 8 bytes.
+    kprobs = {}
+    for s in by_family(stats, "KMeans"):
+        if s.counter("seconds_per_iteration"):
+            kprobs.setdefault((s.path, s.problem()), []).append(s)
+    for (path, problem), ss in sorted(kprobs.items(), key=lambda kv: -work(kv[0][1])):
+        gpu_ref, cpu_ref = ceil.get((path, "CUDA.Copy")), ceil.get((path, "HostTriad"))
+        rows = []
+        for s in ss:
+            gbps = s.arg("N", int) * s.arg("D", int) * 8 / s.counter("seconds_per_iteration") * 1e-9
+            gpu = s.run.variant.startswith("CUDA")
+            ref = gpu_ref if gpu else cpu_ref
+            if ref:
+                rows.append((label(s), gbps / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))
+        if drawn < 2 * MAX_FIGS:
+            drawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1),
+                                    "KMeans points read per iteration, fraction of bandwidth ceiling: %s" % problem_label(problem))
     if not drawn:
-        raise NoData("no GEMM problem with cuBLAS or OpenBLAS ceiling entries beside other variants")
+        raise NoData("no GEMM or k-means entries with a ceiling in the same run (Ceiling family, or cuBLAS / OpenBLAS beside them)")
+
+
+def draw_fractions(cv, rows, name, title):
+    if not rows:
+        return 0
+    rows.sort(key=lambda r: (r[3], -r[1]))
+    pyplot = plt()
+    fig, ax = pyplot.subplots(figsize=(8, 0.9 + 0.3 * len(rows)))
+    ax.barh(range(len(rows)), [r[1] for r in rows], color=["tab:green" if r[3] else "tab:blue" for r in rows])
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(["%s / %s" % (r[0], r[2]) for r in rows], fontsize=6)
+    ax.axvline(1.0, color="k", lw=1)
+    ax.set(xlabel="fraction of the ceiling measured in the same run")
+    cv.save(fig, name, title)
+    return 1
 
 
 CHARTS = {

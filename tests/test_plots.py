@@ -42,6 +42,8 @@ def synthetic():
     for t in (1, 2, 4):
         b.append(entry("KMeans/OMP.Reduce/cfg:weak/dist:uniform/N:%d/D:2/K:4/threads:%d/manual_time" % (100 * t, t),
                        1.0 + 0.1 * t))
+    b.append(entry("Ceiling/HostTriad/n:100/threads:8/manual_time", 1.0, GBps=100.0))
+    b.append(entry("Ceiling/OpenBLAS.SGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, GFLOPS=40.0))
     return {"context": {"cpu_model": "TestCPU", "host_name": "h"}, "benchmarks": b}
 
 
@@ -147,6 +149,32 @@ class Charts(unittest.TestCase):
             self.assertEqual(len(skipped), 1)
             self.assertIn("| skipped |", skipped[0])
             self.assertIn("unsupported: K*D = 31600", skipped[0])
+
+
+class Ceiling(unittest.TestCase):
+    def test_fractions_use_the_same_runs_ceiling(self):
+        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in synthetic()["benchmarks"]])])
+        self.assertEqual(report.ceilings(stats), {("syn", "HostTriad"): 100.0, ("syn", "OpenBLAS.SGEMM"): 40.0})
+        import matplotlib.pyplot as plt
+
+        captured = []
+        real = plt.Axes.barh
+
+        def spy(ax, y, w, *a, **k):
+            captured.append(list(w))
+            return real(ax, y, w, *a, **k)
+
+        plt.Axes.barh = spy
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                report.chart_ceiling(stats, report.Canvas(tmp, "m"))
+        finally:
+            plt.Axes.barh = real
+        # GEMM AB f32 64^3: Naive 1 GFLOP/s, OMP 2..10 GFLOP/s against 40.
+        self.assertEqual(sorted(captured[0]), sorted([1 / 40, 2 / 40, 4 / 40, 8 / 40, 10 / 40]))
+        # K-means Seq: 100 points * 2 coords * 8 bytes / 0.6 s against 100 GB/s.
+        self.assertEqual(len(captured), 2)
+        self.assertAlmostEqual(captured[1][0], 1600 / 0.6 * 1e-9 / 100)
 
 
 class BadInput(unittest.TestCase):
