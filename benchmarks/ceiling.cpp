@@ -5,8 +5,9 @@
 //   cuBLAS.SGEMM     plain FP32 (no TF32), and .DGEMM
 //   CUDA.Copy        device-to-device cudaMemcpyAsync of 1 GiB
 // Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full.
-#include "benchmarks/families.hpp"
 #include "ceiling/ceiling.hpp"
+
+#include "benchmarks/families.hpp"
 
 namespace pb {
 
@@ -14,21 +15,27 @@ void register_ceiling(const Options& opt) {
   const bool smoke = opt.profile == Profile::Smoke;
   const std::int64_t n = smoke ? 256 : opt.profile == Profile::Full ? 8192 : 4096;
   const std::int64_t triad = smoke ? (std::int64_t(1) << 20) : (std::int64_t(1) << 26);  // doubles per array
-  const std::int64_t copy = smoke ? (std::int64_t(8) << 20) : (std::int64_t(1) << 30);  // bytes
+  const std::int64_t copy = smoke ? (std::int64_t(8) << 20) : (std::int64_t(1) << 30);   // bytes
   const int cores = core_count();
   const std::uint64_t seed = opt.seed;
 
   RegisterOptions ro;
   ro.flush_l2 = opt.flush_l2;
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
-  register_job(RunName{"Ceiling", "HostTriad", {{"n", std::to_string(triad)}, {"threads", std::to_string(cores)}}, "", ""},
-               [triad, cores, seed] { return ceiling::make_host_triad(triad, cores, seed); }, ro);
+  register_job(
+      RunName{
+          "Ceiling", "HostTriad", {{"n", std::to_string(triad)}, {"threads", std::to_string(cores)}}, "", ""},
+      [triad, cores, seed] { return ceiling::make_host_triad(triad, cores, seed); }, ro);
 
   const gemm::Problem p{gemm::Op::AB, n, n, n};
   auto gemm_ro = ro;
   gemm_ro.axes = {{"M", double(n)}, {"N", double(n)}, {"K", double(n)}};
   auto gemm_name = [&](const char* what, bool threads) {
-    RunName r{"Ceiling", what, {{"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}}, "", ""};
+    RunName r{"Ceiling",
+              what,
+              {{"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}},
+              "",
+              ""};
     if (threads) r.args.emplace_back("threads", std::to_string(cores));
     return r;
   };
@@ -41,8 +48,9 @@ void register_ceiling(const Options& opt) {
   register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), "cuBLAS", true, {}, p, seed, gemm_ro);
   auto copy_ro = ro;
   copy_ro.axes = {{"bytes", double(copy)}};
-  register_job(RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}, "", ""},
-               [copy, seed] { return ceiling::make_device_copy(copy, seed); }, copy_ro);
+  register_job(
+      RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}, "", ""},
+      [copy, seed] { return ceiling::make_device_copy(copy, seed); }, copy_ro);
 #else
   (void)copy;
 #endif

@@ -79,13 +79,7 @@ void register_type(const Options& opt, Op op, const char* type) {
   for (const auto& s : sizes) {
     Problem p{op, s.m, s.n, s.k};
     for (const auto& e : registry<T>()) {
-      std::vector<Knobs> knobs;
-      if (e.knob == Knob::Threads)
-        for (int t : threads) knobs.push_back({t, 0});
-      else if (e.knob == Knob::Block)
-        for (int b : opt.blocks ? *opt.blocks : e.blocks) knobs.push_back({1, b});
-      else
-        knobs.push_back({});
+      const auto knobs = knob_values(e.knob, threads, opt.blocks ? *opt.blocks : e.blocks);
       for (const auto& k : knobs) {
         RunName name{"GEMM",
                      e.name,
@@ -99,13 +93,7 @@ void register_type(const Options& opt, Op op, const char* type) {
         RegisterOptions ro;
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
-        if (e.knob == Knob::Threads) {
-          name.args.emplace_back("threads", std::to_string(k.threads));
-          ro.axes.emplace_back("cpu_threads", k.threads);  // "threads" is Google Benchmark's own field
-        } else if (e.knob == Knob::Block) {
-          name.args.emplace_back("block", std::to_string(k.block));
-          ro.axes.emplace_back("block", k.block);
-        }
+        add_knob(e.knob, k, name, ro);
         std::string excluded;
         double cap = work_cap(e.cost, opt.profile);
         if (double(p.m) * p.n * p.k > cap)
@@ -133,13 +121,16 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
     for (const auto& e : registry<T>())
       if (variant == e.name) {
         const Entry<T>* entry = &e;
-        register_job(name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed, ""); }, ro);
+        register_job(
+            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed, ""); }, ro);
         return;
       }
     throw std::logic_error("no GEMM variant " + variant);
   };
-  if (f64) add(double{});
-  else add(float{});
+  if (f64)
+    add(double{});
+  else
+    add(float{});
 }
 
 void register_gemm(const Options& opt) {

@@ -135,13 +135,7 @@ void register_kmeans(const Options& opt) {
       }
       validate(p);  // UsageError before anything runs
       for (const auto& e : registry()) {
-        std::vector<Knobs> knobs;
-        if (e.knob == Knob::Threads)
-          for (int t : threads) knobs.push_back({t, 0});
-        else if (e.knob == Knob::Block)
-          for (int b : blocks) knobs.push_back({1, b});
-        else
-          knobs.push_back({});
+        const auto knobs = knob_values(e.knob, threads, blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
                        e.name,
@@ -156,13 +150,7 @@ void register_kmeans(const Options& opt) {
           ro.unit = benchmark::kMillisecond;
           ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
-          if (e.knob == Knob::Threads) {
-            name.args.emplace_back("threads", std::to_string(k.threads));
-            ro.axes.emplace_back("cpu_threads", k.threads);  // "threads" is Google Benchmark's own field
-          } else if (e.knob == Knob::Block) {
-            name.args.emplace_back("block", std::to_string(k.block));
-            ro.axes.emplace_back("block", k.block);
-          }
+          add_knob(e.knob, k, name, ro);
           std::string excluded;
           const double cap = work_cap(e.cost, opt.profile);
           if (double(p.n) * p.k * p.d > cap)

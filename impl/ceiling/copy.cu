@@ -35,7 +35,8 @@ class DeviceCopy final : public Job {
     for (std::int64_t i = 0; i < n_; ++i)
       if (!(back[i] == host_[i])) {
         char buf[128];
-        std::snprintf(buf, sizeof buf, "element %lld: %.17g, expected %.17g", (long long)i, back[i], host_[i]);
+        std::snprintf(buf, sizeof buf, "element %lld: %.17g, expected %.17g", (long long)i, back[i],
+                      host_[i]);
         return {false, buf, "full"};
       }
     return {true, "", "full"};

@@ -35,7 +35,8 @@ class Triad final : public Job {
     for (std::int64_t i = 0; i < n_; ++i)
       if (!(a_[i] == b_[i] + kScale * c_[i])) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "a[%lld] = %.17g, expected %.17g", (long long)i, a_[i], b_[i] + kScale * c_[i]);
+        std::snprintf(buf, sizeof buf, "a[%lld] = %.17g, expected %.17g", (long long)i, a_[i],
+                      b_[i] + kScale * c_[i]);
         return {false, buf, "full"};
       }
     return {true, "", "full"};

@@ -26,6 +26,27 @@ void error(benchmark::State& state, const std::string& message) { state.SkipWith
 
 void skip(benchmark::State& state, const std::string& message) { skip_impl(state, message, 0); }
 
+std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks) {
+  std::vector<Knobs> out;
+  if (knob == Knob::Threads)
+    for (int t : threads) out.push_back({t, 0});
+  else if (knob == Knob::Block)
+    for (int b : blocks) out.push_back({1, b});
+  else
+    out.push_back({});
+  return out;
+}
+
+void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
+  if (knob == Knob::Threads) {
+    name.args.emplace_back("threads", std::to_string(k.threads));
+    ro.axes.emplace_back("cpu_threads", k.threads);
+  } else if (knob == Knob::Block) {
+    name.args.emplace_back("block", std::to_string(k.block));
+    ro.axes.emplace_back("block", k.block);
+  }
+}
+
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
   for (const auto& [k, v] : opt.axes) state.counters[k] = v;
   std::unique_ptr<Job> job;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/job.hpp"
+#include "core/knobs.hpp"
 #include "core/run_name.hpp"
 
 namespace pb {
@@ -22,6 +23,12 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
 
 // Drives one instance (the contract in job.hpp). Exposed for tests.
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt);
+
+// The instances of a variant's knob: one per thread count or block size.
+std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks);
+// Adds the knob to the run name (threads:T / block:B) and as a counter
+// (cpu_threads / block: Google Benchmark's JSON has a "threads" field of its own).
+void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro);
 
 // Skip with a reason. Google Benchmark 1.8 has SkipWithMessage; 1.7 only
 // SkipWithError, so there the reason travels as an error whose message starts

@@ -99,12 +99,7 @@ class Blas final : public Variant {
           ++my_n[A[i]];
           for (std::int64_t t = 0; t < D; ++t) my_s[A[i] * D + t] += X[i * D + t];
         }
-#pragma omp for schedule(static)
-        for (std::int64_t j = 0; j < K * D; ++j)
-          for (int t = 1; t < nt; ++t) S[j] += S[t * K * D + j];
-#pragma omp for schedule(static)
-        for (std::int64_t c = 0; c < K; ++c)
-          for (int t = 1; t < nt; ++t) Cnt[c] += Cnt[t * K + c];
+        merge_partials(S, Cnt, K, D, nt);
       }
       double move = finish_update(S, Cnt, C, K, D);
       ++out_.iterations;

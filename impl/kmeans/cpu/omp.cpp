@@ -88,13 +88,7 @@ class Omp final : public Variant {
           }
         }  // implicit barrier: all partial sums complete
         if (!atomic) {
-          // Merge the partial sums into thread 0's, in thread order, split over (c, d).
-#pragma omp for schedule(static)
-          for (std::int64_t j = 0; j < K * D; ++j)
-            for (int t = 1; t < nt; ++t) S[j] += S[t * K * D + j];
-#pragma omp for schedule(static)
-          for (std::int64_t c = 0; c < K; ++c)
-            for (int t = 1; t < nt; ++t) Cnt[c] += Cnt[t * K + c];
+          merge_partials(S, Cnt, K, D, nt);
         }
 #pragma omp single
         {
@@ -122,6 +116,15 @@ class Omp final : public Variant {
 };
 
 }  // namespace
+
+void merge_partials(double* S, std::int64_t* Cnt, std::int64_t k, std::int64_t d, int nt) {
+#pragma omp for schedule(static)
+  for (std::int64_t j = 0; j < k * d; ++j)
+    for (int t = 1; t < nt; ++t) S[j] += S[t * k * d + j];
+#pragma omp for schedule(static)
+  for (std::int64_t c = 0; c < k; ++c)
+    for (int t = 1; t < nt; ++t) Cnt[c] += Cnt[t * k + c];
+}
 
 std::unique_ptr<Variant> make_omp_atomic(int threads) { return std::make_unique<Omp<true>>(threads); }
 std::unique_ptr<Variant> make_omp_reduce(int threads) { return std::make_unique<Omp<false>>(threads); }
