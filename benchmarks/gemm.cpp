@@ -38,11 +38,10 @@ double work_cap(int cost, Profile p) {
 template <class T>
 class GemmJob final : public Job {
  public:
-  GemmJob(const Entry<T>& e, Knobs k, Problem p, std::uint64_t seed, std::string excluded)
-      : entry_(e), knobs_(k), problem_(p), seed_(seed), excluded_(std::move(excluded)) {}
+  GemmJob(const Entry<T>& e, Knobs k, Problem p, std::uint64_t seed)
+      : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
   Backend backend() const override { return entry_.backend; }
   Support supports() override {
-    if (!excluded_.empty()) return Support::no(excluded_);
     variant_ = entry_.make(knobs_);
     return variant_->supports(problem_);
   }
@@ -67,7 +66,6 @@ class GemmJob final : public Job {
   Knobs knobs_;
   Problem problem_;
   std::uint64_t seed_;
-  std::string excluded_;
   std::unique_ptr<Variant<T>> variant_;
   std::shared_ptr<Case<T>> case_;
 };
@@ -94,19 +92,14 @@ void register_type(const Options& opt, Op op, const char* type) {
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
         add_knob(e.knob, k, name, ro);
-        std::string excluded;
         double cap = work_cap(e.cost, opt.profile);
         if (double(p.m) * p.n * p.k > cap)
-          excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
-                     " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
+          ro.excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
+                        " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
         const Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
         register_job(
-            name,
-            [entry, k, p, seed, excluded] {
-              return std::make_unique<GemmJob<T>>(*entry, k, p, seed, excluded);
-            },
-            ro);
+            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, ro);
       }
     }
   }
@@ -122,7 +115,7 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
       if (variant == e.name) {
         const Entry<T>* entry = &e;
         register_job(
-            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed, ""); }, ro);
+            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, ro);
         return;
       }
     throw std::logic_error("no GEMM variant " + variant);

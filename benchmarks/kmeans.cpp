@@ -67,11 +67,10 @@ double work_cap(int cost, Profile p) {
 
 class KMeansJob final : public Job {
  public:
-  KMeansJob(const Entry& e, Knobs k, Problem p, std::uint64_t seed, std::string excluded)
-      : entry_(e), knobs_(k), problem_(p), seed_(seed), excluded_(std::move(excluded)) {}
+  KMeansJob(const Entry& e, Knobs k, Problem p, std::uint64_t seed)
+      : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
   Backend backend() const override { return entry_.backend; }
   Support supports() override {
-    if (!excluded_.empty()) return Support::no(excluded_);
     variant_ = entry_.make(knobs_);
     return variant_->supports(problem_);
   }
@@ -106,7 +105,6 @@ class KMeansJob final : public Job {
   Knobs knobs_;
   Problem problem_;
   std::uint64_t seed_;
-  std::string excluded_;
   std::unique_ptr<Variant> variant_;
   std::shared_ptr<Case> case_;
   int iterations_ = 0;
@@ -151,19 +149,15 @@ void register_kmeans(const Options& opt) {
           ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
           add_knob(e.knob, k, name, ro);
-          std::string excluded;
           const double cap = work_cap(e.cost, opt.profile);
           if (double(p.n) * p.k * p.d > cap)
-            excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
-                       " runs N*K*D <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
+            ro.excluded = std::string("size excluded by profile '") + to_string(opt.profile) +
+                          "': " + e.name + " runs N*K*D <= 2^" + std::to_string(int(std::log2(cap))) +
+                          " (use --profile=full)";
           const Entry* entry = &e;
           const std::uint64_t seed = opt.seed;
           register_job(
-              name,
-              [entry, k, p, seed, excluded] {
-                return std::make_unique<KMeansJob>(*entry, k, p, seed, excluded);
-              },
-              ro);
+              name, [entry, k, p, seed] { return std::make_unique<KMeansJob>(*entry, k, p, seed); }, ro);
         }
       }
     }

@@ -94,9 +94,22 @@ TEST(Registrar, EveryDispositionBecomesTheRightEntry) {
         ro)
         ->Iterations(10);
   }
+  auto excluded = ro;
+  excluded.excluded = "size excluded by profile";
+  bool built = false;
+  register_job(
+      RunName{"RegistrarTest", "excluded", {{"N", "42"}}, "", ""},
+      [&built] {
+        built = true;
+        return std::make_unique<FakeJob>(Mode::Pass);
+      },
+      excluded);
   Collect rep;
   benchmark::RunSpecifiedBenchmarks(&rep, "RegistrarTest/");
-  ASSERT_EQ(rep.runs.size(), 5u);
+  ASSERT_EQ(rep.runs.size(), 6u);
+  EXPECT_TRUE(rep.runs.at("excluded").flagged);
+  EXPECT_EQ(rep.runs.at("excluded").message, "unsupported: size excluded by profile");
+  EXPECT_FALSE(built) << "an excluded instance must not build its job";
   const auto& pass = rep.runs.at("pass");
   EXPECT_FALSE(pass.flagged) << pass.message;
   EXPECT_EQ(pass.iterations, 10);

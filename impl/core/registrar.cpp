@@ -52,6 +52,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   std::unique_ptr<Job> job;
   std::unique_ptr<Timer> timer;
   try {
+    if (!opt.excluded.empty()) return skip(state, kUnsupported + opt.excluded);
     job = make();
     Support s = job->supports();
     if (!s.ok()) return skip(state, kUnsupported + s.reason);

@@ -14,6 +14,9 @@ struct RegisterOptions {
   benchmark::TimeUnit unit = benchmark::kMicrosecond;
   bool flush_l2 = false;
   Counters axes;  // numeric axes of the instance, written as counters
+  // Non-empty: the profile leaves this instance out; it reports "unsupported: "
+  // + this reason without building the job.
+  std::string excluded;
 };
 
 // Registers `name` (all instances use manual time: the backend's Timer measures

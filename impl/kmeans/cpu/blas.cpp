@@ -24,7 +24,7 @@ namespace {
 // Rows per dgemm: 256 x K doubles of products stay in L2 for the argmin.
 constexpr std::int64_t kChunk = 256;
 
-class Blas final : public Variant {
+class Blas final : public CpuKMeans {
  public:
   explicit Blas(int threads) : threads_(threads) {}
   Support supports(const Problem& p) const override {
@@ -33,7 +33,7 @@ class Blas final : public Variant {
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
-    p_ = p, in_ = &in;
+    CpuKMeans::prepare(p, in);
     openblas_set_num_threads(1);
     xx_.resize(p.n);
     for (std::int64_t i = 0; i < p.n; ++i) {
@@ -44,14 +44,8 @@ class Blas final : public Variant {
     }
     g_.resize(std::size_t(threads_) * kChunk * p.k);
     cc_.resize(p.k);
-    best_d_.resize(p.n);
     sums_.assign(threads_ * p.k * p.d, 0.0);
     counts_.assign(threads_ * p.k, 0);
-  }
-  void reset() override {
-    out_.assign.assign(p_.n, -1);
-    out_.centroids = in_->init;
-    out_.iterations = 0;
   }
   void run() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
@@ -106,18 +100,10 @@ class Blas final : public Variant {
       if (p_.crit.stop(out_.iterations, changed, move, N)) break;
     }
   }
-  void result(Result& out) override {
-    out = out_;
-    out.inertia = 0;
-    for (double v : best_d_) out.inertia += v;
-  }
 
  private:
   int threads_;
-  Problem p_;
-  const Inputs* in_ = nullptr;
-  Result out_;
-  std::vector<double> xx_, cc_, g_, best_d_, sums_;
+  std::vector<double> xx_, cc_, g_, sums_;
   std::vector<std::int64_t> counts_;
 };
 

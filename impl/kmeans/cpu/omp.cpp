@@ -18,22 +18,16 @@ namespace pb::kmeans {
 namespace {
 
 template <bool atomic>
-class Omp final : public Variant {
+class Omp final : public CpuKMeans {
  public:
   explicit Omp(int threads) : threads_(threads) {}
   Support supports(const Problem&) const override {
     return threads_ >= 1 ? Support::yes() : Support::no("threads must be >= 1");
   }
   void prepare(const Problem& p, const Inputs& in) override {
-    p_ = p, in_ = &in;
+    CpuKMeans::prepare(p, in);
     sums_.assign((atomic ? 1 : threads_) * p.k * p.d, 0.0);
     counts_.assign((atomic ? 1 : threads_) * p.k, 0);
-    best_d_.assign(p.n, 0.0);
-  }
-  void reset() override {
-    out_.assign.assign(p_.n, -1);
-    out_.centroids = in_->init;
-    out_.iterations = 0;
   }
   void run() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
@@ -100,18 +94,10 @@ class Omp final : public Variant {
     }
     out_.iterations = iterations;
   }
-  void result(Result& out) override {
-    out = out_;
-    out.inertia = 0;
-    for (double v : best_d_) out.inertia += v;
-  }
 
  private:
   int threads_;
-  Problem p_;
-  const Inputs* in_ = nullptr;
-  Result out_;
-  std::vector<double> sums_, best_d_;
+  std::vector<double> sums_;
   std::vector<std::int64_t> counts_;
 };
 
