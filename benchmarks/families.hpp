@@ -15,4 +15,5 @@ void register_ceiling(const Options& opt);
 void register_gemm_instance(const RunName& name, const std::string& variant, bool f64, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
 void register_kmeans(const Options& opt);
+void register_sort(const Options& opt);
 }  // namespace pb

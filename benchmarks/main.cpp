@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
       pb::register_ceiling(opt);
       pb::register_gemm(opt);
       pb::register_kmeans(opt);
+      pb::register_sort(opt);
     }
   } catch (const pb::UsageError& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());

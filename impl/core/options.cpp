@@ -107,6 +107,25 @@ std::vector<std::string> parse_word_list(const std::string& flag, const std::str
   return out;
 }
 
+std::vector<std::int64_t> parse_counts(const std::string& flag, const std::string& text, std::int64_t max,
+                                       bool allow_all) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<std::int64_t> out;
+  for (const auto& item : split(text, ',')) {
+    if (allow_all && item == "all") {
+      out.push_back(0);
+    } else if (item.rfind("2^", 0) == 0) {
+      const auto e = parse_int(flag, item.substr(2), 0, 62);
+      const std::int64_t v = std::int64_t(1) << e;
+      if (v > max) throw UsageError(flag + ": " + item + " is out of range [1, " + std::to_string(max) + "]");
+      out.push_back(v);
+    } else {
+      out.push_back(parse_int(flag, item, 1, max));
+    }
+  }
+  return out;
+}
+
 int core_count() { return std::max(1, omp_get_num_procs()); }
 
 std::vector<int> default_thread_axis() {
@@ -159,6 +178,19 @@ Options parse_options(int& argc, char** argv) {
       o.kmeans_loops = int(parse_int("--kmeans-loops", v, 1, 1000000));
     } else if (take(a, "--kmeans-exit", v)) {
       o.kmeans_exit = parse_exit(v);
+    } else if (take(a, "--elements", v)) {
+      o.elements = parse_counts("--elements", v, std::int64_t(1) << 30);
+    } else if (take(a, "--length", v)) {
+      o.lengths = parse_counts("--length", v, std::int64_t(1) << 30, true);
+    } else if (take(a, "--key", v)) {
+      o.keys = parse_word_list("--key", v, {"u32", "f32"});
+    } else if (take(a, "--payload", v)) {
+      o.payloads = parse_word_list("--payload", v, {"keys", "pairs"});
+    } else if (take(a, "--order", v)) {
+      o.orders = parse_word_list("--order", v, {"asc", "desc"});
+    } else if (take(a, "--sort-dist", v)) {
+      o.sort_dists =
+          parse_word_list("--sort-dist", v, {"uniform", "sorted", "reversed", "few-unique", "all-equal"});
     } else if (std::strcmp(a, "--flush-l2") == 0) {
       o.flush_l2 = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
@@ -196,6 +228,13 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
   --kmeans-exit=I,C,P k-means exit: at most I iterations, stop when the fraction of
                       points that changed cluster is <= C or no centroid moved more
                       than P (seed 001: 500,0.01,0.01)
+  --elements=LIST     sorts: total keys, each N or 2^K, e.g. 2^24,1000003
+  --length=LIST       sorts: keys per array (batch = total / length; must divide
+                      the total), N, 2^K or all (one array); the networks sweep it
+  --key=LIST          sorts: u32, f32 (f32: -0.0 sorts equal to +0.0)
+  --payload=LIST      sorts: keys (keys only), pairs (32-bit values move with keys)
+  --order=LIST        sorts: asc, desc
+  --sort-dist=LIST    sorts: uniform, sorted, reversed, few-unique, all-equal
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
   --help              this text, then Google Benchmark's

@@ -31,6 +31,10 @@ struct Options {
   std::optional<std::vector<std::string>> dists;     // uniform, blobs
   std::optional<int> kmeans_loops;                   // fixed mode with this many iterations
   std::optional<std::vector<double>> kmeans_exit;    // max_iter, min_changes, precision
+  // sorting
+  std::optional<std::vector<std::int64_t>> elements;  // totals
+  std::optional<std::vector<std::int64_t>> lengths;   // array lengths; 0 = the whole input
+  std::optional<std::vector<std::string>> keys, payloads, orders, sort_dists;
   bool help = false;
 };
 
@@ -42,6 +46,10 @@ std::string usage();
 // Each item N or AxBxC; every number in [1, max].
 std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag = "--sizes",
                                 std::int64_t max = std::int64_t(1) << 22);
+// Comma-separated counts, each N or 2^K, in [1, max]; with allow_all, the
+// word "all" too (returned as 0).
+std::vector<std::int64_t> parse_counts(const std::string& flag, const std::string& text, std::int64_t max,
+                                       bool allow_all = false);
 std::vector<double> parse_exit(const std::string& text);  // "maxIt,minChanges,precision"
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,

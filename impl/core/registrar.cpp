@@ -54,11 +54,11 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   try {
     if (!opt.excluded.empty()) return skip(state, kUnsupported + opt.excluded);
     job = make();
+    // Before supports(): a CUDA variant may touch the device when it is built.
+    if (job->backend() == Backend::Cuda && !gpu_status().available)
+      return skip(state, kUnsupported + gpu_status().reason);
     Support s = job->supports();
     if (!s.ok()) return skip(state, kUnsupported + s.reason);
-    if (job->backend() == Backend::Cuda) {
-      if (!gpu_status().available) return skip(state, kUnsupported + gpu_status().reason);
-    }
     job->prepare();
     timer = job->backend() == Backend::Cuda ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
                                             : make_cpu_timer();

@@ -1,0 +1,189 @@
+// Thrust and CUB: the library radix sorts.
+//
+// Thrust: thrust::sort / thrust::sort_by_key in place (thrust::greater for
+// descending) on the variant's stream. Its temporary storage comes from a
+// caching allocator filled on the untimed warm-up run, so a timed run does
+// not pay cudaMalloc / cudaFree, which the library would otherwise call on
+// every sort. reset() restores the unsorted keys (untimed).
+// CUB: cub::DeviceRadixSort::SortKeys / SortPairs (and the Descending
+// forms) from the input buffers into output buffers, temporary storage
+// allocated in prepare(): the ceiling the other GPU sorts are read against.
+// Both sort one array (length = total) and are stable for pairs.
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/sort.h>
+
+#include <vector>
+
+#include "core/cuda/buffer.cuh"
+#include "sort/cuda/factories.hpp"
+
+namespace pb::sort {
+namespace {
+
+// Keeps every block Thrust asks for and hands a free one of sufficient size
+// back on the next request.
+class CachingAllocator {
+ public:
+  using value_type = char;
+  CachingAllocator() = default;
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+  ~CachingAllocator() {
+    for (auto& b : blocks_) cudaFree(b.p);
+  }
+  char* allocate(std::ptrdiff_t n) {
+    for (auto& b : blocks_)
+      if (!b.used && b.bytes >= std::size_t(n)) {
+        b.used = true;
+        return b.p;
+      }
+    char* p = nullptr;
+    PB_CUDA(cudaMalloc(&p, std::size_t(n)));
+    blocks_.push_back({p, std::size_t(n), true});
+    return p;
+  }
+  void deallocate(char* p, std::size_t) {
+    for (auto& b : blocks_)
+      if (b.p == p) b.used = false;
+  }
+
+ private:
+  struct Block {
+    char* p;
+    std::size_t bytes;
+    bool used;
+  };
+  std::vector<Block> blocks_;
+};
+
+class LibSort : public Variant {
+ public:
+  Support supports(const Problem& p) const override {
+    if (p.batch() != 1) return Support::no("sorts one array (length = total); batches are the networks' axis");
+    return Support::yes();
+  }
+  bool stable() const override { return true; }
+  void prepare(const Problem& p, const Inputs& in) override {
+    p_ = p;
+    keys_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    keys_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    PB_CUDA(cudaMemcpy(keys_in_.get(), in.keys.data(), keys_in_.bytes(), cudaMemcpyHostToDevice));
+    if (p.pairs()) {
+      vals_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+      vals_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+      PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
+    }
+  }
+  void result(Output& out) override {
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+    out.keys.resize(std::size_t(p_.n));
+    PB_CUDA(cudaMemcpy(out.keys.data(), keys_.get(), keys_.bytes(), cudaMemcpyDeviceToHost));
+    out.values.clear();
+    if (p_.pairs()) {
+      out.values.resize(std::size_t(p_.n));
+      PB_CUDA(cudaMemcpy(out.values.data(), vals_.get(), vals_.bytes(), cudaMemcpyDeviceToHost));
+    }
+  }
+  void* stream() override { return stream_.get(); }
+
+ protected:
+  Problem p_;
+  Stream stream_;
+  DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_;
+};
+
+class ThrustSort final : public LibSort {
+ public:
+  void reset() override {
+    const auto st = stream_.get();
+    PB_CUDA(cudaMemcpyAsync(keys_.get(), keys_in_.get(), keys_.bytes(), cudaMemcpyDeviceToDevice, st));
+    if (p_.pairs())
+      PB_CUDA(cudaMemcpyAsync(vals_.get(), vals_in_.get(), vals_.bytes(), cudaMemcpyDeviceToDevice, st));
+  }
+  void run() override {
+    if (p_.key == Key::F32)
+      go(reinterpret_cast<float*>(keys_.get()));
+    else
+      go(keys_.get());
+  }
+
+ private:
+  template <class K>
+  void go(K* k) {
+    auto policy = thrust::cuda::par_nosync(alloc_).on(stream_.get());
+    const std::int64_t n = p_.n;
+    const bool desc = p_.order == Order::Desc;
+    if (p_.pairs()) {
+      auto* v = vals_.get();
+      if (desc)
+        thrust::sort_by_key(policy, k, k + n, v, thrust::greater<K>());
+      else
+        thrust::sort_by_key(policy, k, k + n, v);
+    } else {
+      if (desc)
+        thrust::sort(policy, k, k + n, thrust::greater<K>());
+      else
+        thrust::sort(policy, k, k + n);
+    }
+    PB_CUDA_LAUNCHED();
+  }
+  CachingAllocator alloc_;
+};
+
+class CubSort final : public LibSort {
+ public:
+  void prepare(const Problem& p, const Inputs& in) override {
+    LibSort::prepare(p, in);
+    if (!p.pairs()) vals_ = DeviceBuffer<std::uint32_t>();
+    std::size_t bytes = 0;
+    call(nullptr, bytes);  // size query
+    temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1));
+    temp_bytes_ = bytes;
+  }
+  void reset() override {}
+  void run() override {
+    std::size_t bytes = temp_bytes_;
+    call(temp_.get(), bytes);
+  }
+
+ private:
+  void call(void* temp, std::size_t& bytes) {
+    if (p_.key == Key::F32)
+      go(temp, bytes, reinterpret_cast<const float*>(keys_in_.get()), reinterpret_cast<float*>(keys_.get()));
+    else
+      go(temp, bytes, keys_in_.get(), keys_.get());
+  }
+  template <class K>
+  void go(void* temp, std::size_t& bytes, const K* kin, K* kout) {
+    using R = cub::DeviceRadixSort;
+    const int n = int(p_.n);
+    const auto st = stream_.get();
+    const int end_bit = int(sizeof(K) * 8);
+    const bool desc = p_.order == Order::Desc;
+    if (p_.pairs()) {
+      const auto* vin = vals_in_.get();
+      auto* vout = vals_.get();
+      if (desc)
+        PB_CUDA(R::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n, 0, end_bit, st));
+      else
+        PB_CUDA(R::SortPairs(temp, bytes, kin, kout, vin, vout, n, 0, end_bit, st));
+    } else {
+      if (desc)
+        PB_CUDA(R::SortKeysDescending(temp, bytes, kin, kout, n, 0, end_bit, st));
+      else
+        PB_CUDA(R::SortKeys(temp, bytes, kin, kout, n, 0, end_bit, st));
+    }
+    if (temp) PB_CUDA_LAUNCHED();
+  }
+  DeviceBuffer<unsigned char> temp_;
+  std::size_t temp_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_thrust() { return std::make_unique<ThrustSort>(); }
+std::unique_ptr<Variant> make_cub() { return std::make_unique<CubSort>(); }
+
+}  // namespace pb::sort

@@ -1,0 +1,303 @@
+// CUDA.Bitonic and CUDA.OddEvenMerge: Batcher's networks in the CUDA-samples
+// design (each block sorts S = 2 x block elements in shared memory, larger
+// merges run as global steps), on any array length and either direction.
+//
+// Packing as in the CPU networks (cpu/networks.cpp): every array is padded to
+// P = next power of two and each element becomes one unsigned word that sorts
+// ascending (rank(key), or rank << 32 | value for pairs; padding all ones).
+// u32 keys only, ascending, P = length needs no packing: the keys are sorted
+// in place.
+//
+// Bitonic differs from the samples where Hopper rewards it: a global pass
+// does up to three steps of a stage (stride j, j/2, j/4) with the 8 elements
+// of each comparator group held in registers, so a stage of s global steps
+// reads and writes the data ceil(s/3) times instead of s times. Odd-even merge
+// keeps one global pass per step, as in the samples.
+#include <algorithm>
+
+#include "core/cuda/buffer.cuh"
+#include "sort/cuda/factories.hpp"
+
+namespace pb::sort {
+namespace {
+
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+int log2i(std::int64_t x) {
+  int l = 0;
+  while ((std::int64_t(1) << l) < x) ++l;
+  return l;
+}
+
+template <class T>
+__device__ __forceinline__ void cmpx(T& a, T& b, bool up) {
+  if ((a > b) == up) {
+    T t = a;
+    a = b;
+    b = t;
+  }
+}
+
+// Keys (and values) into padded packed words. One thread per padded slot.
+template <class T>
+__global__ void pack(const std::uint32_t* __restrict__ keys, const std::uint32_t* __restrict__ vals,
+                     T* __restrict__ w, std::int64_t L, std::int64_t P, std::int64_t total, Problem p) {
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < total;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t a = s / P, i = s - a * P;
+    T v = T(~T(0));
+    if (i < L) {
+      const std::int64_t src = a * L + i;
+      const std::uint32_t r = rank(p, keys[src]);
+      if constexpr (sizeof(T) == 8)
+        v = (std::uint64_t(r) << 32) | vals[src];
+      else
+        v = r;
+    }
+    w[s] = v;
+  }
+}
+
+template <class T>
+__global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys, std::uint32_t* __restrict__ vals,
+                       std::int64_t L, std::int64_t P, std::int64_t n, Problem p) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t a = j / L;
+    const T v = w[a * P + (j - a * L)];
+    if constexpr (sizeof(T) == 8) {
+      keys[j] = unrank(p, std::uint32_t(v >> 32));
+      vals[j] = std::uint32_t(v);
+    } else {
+      keys[j] = unrank(p, v);
+    }
+  }
+}
+
+// ---- bitonic ----------------------------------------------------------------
+// Stages k = 2 .. min(S, P) of each block's S elements (blockDim = S / 2).
+template <class T>
+__global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
+  extern __shared__ unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const int S = 2 * blockDim.x;
+  const std::int64_t base = std::int64_t(blockIdx.x) * S;
+  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  const int kmax = int(min(std::int64_t(S), P));
+  const int t = threadIdx.x;
+  for (int k = 2; k <= kmax; k <<= 1)
+    for (int j = k / 2; j > 0; j >>= 1) {
+      __syncthreads();
+      const int i = 2 * t - (t & (j - 1));
+      cmpx(s[i], s[i + j], (((base + i) & (P - 1)) & k) == 0);
+    }
+  __syncthreads();
+  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+}
+
+// Steps j = S/2 .. 1 of stage k > S, block by block.
+template <class T>
+__global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k) {
+  extern __shared__ unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const int S = 2 * blockDim.x;
+  const std::int64_t base = std::int64_t(blockIdx.x) * S;
+  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  const bool up = ((base & (P - 1)) & k) == 0;  // k > S: one direction per block
+  const int t = threadIdx.x;
+  for (int j = S / 2; j > 0; j >>= 1) {
+    __syncthreads();
+    const int i = 2 * t - (t & (j - 1));
+    cmpx(s[i], s[i + j], up);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+}
+
+// LV steps (strides j, j/2, .. j/2^(LV-1)) of stage k in one pass: each thread
+// owns the 2^LV elements those comparators connect.
+template <class T, int LV>
+__global__ void bitonic_global(T* __restrict__ w, std::int64_t total, std::int64_t P, std::int64_t k,
+                               std::int64_t j) {
+  constexpr int G = 1 << LV;
+  const std::int64_t m = j >> (LV - 1);  // smallest stride
+  const std::int64_t groups = total >> LV;
+  for (std::int64_t g = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; g < groups;
+       g += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t low = g & (m - 1), high = g / m;
+    const std::int64_t base = high * (m << LV) + low;
+    const bool up = ((base & (P - 1)) & k) == 0;
+    T v[G];
+#pragma unroll
+    for (int c = 0; c < G; ++c) v[c] = w[base + c * m];
+#pragma unroll
+    for (int d = G / 2; d >= 1; d >>= 1)
+#pragma unroll
+      for (int c = 0; c < G; ++c)
+        if (!(c & d)) cmpx(v[c], v[c + d], up);
+#pragma unroll
+    for (int c = 0; c < G; ++c) w[base + c * m] = v[c];
+  }
+}
+
+// ---- odd-even merge ---------------------------------------------------------
+// Merges of size 2p <= min(S, P), every step, in shared memory.
+template <class T>
+__global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
+  extern __shared__ unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const int S = 2 * blockDim.x;
+  const std::int64_t base = std::int64_t(blockIdx.x) * S;
+  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  const int lim = int(min(std::int64_t(S), P));
+  const int t = threadIdx.x;
+  for (int p = 1; p < lim; p <<= 1)
+    for (int k = p; k >= 1; k >>= 1) {
+      __syncthreads();
+      int i = 2 * t - (t & (k - 1));
+      bool on = true;
+      if (k < p) {
+        i += k;
+        on = (i & (2 * p - 1)) + k < 2 * p;
+      }
+      if (on) cmpx(s[i], s[i + k], true);
+    }
+  __syncthreads();
+  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+}
+
+// One step (stride k) of the merges of size 2p, over the whole input.
+template <class T>
+__global__ void odd_even_global(T* __restrict__ w, std::int64_t total, std::int64_t p, std::int64_t k) {
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total / 2;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t i = 2 * t - (t & (k - 1));
+    if (k < p) {
+      i += k;
+      if ((i & (2 * p - 1)) + k >= 2 * p) continue;
+    }
+    T a = w[i], b = w[i + k];
+    if (a > b) w[i] = b, w[i + k] = a;
+  }
+}
+
+unsigned grid_for(std::int64_t work, int block) {
+  return unsigned(std::min<std::int64_t>((work + block - 1) / block, std::int64_t(1) << 30));
+}
+
+class CudaNetwork final : public Variant {
+ public:
+  CudaNetwork(int block, bool bitonic) : block_(block), bitonic_(bitonic) {}
+  Support supports(const Problem& p) const override {
+    if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
+      return Support::no("block must be a power of two in [32, 1024]");
+    if (next_pow2(p.length) * p.batch() > (std::int64_t(1) << 32))
+      return Support::no("padded input above 2^32 elements");
+    return Support::yes();
+  }
+  void prepare(const Problem& p, const Inputs& in) override {
+    p_ = p;
+    P_ = next_pow2(p.length);
+    total_ = P_ * p.batch();
+    in_place_ = !p.pairs() && p.key == Key::U32 && p.order == Order::Asc && P_ == p.length;
+    keys_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    PB_CUDA(cudaMemcpy(keys_in_.get(), in.keys.data(), keys_in_.bytes(), cudaMemcpyHostToDevice));
+    if (p.pairs()) {
+      vals_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+      PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
+      vals_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+      w64_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
+    } else {
+      w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
+    }
+    if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+  }
+  void reset() override {
+    if (in_place_)
+      PB_CUDA(cudaMemcpyAsync(w32_.get(), keys_in_.get(), keys_in_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()));
+  }
+  void run() override {
+    if (p_.pairs())
+      go(w64_.get());
+    else
+      go(w32_.get());
+  }
+  void result(Output& out) override {
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+    out.keys.resize(std::size_t(p_.n));
+    PB_CUDA(cudaMemcpy(out.keys.data(), in_place_ ? w32_.get() : keys_out_.get(), std::size_t(p_.n) * 4,
+                       cudaMemcpyDeviceToHost));
+    out.values.clear();
+    if (p_.pairs()) {
+      out.values.resize(std::size_t(p_.n));
+      PB_CUDA(cudaMemcpy(out.values.data(), vals_out_.get(), vals_out_.bytes(), cudaMemcpyDeviceToHost));
+    }
+  }
+  void* stream() override { return stream_.get(); }
+
+ private:
+  template <class T>
+  void go(T* w) {
+    const cudaStream_t st = stream_.get();
+    const std::int64_t P = P_, total = total_;
+    if (!in_place_) {
+      pack<T><<<grid_for(total, 256), 256, 0, st>>>(keys_in_.get(), vals_in_.get(), w, p_.length, P, total, p_);
+      PB_CUDA_LAUNCHED();
+    }
+    if (P > 1) {
+      const std::int64_t S = std::min<std::int64_t>(2 * block_, P);
+      const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
+      const std::size_t shm = std::size_t(S) * sizeof(T);
+      if (bitonic_) {
+        bitonic_sort_shared<T><<<blocks, threads, shm, st>>>(w, P);
+        PB_CUDA_LAUNCHED();
+        for (std::int64_t k = 2 * S; k <= P; k <<= 1) {
+          for (std::int64_t j = k / 2; j >= S;) {
+            const int lv = std::min(3, log2i(j) - log2i(S) + 1);
+            if (lv == 3)
+              bitonic_global<T, 3><<<grid_for(total >> 3, 256), 256, 0, st>>>(w, total, P, k, j);
+            else if (lv == 2)
+              bitonic_global<T, 2><<<grid_for(total >> 2, 256), 256, 0, st>>>(w, total, P, k, j);
+            else
+              bitonic_global<T, 1><<<grid_for(total >> 1, 256), 256, 0, st>>>(w, total, P, k, j);
+            PB_CUDA_LAUNCHED();
+            j >>= lv;
+          }
+          bitonic_merge_shared<T><<<blocks, threads, shm, st>>>(w, P, k);
+          PB_CUDA_LAUNCHED();
+        }
+      } else {
+        odd_even_sort_shared<T><<<blocks, threads, shm, st>>>(w, P);
+        PB_CUDA_LAUNCHED();
+        for (std::int64_t p = S; p < P; p <<= 1)
+          for (std::int64_t k = p; k >= 1; k >>= 1) {
+            odd_even_global<T><<<grid_for(total / 2, 256), 256, 0, st>>>(w, total, p, k);
+            PB_CUDA_LAUNCHED();
+          }
+      }
+    }
+    if (!in_place_) {
+      unpack<T><<<grid_for(p_.n, 256), 256, 0, st>>>(w, keys_out_.get(), vals_out_.get(), p_.length, P, p_.n, p_);
+      PB_CUDA_LAUNCHED();
+    }
+  }
+
+  int block_;
+  bool bitonic_;
+  Problem p_;
+  std::int64_t P_ = 1, total_ = 0;
+  bool in_place_ = false;
+  Stream stream_;
+  DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_out_, vals_out_, w32_;
+  DeviceBuffer<std::uint64_t> w64_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_bitonic(int block) { return std::make_unique<CudaNetwork>(block, true); }
+std::unique_ptr<Variant> make_cuda_odd_even(int block) { return std::make_unique<CudaNetwork>(block, false); }
+
+}  // namespace pb::sort

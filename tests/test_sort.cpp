@@ -1,0 +1,254 @@
+// Registry-driven sorting correctness: every variant with each knob value, on
+// lengths that are not powers of two (1, 2, 3, 1023, 1025, 1,000,003), every
+// distribution, both key types, keys only and pairs, both orders, and batches;
+// output sorted and a permutation of the input, values with their keys, and
+// stability where a variant claims it. Plus the reference against
+// std::stable_sort and the verifier against broken outputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "core/gpu.hpp"
+#include "core/options.hpp"
+#include "sort/reference.hpp"
+#include "sort/registry.hpp"
+
+using namespace pb;
+using namespace pb::sort;
+
+namespace {
+
+struct VariantCase {
+  std::string name;
+  Knobs knobs;
+  std::string label;
+};
+void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
+
+std::vector<VariantCase> all_variants() {
+  std::vector<VariantCase> out;
+  for (const auto& e : registry()) {
+    std::vector<Knobs> knobs;
+    if (e.knob == Knob::Threads)
+      knobs = {{1, 0}, {3, 0}};
+    else if (e.knob == Knob::Block)
+      knobs = {{1, 32}, {1, 512}};
+    else
+      knobs = {{}};
+    for (auto k : knobs) {
+      std::string label = e.name;
+      if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
+      if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
+      for (auto& ch : label)
+        if (ch == '.') ch = '_';
+      out.push_back({e.name, k, label});
+    }
+  }
+  return out;
+}
+
+const Entry& find(const std::string& name) {
+  for (const auto& e : registry())
+    if (name == e.name) return e;
+  throw std::logic_error("no variant " + name);
+}
+
+Problem make(std::int64_t n, std::int64_t length, Key key, Payload pay, Order order, Dist dist) {
+  Problem p;
+  p.n = n, p.length = length, p.key = key, p.payload = pay, p.order = order, p.dist = dist;
+  return p;
+}
+
+class SortVariants : public ::testing::TestWithParam<VariantCase> {
+ protected:
+  void SetUp() override {
+    if (entry().backend == Backend::Cuda && !gpu_status().available)
+      GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  }
+  const Entry& entry() const { return find(GetParam().name); }
+  // Runs p twice (reset() must restore the unsorted input) and verifies.
+  // Returns false (and records why) when the variant does not support p.
+  bool expect_sorted(const Problem& p) {
+    auto v = entry().make(GetParam().knobs);
+    auto s = v->supports(p);
+    if (!s.ok()) {
+      EXPECT_TRUE(!entry().batched && p.batch() > 1) << "unexpectedly unsupported " << p.str() << ": " << s.reason;
+      return false;
+    }
+    Case c(p, 0x1234);
+    v->prepare(p, c.inputs);
+    Output out;
+    for (int rep = 0; rep < 2; ++rep) {
+      v->reset();
+      v->run();
+      v->result(out);
+    }
+    auto chk = verify(p, c.inputs, c.ref(), out, v->stable());
+    EXPECT_TRUE(chk.passed) << p.str() << ": " << chk.message;
+    return true;
+  }
+};
+
+TEST_P(SortVariants, AwkwardLengthsOneArray) {
+  for (std::int64_t n : {1, 2, 3, 1023, 1025, 1000003}) {
+    expect_sorted(make(n, n, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
+    expect_sorted(make(n, n, Key::F32, Payload::Keys, Order::Desc, Dist::Uniform));
+  }
+}
+
+TEST_P(SortVariants, EveryDistributionKeyPayloadAndOrder) {
+  for (Dist d : {Dist::Uniform, Dist::Sorted, Dist::Reversed, Dist::FewUnique, Dist::AllEqual})
+    for (Key k : {Key::U32, Key::F32})
+      for (Payload pay : {Payload::Keys, Payload::Pairs})
+        for (Order o : {Order::Asc, Order::Desc}) expect_sorted(make(4099, 4099, k, pay, o, d));
+}
+
+TEST_P(SortVariants, PowerOfTwoInPlacePath) {
+  // u32 ascending keys with a power-of-two length: the networks sort in place.
+  expect_sorted(make(1 << 16, 1 << 16, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform));
+  expect_sorted(make(1 << 16, 1 << 16, Key::U32, Payload::Keys, Order::Asc, Dist::FewUnique));
+}
+
+TEST_P(SortVariants, BeyondOneBlockOfSharedMemory) {
+  // 2^17 + 3 pads to 2^18: global steps of 1, 2 and 3 levels for any block size.
+  expect_sorted(make((1 << 17) + 3, (1 << 17) + 3, Key::U32, Payload::Pairs, Order::Desc, Dist::FewUnique));
+  if (entry().backend == Backend::Cuda)
+    expect_sorted(make(1 << 21, 1 << 21, Key::F32, Payload::Pairs, Order::Asc, Dist::Uniform));
+}
+
+TEST_P(SortVariants, Batches) {
+  const bool a = expect_sorted(make(1025 * 6, 1025, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
+  const bool b = expect_sorted(make(64 * 7, 64, Key::F32, Payload::Keys, Order::Desc, Dist::Uniform));
+  const bool c = expect_sorted(make(1 << 15, 1 << 12, Key::U32, Payload::Keys, Order::Asc, Dist::Reversed));
+  const bool d = expect_sorted(make(3 * 5, 3, Key::U32, Payload::Pairs, Order::Desc, Dist::AllEqual));
+  EXPECT_EQ(a && b && c && d, entry().batched) << "batched support must match the registry";
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SortVariants, ::testing::ValuesIn(all_variants()),
+                         [](const auto& info) { return info.param.label; });
+
+// ---- reference, inputs, verifier -------------------------------------------
+
+std::vector<std::uint32_t> stable_sort_indices(const Problem& p, const Inputs& in) {
+  std::vector<std::uint32_t> idx(static_cast<std::size_t>(p.n));
+  for (std::int64_t a = 0; a < p.batch(); ++a) {
+    auto first = idx.begin() + a * p.length, last = first + p.length;
+    for (std::int64_t i = 0; i < p.length; ++i) first[i] = std::uint32_t(a * p.length + i);
+    std::stable_sort(first, last, [&](std::uint32_t x, std::uint32_t y) {
+      const auto ox = ord(p.key, in.keys[x]), oy = ord(p.key, in.keys[y]);
+      return p.order == Order::Desc ? oy < ox : ox < oy;
+    });
+  }
+  return idx;
+}
+
+TEST(SortReference, IsStdStableSort) {
+  for (Key k : {Key::U32, Key::F32})
+    for (Order o : {Order::Asc, Order::Desc})
+      for (Dist d : {Dist::Uniform, Dist::FewUnique, Dist::AllEqual, Dist::Reversed})
+        for (std::int64_t len : {std::int64_t(100003), std::int64_t(77)}) {
+          auto p = make(len == 77 ? 77 * 13 : len, len, k, Payload::Pairs, o, d);
+          auto in = make_inputs(p, 99);
+          EXPECT_EQ(reference(p, in), stable_sort_indices(p, in)) << p.str();
+        }
+}
+
+TEST(SortInputs, DistributionsHaveTheirShape) {
+  const std::int64_t n = 100000;
+  auto f = make_inputs(make(n, n, Key::F32, Payload::Keys, Order::Asc, Dist::Uniform), 7);
+  std::set<std::uint32_t> specials(f.keys.begin(), f.keys.end());
+  EXPECT_TRUE(specials.count(0x80000000u)) << "-0.0";
+  EXPECT_TRUE(specials.count(0u)) << "+0.0";
+  EXPECT_TRUE(specials.count(0x7f800000u) && specials.count(0xff800000u)) << "infinities";
+  std::int64_t negative = 0;
+  for (auto b : f.keys) {
+    float x;
+    std::memcpy(&x, &b, 4);
+    EXPECT_FALSE(x != x) << "no NaN";
+    negative += x < 0;
+  }
+  EXPECT_GT(negative, n / 3);
+  auto u = make_inputs(make(n, n, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform), 7);
+  EXPECT_GT(std::set<std::uint32_t>(u.keys.begin(), u.keys.end()).size(), std::size_t(n * 0.99));
+  auto s = make_inputs(make(n, 1000, Key::U32, Payload::Keys, Order::Asc, Dist::Sorted), 7);
+  for (std::int64_t a = 0; a < 100; ++a)
+    EXPECT_TRUE(std::is_sorted(s.keys.begin() + a * 1000, s.keys.begin() + (a + 1) * 1000));
+  auto r = make_inputs(make(n, n, Key::F32, Payload::Keys, Order::Asc, Dist::Reversed), 7);
+  for (std::int64_t i = 1; i < n; ++i) ASSERT_GE(ord(Key::F32, r.keys[i - 1]), ord(Key::F32, r.keys[i]));
+  auto few = make_inputs(make(n, n, Key::F32, Payload::Keys, Order::Asc, Dist::FewUnique), 7);
+  EXPECT_LE(std::set<std::uint32_t>(few.keys.begin(), few.keys.end()).size(), 16u);
+  EXPECT_GE(std::set<std::uint32_t>(few.keys.begin(), few.keys.end()).size(), 8u);
+  auto eq = make_inputs(make(n, n, Key::U32, Payload::Keys, Order::Asc, Dist::AllEqual), 7);
+  EXPECT_EQ(std::set<std::uint32_t>(eq.keys.begin(), eq.keys.end()).size(), 1u);
+  EXPECT_NE(eq.keys[0], 0u);
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(u.values[i], std::uint32_t(i));
+}
+
+TEST(SortVerify, RejectsBrokenOutputs) {
+  const std::int64_t n = 5000;
+  auto p = make(n, 1000, Key::F32, Payload::Pairs, Order::Asc, Dist::FewUnique);
+  auto in = make_inputs(p, 3);
+  auto ref = reference(p, in);
+  Output good;
+  for (auto i : ref) good.keys.push_back(in.keys[i]), good.values.push_back(i);
+  ASSERT_TRUE(verify(p, in, ref, good, true).passed);
+
+  auto bad = good;  // two keys swapped across a key boundary
+  std::int64_t j = 1;
+  while (ord(p.key, bad.keys[j]) == ord(p.key, bad.keys[j - 1])) ++j;
+  std::swap(bad.keys[j], bad.keys[j - 1]);
+  std::swap(bad.values[j], bad.values[j - 1]);
+  EXPECT_FALSE(verify(p, in, ref, bad, false).passed);
+
+  bad = good;  // a value that did not travel with its key
+  std::swap(bad.values[j], bad.values[j - 1]);
+  EXPECT_FALSE(verify(p, in, ref, bad, false).passed);
+
+  bad = good;  // equal keys reordered: fine unless stability is claimed
+  j = 1;
+  while (ord(p.key, bad.keys[j]) != ord(p.key, bad.keys[j - 1]) || bad.keys[j] != bad.keys[j - 1]) ++j;
+  std::swap(bad.values[j], bad.values[j - 1]);
+  EXPECT_TRUE(verify(p, in, ref, bad, false).passed);
+  EXPECT_FALSE(verify(p, in, ref, bad, true).passed);
+
+  bad = good;  // -0.0 turned into +0.0
+  j = 0;
+  while (bad.keys[j] != 0x80000000u) ++j;
+  bad.keys[j] = 0;
+  EXPECT_FALSE(verify(p, in, ref, bad, false).passed);
+
+  bad = good;  // a value from another array
+  std::swap(bad.values[999], bad.values[1000]);
+  std::swap(bad.keys[999], bad.keys[1000]);
+  EXPECT_FALSE(verify(p, in, ref, bad, false).passed);
+
+  bad = good;  // keys-only: a duplicated key
+  p.payload = Payload::Keys;
+  bad.values.clear();
+  j = 1;
+  while (ord(p.key, bad.keys[j]) == ord(p.key, bad.keys[j - 1])) ++j;
+  bad.keys[j] = bad.keys[j - 1];  // still sorted, but one key lost and one doubled
+  EXPECT_FALSE(verify(p, in, ref, bad, false).passed);
+}
+
+TEST(SortProblem, BadShapesAreUsageErrors) {
+  EXPECT_THROW(validate(make(1000, 3, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
+  EXPECT_THROW(validate(make(0, 1, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
+  EXPECT_THROW(validate(make(8, 16, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
+  EXPECT_THROW(validate(make(kMaxElements * 2, kMaxElements * 2, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)),
+               UsageError);
+  EXPECT_NO_THROW(validate(make(1000, 8, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)));
+  EXPECT_THROW(parse_key("u64"), UsageError);
+  EXPECT_THROW(parse_dist("gaussian"), UsageError);
+  EXPECT_EQ(parse_counts("--elements", "2^24,1000003", 1 << 30),
+            (std::vector<std::int64_t>{1 << 24, 1000003}));
+  EXPECT_EQ(parse_counts("--length", "all,64", 1 << 30, true), (std::vector<std::int64_t>{0, 64}));
+  EXPECT_THROW(parse_counts("--elements", "-5", 1 << 30), UsageError);
+  EXPECT_THROW(parse_counts("--elements", "2^31", 1 << 30), UsageError);
+  EXPECT_THROW(parse_counts("--elements", "all", 1 << 30), UsageError);
+}
+
+}  // namespace
