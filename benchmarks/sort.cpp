@@ -118,11 +118,12 @@ void register_sort(const Options& opt) {
       for (std::int64_t l : default_lengths(opt.profile))
         if (l < n && n % l == 0) lengths.push_back(l);
     }
+    // Payload innermost: keys-only and pairs share one cached input and reference.
     for (const std::int64_t length : lengths)
       for (const Key key : keys)
-        for (const Payload payload : payloads)
-          for (const Order order : orders)
-            for (const Dist dist : dists) {
+        for (const Order order : orders)
+          for (const Dist dist : dists)
+            for (const Payload payload : payloads) {
               Problem p;
               p.n = n, p.length = length, p.key = key, p.payload = payload, p.order = order, p.dist = dist;
               validate(p);  // UsageError before anything runs
