@@ -8,6 +8,7 @@ records what was done in the context as "truncated_repair". Writes the result
 to OUT (never in place). Exit 2 when INPUT is not such a file."""
 import argparse
 import json
+import re
 import sys
 
 
@@ -19,12 +20,14 @@ def close(text):
         return json.loads(text), 0
     except json.JSONDecodeError:
         pass
-    end = text.rfind("\n    }")
-    while end > head:
+    # Try each closing brace from the end back: the first that ends an entry
+    # of the array gives a valid document once the array and object close.
+    ends = [m.end() for m in re.finditer(r"\}", text[head:])]
+    for end in reversed(ends[-10000:]):
         try:
-            return json.loads(text[: end + 6] + "\n  ]\n}\n"), 1
+            return json.loads(text[: head + end] + "\n  ]\n}\n"), 1
         except json.JSONDecodeError:
-            end = text.rfind("\n    }", head, end)
+            continue
     raise ValueError("no complete entry")
 
 

@@ -10,18 +10,20 @@ input and the machine.
 
 Charts (--chart NAME draws only those named):
   speedup     speedup and parallel efficiency vs threads, ideal line; against
-              the family's reference (GEMM: Naive, KMeans: Seq), same problem
+              the family's reference (GEMM: Naive, KMeans: Seq, Sort: Std), same problem
   heatmap     ranks x threads speedup and efficiency (MPI runs)
   strong      strong scaling: time vs threads, log-log, with the ideal line
   weak        weak scaling: runs of configuration cfg:weak (work per thread fixed)
   gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
+  throughput  sorts: elements per second vs total per variant (one array each)
   blocks      time vs CUDA block size
   breakdown   k-means host-to-device / kernel / device-to-host / host bars
   ceiling     fraction of the matching ceiling of the same run: GEMM rates of
               the Ceiling family's cuBLAS / OpenBLAS GEMMs (or, without them,
               cuBLAS and OpenBLAS at most threads on the same problem); k-means
-              point bandwidth of Ceiling CUDA.Copy / HostTriad
+              point bandwidth and sort bandwidth (each key and value read and
+              written once) of Ceiling CUDA.Copy / HostTriad
 
 Exit status: 0 when every input was read and every requested chart drawn;
 2 when an input could not be read (missing, truncated, not Google Benchmark
@@ -39,7 +41,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pbjson  # noqa: E402
 
-REFERENCE = {"GEMM": "Naive", "KMeans": "Seq"}
+REFERENCE = {"GEMM": "Naive", "KMeans": "Seq", "Sort": "Std"}
 KNOBS = ("threads", "block", "ranks")
 MAX_FIGS = 6  # per chart kind: the problems with the most data points
 
@@ -103,7 +105,7 @@ def work(problem):
     """Size of a problem, for choosing which to draw: the product of its numeric dimensions."""
     w = 1.0
     for k, v in problem:
-        if k in ("M", "N", "K", "D"):
+        if k in ("M", "N", "K", "D", "n"):
             w *= float(v)
     return w
 
@@ -310,6 +312,40 @@ def chart_iteration(stats, cv):
         cv.save(fig, "iteration_%d" % (i + 1), "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist))
 
 
+def chart_throughput(stats, cv):
+    """Sorts of one array: elements/s vs total, one figure per key type,
+    payload, order and distribution; threaded variants at their most threads."""
+    srt = [s for s in by_family(stats, "Sort") if s.counter("elements_per_second") and s.arg("n") == s.arg("length")]
+    groups = {}
+    for s in srt:
+        groups.setdefault((s.arg("key"), s.arg("payload"), s.arg("order"), s.arg("dist")), []).append(s)
+    groups = {k: v for k, v in groups.items() if len({s.arg("n") for s in v}) > 1}
+    if not groups:
+        raise NoData("no sort of one array was run at more than one total")
+    for i, (key, ss) in enumerate(sorted(groups.items())[:MAX_FIGS]):
+        most = {}
+        for s in ss:
+            t = s.arg("threads", int)
+            if t is not None:
+                most[s.run.variant] = max(most.get(s.run.variant, 0), t)
+        lines = {}
+        for s in ss:
+            t = s.arg("threads", int)
+            if t is not None and t != most[s.run.variant]:
+                continue
+            eps = s.counter("elements_per_second")
+            spread = eps * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s), []).append((s.arg("n", int), eps, spread))
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(7, 4.5))
+        for name, pts in sorted(lines.items()):
+            pts.sort()
+            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], fmt="o-", label=name, capsize=2, ms=3)
+        ax.set(xscale="log", yscale="log", xlabel="elements (one array)", ylabel="elements per second")
+        ax.legend(fontsize=6, ncol=2)
+        cv.save(fig, "throughput_%d" % (i + 1), "Sort %s %s %s %s: elements/s vs size" % key)
+
+
 def chart_blocks(stats, cv):
     series = {}
     for s in stats:
@@ -424,8 +460,26 @@ def chart_ceiling(stats, cv):
         if drawn < 2 * MAX_FIGS:
             drawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1),
                                     "KMeans points read per iteration, fraction of bandwidth ceiling: %s" % problem_label(problem))
+    # Sorts move each key (and value) in and out once at least: the GBps counter.
+    sprobs = {}
+    for s in by_family(stats, "Sort"):
+        if s.counter("GBps"):
+            sprobs.setdefault((s.path, s.problem()), []).append(s)
+    sdrawn = 0
+    for (path, problem), ss in sorted(sprobs.items(), key=lambda kv: -int(dict(kv[0][1]).get("n", 0))):
+        gpu_ref, cpu_ref = ceil.get((path, "CUDA.Copy")), ceil.get((path, "HostTriad"))
+        rows = []
+        for s in ss:
+            gpu = s.run.variant.startswith("CUDA") or s.run.variant in ("Thrust", "CUB")
+            ref = gpu_ref if gpu else cpu_ref
+            if ref:
+                rows.append((label(s), s.counter("GBps") / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))
+        if rows and sdrawn < 2:
+            sdrawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1),
+                                     "Sort bandwidth (keys and values in and out once), fraction of ceiling: %s" % problem_label(problem))
+            drawn += rows != []
     if not drawn:
-        raise NoData("no GEMM or k-means entries with a ceiling in the same run (Ceiling family, or cuBLAS / OpenBLAS beside them)")
+        raise NoData("no GEMM, k-means or sort entries with a ceiling in the same run (Ceiling family, or cuBLAS / OpenBLAS beside them)")
 
 
 def draw_fractions(cv, rows, name, title):
@@ -450,6 +504,7 @@ CHARTS = {
     "weak": chart_weak,
     "gflops": chart_gflops,
     "iteration": chart_iteration,
+    "throughput": chart_throughput,
     "blocks": chart_blocks,
     "breakdown": chart_breakdown,
     "ceiling": chart_ceiling,
@@ -457,7 +512,7 @@ CHARTS = {
 
 # ---- report ----------------------------------------------------------------
 
-TABLE_COUNTERS = ("GFLOPS", "seconds_per_iteration", "lloyd_iterations", "cpu_threads", "block")
+TABLE_COUNTERS = ("GFLOPS", "seconds_per_iteration", "lloyd_iterations", "elements_per_second", "cpu_threads", "block")
 
 SORTER = """
 <script>

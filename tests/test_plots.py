@@ -42,6 +42,12 @@ def synthetic():
     for t in (1, 2, 4):
         b.append(entry("KMeans/OMP.Reduce/cfg:weak/dist:uniform/N:%d/D:2/K:4/threads:%d/manual_time" % (100 * t, t),
                        1.0 + 0.1 * t))
+    for n in (1024, 4096):
+        b.append(entry("Sort/Std/key:u32/payload:keys/order:asc/dist:uniform/n:%d/length:%d/manual_time" % (n, n),
+                       n * 1e-8, elements_per_second=1e8, GBps=0.8))
+        for t in (1, 2):
+            b.append(entry("Sort/OMP.Radix/key:u32/payload:keys/order:asc/dist:uniform/n:%d/length:%d/threads:%d/manual_time"
+                           % (n, n, t), n * 1e-9 / t, elements_per_second=1e9 * t, GBps=8.0 * t))
     b.append(entry("Ceiling/HostTriad/n:100/threads:8/manual_time", 1.0, GBps=100.0))
     b.append(entry("Ceiling/OpenBLAS.SGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, GFLOPS=40.0))
     return {"context": {"cpu_model": "TestCPU", "host_name": "h"}, "benchmarks": b}
@@ -173,8 +179,36 @@ class Ceiling(unittest.TestCase):
         # GEMM AB f32 64^3: Naive 1 GFLOP/s, OMP 2..10 GFLOP/s against 40.
         self.assertEqual(sorted(captured[0]), sorted([1 / 40, 2 / 40, 4 / 40, 8 / 40, 10 / 40]))
         # K-means Seq: 100 points * 2 coords * 8 bytes / 0.6 s against 100 GB/s.
-        self.assertEqual(len(captured), 2)
         self.assertAlmostEqual(captured[1][0], 1600 / 0.6 * 1e-9 / 100)
+        # Sorts (CPU, against HostTriad's 100 GB/s), largest total first:
+        # Std 0.8 GB/s, radix 8 and 16 GB/s.
+        self.assertEqual(len(captured), 4)
+        self.assertEqual(sorted(captured[2]), [0.008, 0.08, 0.16])
+
+
+class CloseTruncated(unittest.TestCase):
+    def test_cut_file_keeps_complete_entries(self):
+        tool = os.path.join(ROOT, "plots", "close_truncated.py")
+        text = open(os.path.join(DATA, "gb183.json")).read()
+        whole = json.loads(text)["benchmarks"]
+        with tempfile.TemporaryDirectory() as tmp:
+            cut, out = os.path.join(tmp, "cut.json"), os.path.join(tmp, "out.json")
+            # Cut inside the fourth entry from the end, as a killed job leaves it.
+            at = len(text)
+            for _ in range(4):
+                at = text.rfind('"name"', 0, at)
+            open(cut, "w").write(text[: at + 10])
+            p = subprocess.run([sys.executable, tool, cut, out], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            got = json.load(open(out))
+            kept = got["benchmarks"]
+            self.assertLess(len(kept), len(whole) - 3)
+            self.assertEqual(kept, whole[: len(kept)])  # a prefix, unchanged
+            self.assertIn("cut off mid-run", got["context"]["truncated_repair"])
+            open(cut, "w").write("not json at all")
+            p = subprocess.run([sys.executable, tool, cut, out], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertNotIn("Traceback", p.stderr)
 
 
 class BadInput(unittest.TestCase):
