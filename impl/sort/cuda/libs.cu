@@ -8,7 +8,11 @@
 // CUB: cub::DeviceRadixSort::SortKeys / SortPairs (and the Descending
 // forms) from the input buffers into output buffers, temporary storage
 // allocated in prepare(): the ceiling the other GPU sorts are read against.
-// Both sort one array (length = total) and are stable for pairs.
+// CUB.DoubleBuffer: the same library sort through cub::DoubleBuffer, the
+// in-place form Thrust uses (CUB may leave the result in either buffer and
+// needs no extra copy of the keys in temporary storage); reset() restores
+// the unsorted keys (untimed).
+// All sort one array (length = total) and are stable for pairs.
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
@@ -181,9 +185,85 @@ class CubSort final : public LibSort {
   std::size_t temp_bytes_ = 0;
 };
 
+class CubDoubleBuffer final : public LibSort {
+ public:
+  void prepare(const Problem& p, const Inputs& in) override {
+    LibSort::prepare(p, in);
+    keys_alt_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    if (p.pairs()) vals_alt_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    std::size_t bytes = 0;
+    call(nullptr, bytes);
+    temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1));
+    temp_bytes_ = bytes;
+  }
+  void reset() override {
+    const auto st = stream_.get();
+    PB_CUDA(cudaMemcpyAsync(keys_.get(), keys_in_.get(), keys_.bytes(), cudaMemcpyDeviceToDevice, st));
+    if (p_.pairs())
+      PB_CUDA(cudaMemcpyAsync(vals_.get(), vals_in_.get(), vals_.bytes(), cudaMemcpyDeviceToDevice, st));
+    keys_cur_ = 0, vals_cur_ = 0;
+  }
+  void run() override {
+    std::size_t bytes = temp_bytes_;
+    call(temp_.get(), bytes);
+  }
+  void result(Output& out) override {
+    // The sorted data is in whichever buffer CUB selected last.
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+    out.keys.resize(std::size_t(p_.n));
+    PB_CUDA(cudaMemcpy(out.keys.data(), keys_cur_ ? keys_alt_.get() : keys_.get(), keys_.bytes(),
+                       cudaMemcpyDeviceToHost));
+    out.values.clear();
+    if (p_.pairs()) {
+      out.values.resize(std::size_t(p_.n));
+      PB_CUDA(cudaMemcpy(out.values.data(), vals_cur_ ? vals_alt_.get() : vals_.get(), vals_.bytes(),
+                         cudaMemcpyDeviceToHost));
+    }
+  }
+
+ private:
+  void call(void* temp, std::size_t& bytes) {
+    if (p_.key == Key::F32)
+      go(temp, bytes, reinterpret_cast<float*>(keys_.get()), reinterpret_cast<float*>(keys_alt_.get()));
+    else
+      go(temp, bytes, keys_.get(), keys_alt_.get());
+  }
+  template <class K>
+  void go(void* temp, std::size_t& bytes, K* k, K* k_alt) {
+    using R = cub::DeviceRadixSort;
+    const int n = int(p_.n);
+    const auto st = stream_.get();
+    const int end_bit = int(sizeof(K) * 8);
+    const bool desc = p_.order == Order::Desc;
+    cub::DoubleBuffer<K> kb(k, k_alt);
+    if (p_.pairs()) {
+      cub::DoubleBuffer<std::uint32_t> vb(vals_.get(), vals_alt_.get());
+      if (desc)
+        PB_CUDA(R::SortPairsDescending(temp, bytes, kb, vb, n, 0, end_bit, st));
+      else
+        PB_CUDA(R::SortPairs(temp, bytes, kb, vb, n, 0, end_bit, st));
+      if (temp) vals_cur_ = vb.selector;
+    } else {
+      if (desc)
+        PB_CUDA(R::SortKeysDescending(temp, bytes, kb, n, 0, end_bit, st));
+      else
+        PB_CUDA(R::SortKeys(temp, bytes, kb, n, 0, end_bit, st));
+    }
+    if (temp) {
+      keys_cur_ = kb.selector;
+      PB_CUDA_LAUNCHED();
+    }
+  }
+  DeviceBuffer<std::uint32_t> keys_alt_, vals_alt_;
+  DeviceBuffer<unsigned char> temp_;
+  std::size_t temp_bytes_ = 0;
+  int keys_cur_ = 0, vals_cur_ = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<Variant> make_thrust() { return std::make_unique<ThrustSort>(); }
 std::unique_ptr<Variant> make_cub() { return std::make_unique<CubSort>(); }
+std::unique_ptr<Variant> make_cub_double_buffer() { return std::make_unique<CubDoubleBuffer>(); }
 
 }  // namespace pb::sort
