@@ -12,7 +12,10 @@
 // in-place form Thrust uses (CUB may leave the result in either buffer and
 // needs no extra copy of the keys in temporary storage); reset() restores
 // the unsorted keys (untimed).
-// All sort one array (length = total) and are stable for pairs.
+// All sort one array (length = total) and are stable for pairs. For f32
+// that rests on CUB treating -0.0 and +0.0 as one key (CCCL of CUDA 13, as on
+// the GPU machine); a CUB that orders -0.0 first would fail the stability
+// check on inputs holding both zeros, as an error entry, never silently.
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
@@ -79,6 +82,9 @@ class LibSort : public Variant {
       vals_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
+    // A copy from pageable memory may return before the data has landed, and
+    // the variant's non-blocking stream is not ordered after it: wait here.
+    PB_CUDA(cudaDeviceSynchronize());
   }
   void result(Output& out) override {
     PB_CUDA(cudaStreamSynchronize(stream_.get()));

@@ -81,7 +81,7 @@ __global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys
 // Stages k = 2 .. min(S, P) of each block's S elements (blockDim = S / 2).
 template <class T>
 __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
@@ -101,7 +101,7 @@ __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
 // Steps j = S/2 .. 1 of stage k > S, block by block.
 template <class T>
 __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k) {
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
@@ -147,7 +147,7 @@ __global__ void bitonic_global(T* __restrict__ w, std::int64_t total, std::int64
 // Merges of size 2p <= min(S, P), every step, in shared memory.
 template <class T>
 __global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
@@ -214,6 +214,9 @@ class CudaNetwork final : public Variant {
       w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    // A copy from pageable memory may return before the data has landed, and
+    // the variant's non-blocking stream is not ordered after it: wait here.
+    PB_CUDA(cudaDeviceSynchronize());
   }
   void reset() override {
     if (in_place_)
