@@ -1,8 +1,10 @@
 // K-means axes: configuration x distribution x variant x (threads | block).
 // Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
 #include <cmath>
+#include <thread>
 
 #include "benchmarks/families.hpp"
+#include "core/mpi.hpp"
 #include "core/registrar.hpp"
 #include "kmeans/case.hpp"
 #include "kmeans/registry.hpp"
@@ -97,7 +99,7 @@ class KMeansJob final : public Job {
     out.emplace_back("kernel_s", b.kernel);
     out.emplace_back("d2h_s", b.d2h);
     // A CPU variant's whole run is host compute.
-    out.emplace_back("host_s", entry_.backend == Backend::Cpu && runs ? seconds / runs : b.host);
+    out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
   }
 
  private:
@@ -110,6 +112,34 @@ class KMeansJob final : public Job {
   int iterations_ = 0;
   double inertia_ = 0;
 };
+
+// Cores of this host, whatever the affinity mpirun gave this rank.
+int host_cores() { return std::max(1, int(std::thread::hardware_concurrency())); }
+
+// The MPI variant runs ranks x threads; the ranks on one host share its cores.
+void check_mpi_grid(const Options& opt, const std::string& cfg, const Problem& p, const std::vector<int>& threads) {
+  const int ranks = mpi::size();
+  if (p.n < ranks)
+    throw UsageError("KMeans/MPI: more ranks (" + std::to_string(ranks) + ") than points (N=" +
+                     std::to_string(p.n) + " in configuration " + cfg + ")");
+  // One rank (no mpirun) may oversubscribe like any OpenMP variant.
+  if (ranks == 1 || !opt.threads || opt.oversubscribe) return;
+  for (int t : threads)
+    if (std::int64_t(mpi::local_size()) * t > host_cores())
+      throw UsageError("KMeans/MPI: " + std::to_string(mpi::local_size()) + " ranks on this host x " +
+                       std::to_string(t) + " threads exceeds its " + std::to_string(host_cores()) +
+                       " cores (fewer --threads, or --oversubscribe)");
+}
+
+// Default thread axis under MPI: the counts that fit beside this host's ranks.
+std::vector<int> mpi_threads(const Options& opt, const std::vector<int>& threads) {
+  if (opt.threads || opt.oversubscribe) return threads;
+  std::vector<int> out;
+  for (int t : threads)
+    if (std::int64_t(mpi::local_size()) * t <= host_cores()) out.push_back(t);
+  if (out.empty()) out.push_back(1);
+  return out;
+}
 
 }  // namespace
 
@@ -133,7 +163,9 @@ void register_kmeans(const Options& opt) {
       }
       validate(p);  // UsageError before anything runs
       for (const auto& e : registry()) {
-        const auto knobs = knob_values(e.knob, threads, blocks);
+        const bool is_mpi = e.backend == Backend::Mpi;
+        if (is_mpi) check_mpi_grid(opt, cfg.name, p, threads);
+        const auto knobs = knob_values(e.knob, is_mpi ? mpi_threads(opt, threads) : threads, blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
                        e.name,
@@ -145,6 +177,11 @@ void register_kmeans(const Options& opt) {
                        "",
                        ""};
           RegisterOptions ro;
+          if (is_mpi) {
+            name.args.emplace_back("ranks", std::to_string(mpi::size()));
+            ro.axes.emplace_back("ranks", mpi::size());
+            ro.mpi = true;
+          }
           ro.unit = benchmark::kMillisecond;
           ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};

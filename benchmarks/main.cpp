@@ -7,13 +7,18 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "benchmarks/families.hpp"
 #include "core/build_info.hpp"
 #include "core/gpu.hpp"
+#include "core/mpi.hpp"
 #include "core/options.hpp"
+#include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
 
@@ -60,9 +65,55 @@ void add_context(const pb::Options& opt) {
   for (const auto& [k, v] : pb::gpu_context()) add(k, v);
 }
 
+// Ranks other than 0 run every instance too (the collectives need them) but
+// report nothing.
+class Silent : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+// The --benchmark_filter value, as Google Benchmark will read it.
+std::string filter_of(int argc, char** argv) {
+  std::string f = ".";
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) f = argv[i] + 19;
+  return f.empty() || f == "all" ? "." : f;
+}
+
+// Under mpirun with P > 1 only MPI instances may run: the others would run P
+// times over, unsynchronised. Throws UsageError naming the first offender.
+void check_mpi_filter(int argc, char** argv) {
+  std::string f = filter_of(argc, argv);
+  const bool negative = f[0] == '-';
+  if (negative) f = f.substr(1);
+  std::regex re;
+  try {
+    re = std::regex(f, std::regex::extended);
+  } catch (const std::regex_error&) {
+    throw pb::UsageError("--benchmark_filter: '" + f + "' is not a regular expression");
+  }
+  for (const auto& r : pb::registered())
+    if (!r.mpi && std::regex_search(r.name, re) != negative)
+      throw pb::UsageError("under mpirun with " + std::to_string(pb::mpi::size()) +
+                           " ranks only MPI benchmarks run, and the filter selects " + r.name +
+                           " (use e.g. --benchmark_filter=/MPI/)");
+}
+
+// Rank 0 alone writes --benchmark_out.
+void drop_file_output(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_out", 15) != 0) argv[kept++] = argv[i];
+  argc = kept;
+  argv[argc] = nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  pb::mpi::init(&argc, &argv);
+  const int rank = pb::mpi::rank();
   pb::Options opt;
   try {
     opt = pb::parse_options(argc, argv);
@@ -76,14 +127,31 @@ int main(int argc, char** argv) {
       pb::register_kmeans(opt);
       pb::register_sort(opt);
     }
+    if (pb::mpi::size() > 1) check_mpi_filter(argc, argv);
   } catch (const pb::UsageError& e) {
-    std::fprintf(stderr, "bench: %s\n", e.what());
+    // Every rank reaches the same verdict (same arguments): rank 0 says it.
+    if (rank == 0) std::fprintf(stderr, "bench: %s\n", e.what());
+    pb::mpi::finalize();
     return pb::kExitUsage;
   }
+  if (rank != 0) drop_file_output(argc, argv);
   benchmark::Initialize(&argc, argv);  // prints its usage and exits on --help
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pb::kExitUsage;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    pb::mpi::finalize();
+    return pb::kExitUsage;
+  }
   add_context(opt);
-  benchmark::RunSpecifiedBenchmarks();
+  if (pb::mpi::built()) {
+    benchmark::AddCustomContext("mpi_ranks", std::to_string(pb::mpi::size()));
+    benchmark::AddCustomContext("mpi_ranks_per_host", std::to_string(pb::mpi::local_size()));
+  }
+  if (rank == 0) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    Silent silent;
+    benchmark::RunSpecifiedBenchmarks(&silent);
+  }
   benchmark::Shutdown();
+  pb::mpi::finalize();
   return 0;
 }

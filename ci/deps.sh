@@ -3,7 +3,7 @@
 # is missing. CUDA is optional: the toolkit at /usr/local/cuda is used when present.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config git python3 python3-matplotlib chromium
-      libbenchmark-dev libgtest-dev libopenblas-dev)
+      libbenchmark-dev libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "core/job.hpp"
+#include "core/mpi.hpp"
 
 namespace pb {
 namespace {
@@ -15,8 +16,19 @@ class CpuTimer final : public Timer {
     return std::chrono::duration<double>(t1 - t0).count();
   }
 };
+class MpiTimer final : public Timer {
+ public:
+  double time(Job& job) override {
+    mpi::barrier();
+    auto t0 = std::chrono::steady_clock::now();
+    job.run();
+    auto t1 = std::chrono::steady_clock::now();
+    return mpi::max(std::chrono::duration<double>(t1 - t0).count());
+  }
+};
 }  // namespace
 
+std::unique_ptr<Timer> make_mpi_timer() { return std::make_unique<MpiTimer>(); }
 std::unique_ptr<Timer> make_cpu_timer() { return std::make_unique<CpuTimer>(); }
 
 }  // namespace pb

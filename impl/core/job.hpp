@@ -27,7 +27,8 @@
 
 namespace pb {
 
-enum class Backend { Cpu, Cuda };
+// Mpi: a CPU job whose run() makes collective calls on every rank (core/mpi.hpp).
+enum class Backend { Cpu, Cuda, Mpi };
 
 using Counters = std::vector<std::pair<std::string, double>>;
 
@@ -58,5 +59,7 @@ class Timer {
 };
 
 std::unique_ptr<Timer> make_cpu_timer();
+// Wall clock from a barrier to the end of run(), the maximum over ranks.
+std::unique_ptr<Timer> make_mpi_timer();
 
 }  // namespace pb

@@ -191,6 +191,8 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--sort-dist", v)) {
       o.sort_dists =
           parse_word_list("--sort-dist", v, {"uniform", "sorted", "reversed", "few-unique", "all-equal"});
+    } else if (std::strcmp(a, "--oversubscribe") == 0) {
+      o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
       o.flush_l2 = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
@@ -235,6 +237,7 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
   --payload=LIST      sorts: keys (keys only), pairs (32-bit values move with keys)
   --order=LIST        sorts: asc, desc
   --sort-dist=LIST    sorts: uniform, sorted, reversed, few-unique, all-equal
+  --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
   --help              this text, then Google Benchmark's

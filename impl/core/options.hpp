@@ -35,6 +35,7 @@ struct Options {
   std::optional<std::vector<std::int64_t>> elements;  // totals
   std::optional<std::vector<std::int64_t>> lengths;   // array lengths; 0 = the whole input
   std::optional<std::vector<std::string>> keys, payloads, orders, sort_dists;
+  bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
   bool help = false;
 };
 

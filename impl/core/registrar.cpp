@@ -60,8 +60,9 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     Support s = job->supports();
     if (!s.ok()) return skip(state, kUnsupported + s.reason);
     job->prepare();
-    timer = job->backend() == Backend::Cuda ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
-                                            : make_cpu_timer();
+    timer = job->backend() == Backend::Cuda  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
+            : job->backend() == Backend::Mpi ? make_mpi_timer()
+                                             : make_cpu_timer();
     job->reset();
     const double first = timer->time(*job);  // warm-up, and the run that is verified
     Check c = job->check();
@@ -94,8 +95,18 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   }
 }
 
+namespace {
+std::vector<Registered>& registered_list() {
+  static std::vector<Registered> list;
+  return list;
+}
+}  // namespace
+
+const std::vector<Registered>& registered() { return registered_list(); }
+
 benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
                                              const RegisterOptions& opt) {
+  registered_list().push_back({name.format() + "/manual_time", opt.mpi});
   auto* b = benchmark::RegisterBenchmark(
       name.format().c_str(), [make = std::move(make), opt](benchmark::State& st) { run_job(st, make, opt); });
   b->UseManualTime()->Unit(opt.unit);

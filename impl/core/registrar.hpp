@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 #include "core/job.hpp"
 #include "core/knobs.hpp"
@@ -17,7 +18,16 @@ struct RegisterOptions {
   // Non-empty: the profile leaves this instance out; it reports "unsupported: "
   // + this reason without building the job.
   std::string excluded;
+  bool mpi = false;  // the job runs collectives: the only kind run under mpirun with P > 1
 };
+
+// Every registered instance's full name (as Google Benchmark filters it) and
+// whether it is an MPI job, in registration order.
+struct Registered {
+  std::string name;
+  bool mpi;
+};
+const std::vector<Registered>& registered();
 
 // Registers `name` (all instances use manual time: the backend's Timer measures
 // run() alone). Returns the Benchmark for further settings.

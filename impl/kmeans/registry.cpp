@@ -16,6 +16,9 @@ const std::vector<Entry>& registry() {
       {"OMP.Reduce", Backend::Cpu, Knob::Threads, 1,
        [](const Knobs& k) { return make_omp_reduce(k.threads); }},
       {"BLAS", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_blas(k.threads); }},
+#ifdef PARBENCH_WITH_MPI
+      {"MPI", Backend::Mpi, Knob::Threads, 1, [](const Knobs& k) { return make_mpi(k.threads); }},
+#endif
 #ifdef PARBENCH_WITH_CUDA
       {"CUDA.Naive", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_naive(k.block); }},
       {"CUDA.Transpose", Backend::Cuda, Knob::Block, 0,

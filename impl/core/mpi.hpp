@@ -1,0 +1,22 @@
+#pragma once
+// MPI in the harness. Without MPI (built with PARBENCH_MPI=OFF, or no MPI
+// found) every function behaves as one rank. Under `mpirun -np P`, every rank
+// registers the same instances and runs them in lockstep: an MPI job's timed
+// run starts after a barrier and its time is the maximum over ranks, so the
+// iteration counts Google Benchmark derives from those times agree on every
+// rank and the collectives inside the runs never diverge. Only rank 0
+// reports (console and JSON).
+#include <cstdint>
+
+namespace pb::mpi {
+
+bool built();                      // compiled with MPI
+void init(int* argc, char*** argv);  // MPI_Init_thread (funneled); no-op without MPI
+void finalize();
+int rank();        // 0 without MPI
+int size();        // 1 without MPI
+int local_size();  // ranks on this host (MPI_COMM_TYPE_SHARED)
+double max(double v);  // over all ranks
+void barrier();
+
+}  // namespace pb::mpi
