@@ -69,7 +69,7 @@ class SortVariants : public ::testing::TestWithParam<VariantCase> {
       GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
   }
   const Entry& entry() const { return find(GetParam().name); }
-  // Runs p twice (reset() must restore the unsorted input) and verifies.
+  // Runs p, then other inputs of p's shape on the same variant, and verifies each.
   // Returns false (and records why) when the variant does not support p.
   bool expect_sorted(const Problem& p) {
     auto v = entry().make(GetParam().knobs);
@@ -78,16 +78,23 @@ class SortVariants : public ::testing::TestWithParam<VariantCase> {
       EXPECT_TRUE(!entry().batched && p.batch() > 1) << "unexpectedly unsupported " << p.str() << ": " << s.reason;
       return false;
     }
-    Case c(p, 0x1234);
-    v->prepare(p, c.inputs);
-    Output out;
-    for (int rep = 0; rep < 2; ++rep) {
+    // Round 1 on p; round 2 on the same variant prepared again with other
+    // inputs of the same shape, so a reset() that failed to stage the new
+    // unsorted input (in-place variants) shows; round 3 repeats round 2.
+    Problem q = p;
+    q.dist = p.dist == Dist::Reversed ? Dist::Uniform : Dist::Reversed;
+    Case first(p, 0x1234), second(q, 0x1234);  // alive while the variant points at them
+    for (int round = 0; round < 3; ++round) {
+      const Problem& r = round == 0 ? p : q;
+      Case& c = round == 0 ? first : second;
+      if (round < 2) v->prepare(r, c.inputs);
+      Output out;
       v->reset();
       v->run();
       v->result(out);
+      auto chk = verify(r, c.inputs, c.ref(), out, v->stable());
+      EXPECT_TRUE(chk.passed) << "round " << round << " " << r.str() << ": " << chk.message;
     }
-    auto chk = verify(p, c.inputs, c.ref(), out, v->stable());
-    EXPECT_TRUE(chk.passed) << p.str() << ": " << chk.message;
     return true;
   }
 };
