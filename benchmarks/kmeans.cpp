@@ -177,14 +177,14 @@ void register_kmeans(const Options& opt) {
                        "",
                        ""};
           RegisterOptions ro;
+          ro.unit = benchmark::kMillisecond;
+          ro.flush_l2 = opt.flush_l2;
+          ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
           if (is_mpi) {
             name.args.emplace_back("ranks", std::to_string(mpi::size()));
             ro.axes.emplace_back("ranks", mpi::size());
             ro.mpi = true;
           }
-          ro.unit = benchmark::kMillisecond;
-          ro.flush_l2 = opt.flush_l2;
-          ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
           add_knob(e.knob, k, name, ro);
           const double cap = work_cap(e.cost, opt.profile);
           if (double(p.n) * p.k * p.d > cap)

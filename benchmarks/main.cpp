@@ -73,12 +73,39 @@ class Silent : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-// The --benchmark_filter value, as Google Benchmark will read it.
-std::string filter_of(int argc, char** argv) {
-  std::string f = ".";
+// A flag's value as Google Benchmark reads it: the last --NAME=value, else
+// the environment variable it also reads (BENCHMARK_ + NAME in capitals).
+std::string flag_of(int argc, char** argv, const char* name, const char* env, const char* fallback) {
+  const std::string prefix = std::string("--") + name + "=";
+  const char* e = std::getenv(env);
+  std::string v = e ? e : fallback;
   for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) f = argv[i] + 19;
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) v = argv[i] + prefix.size();
+  return v;
+}
+
+std::string filter_of(int argc, char** argv) {
+  const std::string f = flag_of(argc, argv, "benchmark_filter", "BENCHMARK_FILTER", ".");
   return f.empty() || f == "all" ? "." : f;
+}
+
+// Options that would make the ranks run different sequences.
+void check_mpi_lockstep(int argc, char** argv) {
+  const std::string shuffle = flag_of(argc, argv, "benchmark_enable_random_interleaving",
+                                      "BENCHMARK_ENABLE_RANDOM_INTERLEAVING", "false");
+  if (shuffle == "true" || shuffle == "1")
+    throw pb::UsageError("--benchmark_enable_random_interleaving cannot run under mpirun: each rank would "
+                         "shuffle the instances its own way");
+}
+
+// One number for the list of registered instances, to compare across ranks.
+std::uint64_t registered_hash() {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto& r : pb::registered()) {
+    for (unsigned char c : r.name) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ (r.mpi ? 1u : 2u)) * 1099511628211ull;
+  }
+  return h;
 }
 
 // Under mpirun with P > 1 only MPI instances may run: the others would run P
@@ -115,6 +142,7 @@ int main(int argc, char** argv) {
   pb::mpi::init(&argc, &argv);
   const int rank = pb::mpi::rank();
   pb::Options opt;
+  std::string err;
   try {
     opt = pb::parse_options(argc, argv);
     if (opt.help) {
@@ -127,14 +155,34 @@ int main(int argc, char** argv) {
       pb::register_kmeans(opt);
       pb::register_sort(opt);
     }
-    if (pb::mpi::size() > 1) check_mpi_filter(argc, argv);
+    if (pb::mpi::size() > 1) {
+      check_mpi_filter(argc, argv);
+      check_mpi_lockstep(argc, argv);
+    }
   } catch (const pb::UsageError& e) {
-    // Every rank reaches the same verdict (same arguments): rank 0 says it.
-    if (rank == 0) std::fprintf(stderr, "bench: %s\n", e.what());
+    err = e.what();
+  }
+  // One verdict for all ranks, so none is left waiting in a collective: a
+  // usage error on any rank ends every rank. Rank 0 says why; another rank
+  // speaks only when rank 0 found nothing wrong (hosts that differ).
+  bool bad = pb::mpi::any(!err.empty());
+  if (!bad && pb::mpi::size() > 1 && !pb::mpi::same(registered_hash())) {
+    bad = true;
+    err = "the ranks registered different benchmarks (hosts that differ in cores, or in how mpirun binds "
+          "ranks to them): give --threads explicitly and run mpirun with --bind-to none";
+  }
+  if (bad) {
+    const bool root_bad = pb::mpi::root_says(!err.empty());
+    if (!err.empty() && (rank == 0 || !root_bad))
+      std::fprintf(stderr, rank == 0 ? "bench: %s\n" : ("bench (rank " + std::to_string(rank) + "): %s\n").c_str(),
+                   err.c_str());
     pb::mpi::finalize();
     return pb::kExitUsage;
   }
-  if (rank != 0) drop_file_output(argc, argv);
+  if (rank != 0) {
+    drop_file_output(argc, argv);
+    unsetenv("BENCHMARK_OUT");
+  }
   benchmark::Initialize(&argc, argv);  // prints its usage and exits on --help
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     pb::mpi::finalize();

@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <cstdio>
+
 namespace pb::mpi {
 namespace {
 int g_rank = 0, g_size = 1, g_local = 1;
@@ -15,6 +17,7 @@ void init(int* argc, char*** argv) {
   // Only the thread that called init makes MPI calls (OpenMP regions do not).
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   g_started = true;
+  if (provided < MPI_THREAD_FUNNELED) abort("the MPI library does not support MPI_THREAD_FUNNELED");
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   MPI_Comm node;
@@ -41,6 +44,42 @@ double max(double v) {
 
 void barrier() {
   if (g_started && g_size > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+bool any(bool v) {
+  if (!g_started || g_size == 1) return v;
+  int in = v ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return out != 0;
+}
+
+bool same(std::uint64_t v) {
+  if (!g_started || g_size == 1) return true;
+  unsigned long long lo = v, hi = v, in = v;
+  MPI_Allreduce(&in, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&in, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+int max_int(int v) {
+  if (!g_started || g_size == 1) return v;
+  int out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+bool root_says(bool v) {
+  if (!g_started || g_size == 1) return v;
+  int x = v ? 1 : 0;
+  MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return x != 0;
+}
+
+void abort(const char* why) {
+  std::fprintf(stderr, "bench (rank %d of %d): %s\n", g_rank, g_size, why);
+  std::fflush(stderr);
+  if (g_started) MPI_Abort(MPI_COMM_WORLD, 3);
+  std::abort();
 }
 
 }  // namespace pb::mpi

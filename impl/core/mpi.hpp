@@ -18,5 +18,10 @@ int size();        // 1 without MPI
 int local_size();  // ranks on this host (MPI_COMM_TYPE_SHARED)
 double max(double v);  // over all ranks
 void barrier();
+bool any(bool v);                 // true on every rank when true on one
+bool same(std::uint64_t v);       // every rank holds the same value
+int max_int(int v);               // over all ranks
+bool root_says(bool v);           // rank 0's v, on every rank
+[[noreturn]] void abort(const char* why);  // prints why, ends every rank
 
 }  // namespace pb::mpi

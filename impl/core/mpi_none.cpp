@@ -1,5 +1,8 @@
 #include "core/mpi.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace pb::mpi {
 bool built() { return false; }
 void init(int*, char***) {}
@@ -9,4 +12,12 @@ int size() { return 1; }
 int local_size() { return 1; }
 double max(double v) { return v; }
 void barrier() {}
+bool any(bool v) { return v; }
+bool same(std::uint64_t) { return true; }
+int max_int(int v) { return v; }
+bool root_says(bool v) { return v; }
+void abort(const char* why) {
+  std::fprintf(stderr, "bench: %s\n", why);
+  std::abort();
+}
 }  // namespace pb::mpi

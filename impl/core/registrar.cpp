@@ -3,6 +3,7 @@
 #include <new>
 
 #include "core/gpu.hpp"
+#include "core/mpi.hpp"
 
 namespace pb {
 namespace {
@@ -47,6 +48,15 @@ void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
   }
 }
 
+namespace {
+// An MPI job that failed on some ranks leaves the others inside a collective:
+// with several ranks the only way on is to stop them all, saying why.
+void end_mpi_job(const Job* job, const std::exception& e) {
+  if (job && job->backend() == Backend::Mpi && mpi::size() > 1)
+    mpi::abort((std::string("an MPI job failed on this rank, ending every rank: ") + e.what()).c_str());
+}
+}  // namespace
+
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
   for (const auto& [k, v] : opt.axes) state.counters[k] = v;
   std::unique_ptr<Job> job;
@@ -87,10 +97,13 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   } catch (const OutOfMemory& e) {
     // Also reached from inside the timed loop: SkipWithError stops the timer and
     // marks the instance, which lets the runner accept the early exit.
+    end_mpi_job(job.get(), e);
     error(state, kOutOfMemory + std::string(e.what()));
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc& e) {
+    end_mpi_job(job.get(), e);
     error(state, kOutOfMemory + std::string("host allocation failed"));
   } catch (const std::exception& e) {
+    end_mpi_job(job.get(), e);
     error(state, kFailed + std::string(e.what()));
   }
 }

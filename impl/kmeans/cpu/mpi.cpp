@@ -4,8 +4,9 @@
 // assigns its points with an OpenMP team (the reference's dist2, so the
 // assignment matches it) and builds per-thread partial sums; MPI_Allreduce
 // adds the sums, counts and changed-point counts of all ranks, and every rank
-// applies the same update and exit test to the same totals, so all agree on
-// when to stop. The final assignment is gathered on rank 0 (MPI_Gatherv).
+// applies the same update and exit test to the totals; rank 0's centroids
+// and verdict are then broadcast (MPI does not promise every rank bitwise the
+// same sum), so all agree on when to stop. The final assignment is gathered on rank 0 (MPI_Gatherv).
 // All of it is timed; result() (untimed) broadcasts the gathered result so
 // every rank checks the same answer.
 #include <mpi.h>
@@ -27,7 +28,8 @@ class MpiKMeans final : public CpuKMeans {
     const int P = mpi::size();
     if (threads_ < 1) return Support::no("threads must be >= 1");
     if (p.n < P) return Support::no("more ranks than points");
-    if ((p.n / P + 1) * p.d > INT_MAX) return Support::no("a rank's share of the points exceeds MPI's int count");
+    if (p.n * p.d > INT_MAX || p.k * p.d > INT_MAX)
+      return Support::no("N*D or K*D exceeds MPI's int counts and displacements");
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
@@ -50,6 +52,7 @@ class MpiKMeans final : public CpuKMeans {
     cnt_.assign(std::size_t(threads_) * p.k, 0);
     total_s_.assign(std::size_t(p.k) * p.d, 0.0);
     total_n_.assign(p.k, 0);
+    bcast_.assign(std::size_t(p.k) * p.d + 1, 0.0);
   }
   void run() override {
     const auto D = p_.d, K = p_.k;
@@ -95,7 +98,14 @@ class MpiKMeans final : public CpuKMeans {
       MPI_Allreduce(&changed, &all_changed, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
       const double move = finish_update(total_s_.data(), total_n_.data(), C, K, D);
       ++it;
-      if (p_.crit.stop(it, all_changed, move, p_.n)) {
+      // MPI does not promise every rank bitwise the same reduction: rank 0's
+      // centroids and exit verdict go to all, so no rank can stop alone.
+      double* msg = bcast_.data();
+      std::copy_n(C, K * D, msg);
+      msg[K * D] = p_.crit.stop(it, all_changed, move, p_.n) ? 1.0 : 0.0;
+      MPI_Bcast(msg, int(K * D + 1), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      std::copy_n(msg, K * D, C);
+      if (msg[K * D] != 0.0) {
         out_.iterations = it;
         break;
       }
@@ -115,7 +125,7 @@ class MpiKMeans final : public CpuKMeans {
   int threads_;
   int me_ = 0, local_ = 0;
   std::vector<int> counts_, displs_, xcounts_, xdispls_;
-  std::vector<double> x_, best_, sums_, total_s_;
+  std::vector<double> x_, best_, sums_, total_s_, bcast_;
   std::vector<int> a_;
   std::vector<std::int64_t> cnt_, total_n_;
 };
