@@ -259,6 +259,16 @@ def label(s):
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
 
 
+def at_most_threads(ss):
+    """Threaded variants at their most threads only (one line per configuration); the rest as they are."""
+    most = {}
+    for s in ss:
+        t = s.arg("threads", int)
+        if t is not None:
+            most[s.run.variant] = max(most.get(s.run.variant, 0), t)
+    return [s for s in ss if s.arg("threads", int) in (None, most.get(s.run.variant))]
+
+
 def chart_gflops(stats, cv):
     gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS") is not None]
     if not gemm:
@@ -267,17 +277,8 @@ def chart_gflops(stats, cv):
     for s in gemm:
         groups.setdefault((s.arg("op"), s.arg("type")), []).append(s)
     for i, ((op, typ), ss) in enumerate(sorted(groups.items())):
-        # Threaded variants: their most threads only, so each line is one configuration.
-        most = {}
-        for s in ss:
-            t = s.arg("threads", int)
-            if t is not None:
-                most[s.run.variant] = max(most.get(s.run.variant, 0), t)
         lines = {}
-        for s in ss:
-            t = s.arg("threads", int)
-            if t is not None and t != most[s.run.variant]:
-                continue
+        for s in at_most_threads(ss):
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
             lines.setdefault(label(s), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
         pyplot = plt()
@@ -323,16 +324,8 @@ def chart_throughput(stats, cv):
     if not groups:
         raise NoData("no sort of one array was run at more than one total")
     for i, (key, ss) in enumerate(sorted(groups.items())[:MAX_FIGS]):
-        most = {}
-        for s in ss:
-            t = s.arg("threads", int)
-            if t is not None:
-                most[s.run.variant] = max(most.get(s.run.variant, 0), t)
         lines = {}
-        for s in ss:
-            t = s.arg("threads", int)
-            if t is not None and t != most[s.run.variant]:
-                continue
+        for s in at_most_threads(ss):
             eps = s.counter("elements_per_second")
             spread = eps * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s), []).append((s.arg("n", int), eps, spread))

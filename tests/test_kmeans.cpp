@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/gpu.hpp"
+#include "tests/variant_cases.hpp"
 #include "core/mpi.hpp"
 #include "kmeans/case.hpp"
 #include "kmeans/registry.hpp"
@@ -16,40 +17,9 @@ using namespace pb::kmeans;
 
 namespace {
 
-struct VariantCase {
-  std::string name;
-  Knobs knobs;
-  std::string label;
-};
-void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
-
-std::vector<VariantCase> all_variants() {
-  std::vector<VariantCase> out;
-  for (const auto& e : registry()) {
-    std::vector<Knobs> knobs;
-    if (e.knob == Knob::Threads)
-      knobs = {{1, 0}, {3, 0}};
-    else if (e.knob == Knob::Block)
-      knobs = {{1, 32}, {1, 256}};
-    else
-      knobs = {{}};
-    for (auto k : knobs) {
-      std::string label = e.name;
-      if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
-      if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
-      for (auto& ch : label)
-        if (ch == '.') ch = '_';
-      out.push_back({e.name, k, label});
-    }
-  }
-  return out;
-}
-
-const Entry& find(const std::string& name) {
-  for (const auto& e : registry())
-    if (name == e.name) return e;
-  throw std::logic_error("no variant " + name);
-}
+using pb::testing::VariantCase;
+std::vector<VariantCase> all_variants() { return pb::testing::variant_cases(registry(), 32, 256); }
+const Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
 
 Criteria fixed(int loops) {
   Criteria c;

@@ -110,6 +110,18 @@ inline double dist2(const double* x, const double* c, std::int64_t d) {
   }
   return (s0 + s1) + (s2 + s3);
 }
+// The nearest centroid of point x (ties to the lowest index) and its squared
+// distance: the assignment step every CPU variant shares.
+inline int nearest(const double* x, const double* C, std::int64_t k, std::int64_t d, double& best_d) {
+  int best = 0;
+  double bd = dist2(x, C, d);
+  for (std::int64_t c = 1; c < k; ++c) {
+    const double dc = dist2(x, C + c * d, d);
+    if (dc < bd) bd = dc, best = int(c);
+  }
+  best_d = bd;
+  return best;
+}
 // New centroids from sums and counts; returns the largest move (Euclidean).
 double finish_update(const double* sums, const std::int64_t* counts, double* centroids, std::int64_t k,
                      std::int64_t d);

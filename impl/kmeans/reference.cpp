@@ -96,13 +96,7 @@ void lloyd(const Problem& p, const Inputs& in, int threads, Result& out) {
     int* A = out.assign.data();
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : changed)
     for (std::int64_t i = 0; i < N; ++i) {
-      int best = 0;
-      double bd = dist2(X + i * D, C, D);
-      for (std::int64_t c = 1; c < K; ++c) {
-        double dc = dist2(X + i * D, C + c * D, D);
-        if (dc < bd) bd = dc, best = int(c);
-      }
-      best_d[i] = bd;
+      const int best = nearest(X + i * D, C, K, D, best_d[i]);
       if (A[i] != best) ++changed, A[i] = best;
     }
     std::fill(sums.begin(), sums.end(), 0.0);

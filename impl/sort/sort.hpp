@@ -81,6 +81,13 @@ inline std::uint32_t ord_f32(std::uint32_t bits) {
 }
 inline std::uint32_t ord(Key k, std::uint32_t bits) { return k == Key::F32 ? ord_f32(bits) : bits; }
 
+// Padded length of an array in the networks: the next power of two.
+inline std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
 // The key every packed variant (the networks) sorts ascending: a bijective
 // order-preserving map (f32: the IEEE total order, -0.0 just below +0.0, a
 // valid order of equal keys), complemented for descending, so that descending

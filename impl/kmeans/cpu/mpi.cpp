@@ -79,13 +79,7 @@ class MpiKMeans final : public CpuKMeans {
 #pragma omp for schedule(static) reduction(+ : changed)
         for (int i = 0; i < local_; ++i) {
           const double* x = X + std::int64_t(i) * D;
-          int best = 0;
-          double bd = dist2(x, C, D);
-          for (std::int64_t c = 1; c < K; ++c) {
-            double dc = dist2(x, C + c * D, D);
-            if (dc < bd) bd = dc, best = int(c);
-          }
-          B[i] = bd;
+          const int best = nearest(x, C, K, D, B[i]);
           if (A[i] != best) ++changed, A[i] = best;
           ++my_n[best];
           for (std::int64_t d = 0; d < D; ++d) my_s[best * D + d] += x[d];

@@ -61,13 +61,7 @@ class Omp final : public CpuKMeans {
 #pragma omp for schedule(static) reduction(+ : changed)
         for (std::int64_t i = 0; i < N; ++i) {
           const double* x = X + i * D;
-          int best = 0;
-          double bd = dist2(x, C, D);
-          for (std::int64_t c = 1; c < K; ++c) {
-            double dc = dist2(x, C + c * D, D);
-            if (dc < bd) bd = dc, best = int(c);
-          }
-          best_d_[i] = bd;
+          const int best = nearest(x, C, K, D, best_d_[i]);
           if (A[i] != best) ++changed, A[i] = best;
           if (atomic) {
 #pragma omp atomic

@@ -22,11 +22,6 @@
 namespace pb::sort {
 namespace {
 
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
 
 template <class T>
 inline void cmpx(T* a, std::int64_t i, std::int64_t l, bool up) {

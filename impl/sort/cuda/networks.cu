@@ -21,11 +21,6 @@
 namespace pb::sort {
 namespace {
 
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
 int log2i(std::int64_t x) {
   int l = 0;
   while ((std::int64_t(1) << l) < x) ++l;

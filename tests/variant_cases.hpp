@@ -1,0 +1,51 @@
+#pragma once
+// Registry-driven test parameters shared by the family tests: one case per
+// variant and knob value (threads 1 and 3; two block sizes), labelled for
+// gtest (dots become underscores).
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/knobs.hpp"
+
+namespace pb::testing {
+
+struct VariantCase {
+  std::string name;
+  Knobs knobs;
+  std::string label;
+};
+inline void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
+
+template <class Registry>
+std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, int block_b) {
+  std::vector<VariantCase> out;
+  for (const auto& e : registry) {
+    std::vector<Knobs> knobs;
+    if (e.knob == Knob::Threads)
+      knobs = {{1, 0}, {3, 0}};
+    else if (e.knob == Knob::Block)
+      knobs = {{1, block_a}, {1, block_b}};
+    else
+      knobs = {{}};
+    for (auto k : knobs) {
+      std::string label = e.name;
+      if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
+      if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
+      for (auto& ch : label)
+        if (ch == '.') ch = '_';
+      out.push_back({e.name, k, label});
+    }
+  }
+  return out;
+}
+
+template <class Registry>
+const auto& find_variant(const Registry& registry, const std::string& name) {
+  for (const auto& e : registry)
+    if (name == e.name) return e;
+  throw std::logic_error("no variant " + name);
+}
+
+}  // namespace pb::testing
