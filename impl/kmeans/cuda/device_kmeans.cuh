@@ -98,6 +98,32 @@ __device__ __forceinline__ void add_changed(unsigned local, unsigned long long* 
   if ((threadIdx.x & 31) == 0 && warp) atomicAdd(total, (unsigned long long)warp);
 }
 
+// The assignment step over coordinate-major points xs (D x N) and centroids
+// Ct (D x K), wherever Ct lives (global memory for Transpose, shared memory
+// for Shared): each thread takes points in a grid-stride loop and adds its
+// count of changed points. Ties go to the lowest index.
+__device__ __forceinline__ void assign_soa(const double* __restrict__ xs, const double* __restrict__ Ct, int* assign,
+                                           double* best, unsigned long long* changed, std::int64_t n,
+                                           std::int64_t d, std::int64_t k) {
+  unsigned local = 0;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    int b = 0;
+    double bd = 0;
+    for (std::int64_t c = 0; c < k; ++c) {
+      double s = 0;
+      for (std::int64_t t = 0; t < d; ++t) {
+        const double diff = xs[t * n + i] - Ct[t * k + c];
+        s += diff * diff;
+      }
+      if (c == 0 || s < bd) bd = s, b = int(c);
+    }
+    best[i] = bd;
+    if (assign[i] != b) assign[i] = b, ++local;
+  }
+  add_changed(local, changed);
+}
+
 // Grid for a grid-stride loop over n items: enough blocks to fill the GPU
 // several times over, never more than the items need.
 unsigned grid_for(std::int64_t n, int block);

@@ -13,23 +13,7 @@ __global__ void assign_shared(const double* __restrict__ xs, const double* __res
   extern __shared__ double cs[];  // D x K, as Ct
   for (std::int64_t j = threadIdx.x; j < k * d; j += blockDim.x) cs[j] = Ct[j];
   __syncthreads();
-  unsigned local = 0;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    int b = 0;
-    double bd = 0;
-    for (std::int64_t c = 0; c < k; ++c) {
-      double s = 0;
-      for (std::int64_t t = 0; t < d; ++t) {
-        const double diff = xs[t * n + i] - cs[t * k + c];
-        s += diff * diff;
-      }
-      if (c == 0 || s < bd) bd = s, b = int(c);
-    }
-    best[i] = bd;
-    if (assign[i] != b) assign[i] = b, ++local;
-  }
-  add_changed(local, changed);
+  assign_soa(xs, cs, assign, best, changed, n, d, k);
 }
 
 class Shared final : public DeviceKMeans {

@@ -10,23 +10,7 @@ namespace {
 __global__ void assign_transpose(const double* __restrict__ xs, const double* __restrict__ Ct, int* assign,
                                  double* best, unsigned long long* changed, std::int64_t n, std::int64_t d,
                                  std::int64_t k) {
-  unsigned local = 0;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    int b = 0;
-    double bd = 0;
-    for (std::int64_t c = 0; c < k; ++c) {
-      double s = 0;
-      for (std::int64_t t = 0; t < d; ++t) {
-        const double diff = xs[t * n + i] - Ct[t * k + c];
-        s += diff * diff;
-      }
-      if (c == 0 || s < bd) bd = s, b = int(c);
-    }
-    best[i] = bd;
-    if (assign[i] != b) assign[i] = b, ++local;
-  }
-  add_changed(local, changed);
+  assign_soa(xs, Ct, assign, best, changed, n, d, k);
 }
 
 class Transpose final : public DeviceKMeans {
