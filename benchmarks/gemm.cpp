@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/variant_job.hpp"
 #include "core/registrar.hpp"
 #include "gemm/case.hpp"
 #include "gemm/registry.hpp"
@@ -36,38 +37,19 @@ double work_cap(int cost, Profile p) {
 }
 
 template <class T>
-class GemmJob final : public Job {
+class GemmJob final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>, &shared_case<T>> {
  public:
-  GemmJob(const Entry<T>& e, Knobs k, Problem p, std::uint64_t seed)
-      : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
-  Backend backend() const override { return entry_.backend; }
-  Support supports() override {
-    variant_ = entry_.make(knobs_);
-    return variant_->supports(problem_);
-  }
-  void prepare() override {
-    case_ = shared_case<T>(problem_, seed_);
-    variant_->prepare(problem_, case_->inputs);
-  }
-  void run() override { variant_->run(); }
-  void* cuda_stream() override { return variant_->stream(); }
+  using VariantJob<Entry<T>, Variant<T>, Problem, Case<T>, &shared_case<T>>::VariantJob;
   Check check() override {
     std::vector<T> out;
-    variant_->result(out);
-    return case_->oracle().check(out);
+    this->variant_->result(out);
+    return this->case_->oracle().check(out);
   }
   void report(Counters& out, double seconds, std::int64_t iterations) override {
-    out.emplace_back("GFLOPS", seconds > 0 ? problem_.flops() * iterations / seconds * 1e-9 : 0.0);
-    out.emplace_back("flops_per_call", problem_.flops());
+    const double flops = this->problem_.flops();
+    out.emplace_back("GFLOPS", seconds > 0 ? flops * iterations / seconds * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", flops);
   }
-
- private:
-  const Entry<T>& entry_;
-  Knobs knobs_;
-  Problem problem_;
-  std::uint64_t seed_;
-  std::unique_ptr<Variant<T>> variant_;
-  std::shared_ptr<Case<T>> case_;
 };
 
 template <class T>

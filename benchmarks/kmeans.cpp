@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/variant_job.hpp"
 #include "core/mpi.hpp"
 #include "core/registrar.hpp"
 #include "kmeans/case.hpp"
@@ -67,22 +68,10 @@ double work_cap(int cost, Profile p) {
   return std::ldexp(1.0, int(exp2[cost - 1][int(p)]));
 }
 
-class KMeansJob final : public Job {
+class KMeansJob final : public VariantJob<Entry, Variant, Problem, Case, &shared_case> {
  public:
-  KMeansJob(const Entry& e, Knobs k, Problem p, std::uint64_t seed)
-      : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
-  Backend backend() const override { return entry_.backend; }
-  Support supports() override {
-    variant_ = entry_.make(knobs_);
-    return variant_->supports(problem_);
-  }
-  void prepare() override {
-    case_ = shared_case(problem_, seed_);
-    variant_->prepare(problem_, case_->inputs);
-  }
+  using VariantJob::VariantJob;
   void reset() override { variant_->reset(); }
-  void run() override { variant_->run(); }
-  void* cuda_stream() override { return variant_->stream(); }
   Check check() override {
     Result r;
     variant_->result(r);
@@ -103,12 +92,6 @@ class KMeansJob final : public Job {
   }
 
  private:
-  const Entry& entry_;
-  Knobs knobs_;
-  Problem problem_;
-  std::uint64_t seed_;
-  std::unique_ptr<Variant> variant_;
-  std::shared_ptr<Case> case_;
   int iterations_ = 0;
   double inertia_ = 0;
 };

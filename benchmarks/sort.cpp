@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/variant_job.hpp"
 #include "core/registrar.hpp"
 #include "sort/reference.hpp"
 #include "sort/registry.hpp"
@@ -41,21 +42,10 @@ std::vector<std::int64_t> default_lengths(Profile p) {
   return {};
 }
 
-class SortJob final : public Job {
+class SortJob final : public VariantJob<Entry, Variant, Problem, Case, &shared_case> {
  public:
-  SortJob(const Entry& e, Knobs k, Problem p, std::uint64_t seed) : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
-  Backend backend() const override { return entry_.backend; }
-  Support supports() override {
-    variant_ = entry_.make(knobs_);
-    return variant_->supports(problem_);
-  }
-  void prepare() override {
-    case_ = shared_case(problem_, seed_);
-    variant_->prepare(problem_, case_->inputs);
-  }
+  using VariantJob::VariantJob;
   void reset() override { variant_->reset(); }
-  void run() override { variant_->run(); }
-  void* cuda_stream() override { return variant_->stream(); }
   Check check() override {
     Output out;
     variant_->result(out);
@@ -68,14 +58,6 @@ class SortJob final : public Job {
     const double bytes = 2.0 * n * (problem_.pairs() ? 8.0 : 4.0);
     out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
   }
-
- private:
-  const Entry& entry_;
-  Knobs knobs_;
-  Problem problem_;
-  std::uint64_t seed_;
-  std::unique_ptr<Variant> variant_;
-  std::shared_ptr<Case> case_;
 };
 
 template <class E, class F>
