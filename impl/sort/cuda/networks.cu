@@ -72,15 +72,28 @@ __global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys
   }
 }
 
+// The shared-memory kernels: each block's S = 2 x blockDim elements from
+// base, staged in dynamic shared memory and written back after the steps.
+template <class T>
+__device__ __forceinline__ T* load_block(const T* __restrict__ w, std::int64_t base) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  for (int i = threadIdx.x; i < 2 * int(blockDim.x); i += blockDim.x) s[i] = w[base + i];
+  return s;
+}
+template <class T>
+__device__ __forceinline__ void store_block(T* __restrict__ w, std::int64_t base, const T* s) {
+  __syncthreads();
+  for (int i = threadIdx.x; i < 2 * int(blockDim.x); i += blockDim.x) w[base + i] = s[i];
+}
+
 // ---- bitonic ----------------------------------------------------------------
 // Stages k = 2 .. min(S, P) of each block's S elements (blockDim = S / 2).
 template <class T>
 __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  T* s = load_block(w, base);
   const int kmax = int(min(std::int64_t(S), P));
   const int t = threadIdx.x;
   for (int k = 2; k <= kmax; k <<= 1)
@@ -89,18 +102,15 @@ __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
       const int i = 2 * t - (t & (j - 1));
       cmpx(s[i], s[i + j], (((base + i) & (P - 1)) & k) == 0);
     }
-  __syncthreads();
-  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+  store_block(w, base, s);
 }
 
 // Steps j = S/2 .. 1 of stage k > S, block by block.
 template <class T>
 __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  T* s = load_block(w, base);
   const bool up = ((base & (P - 1)) & k) == 0;  // k > S: one direction per block
   const int t = threadIdx.x;
   for (int j = S / 2; j > 0; j >>= 1) {
@@ -108,8 +118,7 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
     const int i = 2 * t - (t & (j - 1));
     cmpx(s[i], s[i + j], up);
   }
-  __syncthreads();
-  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+  store_block(w, base, s);
 }
 
 // LV steps (strides j, j/2, .. j/2^(LV-1)) of stage k in one pass: each thread
@@ -142,11 +151,9 @@ __global__ void bitonic_global(T* __restrict__ w, std::int64_t total, std::int64
 // Merges of size 2p <= min(S, P), every step, in shared memory.
 template <class T>
 __global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s = reinterpret_cast<T*>(smem);
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = w[base + i];
+  T* s = load_block(w, base);
   const int lim = int(min(std::int64_t(S), P));
   const int t = threadIdx.x;
   for (int p = 1; p < lim; p <<= 1)
@@ -160,8 +167,7 @@ __global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
       }
       if (on) cmpx(s[i], s[i + k], true);
     }
-  __syncthreads();
-  for (int i = threadIdx.x; i < S; i += blockDim.x) w[base + i] = s[i];
+  store_block(w, base, s);
 }
 
 // One step (stride k) of the merges of size 2p, over the whole input.
