@@ -17,11 +17,7 @@ def main():
                     help="Family/Variant that must have at least one passed entry")
     ap.add_argument("--context", action="append", default=[], help="context key that must be present")
     a = ap.parse_args()
-    try:
-        run = pbjson.load(a.json)
-    except pbjson.LoadError as e:
-        print("check_run: %s" % e, file=sys.stderr)
-        return 2
+    run = pbjson.load_or_exit(a.json, "check_run")
     ok = True
     for e in run.errors():
         print("ERROR %s: %s" % (e.name, e.message))

@@ -15,6 +15,7 @@ any python3; charts import matplotlib separately.
 """
 import json
 import re
+import sys
 
 AGGREGATES = ("mean", "median", "stddev", "cv")
 SKIP_PREFIXES = ("unsupported: ",)
@@ -125,3 +126,12 @@ def load(path):
     except (KeyError, ValueError) as e:
         raise LoadError("%s: bad benchmark entry: %s" % (path, e))
     return Run(path, doc["context"], entries)
+
+
+def load_or_exit(path, tool):
+    """load(path) for a command-line tool: on a bad file, one line on stderr and exit status 2."""
+    try:
+        return load(path)
+    except LoadError as e:
+        print("%s: %s" % (tool, e), file=sys.stderr)
+        sys.exit(2)

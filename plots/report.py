@@ -259,6 +259,22 @@ def label(s):
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
 
 
+def draw_lines(cv, lines, xlabel, ylabel, name, title):
+    """One log-log line per label: points (x, y) or (x, y, spread), spread as error bars."""
+    pyplot = plt()
+    fig, ax = pyplot.subplots(figsize=(7, 4.5))
+    for lbl, pts in sorted(lines.items()):
+        pts.sort()
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        if len(pts[0]) > 2:
+            ax.errorbar(xs, ys, yerr=[p[2] for p in pts], fmt="o-", label=lbl, capsize=2, ms=3)
+        else:
+            ax.plot(xs, ys, "o-", label=lbl, ms=3)
+    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
+    ax.legend(fontsize=6, ncol=2)
+    cv.save(fig, name, title)
+
+
 def at_most_threads(ss):
     """Threaded variants at their most threads only (one line per configuration); the rest as they are."""
     most = {}
@@ -281,14 +297,7 @@ def chart_gflops(stats, cv):
         for s in at_most_threads(ss):
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
             lines.setdefault(label(s), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
-        pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(7, 4.5))
-        for name, pts in sorted(lines.items()):
-            pts.sort()
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], fmt="o-", label=name, capsize=2, ms=3)
-        ax.set(xscale="log", yscale="log", xlabel="(M*N*K)^(1/3)", ylabel="GFLOP/s")
-        ax.legend(fontsize=6, ncol=2)
-        cv.save(fig, "gflops_%d" % (i + 1), "GEMM %s %s: GFLOP/s vs size" % (op, typ))
+        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s", "gflops_%d" % (i + 1), "GEMM %s %s: GFLOP/s vs size" % (op, typ))
 
 
 def chart_iteration(stats, cv):
@@ -302,15 +311,9 @@ def chart_iteration(stats, cv):
     for i, ((cfg, d, dist), ss) in enumerate(sorted(groups.items())):
         lines = {}
         for s in ss:
-            lines.setdefault(label(s), []).append((s.arg("N", int), s.counter("seconds_per_iteration")))
-        pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(7, 4.5))
-        for name, pts in sorted(lines.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] * 1e3 for p in pts], "o-", label=name, ms=3)
-        ax.set(xscale="log", yscale="log", xlabel="N (points)", ylabel="ms per iteration")
-        ax.legend(fontsize=6, ncol=2)
-        cv.save(fig, "iteration_%d" % (i + 1), "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist))
+            lines.setdefault(label(s), []).append((s.arg("N", int), s.counter("seconds_per_iteration") * 1e3))
+        draw_lines(cv, lines, "N (points)", "ms per iteration", "iteration_%d" % (i + 1),
+                   "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist))
 
 
 def chart_throughput(stats, cv):
@@ -329,14 +332,8 @@ def chart_throughput(stats, cv):
             eps = s.counter("elements_per_second")
             spread = eps * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s), []).append((s.arg("n", int), eps, spread))
-        pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(7, 4.5))
-        for name, pts in sorted(lines.items()):
-            pts.sort()
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], fmt="o-", label=name, capsize=2, ms=3)
-        ax.set(xscale="log", yscale="log", xlabel="elements (one array)", ylabel="elements per second")
-        ax.legend(fontsize=6, ncol=2)
-        cv.save(fig, "throughput_%d" % (i + 1), "Sort %s %s %s %s: elements/s vs size" % key)
+        draw_lines(cv, lines, "elements (one array)", "elements per second", "throughput_%d" % (i + 1),
+                   "Sort %s %s %s %s: elements/s vs size" % key)
 
 
 def chart_blocks(stats, cv):

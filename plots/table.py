@@ -47,11 +47,7 @@ def main():
     ap.add_argument("--counter", default="GFLOPS")
     ap.add_argument("--ratio-to", default="", help="variant to divide by (same other arguments)")
     a = ap.parse_args()
-    try:
-        run = pbjson.load(a.json)
-    except pbjson.LoadError as e:
-        print("table: %s" % e, file=sys.stderr)
-        return 2
+    run = pbjson.load_or_exit(a.json, "table")
     rows = medians(run, a.counter)
     pat = re.compile(a.filter)
     print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))

@@ -54,6 +54,10 @@ class MpiKMeans final : public CpuKMeans {
     total_n_.assign(p.k, 0);
     bcast_.assign(std::size_t(p.k) * p.d + 1, 0.0);
   }
+  void reset() override {
+    CpuKMeans::reset();
+    std::fill(a_.begin(), a_.end(), -1);  // this rank's points: no cluster yet
+  }
   void run() override {
     const auto D = p_.d, K = p_.k;
     // Only rank 0's input is read: the other ranks receive their share.
@@ -61,7 +65,6 @@ class MpiKMeans final : public CpuKMeans {
                  MPI_DOUBLE, 0, MPI_COMM_WORLD);
     double* C = out_.centroids.data();
     MPI_Bcast(C, int(K * D), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    std::fill(a_.begin(), a_.end(), -1);
     const double* X = x_.data();
     int* A = a_.data();
     double* B = best_.data();
