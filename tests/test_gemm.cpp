@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/gpu.hpp"
+#include "tests/gpu_test.hpp"
 #include "gemm/case.hpp"
 #include "gemm/cpu/cpu_variant.hpp"
 #include "gemm/reference.hpp"
@@ -78,8 +79,7 @@ const Entry<T>& find(const std::string& name) {
 template <class T>
 void check_variant(const Case_& c) {
   const auto& e = find<T>(c.variant);
-  if (e.backend == Backend::Cuda && !gpu_status().available)
-    GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  if (e.backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
   for (const auto& s : kShapes) {
     Problem p{c.op, s.m, s.n, s.k};
     auto v = e.make(c.knobs);

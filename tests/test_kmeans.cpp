@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/gpu.hpp"
+#include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 #include "core/mpi.hpp"
 #include "kmeans/case.hpp"
@@ -31,8 +32,7 @@ Criteria fixed(int loops) {
 class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
   void SetUp() override {
-    if (find(GetParam().name).backend == Backend::Cuda && !gpu_status().available)
-      GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+    if (find(GetParam().name).backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
   }
   Result run(const Problem& p, const Inputs& in) {
     auto v = find(GetParam().name).make(GetParam().knobs);
@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_varia
 
 // Seed 001's tiling must carry K x D far beyond shared memory.
 TEST(KMeansTiled, LargeKTimesD) {
-  if (!gpu_status().available) GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+  PB_SKIP_WITHOUT_GPU();
   Problem p{4000, 300, 2000, Dist::Blobs, fixed(2)};
   Case data(p, 3);
   for (const char* name : {"CUDA.Tiled", "CUDA.GEMM", "CUDA.Shared", "CUDA.AllGPU"}) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/gpu.hpp"
+#include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 #include "core/options.hpp"
 #include "sort/reference.hpp"
@@ -35,8 +36,7 @@ Problem make(std::int64_t n, std::int64_t length, Key key, Payload pay, Order or
 class SortVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
   void SetUp() override {
-    if (entry().backend == Backend::Cuda && !gpu_status().available)
-      GTEST_SKIP() << "GPU test skipped: " << gpu_status().reason;
+    if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
   }
   const Entry& entry() const { return find(GetParam().name); }
   // Runs p, then other inputs of p's shape on the same variant, and verifies each.
