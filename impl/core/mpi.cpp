@@ -2,7 +2,9 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace pb::mpi {
 namespace {
@@ -71,7 +73,16 @@ int max_int(int v) {
 bool root_says(bool v) {
   if (!g_started || g_size == 1) return v;
   int x = v ? 1 : 0;
-  MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  // The other ranks may wait here for seconds while rank 0 works alone (a
+  // reference on every core): they poll and sleep rather than spin inside a
+  // blocking broadcast, which would take those cores from rank 0.
+  MPI_Request req;
+  MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+  for (int done = 0;;) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return x != 0;
 }
 
