@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
     Silent silent;
     benchmark::RunSpecifiedBenchmarks(&silent);
   }
+  pb::release_kept_job();
   benchmark::Shutdown();
   pb::mpi::finalize();
   return 0;

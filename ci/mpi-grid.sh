@@ -16,7 +16,8 @@
 #   --no-seq       skip the sequential reference (already in DIR/seq.json)
 #
 # Writes DIR/seq.json (KMeans/Seq), DIR/mpi-P.json per rank count, and
-# DIR/report/ (plots/plot --chart heatmap). Defaults: seed 001's N=250000,
+# DIR/report/ (plots/plot --chart heatmap). Runs in the full profile, whose
+# size caps let Seq run N=250000; any skipped or failed entry fails the script. Defaults: seed 001's N=250000,
 # D=100, K=500 and N=100000, D=100, K=316; DIR=$OUT or out/mpi-grid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,10 +61,12 @@ mpirun_args=(--bind-to none)
 [[ -n $hostfile ]] && mpirun_args+=(--hostfile "$hostfile" --map-by "ppr:${per_host}:node")
 log() { printf '== %s [%s]\n' "$*" "$(date +%T)"; }
 
+status=0  # a failed check marks the grid failed; the remaining cells still run
 if ((seq)); then
   log "sequential reference: $shapes"
-  "$bench" --kmeans-shapes="$shapes" --benchmark_filter='KMeans/Seq/' \
+  "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/Seq/' \
     --benchmark_out="$out/seq.json" --benchmark_out_format=json "$@"
+  python3 plots/check_run.py "$out/seq.json" --require KMeans/Seq --no-skips || status=1
 fi
 for p in ${ranks//,/ }; do
   local_ranks=$p
@@ -73,9 +76,10 @@ for p in ${ranks//,/ }; do
   ((local_ranks * ${threads##*,} < cores && cores % local_ranks == 0)) && threads+=",$((cores / local_ranks))"
   [[ -z $threads ]] && { echo "mpi-grid.sh: $p ranks leave no thread count within $cores cores" >&2; continue; }
   log "$p ranks x threads $threads"
-  mpirun "${mpirun_args[@]}" -np "$p" "$bench" --kmeans-shapes="$shapes" --benchmark_filter='KMeans/MPI/' \
+  mpirun "${mpirun_args[@]}" -np "$p" "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/MPI/' \
     --threads="$threads" --benchmark_out="$out/mpi-$p.json" --benchmark_out_format=json "$@"
-  python3 plots/check_run.py "$out/mpi-$p.json" --require KMeans/MPI
+  python3 plots/check_run.py "$out/mpi-$p.json" --require KMeans/MPI --no-skips || status=1
 done
 log "report"
 plots/plot "$out"/seq.json "$out"/mpi-*.json --out "$out/report" --chart heatmap
+exit $status

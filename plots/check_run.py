@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Check a bench JSON file: it parses, no entry is incorrect or failed, and
-(optionally) given families/variants have passed entries. Exit 0 when it
+(optionally) given families/variants have passed entries and no entry was
+skipped. Exit 0 when it
 holds, 1 when it does not, 2 when the file cannot be read."""
 import argparse
 import os
@@ -16,12 +17,18 @@ def main():
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
     ap.add_argument("--context", action="append", default=[], help="context key that must be present")
+    ap.add_argument("--no-skips", action="store_true",
+                    help="a skipped entry (unsupported, excluded by the profile) fails the check too")
     a = ap.parse_args()
     run = pbjson.load_or_exit(a.json, "check_run")
     ok = True
     for e in run.errors():
         print("ERROR %s: %s" % (e.name, e.message))
         ok = False
+    if a.no_skips:
+        for e in run.skipped():
+            print("SKIPPED %s: %s" % (e.name, e.message))
+            ok = False
     for req in a.require:
         fam, _, var = req.partition("/")
         if not any(e.run.family == fam and (not var or e.run.variant == var) for e in run.passed()):

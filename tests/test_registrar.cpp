@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -130,6 +131,86 @@ TEST(Registrar, EveryDispositionBecomesTheRightEntry) {
   const auto& thrown = rep.runs.at("throw");
   EXPECT_TRUE(thrown.flagged);
   EXPECT_EQ(thrown.message, "failed: kernel fault");
+}
+
+// Counts what the registrar does with the jobs of the kept-job test.
+struct Tally {
+  int built = 0, prepared = 0, checked = 0, runs = 0, live = 0, most_live = 0;
+};
+
+struct CountingJob final : Job {
+  CountingJob(Tally& t, bool wrong) : t(t), wrong(wrong) {
+    ++t.built;
+    t.most_live = std::max(t.most_live, ++t.live);
+  }
+  ~CountingJob() override { --t.live; }
+  Tally& t;
+  bool wrong;
+  Backend backend() const override { return Backend::Cpu; }
+  void prepare() override { ++t.prepared; }
+  void run() override {
+    ++t.runs;
+    volatile double x = 0;
+    for (int i = 0; i < 1000; ++i) x = x + i;
+  }
+  Check check() override {
+    ++t.checked;
+    return wrong ? Check{false, "1 of 4 elements off", "full"} : Check{};
+  }
+  void report(Counters&, double, std::int64_t) override {}
+};
+
+struct CountRuns : benchmark::BenchmarkReporter {
+  int runs = 0, flagged_runs = 0;
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& rs) override {
+    for (const auto& r : rs)
+      if (r.run_type == Run::RT_Iteration) {
+        ++runs;
+        flagged_runs += flagged(r, 0) ? 1 : 0;
+      }
+  }
+};
+
+TEST(Registrar, KeepsAVerifiedJobAcrossTheCallsOfItsInstanceOnly) {
+  Tally a, b, w;
+  const std::pair<const char*, Tally*> cases[] = {{"a", &a}, {"b", &b}, {"wrong", &w}};
+  for (const auto& [name, t] : cases) {
+    Tally* tally = t;
+    const bool wrong = tally == &w;
+    register_job(RunName{"KeptJobTest", name, {}, "", ""},
+                 [tally, wrong] { return std::make_unique<CountingJob>(*tally, wrong); }, RegisterOptions{})
+        ->Iterations(5)
+        ->Repetitions(3);  // with a fixed iteration count: one call per repetition
+  }
+  CountRuns rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "KeptJobTest/");
+  EXPECT_EQ(rep.runs, 9);
+  EXPECT_EQ(rep.flagged_runs, 3);  // every repetition of the wrong one is an error entry
+  for (Tally* t : {&a, &b}) {
+    EXPECT_EQ(t->built, 1);  // prepared, warmed up and verified on the first call only
+    EXPECT_EQ(t->prepared, 1);
+    EXPECT_EQ(t->checked, 1);
+    EXPECT_EQ(t->runs, 2 + 3 * 5);  // two warm-up runs, then 5 timed runs per repetition
+  }
+  EXPECT_EQ(a.live, 0) << "the next instance frees the kept job";
+  EXPECT_EQ(b.live, 0) << "an incorrect instance frees it too";
+  EXPECT_EQ(w.built, 3) << "an incorrect job is never kept: each call verifies afresh";
+  EXPECT_EQ(w.checked, 3);
+  EXPECT_EQ(w.live, 0);
+  EXPECT_EQ(a.most_live + b.most_live + w.most_live, 3);
+}
+
+TEST(Registrar, ReleasesTheKeptJob) {
+  Tally t;
+  register_job(RunName{"ReleaseTest", "a", {}, "", ""},
+               [&t] { return std::make_unique<CountingJob>(t, false); }, RegisterOptions{})
+      ->Iterations(2);
+  CountRuns rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "ReleaseTest/");
+  EXPECT_EQ(t.live, 1);  // kept for a later call
+  release_kept_job();
+  EXPECT_EQ(t.live, 0);
 }
 
 }  // namespace

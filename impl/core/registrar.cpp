@@ -55,7 +55,20 @@ void end_mpi_job(const Job* job, const std::exception& e) {
   if (job && job->backend() == Backend::Mpi && mpi::size() > 1)
     mpi::abort((std::string("an MPI job failed on this rank, ending every rank: ") + e.what()).c_str());
 }
+
+// The last instance's prepared and verified job (see run_job in the header).
+struct Kept {
+  int id = -1;
+  std::unique_ptr<Job> job;
+  std::unique_ptr<Timer> timer;
+};
+Kept& kept() {
+  static Kept k;
+  return k;
+}
 }  // namespace
+
+void release_kept_job() { kept() = Kept{}; }
 
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
   for (const auto& [k, v] : opt.axes) state.counters[k] = v;
@@ -63,23 +76,31 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   std::unique_ptr<Timer> timer;
   try {
     if (!opt.excluded.empty()) return skip(state, kUnsupported + opt.excluded);
-    job = make();
-    // Before supports(): a CUDA variant may touch the device when it is built.
-    if (job->backend() == Backend::Cuda && !gpu_status().available)
-      return skip(state, kUnsupported + gpu_status().reason);
-    Support s = job->supports();
-    if (!s.ok()) return skip(state, kUnsupported + s.reason);
-    job->prepare();
-    timer = job->backend() == Backend::Cuda  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
-            : job->backend() == Backend::Mpi ? make_mpi_timer()
-                                             : make_cpu_timer();
-    job->reset();
-    const double first = timer->time(*job);  // warm-up, and the run that is verified
-    Check c = job->check();
-    if (!c.passed) return error(state, kIncorrect + c.message);
-    if (first < kSecondWarmupBelow) {  // a run of seconds has warmed everything already
+    Kept& k = kept();
+    if (opt.id >= 0 && k.id == opt.id) {  // a later call of the instance prepared last
+      job = std::move(k.job);
+      timer = std::move(k.timer);
+      k = Kept{};
+    } else {
+      release_kept_job();  // the previous instance's buffers go before this one's come
+      job = make();
+      // Before supports(): a CUDA variant may touch the device when it is built.
+      if (job->backend() == Backend::Cuda && !gpu_status().available)
+        return skip(state, kUnsupported + gpu_status().reason);
+      Support s = job->supports();
+      if (!s.ok()) return skip(state, kUnsupported + s.reason);
+      job->prepare();
+      timer = job->backend() == Backend::Cuda  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
+              : job->backend() == Backend::Mpi ? make_mpi_timer()
+                                               : make_cpu_timer();
       job->reset();
-      timer->time(*job);
+      const double first = timer->time(*job);  // warm-up, and the run that is verified
+      Check c = job->check();
+      if (!c.passed) return error(state, kIncorrect + c.message);
+      if (first < kSecondWarmupBelow) {  // a run of seconds has warmed everything already
+        job->reset();
+        timer->time(*job);
+      }
     }
 
     double total = 0.0;
@@ -93,7 +114,8 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     job->report(out, total, state.iterations());
     timer->add_counters(out);
     out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
-    for (const auto& [k, v] : out) state.counters[k] = v;
+    for (const auto& [name, v] : out) state.counters[name] = v;
+    if (opt.id >= 0) kept() = Kept{opt.id, std::move(job), std::move(timer)};
   } catch (const OutOfMemory& e) {
     // Also reached from inside the timed loop: SkipWithError stops the timer and
     // marks the instance, which lets the runner accept the early exit.
@@ -119,9 +141,11 @@ const std::vector<Registered>& registered() { return registered_list(); }
 
 benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
                                              const RegisterOptions& opt) {
+  RegisterOptions ro = opt;
+  ro.id = int(registered_list().size());
   registered_list().push_back({name.format() + "/manual_time", opt.mpi});
   auto* b = benchmark::RegisterBenchmark(
-      name.format().c_str(), [make = std::move(make), opt](benchmark::State& st) { run_job(st, make, opt); });
+      name.format().c_str(), [make = std::move(make), ro](benchmark::State& st) { run_job(st, make, ro); });
   b->UseManualTime()->Unit(opt.unit);
   return b;
 }

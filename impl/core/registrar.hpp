@@ -19,6 +19,9 @@ struct RegisterOptions {
   // + this reason without building the job.
   std::string excluded;
   bool mpi = false;  // the job runs collectives: the only kind run under mpirun with P > 1
+  // Set by register_job: the instance's index, under which run_job keeps its
+  // prepared, verified job between Google Benchmark's calls. -1: not kept.
+  int id = -1;
 };
 
 // Every registered instance's full name (as Google Benchmark filters it) and
@@ -35,7 +38,16 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
                                              const RegisterOptions& opt);
 
 // Drives one instance (the contract in job.hpp). Exposed for tests.
+// Google Benchmark calls an instance's function several times (while it grows
+// the iteration count, then once per repetition). For an instance with an id,
+// the job that was prepared, warmed up and verified on the first call is kept
+// and the later calls only time it, so preparation and verification (seconds
+// for 2^28 elements) happen once per instance. One job is kept at a time: the
+// next instance frees it before preparing its own.
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt);
+
+// Frees the kept job (before the CUDA runtime or MPI shut down).
+void release_kept_job();
 
 // The instances of a variant's knob: one per thread count or block size.
 std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks);

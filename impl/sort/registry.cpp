@@ -26,8 +26,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_odd_even(k.block); }},
       {"Thrust", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_thrust(); }},
       {"CUB", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_cub(); }},
-      {"CUB.DoubleBuffer", Backend::Cuda, Knob::None, {16, 28, 30}, false,
-       [](const Knobs&) { return make_cub_double_buffer(); }},
+      {"CUB.Offset64", Backend::Cuda, Knob::None, {16, 28, 30}, false,
+       [](const Knobs&) { return make_cub_offset64(); }},
 #endif
   };
   return list;

@@ -9,5 +9,5 @@ std::unique_ptr<Variant> make_cuda_bitonic(int block);
 std::unique_ptr<Variant> make_cuda_odd_even(int block);
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
-std::unique_ptr<Variant> make_cub_double_buffer();
+std::unique_ptr<Variant> make_cub_offset64();
 }  // namespace pb::sort
