@@ -37,6 +37,7 @@ import math
 import os
 import statistics
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pbjson  # noqa: E402
@@ -131,7 +132,9 @@ class Canvas:
         self.out, self.mach, self.made = out, mach, []
 
     def save(self, fig, name, title):
-        fig.suptitle("%s\n%s" % (title, self.mach), fontsize=10)
+        # Long titles (problem and baseline) wrap to the figure's width.
+        width = max(40, int(fig.get_figwidth() * 12))
+        fig.suptitle("%s\n%s" % (textwrap.fill(title, width), self.mach), fontsize=10)
         fig.tight_layout()
         for ext in ("png", "svg"):
             fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110)
@@ -187,6 +190,10 @@ def chart_heatmap(stats, cv):
     drawn = 0
     for (family, variant, problem), grid in cells.items():
         ref = refs.get((family, tuple(kv for kv in problem if kv[0] != "ranks")))
+        against = ref.run.variant if ref is not None else None
+        if ref is None and (1, 1) in grid:  # no reference in these files: the grid's own 1 x 1 cell
+            ref, against = grid[(1, 1)], "%s at 1 rank x 1 thread (no %s in these files)" % (
+                variant, REFERENCE.get(family))
         if ref is None:
             continue
         ranks = sorted({r for r, _ in grid})
@@ -207,7 +214,8 @@ def chart_heatmap(stats, cv):
                         ax.text(j, i, "%.2f" % m[i][j], ha="center", va="center", color="w", fontsize=7)
             fig.colorbar(im, ax=ax)
         drawn += 1
-        cv.save(fig, "heatmap_%d" % drawn, "%s %s ranks x threads: %s" % (family, variant, problem_label(problem)))
+        cv.save(fig, "heatmap_%d" % drawn, "%s %s ranks x threads: %s; speedup against %s" % (
+            family, variant, problem_label(problem), against))
     if not drawn:
         raise NoData("no runs with both ranks and threads arguments (MPI benchmarks)")
 

@@ -132,6 +132,31 @@ class Charts(unittest.TestCase):
             self.assertEqual(speed[0][1], [2.0, 4.0, 8.0, 10.0])  # speedup vs Naive (8 s)
             self.assertEqual(speed[1][1], [2.0, 2.0, 2.0, 1.25])  # efficiency = speedup / threads
 
+    def test_heatmap_against_seq_or_the_one_by_one_cell(self):
+        import matplotlib.pyplot as plt
+
+        def draw(benchmarks):
+            stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in benchmarks])])
+            shown, real_imshow = [], plt.Axes.imshow
+            plt.Axes.imshow = lambda ax, m, *a, **k: shown.append(m) or real_imshow(ax, m, *a, **k)
+            try:
+                with tempfile.TemporaryDirectory() as tmp:
+                    cv = report.Canvas(tmp, "m")
+                    report.chart_heatmap(stats, cv)
+            finally:
+                plt.Axes.imshow = real_imshow
+            return shown, " | ".join(title for _, title in cv.made)
+
+        b = synthetic()["benchmarks"]
+        shown, captions = draw(b)  # MPI cells at 0.75 efficiency against Seq (6 s)
+        self.assertEqual(shown[0], [[1.0 * 0.75, 2.0 * 0.75], [2.0 * 0.75, 4.0 * 0.75]])  # speedup [ranks][threads]
+        self.assertEqual(shown[1], [[0.75, 0.75], [0.75, 0.75]])
+        self.assertIn("speedup against Seq", captions)
+        no_seq = [e for e in b if not e["name"].startswith("KMeans/Seq/")]
+        shown, captions = draw(no_seq)  # no Seq: against the 1 x 1 cell, so efficiency 1
+        self.assertEqual(shown[1], [[1.0, 1.0], [1.0, 1.0]])
+        self.assertIn("MPI at 1 rank x 1 thread (no Seq in these files)", captions)
+
     def test_report_numbers_match_the_json(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run_plot(os.path.join(DATA, "gb183.json"), "--out", tmp, "--chart", "gflops")
