@@ -11,7 +11,7 @@
 // CUB.Offset64: the same call with a 64-bit item count. CUB chooses its
 // offset type from the count's type and tunes its passes per offset type;
 // Thrust passes a 64-bit count, so this is the CUB call Thrust makes (on the
-// H200, 13-17% faster than the 32-bit form for u32 keys-only, 10-12% slower
+// H200, 11-16% faster than the 32-bit form for u32 keys-only, 9-13% slower
 // for pairs; results/nvidia-h200/README.md). Thrust's other difference, the
 // in-place cub::DoubleBuffer form, measured within 1% of the form here.
 // All sort one array (length = total) and are stable for pairs. For f32
