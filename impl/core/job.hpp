@@ -13,6 +13,11 @@
 //   loop: reset(); run()   only run() is timed, by the backend's Timer
 //   report()               family counters (GFLOP/s, elements/s ...)
 //
+// Google Benchmark calls an instance several times (growing the iteration
+// count, then once per repetition). The registrar keeps the last instance's
+// prepared, verified Job, so a later call of the same instance goes straight
+// to the timed loop (and report()); a Job must stay ready to time after it.
+//
 // run() of a CPU job is complete when it returns (wall clock). run() of a CUDA
 // job enqueues its work on cuda_stream() and may return early: the CUDA timer
 // brackets it with events on that stream and waits for the stop event.
