@@ -16,9 +16,10 @@
 #   --no-seq       skip the sequential reference (already in DIR/seq.json)
 #
 # Writes DIR/seq.json (KMeans/Seq), DIR/mpi-P.json per rank count, and
-# DIR/report/ (plots/plot --chart heatmap). Runs in the full profile, whose
-# size caps let Seq run N=250000; any skipped or failed entry fails the script. Defaults: seed 001's N=250000,
-# D=100, K=500 and N=100000, D=100, K=316; DIR=$OUT or out/mpi-grid.
+# DIR/report/ (plots/plot --chart heatmap). Defaults: seed 001's N=250000,
+# D=100, K=500 and N=100000, D=100, K=316; DIR=$OUT or out/mpi-grid. Runs
+# the full profile, whose size caps let Seq run N=250000; a skipped or failed
+# entry fails the script (the remaining cells still run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=""

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check a bench JSON file: it parses, no entry is incorrect or failed, and
 (optionally) given families/variants have passed entries and no entry was
-skipped. Exit 0 when it
-holds, 1 when it does not, 2 when the file cannot be read."""
+skipped. Exit 0 when it holds, 1 when it does not, 2 when the file cannot be
+read."""
 import argparse
 import os
 import sys
