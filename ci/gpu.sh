@@ -8,7 +8,8 @@
 # compute-sanitizer memcheck, then `bench` with the given arguments, writing
 # $OUT/NAME.json (OUT defaults to ./out, NAME to gemm) and printing a table.
 # MEMCHECK_FILTER narrows the GPU tests run under memcheck (a gtest filter).
-# Exit status: 0 when every step passed; a failed step does not stop the rest.
+# Exit status: 0 when every step passed. A failed test, memcheck or result
+# check does not stop the later steps; a failed build or bench run ends it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}

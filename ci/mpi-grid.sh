@@ -74,8 +74,8 @@ for p in ${ranks//,/ }; do
   [[ -n $per_host ]] && ((local_ranks > per_host)) && local_ranks=$per_host
   threads=""
   for ((t = 1; local_ranks * t <= cores; t *= 2)); do threads+="${threads:+,}$t"; done
-  ((local_ranks * ${threads##*,} < cores && cores % local_ranks == 0)) && threads+=",$((cores / local_ranks))"
   [[ -z $threads ]] && { echo "mpi-grid.sh: $p ranks leave no thread count within $cores cores" >&2; continue; }
+  ((local_ranks * ${threads##*,} < cores && cores % local_ranks == 0)) && threads+=",$((cores / local_ranks))"
   log "$p ranks x threads $threads"
   mpirun "${mpirun_args[@]}" -np "$p" "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/MPI/' \
     --threads="$threads" --benchmark_out="$out/mpi-$p.json" --benchmark_out_format=json "$@"

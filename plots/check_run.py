@@ -16,7 +16,8 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
-    ap.add_argument("--context", action="append", default=[], help="context key that must be present")
+    ap.add_argument("--context", action="append", default=[],
+                    help="context KEY that must be present, or KEY=VALUE that must hold")
     ap.add_argument("--no-skips", action="store_true",
                     help="a skipped entry (unsupported, excluded by the profile) fails the check too")
     a = ap.parse_args()
@@ -34,9 +35,13 @@ def main():
         if not any(e.run.family == fam and (not var or e.run.variant == var) for e in run.passed()):
             print("MISSING no passed entry for %s" % req)
             ok = False
-    for key in a.context:
+    for item in a.context:
+        key, has_value, value = item.partition("=")
         if key not in run.context:
             print("MISSING context key %s" % key)
+            ok = False
+        elif has_value and str(run.context[key]) != value:
+            print("MISMATCH context %s=%s, expected %s" % (key, run.context[key], value))
             ok = False
     print("%s: %d passed, %d skipped, %d errors" % (a.json, len(run.passed()), len(run.skipped()),
                                                     len(run.errors())))

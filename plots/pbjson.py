@@ -22,6 +22,14 @@ SKIP_PREFIXES = ("unsupported: ",)
 ERROR_PREFIXES = {"incorrect: ": "incorrect", "failed: ": "failed", "out of memory: ": "oom"}
 
 
+# Knob arguments: how a variant runs, not what it solves (a reference variant
+# may lack them: cuBLAS has no block, Seq no threads or ranks).
+KNOBS = ("threads", "block", "ranks")
+
+# Variant names of the GPU backends, for files without the `on_gpu` counter.
+GPU_VARIANT_PREFIXES = ("CUDA", "cuBLAS", "Thrust", "CUB")
+
+
 class LoadError(Exception):
     """A file that is missing, truncated or not Google Benchmark JSON."""
 
@@ -31,6 +39,10 @@ class RunName:
         self.family, self.variant, self.args = family, variant, dict(args)
         self.arg_order = [k for k, _ in args]
         self.time_kind, self.aggregate = time_kind, aggregate
+
+    def problem(self):
+        """The arguments without knobs: the same for every variant of one problem."""
+        return tuple((k, self.args[k]) for k in self.arg_order if k not in KNOBS)
 
     def base(self):
         """Family/Variant/key:value... without time kind or aggregate."""
@@ -86,6 +98,15 @@ class Entry:
     @property
     def is_error(self):
         return self.disposition in ("incorrect", "failed", "oom")
+
+    @property
+    def on_gpu(self):
+        """Whether the entry ran on the GPU: the `on_gpu` counter the registrar
+        writes, or for files written before it, the GPU variants' names."""
+        v = self.counter("on_gpu")
+        if v is not None:
+            return v == 1
+        return self.run.variant.split(".")[0] in GPU_VARIANT_PREFIXES
 
     def counter(self, key, default=None):
         v = self.raw.get(key, default)

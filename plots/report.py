@@ -43,7 +43,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pbjson  # noqa: E402
 
 REFERENCE = {"GEMM": "Naive", "KMeans": "Seq", "Sort": "Std"}
-KNOBS = ("threads", "block", "ranks")
 MAX_FIGS = 6  # per chart kind: the problems with the most data points
 
 
@@ -62,6 +61,7 @@ class Stat:
         self.stdev = statistics.stdev(secs) if len(secs) > 1 else 0.0
         self.n = len(secs)
         self.path = entries[0].path
+        self.on_gpu = entries[0].on_gpu
 
     def counter(self, key):
         vals = [e.counter(key) for e in entries_with(self.entries, key)]
@@ -77,7 +77,7 @@ class Stat:
 
     def problem(self):
         """The run's arguments without knobs: equal for all variants of one problem."""
-        return tuple((k, v) for k, v in self.run.args.items() if k not in KNOBS)
+        return self.run.problem()
 
 
 def entries_with(entries, key):
@@ -189,7 +189,7 @@ def chart_heatmap(stats, cv):
     refs = {(s.run.family, s.problem()): s for s in stats if s.run.variant == REFERENCE.get(s.run.family)}
     drawn = 0
     for (family, variant, problem), grid in cells.items():
-        ref = refs.get((family, tuple(kv for kv in problem if kv[0] != "ranks")))
+        ref = refs.get((family, problem))
         against = ref.run.variant if ref is not None else None
         if ref is None and (1, 1) in grid:  # no reference in these files: the grid's own 1 x 1 cell
             ref, against = grid[(1, 1)], "%s at 1 rank x 1 thread (no %s in these files)" % (
@@ -263,7 +263,7 @@ def chart_weak(stats, cv):
 
 
 def label(s):
-    knob = [("%s %s" % (k, s.run.args[k])) for k in KNOBS if k in s.run.args]
+    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k in s.run.args]
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
 
 
@@ -434,7 +434,7 @@ def chart_ceiling(stats, cv):
             cpu_ref, cpu_lbl = (top.counter("GFLOPS"), "OpenBLAS %s threads" % top.arg("threads")) if top else (None, "")
         rows = []
         for s in ss:
-            gpu = s.run.variant.startswith("CUDA") or s.run.variant == "cuBLAS"
+            gpu = s.on_gpu
             ref, lbl = (gpu_ref, gpu_lbl) if gpu else (cpu_ref, cpu_lbl)
             if ref:
                 rows.append((label(s), s.counter("GFLOPS") / ref, lbl, gpu))
@@ -451,7 +451,7 @@ def chart_ceiling(stats, cv):
         rows = []
         for s in ss:
             gbps = s.arg("N", int) * s.arg("D", int) * 8 / s.counter("seconds_per_iteration") * 1e-9
-            gpu = s.run.variant.startswith("CUDA")
+            gpu = s.on_gpu
             ref = gpu_ref if gpu else cpu_ref
             if ref:
                 rows.append((label(s), gbps / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))
@@ -468,7 +468,7 @@ def chart_ceiling(stats, cv):
         gpu_ref, cpu_ref = ceil.get((path, "CUDA.Copy")), ceil.get((path, "HostTriad"))
         rows = []
         for s in ss:
-            gpu = s.run.variant.startswith("CUDA") or s.run.variant in ("Thrust", "CUB")
+            gpu = s.on_gpu
             ref = gpu_ref if gpu else cpu_ref
             if ref:
                 rows.append((label(s), s.counter("GBps") / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))

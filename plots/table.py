@@ -25,18 +25,12 @@ def medians(run, counter):
     return out
 
 
-# Knob arguments a reference variant may lack (cuBLAS has no block, Seq no threads).
-KNOBS = ("threads", "block")
-
-
 def reference(rows, rn, variant):
     """The row of `variant` for the same problem as run name `rn`, ignoring knobs it lacks."""
-    want = {k: v for k, v in rn.args.items() if k not in KNOBS}
-    for base, row in rows.items():
+    for row in rows.values():
         other = row[3]
-        if other.family == rn.family and other.variant == variant:
-            if {k: v for k, v in other.args.items() if k not in KNOBS} == want:
-                return row
+        if other.family == rn.family and other.variant == variant and other.problem() == rn.problem():
+            return row
     return None
 
 

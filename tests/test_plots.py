@@ -4,7 +4,6 @@ every chart, the report's numbers, speedup against the right reference, and
 bad input (one line, exit 2, the other charts still drawn)."""
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -184,8 +183,16 @@ class Charts(unittest.TestCase):
 
 class Ceiling(unittest.TestCase):
     def test_fractions_use_the_same_runs_ceiling(self):
-        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in synthetic()["benchmarks"]])])
-        self.assertEqual(report.ceilings(stats), {("syn", "HostTriad"): 100.0, ("syn", "OpenBLAS.SGEMM"): 40.0})
+        b = synthetic()["benchmarks"]
+        # GPU sorts go against CUDA.Copy: by the on_gpu counter, or by name in
+        # files written before it (Thrust here).
+        sort = "Sort/%s/key:u32/payload:keys/order:asc/dist:uniform/n:4096/length:4096/manual_time"
+        b += [entry("Ceiling/CUDA.Copy/bytes:1024/manual_time", 1.0, GBps=1000.0, on_gpu=1),
+              entry(sort % "CUB.Offset64", 1e-6, elements_per_second=4e9, GBps=500.0, on_gpu=1),
+              entry(sort % "Thrust", 1e-6, elements_per_second=2e9, GBps=250.0)]
+        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(e) for e in b])])
+        self.assertEqual(report.ceilings(stats), {("syn", "HostTriad"): 100.0, ("syn", "OpenBLAS.SGEMM"): 40.0,
+                                                  ("syn", "CUDA.Copy"): 1000.0})
         import matplotlib.pyplot as plt
 
         captured = []
@@ -205,10 +212,35 @@ class Ceiling(unittest.TestCase):
         self.assertEqual(sorted(captured[0]), sorted([1 / 40, 2 / 40, 4 / 40, 8 / 40, 10 / 40]))
         # K-means Seq: 100 points * 2 coords * 8 bytes / 0.6 s against 100 GB/s.
         self.assertAlmostEqual(captured[1][0], 1600 / 0.6 * 1e-9 / 100)
-        # Sorts (CPU, against HostTriad's 100 GB/s), largest total first:
-        # Std 0.8 GB/s, radix 8 and 16 GB/s.
+        # Sorts, largest total first: on the CPU against HostTriad's 100 GB/s
+        # (Std 0.8 GB/s, radix 8 and 16 GB/s), on the GPU against CUDA.Copy's
+        # 1000 GB/s (CUB.Offset64 500, Thrust 250).
         self.assertEqual(len(captured), 4)
-        self.assertEqual(sorted(captured[2]), [0.008, 0.08, 0.16])
+        self.assertEqual(sorted(captured[2]), [0.008, 0.08, 0.16, 0.25, 0.5])
+
+
+class CheckRun(unittest.TestCase):
+    def run_check(self, doc, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "run.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            return subprocess.run([sys.executable, os.path.join(ROOT, "plots", "check_run.py"), path, *args],
+                                  capture_output=True, text=True, timeout=60)
+
+    def test_skips_and_context_values(self):
+        doc = {"context": {"mpi_ranks": "4"}, "benchmarks": [
+            entry("KMeans/MPI/cfg:x/dist:uniform/N:100/D:2/K:4/ranks:4/threads:1/manual_time", 1.0),
+            dict(entry("KMeans/Seq/cfg:x/dist:uniform/N:9/D:2/K:4/manual_time", 0.0), skipped=True,
+                 skip_message="unsupported: size excluded by profile 'default'")]}
+        self.assertEqual(self.run_check(doc, "--require", "KMeans/MPI", "--context", "mpi_ranks=4").returncode, 0)
+        p = self.run_check(doc, "--no-skips")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("SKIPPED KMeans/Seq/", p.stdout)
+        p = self.run_check(doc, "--context", "mpi_ranks=8")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("MISMATCH context mpi_ranks=4, expected 8", p.stdout)
+        self.assertEqual(self.run_check(doc, "--require", "KMeans/Seq").returncode, 1)  # skipped is not passed
 
 
 class CloseTruncated(unittest.TestCase):

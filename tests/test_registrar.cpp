@@ -115,6 +115,7 @@ TEST(Registrar, EveryDispositionBecomesTheRightEntry) {
   EXPECT_FALSE(pass.flagged) << pass.message;
   EXPECT_EQ(pass.iterations, 10);
   EXPECT_EQ(pass.counters.at("N"), 42);
+  EXPECT_EQ(pass.counters.at("on_gpu"), 0);  // a CPU job
   EXPECT_GT(pass.counters.at("runs_per_second"), 0);
   EXPECT_EQ(pass.counters.at("resets_match_runs"), 1);  // reset() before every run, timed or not
   EXPECT_GT(pass.counters.at("seconds_per_call"), 0);

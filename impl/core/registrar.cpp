@@ -102,6 +102,8 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         timer->time(*job);
       }
     }
+    // Where it ran, for the tools (GPU variants are read against GPU ceilings).
+    state.counters["on_gpu"] = job->backend() == Backend::Cuda ? 1 : 0;
 
     double total = 0.0;
     for (auto _ : state) {
