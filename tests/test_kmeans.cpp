@@ -2,6 +2,7 @@
 // uniform and blob data, odd shapes, K = N, fixed-loop and converging runs,
 // must end with the reference's assignment and iteration count. Exact ties
 // and empty clusters follow the documented rules in every variant.
+#include <cblas.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -118,6 +119,22 @@ TEST(KMeansTiled, LargeKTimesD) {
     auto c = compare(p, data.reference(), r);
     EXPECT_TRUE(c.passed) << name << ": " << c.message;
   }
+}
+
+// BLAS runs each dgemm on one OpenBLAS thread; once the variant is freed the
+// process-wide count is the one it found (references and later variants use it).
+TEST(KMeansBlas, GivesBackOpenBlasThreadCount) {
+  openblas_set_num_threads(2);  // not 1, whatever this machine's cores
+  const int before = openblas_get_num_threads();
+  ASSERT_EQ(before, 2);
+  Problem p{500, 4, 6, Dist::Blobs, fixed(2)};
+  const auto in = make_inputs(p, 3);
+  {
+    auto v = find("BLAS").make(pb::Knobs{2, 0});
+    v->prepare(p, in);
+    EXPECT_EQ(openblas_get_num_threads(), 1);
+  }
+  EXPECT_EQ(openblas_get_num_threads(), before);
 }
 
 TEST(KMeansReference, CompareCatchesDifferences) {

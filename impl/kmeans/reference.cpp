@@ -82,9 +82,7 @@ double finish_update(const double* sums, const std::int64_t* counts, double* cen
 
 void lloyd(const Problem& p, const Inputs& in, int threads, Result& out) {
   const auto N = p.n, D = p.d, K = p.k;
-  // omp_get_num_procs, not omp_get_max_threads: an OpenMP build of OpenBLAS
-  // lowers the latter when a variant asks it for one thread.
-  const int nt = threads > 0 ? threads : omp_get_num_procs();
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
   out.assign.assign(N, -1);
   out.centroids = in.init;
   std::vector<double> sums(K * D), best_d(N);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/openblas_threads.hpp"
 #include "gemm/cpu/cpu_variant.hpp"
 
 namespace pb::gemm {
@@ -33,7 +34,7 @@ class OpenBlas final : public CpuVariant<T> {
   }
   void prepare(const Problem& p, const Inputs<T>& in) override {
     CpuVariant<T>::prepare(p, in);
-    openblas_set_num_threads(threads_);
+    blas_threads_.set(threads_);
   }
   void run() override {
     const int M = int(p_.m), N = int(p_.n), K = int(p_.k);
@@ -52,6 +53,7 @@ class OpenBlas final : public CpuVariant<T> {
 
  private:
   int threads_;
+  OpenBlasThreads blas_threads_;
 };
 }  // namespace
 

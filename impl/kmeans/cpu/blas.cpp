@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "core/openblas_threads.hpp"
 #include "kmeans/cpu/cpu_variants.hpp"
 
 namespace pb::kmeans {
@@ -35,7 +36,7 @@ class Blas final : public CpuKMeans {
   }
   void prepare(const Problem& p, const Inputs& in) override {
     CpuKMeans::prepare(p, in);
-    openblas_set_num_threads(1);
+    blas_threads_.set(1);  // OpenMP splits the chunks; each dgemm runs on one thread
     xx_.resize(p.n);
     for (std::int64_t i = 0; i < p.n; ++i) {
       const double* x = in.points.data() + i * p.d;
@@ -106,6 +107,7 @@ class Blas final : public CpuKMeans {
 
  private:
   int threads_;
+  OpenBlasThreads blas_threads_;
   std::vector<double> xx_, cc_, g_, sums_;
   std::vector<std::int64_t> counts_;
 };
