@@ -26,14 +26,14 @@ std::vector<Shape3> default_sizes(Profile p) {
   return {};
 }
 
-// Largest M*N*K a slow CPU variant runs in each profile (cost 1: vectorised
+// log2 of the largest M*N*K a slow CPU variant runs in each profile (cost 1: vectorised
 // loop, ~5-10 GFLOP/s a core; cost 2: textbook loop, ~1 GFLOP/s): about a
 // second per call at the cap, so a sweep stays in minutes. The caps hold for
 // --sizes too: a 4096^3 textbook loop would take minutes a call.
-double work_cap(int cost, Profile p) {
-  if (cost == 0) return INFINITY;
-  const double exp2[2][3] = {{24, 30, 33}, {21, 27, 30}};  // [cost-1][smoke, default, full]
-  return std::ldexp(1.0, int(exp2[cost - 1][int(p)]));
+int work_cap_log2(int cost, Profile p) {
+  if (cost == 0) return 1023;  // no cap
+  const int exp2[2][3] = {{24, 30, 33}, {21, 27, 30}};  // [cost-1][smoke, default, full]
+  return exp2[cost - 1][int(p)];
 }
 
 template <class T>
@@ -74,10 +74,8 @@ void register_type(const Options& opt, Op op, const char* type) {
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
         add_knob(e.knob, k, name, ro);
-        double cap = work_cap(e.cost, opt.profile);
-        if (double(p.m) * p.n * p.k > cap)
-          ro.excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " + e.name +
-                        " runs M*N*K <= 2^" + std::to_string(int(std::log2(cap))) + " (use --profile=full)";
+        ro.excluded = excluded_by_profile(opt.profile, e.name, "M*N*K", double(p.m) * p.n * p.k,
+                                          work_cap_log2(e.cost, opt.profile));
         const Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
         register_job(

@@ -60,12 +60,12 @@ std::vector<Config> configs(const Options& opt) {
   return {};
 }
 
-// Largest N*K*D (the work of one assignment step) a slow CPU variant runs in
+// log2 of the largest N*K*D (one assignment step's work) a slow CPU variant runs in
 // each profile: Seq, one thread, does ~1-3e9 distance terms a second.
-double work_cap(int cost, Profile p) {
-  if (cost == 0) return INFINITY;
-  const double exp2[2][3] = {{30, 34, 40}, {26, 32, 36}};  // [cost-1][smoke, default, full]
-  return std::ldexp(1.0, int(exp2[cost - 1][int(p)]));
+int work_cap_log2(int cost, Profile p) {
+  if (cost == 0) return 1023;  // no cap
+  const int exp2[2][3] = {{30, 34, 40}, {26, 32, 36}};  // [cost-1][smoke, default, full]
+  return exp2[cost - 1][int(p)];
 }
 
 class KMeansJob final : public VariantJob<Entry, Variant, Problem, Case, &shared_case> {
@@ -77,11 +77,11 @@ class KMeansJob final : public VariantJob<Entry, Variant, Problem, Case, &shared
     variant_->result(r);
     iterations_ = r.iterations;
     inertia_ = r.inertia;
-    if (entry_.backend != Backend::Mpi || mpi::size() == 1) return compare(problem_, case_->reference(), r);
-    // Under mpirun every rank holds the same gathered result (result()
-    // broadcasts it): rank 0 alone computes the reference, on every core
-    // while the other ranks wait idle, and its verdict goes to all, so they
-    // leave or enter the timed loop together. Only rank 0 reports the message.
+    if (entry_.backend != Backend::Mpi) return compare(problem_, case_->reference(), r);
+    // Every rank holds the same gathered result (result() broadcasts it):
+    // rank 0 alone computes the reference, on every core while the other
+    // ranks wait idle, and its verdict goes to all, so they leave or enter the
+    // timed loop together. Only rank 0 reports the message.
     Check c;
     if (mpi::rank() == 0) c = compare(problem_, case_->reference(), r);
     if (!mpi::root_says(c.passed) && mpi::rank() != 0) c = Check{false, "rank 0 found the result incorrect", ""};
@@ -177,11 +177,8 @@ void register_kmeans(const Options& opt) {
             ro.mpi = true;
           }
           add_knob(e.knob, k, name, ro);
-          const double cap = work_cap(e.cost, opt.profile);
-          if (double(p.n) * p.k * p.d > cap)
-            ro.excluded = std::string("size excluded by profile '") + to_string(opt.profile) +
-                          "': " + e.name + " runs N*K*D <= 2^" + std::to_string(int(std::log2(cap))) +
-                          " (use --profile=full)";
+          ro.excluded = excluded_by_profile(opt.profile, e.name, "N*K*D", double(p.n) * p.k * p.d,
+                                            work_cap_log2(e.cost, opt.profile));
           const Entry* entry = &e;
           const std::uint64_t seed = opt.seed;
           register_job(

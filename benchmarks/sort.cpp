@@ -127,10 +127,7 @@ void register_sort(const Options& opt) {
                   ro.flush_l2 = opt.flush_l2;
                   ro.axes = {{"n", double(n)}, {"length", double(length)}};
                   add_knob(e.knob, k, name, ro);
-                  const int cap = e.max_log2[prof];
-                  if (double(n) > std::ldexp(1.0, cap))
-                    ro.excluded = std::string("size excluded by profile '") + to_string(opt.profile) + "': " +
-                                  e.name + " runs n <= 2^" + std::to_string(cap) + " (use --profile=full)";
+                  ro.excluded = excluded_by_profile(opt.profile, e.name, "n", double(n), e.max_log2[prof]);
                   const Entry* entry = &e;
                   const std::uint64_t seed = opt.seed;
                   register_job(

@@ -63,13 +63,6 @@ bool same(std::uint64_t v) {
   return lo == hi;
 }
 
-int max_int(int v) {
-  if (!g_started || g_size == 1) return v;
-  int out = v;
-  MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return out;
-}
-
 bool root_says(bool v) {
   if (!g_started || g_size == 1) return v;
   int x = v ? 1 : 0;

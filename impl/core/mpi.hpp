@@ -20,7 +20,6 @@ double max(double v);  // over all ranks
 void barrier();
 bool any(bool v);                 // true on every rank when true on one
 bool same(std::uint64_t v);       // every rank holds the same value
-int max_int(int v);               // over all ranks
 bool root_says(bool v);           // rank 0's v, on every rank (the others wait idle)
 [[noreturn]] void abort(const char* why);  // prints why, ends every rank
 

@@ -14,7 +14,6 @@ double max(double v) { return v; }
 void barrier() {}
 bool any(bool v) { return v; }
 bool same(std::uint64_t) { return true; }
-int max_int(int v) { return v; }
 bool root_says(bool v) { return v; }
 void abort(const char* why) {
   std::fprintf(stderr, "bench: %s\n", why);

@@ -24,13 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_device.hpp"
 #include "core/status.hpp"
-
-#ifdef __CUDACC__
-#define PB_HOST_DEVICE __host__ __device__
-#else
-#define PB_HOST_DEVICE
-#endif
 
 namespace pb::kmeans {
 

@@ -17,15 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_device.hpp"
 #include "core/status.hpp"
-
-#ifndef PB_HOST_DEVICE
-#ifdef __CUDACC__
-#define PB_HOST_DEVICE __host__ __device__
-#else
-#define PB_HOST_DEVICE
-#endif
-#endif
 
 namespace pb::sort {
 

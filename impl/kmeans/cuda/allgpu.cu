@@ -79,7 +79,7 @@ class AllGpu final : public DeviceKMeans {
  public:
   explicit AllGpu(int block) { block_ = block; }
   Support supports(const Problem& p) const override {
-    if (!check_block(block_).ok()) return check_block(block_);
+    if (Support b = check_block(block_, assign_allgpu); !b.ok()) return b;
     const std::size_t need = allgpu_bytes(p.k, p.d, block_);
     if (need > shared_optin_bytes())
       return Support::no("centroids, block sums and a " + std::to_string(block_) + "-point tile need " +

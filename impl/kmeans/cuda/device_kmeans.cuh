@@ -13,9 +13,11 @@
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/gpu.hpp"
 #include "kmeans/cuda/factories.hpp"
 
 namespace pb::kmeans {
@@ -131,11 +133,18 @@ unsigned grid_for(std::int64_t n, int block);
 // Largest dynamic shared memory a block may opt in to on device 0.
 std::size_t shared_optin_bytes();
 
-// Block sizes every k-means kernel accepts.
-inline Support check_block(int block) {
-  return block % 32 == 0 && block >= 32 && block <= 1024
-             ? Support::yes()
-             : Support::no("block must be a multiple of 32 in [32, 1024]");
+// Block sizes a k-means kernel accepts: a multiple of 32 in [32, 1024] that
+// the kernel's registers allow (a kernel with many registers a thread does
+// not launch with the largest blocks: cudaErrorLaunchOutOfResources).
+template <class Kernel>
+Support check_block(int block, Kernel* kernel) {
+  if (block % 32 != 0 || block < 32 || block > 1024)
+    return Support::no("block must be a multiple of 32 in [32, 1024]");
+  cudaFuncAttributes a{};
+  if (gpu_status().available && cudaFuncGetAttributes(&a, kernel) == cudaSuccess && block > a.maxThreadsPerBlock)
+    return Support::no("the kernel uses " + std::to_string(a.numRegs) + " registers a thread: at most " +
+                       std::to_string(a.maxThreadsPerBlock) + " threads a block");
+  return Support::yes();
 }
 
 }  // namespace pb::kmeans

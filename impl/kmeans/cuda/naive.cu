@@ -33,7 +33,7 @@ __global__ void assign_naive(const double* __restrict__ x, const double* __restr
 class Naive final : public DeviceKMeans {
  public:
   explicit Naive(int block) { block_ = block; }
-  Support supports(const Problem&) const override { return check_block(block_); }
+  Support supports(const Problem&) const override { return check_block(block_, assign_naive); }
 
  protected:
   Layouts layouts() const override { return {true, false}; }

@@ -20,7 +20,7 @@ class Shared final : public DeviceKMeans {
  public:
   explicit Shared(int block) { block_ = block; }
   Support supports(const Problem& p) const override {
-    if (!check_block(block_).ok()) return check_block(block_);
+    if (Support b = check_block(block_, assign_shared); !b.ok()) return b;
     const std::size_t need = std::size_t(p.k * p.d) * sizeof(double);
     if (need > shared_optin_bytes())
       return Support::no("K*D = " + std::to_string(p.k * p.d) + " centroid doubles need " +

@@ -63,17 +63,9 @@ __global__ void assign_tiled(const double* __restrict__ xs, const double* __rest
 class Tiled final : public DeviceKMeans {
  public:
   explicit Tiled(int block) { block_ = block; }
-  Support supports(const Problem&) const override {
-    if (!check_block(block_).ok()) return check_block(block_);
-    // KT running distances per thread cost registers: the kernel may not
-    // launch with the largest blocks (cudaErrorLaunchOutOfResources).
-    cudaFuncAttributes a{};
-    if (gpu_status().available && cudaFuncGetAttributes(&a, assign_tiled) == cudaSuccess &&
-        block_ > a.maxThreadsPerBlock)
-      return Support::no("assign_tiled uses " + std::to_string(a.numRegs) + " registers a thread: at most " +
-                         std::to_string(a.maxThreadsPerBlock) + " threads a block");
-    return Support::yes();
-  }
+  // KT running distances per thread cost registers: check_block declines the
+  // largest blocks.
+  Support supports(const Problem&) const override { return check_block(block_, assign_tiled); }
 
  protected:
   Layouts layouts() const override { return {false, true}; }

@@ -16,7 +16,7 @@ __global__ void assign_transpose(const double* __restrict__ xs, const double* __
 class Transpose final : public DeviceKMeans {
  public:
   explicit Transpose(int block) { block_ = block; }
-  Support supports(const Problem&) const override { return check_block(block_); }
+  Support supports(const Problem&) const override { return check_block(block_, assign_transpose); }
 
  protected:
   Layouts layouts() const override { return {false, true}; }

@@ -153,7 +153,6 @@ class CubSort final : public LibSort {
  public:
   void prepare(const Problem& p, const Inputs& in) override {
     LibSort::prepare(p, in);
-    if (!p.pairs()) vals_ = DeviceBuffer<std::uint32_t>();
     std::size_t bytes = 0;
     call(nullptr, bytes);  // size query
     temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1));
