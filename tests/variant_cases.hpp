@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/knobs.hpp"
+#include "core/registrar.hpp"
 
 namespace pb::testing {
 
@@ -22,14 +23,7 @@ template <class Registry>
 std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, int block_b) {
   std::vector<VariantCase> out;
   for (const auto& e : registry) {
-    std::vector<Knobs> knobs;
-    if (e.knob == Knob::Threads)
-      knobs = {{1, 0}, {3, 0}};
-    else if (e.knob == Knob::Block)
-      knobs = {{1, block_a}, {1, block_b}};
-    else
-      knobs = {{}};
-    for (auto k : knobs) {
+    for (auto k : knob_values(e.knob, {1, 3}, {block_a, block_b})) {
       std::string label = e.name;
       if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
       if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
