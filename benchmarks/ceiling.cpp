@@ -19,8 +19,16 @@ void register_ceiling(const Options& opt) {
   const int cores = core_count();
   const std::uint64_t seed = opt.seed;
 
+  declare_counter("GBps", CounterKind::Rate, "GB/s");
+  declare_counter("bytes_per_call", CounterKind::Model, "B");
+  declare_counter("elements", CounterKind::Problem);
+  declare_counter("bytes", CounterKind::Problem);
+
   RegisterOptions ro;
   ro.flush_l2 = opt.flush_l2;
+  ro.role = Role::Ceiling;
+  ro.ceiling_seconds = smoke ? 0.05 : 0.5;  // runs each call takes its best from (registrar.cpp)
+  ro.rate = Rate{"GBps", "bandwidth"};
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
   register_job(
       RunName{
@@ -41,12 +49,22 @@ void register_ceiling(const Options& opt) {
   };
   auto cpu_ro = gemm_ro;
   cpu_ro.axes.emplace_back("cpu_threads", cores);
-  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), "OpenBLAS", true, {cores, 0}, p, seed, cpu_ro);
-  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), "OpenBLAS", false, {cores, 0}, p, seed, cpu_ro);
+  auto f64 = [](RegisterOptions r) {
+    r.rate = Rate{"GFLOPS", "gemm_f64"};
+    return r;
+  };
+  auto f32 = [](RegisterOptions r) {
+    r.rate = Rate{"GFLOPS", "gemm_f32"};
+    return r;
+  };
+  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), "OpenBLAS", true, {cores, 0}, p, seed, f64(cpu_ro));
+  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), "OpenBLAS", false, {cores, 0}, p, seed, f32(cpu_ro));
 #ifdef PARBENCH_WITH_CUDA
-  register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), "cuBLAS", false, {}, p, seed, gemm_ro);
-  register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), "cuBLAS", true, {}, p, seed, gemm_ro);
+  gemm_ro.backend = Backend::Cuda;
+  register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), "cuBLAS", false, {}, p, seed, f32(gemm_ro));
+  register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), "cuBLAS", true, {}, p, seed, f64(gemm_ro));
   auto copy_ro = ro;
+  copy_ro.backend = Backend::Cuda;
   copy_ro.axes = {{"bytes", double(copy)}};
   register_job(
       RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}, "", ""},

@@ -52,6 +52,20 @@ class GemmJob final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>, 
   }
 };
 
+void declare_counters() {
+  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
+  declare_counter("flops_per_call", CounterKind::Model, "flop");
+  for (const char* dim : {"M", "N", "K"}) declare_counter(dim, CounterKind::Problem);
+}
+
+// Role, device and rate of a GEMM instance: GFLOP/s reads against the GEMM
+// ceiling of its precision.
+void describe(RegisterOptions& ro, const std::string& variant, Backend backend, const std::string& type) {
+  ro.role = variant == kBaseline ? Role::Baseline : Role::Variant;
+  ro.backend = backend;
+  ro.rate = Rate{"GFLOPS", type == "f64" ? "gemm_f64" : "gemm_f32"};
+}
+
 template <class T>
 void register_type(const Options& opt, Op op, const char* type) {
   const auto sizes = opt.sizes ? *opt.sizes : default_sizes(opt.profile);
@@ -76,6 +90,7 @@ void register_type(const Options& opt, Op op, const char* type) {
         add_knob(e.knob, k, name, ro);
         ro.excluded = excluded_by_profile(opt.profile, e.name, "M*N*K", double(p.m) * p.n * p.k,
                                           work_cap_log2(e.cost, opt.profile));
+        describe(ro, e.name, e.backend, type);
         const Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
         register_job(
@@ -89,6 +104,7 @@ void register_type(const Options& opt, Op op, const char* type) {
 
 void register_gemm_instance(const RunName& name, const std::string& variant, bool f64, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro) {
+  declare_counters();
   auto add = [&](auto tag) {
     using T = decltype(tag);
     for (const auto& e : registry<T>())
@@ -107,6 +123,7 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
 }
 
 void register_gemm(const Options& opt) {
+  declare_counters();
   const auto ops = opt.ops ? *opt.ops : std::vector<std::string>{"AB", "AtB", "ABtC"};
   const auto types = opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64"};
   for (const auto& o : ops) {

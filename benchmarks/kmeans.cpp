@@ -92,6 +92,11 @@ class KMeansJob final : public VariantJob<Entry, Variant, Problem, Case, &shared
     out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
     out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
     out.emplace_back("inertia", inertia_);
+    // The least any variant moves: every point read once an iteration.
+    const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
+    const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
+    out.emplace_back("bytes_per_iteration", bytes);
+    out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
     out.emplace_back("h2d_s", b.h2d);
     out.emplace_back("kernel_s", b.kernel);
     out.emplace_back("d2h_s", b.d2h);
@@ -135,6 +140,13 @@ std::vector<int> mpi_threads(const Options& opt, const std::vector<int>& threads
 }  // namespace
 
 void register_kmeans(const Options& opt) {
+  declare_counter("lloyd_iterations", CounterKind::Result);
+  declare_counter("inertia", CounterKind::Result);
+  declare_counter("seconds_per_iteration", CounterKind::Time, "s");
+  for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"}) declare_counter(part, CounterKind::Time, "s");
+  declare_counter("bytes_per_iteration", CounterKind::Model, "B");
+  declare_counter("GBps", CounterKind::Rate, "GB/s");
+  for (const char* dim : {"N", "D", "K"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
                                           : opt.profile == Profile::Full
@@ -179,6 +191,9 @@ void register_kmeans(const Options& opt) {
           add_knob(e.knob, k, name, ro);
           ro.excluded = excluded_by_profile(opt.profile, e.name, "N*K*D", double(p.n) * p.k * p.d,
                                             work_cap_log2(e.cost, opt.profile));
+          ro.role = e.name == std::string(kBaseline) ? Role::Baseline : Role::Variant;
+          ro.backend = e.backend;
+          ro.rate = Rate{"GBps", "bandwidth"};
           const Entry* entry = &e;
           const std::uint64_t seed = opt.seed;
           register_job(

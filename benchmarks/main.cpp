@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +19,9 @@
 #include "core/gpu.hpp"
 #include "core/mpi.hpp"
 #include "core/options.hpp"
+#include "core/progress.hpp"
 #include "core/registrar.hpp"
+#include "core/reporters.hpp"
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
 
@@ -108,23 +111,91 @@ std::uint64_t registered_hash() {
   return h;
 }
 
+// The filter as Google Benchmark applies it (extended regex, searched in the
+// full name; a leading '-' negates). Throws UsageError when it does not compile.
+struct Filter {
+  std::regex re;
+  bool negative = false;
+  bool selects(const std::string& name) const { return std::regex_search(name, re) != negative; }
+};
+Filter filter(int argc, char** argv) {
+  Filter f;
+  std::string text = filter_of(argc, argv);
+  f.negative = text[0] == '-';
+  if (f.negative) text = text.substr(1);
+  try {
+    f.re = std::regex(text, std::regex::extended);
+  } catch (const std::regex_error&) {
+    throw pb::UsageError("--benchmark_filter: '" + text + "' is not a regular expression");
+  }
+  return f;
+}
+
+// How many registered instances the filter selects; none is a usage error.
+int selected_count(int argc, char** argv) {
+  const Filter f = filter(argc, argv);
+  int n = 0;
+  for (const auto& r : pb::registered()) n += f.selects(r.name);
+  if (n == 0)
+    throw pb::UsageError("--benchmark_filter='" + filter_of(argc, argv) + "' matches none of the " +
+                         std::to_string(pb::registered().size()) +
+                         " benchmarks of this run (list them with --benchmark_list_tests)");
+  return n;
+}
+
+// Google Benchmark flags whose bad values it would accept silently.
+void check_benchmark_flags(int argc, char** argv) {
+  const std::string reps = flag_of(argc, argv, "benchmark_repetitions", "BENCHMARK_REPETITIONS", "1");
+  char* end = nullptr;
+  const long n = std::strtol(reps.c_str(), &end, 10);
+  if (reps.empty() || *end != '\0' || n < 1 || n > 1000000)
+    throw pb::UsageError("--benchmark_repetitions: '" + reps + "' is not a count of at least 1");
+  const std::string out = flag_of(argc, argv, "benchmark_out", "BENCHMARK_OUT", "");
+  if (!out.empty()) {
+    // Google Benchmark would open it only after the registration, and exit 1.
+    std::ofstream probe(out, std::ios::app);
+    if (!probe) throw pb::UsageError("--benchmark_out: cannot write '" + out + "'");
+  }
+}
+
 // Under mpirun with P > 1 only MPI instances may run: the others would run P
 // times over, unsynchronised. Throws UsageError naming the first offender.
 void check_mpi_filter(int argc, char** argv) {
-  std::string f = filter_of(argc, argv);
-  const bool negative = f[0] == '-';
-  if (negative) f = f.substr(1);
-  std::regex re;
-  try {
-    re = std::regex(f, std::regex::extended);
-  } catch (const std::regex_error&) {
-    throw pb::UsageError("--benchmark_filter: '" + f + "' is not a regular expression");
-  }
+  const Filter f = filter(argc, argv);
   for (const auto& r : pb::registered())
-    if (!r.mpi && std::regex_search(r.name, re) != negative)
+    if (!r.mpi && f.selects(r.name))
       throw pb::UsageError("under mpirun with " + std::to_string(pb::mpi::size()) +
                            " ranks only MPI benchmarks run, and the filter selects " + r.name +
                            " (use e.g. --benchmark_filter=/MPI/)");
+}
+
+// Google Benchmark 1.8 reads --benchmark_min_time as "<seconds>s" (a bare
+// number still works, with a warning); 1.7 as a bare number. 1.8 is the one
+// whose State has SkipWithMessage.
+template <class S>
+constexpr auto min_time_has_suffix(int) -> decltype(std::declval<S&>().SkipWithMessage(""), bool()) {
+  return true;
+}
+template <class S>
+constexpr bool min_time_has_suffix(long) {
+  return false;
+}
+
+bool is_terminal(int fd) { return isatty(fd) == 1; }
+
+bool color_terminal() {
+  const char* term = std::getenv("TERM");
+  return is_terminal(STDOUT_FILENO) && term && *term && std::strcmp(term, "dumb") != 0;
+}
+
+bool truthy(const std::string& v) { return v == "true" || v == "yes" || v == "1" || v == "on"; }
+
+// A boolean Google Benchmark flag: --NAME alone means true.
+bool bool_flag(int argc, char** argv, const char* name, const char* env) {
+  const std::string bare = std::string("--") + name;
+  for (int i = 1; i < argc; ++i)
+    if (bare == argv[i]) return true;
+  return truthy(flag_of(argc, argv, name, env, "false"));
 }
 
 // Rank 0 alone writes --benchmark_out.
@@ -143,6 +214,7 @@ int main(int argc, char** argv) {
   const int rank = pb::mpi::rank();
   pb::Options opt;
   std::string err;
+  int selected = 0;
   try {
     opt = pb::parse_options(argc, argv);
     if (opt.help) {
@@ -154,6 +226,10 @@ int main(int argc, char** argv) {
       pb::register_gemm(opt);
       pb::register_kmeans(opt);
       pb::register_sort(opt);
+    }
+    if (!opt.help) {
+      selected = selected_count(argc, argv);
+      check_benchmark_flags(argc, argv);
     }
     if (pb::mpi::size() > 1) {
       check_mpi_filter(argc, argv);
@@ -183,8 +259,26 @@ int main(int argc, char** argv) {
     drop_file_output(argc, argv);
     unsetenv("BENCHMARK_OUT");
   }
-  benchmark::Initialize(&argc, argv);  // prints its usage and exits on --help
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+  // What the reporters need from Google Benchmark's flags, read before it consumes them.
+  const std::string out_file = rank == 0 ? flag_of(argc, argv, "benchmark_out", "BENCHMARK_OUT", "") : "";
+  const std::string out_format = flag_of(argc, argv, "benchmark_out_format", "BENCHMARK_OUT_FORMAT", "json");
+  const std::string format = flag_of(argc, argv, "benchmark_format", "BENCHMARK_FORMAT", "console");
+  const std::string color = flag_of(argc, argv, "benchmark_color", "BENCHMARK_COLOR", "auto");
+  const bool tabular = bool_flag(argc, argv, "benchmark_counters_tabular", "BENCHMARK_COUNTERS_TABULAR");
+  const bool listing = bool_flag(argc, argv, "benchmark_list_tests", "BENCHMARK_LIST_TESTS");
+  // The smoke profile's promise (seconds): a short minimum time per instance,
+  // unless the user set one.
+  std::vector<char*> args(argv, argv + argc);
+  static char smoke_min_time[] = "--benchmark_min_time=0.01s";
+  if (opt.profile == pb::Profile::Smoke &&
+      flag_of(argc, argv, "benchmark_min_time", "BENCHMARK_MIN_TIME", "").empty()) {
+    if (!min_time_has_suffix<benchmark::State>(0)) smoke_min_time[sizeof smoke_min_time - 2] = '\0';
+    args.push_back(smoke_min_time);
+  }
+  args.push_back(nullptr);
+  int nargs = int(args.size()) - 1;
+  benchmark::Initialize(&nargs, args.data());  // prints its usage and exits on --help
+  if (benchmark::ReportUnrecognizedArguments(nargs, args.data())) {
     pb::mpi::finalize();
     return pb::kExitUsage;
   }
@@ -194,13 +288,29 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("mpi_ranks_per_host", std::to_string(pb::mpi::local_size()));
   }
   if (rank == 0) {
-    benchmark::RunSpecifiedBenchmarks();
+    pb::ConsoleSettings console;
+    console.color = color == "auto" ? color_terminal() : truthy(color);
+    console.tabular = tabular;
+    console.hide_unsupported = opt.hide_unsupported;
+    auto display = pb::make_display_reporter(format, console);
+    auto file = out_file.empty() ? nullptr : pb::make_file_reporter(out_format);
+    if (!opt.no_progress && !listing && is_terminal(STDERR_FILENO)) pb::progress::start(selected);
+    benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
+    pb::progress::stop();
   } else {
     Silent silent;
     benchmark::RunSpecifiedBenchmarks(&silent);
   }
   pb::release_kept_job();
   benchmark::Shutdown();
+  const pb::Outcomes t = pb::outcomes();
+  if (rank == 0 && !listing) std::fprintf(stderr, "bench: %d instances: %s\n", selected, t.text().c_str());
   pb::mpi::finalize();
+  if (t.errors() > 0 && !opt.allow_errors) {
+    if (rank == 0)
+      std::fprintf(stderr, "bench: exit status 1: %d entries incorrect, out of memory or failed "
+                           "(they are error entries in the output; --allow-errors exits 0)\n", t.errors());
+    return 1;
+  }
   return 0;
 }

@@ -71,6 +71,10 @@ std::vector<E> words(const std::optional<std::vector<std::string>>& given, std::
 }  // namespace
 
 void register_sort(const Options& opt) {
+  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
+  declare_counter("GBps", CounterKind::Rate, "GB/s");
+  declare_counter("n", CounterKind::Problem);
+  declare_counter("length", CounterKind::Problem);
   const auto totals = opt.elements ? *opt.elements : default_totals(opt.profile);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke  ? std::vector<int>{128}
@@ -128,6 +132,9 @@ void register_sort(const Options& opt) {
                   ro.axes = {{"n", double(n)}, {"length", double(length)}};
                   add_knob(e.knob, k, name, ro);
                   ro.excluded = excluded_by_profile(opt.profile, e.name, "n", double(n), e.max_log2[prof]);
+                  ro.role = e.name == std::string(kBaseline) ? Role::Baseline : Role::Variant;
+                  ro.backend = e.backend;
+                  ro.rate = Rate{"GBps", "bandwidth"};
                   const Entry* entry = &e;
                   const std::uint64_t seed = opt.seed;
                   register_job(

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/registrar.hpp"
+#include "core/reporters.hpp"
 #include "core/run_name.hpp"
 
 using namespace pb;
@@ -214,4 +218,131 @@ TEST(Registrar, ReleasesTheKeptJob) {
   EXPECT_EQ(t.live, 0);
 }
 
+
+// The JSON file carries parbench's schema: every entry says how it ended,
+// what it is, where it ran and what its rate reads against; the context
+// lists the counters' kinds; nothing is NaN; the counts give the exit status.
+TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
+  const Outcomes before = outcomes();
+  RegisterOptions ro;
+  ro.axes = {{"N", 42}};
+  const std::pair<const char*, Mode> cases[] = {
+      {"pass", Mode::Pass}, {"wrong", Mode::Wrong}, {"unsupported", Mode::Unsupported}, {"oom", Mode::OutOfMemory}};
+  for (const auto& [name, mode] : cases) {
+    Mode m = mode;
+    auto r = ro;
+    if (m == Mode::Pass) {
+      r.role = Role::Baseline;
+      r.rate = Rate{"runs_per_second", "test_kind"};
+    }
+    register_job(RunName{"SchemaTest", name, {{"N", "42"}}, "", ""}, [m] { return std::make_unique<FakeJob>(m); },
+                 r)
+        ->Iterations(3)
+        ->Repetitions(2);  // aggregates: the cv of the constant 0 on_gpu is 0/0
+  }
+  auto json = make_file_reporter("json");
+  std::ostringstream out;
+  json->SetOutputStream(&out);
+  json->SetErrorStream(&out);
+  benchmark::RunSpecifiedBenchmarks(json.get(), "SchemaTest/");
+  const std::string s = out.str();
+  EXPECT_EQ(s.find("NaN"), std::string::npos);
+  EXPECT_EQ(s.find("Infinity"), std::string::npos);
+  EXPECT_NE(s.find("\"on_gpu\": null"), std::string::npos) << "the undefined cv is written as null";
+  EXPECT_NE(s.find("\"parbench_schema\": 1"), std::string::npos);
+  EXPECT_NE(s.find("\"seconds_per_call\": {\"kind\": \"time\", \"unit\": \"s\", \"better\": \"lower\"}"),
+            std::string::npos);
+  EXPECT_NE(s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
+                   "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}}"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("{\"disposition\": \"incorrect\", \"reason\": \"3 of 9 elements off\", \"role\": \"variant\""),
+            std::string::npos);
+  EXPECT_NE(s.find("{\"disposition\": \"unsupported\", \"reason\": \"not this shape\""), std::string::npos);
+  EXPECT_NE(s.find("{\"disposition\": \"out_of_memory\", \"reason\": \"asked for 1 PB\""), std::string::npos);
+  // Every entry, repetitions and aggregates, has the object once.
+  std::size_t entries = 0, objects = 0;
+  for (auto p = s.find("\"name\": "); p != std::string::npos; p = s.find("\"name\": ", p + 1)) ++entries;
+  for (auto p = s.find("\"parbench\": {"); p != std::string::npos; p = s.find("\"parbench\": {", p + 1)) ++objects;
+  EXPECT_EQ(entries, objects);
+  EXPECT_GE(entries, 4u + 2u + 4u);  // 2 passed repetitions and their aggregates, and the others
+
+  const Outcomes after = outcomes();
+  EXPECT_EQ(after.passed - before.passed, 1);
+  EXPECT_EQ(after.incorrect - before.incorrect, 1);
+  EXPECT_EQ(after.unsupported - before.unsupported, 1);
+  EXPECT_EQ(after.out_of_memory - before.out_of_memory, 1);
+  EXPECT_EQ(after.errors() - before.errors(), 2);
+}
+
+TEST(Reporters, NonFiniteValuesBecomeNull) {
+  const std::string in =
+      "{\n  \"a\": NaN,\n  \"b\": -NaN,\n  \"c\": Infinity,\n  \"d\": -Infinity\n  \"e\": \"NaN\",\n"
+      "  \"f\": 1.5,\n  \"msg\": \"x\\\": NaN\"\n}";
+  const std::string want =
+      "{\n  \"a\": null,\n  \"b\": null,\n  \"c\": null,\n  \"d\": null\n  \"e\": \"NaN\",\n"
+      "  \"f\": 1.5,\n  \"msg\": \"x\\\": NaN\"\n}";
+  EXPECT_EQ(without_nonfinite(in), want);
+}
+
+// A job whose first timed run is slow: a disturbed run.
+struct OneSlowRun final : Job {
+  int timed = 0, runs = 0;
+  double reported = -1;
+  Backend backend() const override { return Backend::Cpu; }
+  void prepare() override {}
+  void run() override {
+    // Runs 1 and 2 are the warm-ups; a Ceiling takes 5 more before the loop.
+    if (++runs == 3) std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  Check check() override { return {}; }
+  void report(Counters& out, double seconds, std::int64_t iterations) override {
+    reported = seconds / double(iterations);
+    out.emplace_back("runs", runs);
+  }
+};
+
+TEST(Registrar, AVariantReportsItsMeanRun) {
+  OneSlowRun* seen = nullptr;
+  register_job(RunName{"MeanRunTest", "v", {}, "", ""},
+               [&seen] {
+                 auto j = std::make_unique<OneSlowRun>();
+                 seen = j.get();
+                 return j;
+               },
+               RegisterOptions{})
+      ->Iterations(4);
+  CountRuns rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "MeanRunTest/");
+  ASSERT_EQ(rep.runs, 1);
+  ASSERT_NE(seen, nullptr);  // kept after its instance, until released
+  EXPECT_EQ(seen->runs, 2 + 4);
+  EXPECT_GT(seen->reported, 0.060 / 4) << "the slow run is one of the four timed";
+  release_kept_job();
+}
+
+TEST(Registrar, ACeilingTakesAtLeastFiveRunsAndTheBest) {
+  OneSlowRun* seen = nullptr;
+  RegisterOptions ro;
+  ro.role = Role::Ceiling;
+  ro.ceiling_seconds = 0;
+  register_job(RunName{"CeilingBestTest", "c", {}, "", ""},
+               [&seen] {
+                 auto j = std::make_unique<OneSlowRun>();
+                 seen = j.get();
+                 return j;
+               },
+               ro)
+      ->Iterations(4);
+  CountRuns rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "CeilingBestTest/");
+  ASSERT_EQ(rep.runs, 1);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->runs, 2 + 5 + 4);
+  EXPECT_GE(seen->reported, 0.0);
+  EXPECT_LT(seen->reported, 0.030) << "the slow run (60 ms) is not the ceiling's";
+  release_kept_job();
+}
+
 }  // namespace
+

@@ -68,6 +68,23 @@ std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag
   return out;
 }
 
+std::vector<Shape3> parse_kmeans_shapes(const std::string& text) {
+  const std::string flag = "--kmeans-shapes";
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<Shape3> out;
+  for (const auto& item : split(text, ',')) {
+    const auto dims = split(item, 'x');
+    if (dims.size() != 3)
+      throw UsageError(flag + ": '" + item + "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
+    Shape3 s{parse_int(flag, dims[0], 1, std::int64_t(1) << 31), parse_int(flag, dims[1], 1, std::int64_t(1) << 31),
+             parse_int(flag, dims[2], 1, std::int64_t(1) << 31)};
+    if (s.k > s.m)
+      throw UsageError(flag + ": K=" + std::to_string(s.k) + " exceeds N=" + std::to_string(s.m) + " in " + s.str());
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<double> parse_exit(const std::string& text) {
   auto parts = split(text, ',');
   if (parts.size() != 3) throw UsageError("--kmeans-exit: want maxIterations,minChangesFraction,precision");
@@ -165,13 +182,7 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--op", v)) {
       o.ops = parse_word_list("--op", v, {"AB", "AtB", "ABtC"});
     } else if (take(a, "--kmeans-shapes", v)) {
-      auto shapes = parse_sizes(v, "--kmeans-shapes", std::int64_t(1) << 31);
-      for (const auto& sh : shapes) {
-        if (sh.k > sh.m)
-          throw UsageError("--kmeans-shapes: K=" + std::to_string(sh.k) +
-                           " exceeds N=" + std::to_string(sh.m) + " in " + sh.str());
-      }
-      o.kmeans_shapes = shapes;
+      o.kmeans_shapes = parse_kmeans_shapes(v);
     } else if (take(a, "--dist", v)) {
       o.dists = parse_word_list("--dist", v, {"uniform", "blobs"});
     } else if (take(a, "--kmeans-loops", v)) {
@@ -195,6 +206,12 @@ Options parse_options(int& argc, char** argv) {
       o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
       o.flush_l2 = true;
+    } else if (std::strcmp(a, "--hide-unsupported") == 0) {
+      o.hide_unsupported = true;
+    } else if (std::strcmp(a, "--no-progress") == 0) {
+      o.no_progress = true;
+    } else if (std::strcmp(a, "--allow-errors") == 0) {
+      o.allow_errors = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
       o.help = true;
       static char help[] = "--help";
@@ -207,6 +224,10 @@ Options parse_options(int& argc, char** argv) {
   }
   argc = kept;
   argv[argc] = nullptr;
+  // Two exit rules at once would leave one silently unused.
+  if (o.kmeans_loops && o.kmeans_exit)
+    throw UsageError("--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed number of "
+                     "iterations (seed 000) or stops on the exit criteria (seed 001)");
   return o;
 }
 
@@ -216,17 +237,21 @@ std::string usage() {
 usage: bench [parbench flags] [Google Benchmark flags]
 
 parbench flags (an axis flag replaces that axis of every family it applies to):
-  --profile=smoke|default|full  problem-size set: smoke runs in seconds (CI),
-                                default in minutes, full sweeps the largest sizes
+  --profile=smoke|default|full  problem-size set: smoke takes seconds on a laptop and
+                                about a minute on a 2-core CI machine (tiny sizes, each
+                                instance timed for 0.01 s unless --benchmark_min_time is
+                                given); default takes minutes; full sweeps the largest sizes
   --sizes=LIST        GEMM shapes, comma-separated, each N (square) or MxNxK,
                       e.g. --sizes=1000x1500x777,4096
   --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16
   --block=LIST        CUDA block / tile sizes where a variant has that axis
   --precision=LIST    f32, f64
   --op=LIST           GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)
-  --kmeans-shapes=LIST  k-means problems, each NxDxK (points x dimensions x clusters)
+  --kmeans-shapes=LIST  k-means problems, each exactly NxDxK (points x dimensions x
+                      clusters), e.g. 100000x100x316
   --dist=LIST         k-means data: uniform, blobs (well-separated clusters)
-  --kmeans-loops=L    k-means: run exactly L iterations (seed 000's fixed loop)
+  --kmeans-loops=L    k-means: run exactly L iterations (seed 000's fixed loop);
+                      not together with --kmeans-exit
   --kmeans-exit=I,C,P k-means exit: at most I iterations, stop when the fraction of
                       points that changed cluster is <= C or no centroid moved more
                       than P (seed 001: 500,0.01,0.01)
@@ -240,12 +265,21 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
   --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
+  --hide-unsupported  console: leave out entries a variant cannot run (no GPU, a shape
+                      it cannot do, a size the profile excludes); the JSON keeps them
+  --no-progress       no progress line (instance i of n, elapsed, time left) on
+                      stderr; it is drawn only when stderr is a terminal
+  --allow-errors      exit 0 even when an entry was incorrect or failed
   --help              this text, then Google Benchmark's
 
 Run names read Family/Variant/key:value/...; filter them with
 --benchmark_filter (a regex), e.g. --benchmark_filter='GEMM/cuBLAS/op:AB/type:f32'.
 Results: --benchmark_out=run.json --benchmark_out_format=json.
-Exit codes: 0 ran (entries may still carry errors), 2 bad command line.
+Exit codes: 0 every selected entry passed or is unsupported; 1 an entry was
+incorrect, out of memory or failed (each is an error entry in the JSON; with
+--allow-errors, 0); 2 bad command line (a bad value, a filter that is not a
+regular expression or matches nothing, --benchmark_repetitions below 1, an
+output file that cannot be written) before anything runs.
 )";
 }
 

@@ -36,6 +36,10 @@ struct Options {
   std::optional<std::vector<std::int64_t>> lengths;   // array lengths; 0 = the whole input
   std::optional<std::vector<std::string>> keys, payloads, orders, sort_dists;
   bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
+  // Console and exit status.
+  bool hide_unsupported = false;  // console: leave unsupported entries out (the JSON keeps them)
+  bool no_progress = false;       // no progress line on stderr (it is drawn only on a terminal anyway)
+  bool allow_errors = false;      // exit 0 even when an entry was incorrect or failed
   bool help = false;
 };
 
@@ -44,7 +48,7 @@ Options parse_options(int& argc, char** argv);
 std::string usage();
 
 // Parsers, exposed for tests. Each throws UsageError with the offending text.
-// Each item N or AxBxC; every number in [1, max].
+// GEMM shapes: each item N (square) or MxNxK; every number in [1, max].
 std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag = "--sizes",
                                 std::int64_t max = std::int64_t(1) << 22);
 // Comma-separated counts, each N or 2^K, in [1, max]; with allow_all, the
@@ -52,6 +56,8 @@ std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag
 std::vector<std::int64_t> parse_counts(const std::string& flag, const std::string& text, std::int64_t max,
                                        bool allow_all = false);
 std::vector<double> parse_exit(const std::string& text);  // "maxIt,minChanges,precision"
+// k-means problems: each exactly NxDxK (points x dimensions x clusters), K <= N.
+std::vector<Shape3> parse_kmeans_shapes(const std::string& text);
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
                                          const std::vector<std::string>& allowed);

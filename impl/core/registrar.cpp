@@ -1,9 +1,12 @@
 #include "core/registrar.hpp"
 
+#include <algorithm>
 #include <new>
+#include <unordered_map>
 
 #include "core/gpu.hpp"
 #include "core/mpi.hpp"
+#include "core/progress.hpp"
 
 namespace pb {
 namespace {
@@ -11,6 +14,13 @@ namespace {
 // Runs longer than this (seconds) skip the second warm-up: caches, clocks and
 // page mappings are warm after the first, and each repeat would cost seconds.
 constexpr double kSecondWarmupBelow = 1.0;
+
+// A ceiling is what every other number is read against, so one disturbed run
+// must not lower it: each call of a Ceiling instance times at least this many
+// runs, and at least RegisterOptions::ceiling_seconds of them, before Google
+// Benchmark's loop, and its rate counters come from the fastest run (STREAM's
+// convention: a limit is the best the machine did).
+constexpr std::size_t kCeilingRuns = 5;
 
 template <class S>
 auto skip_impl(S& s, const std::string& m, int) -> decltype(s.SkipWithMessage(m), void()) {
@@ -22,6 +32,21 @@ void skip_impl(S& s, const std::string& m, long) {
 }
 
 void error(benchmark::State& state, const std::string& message) { state.SkipWithError(message.c_str()); }
+
+std::vector<Registered>& registered_list() {
+  static std::vector<Registered> list;
+  return list;
+}
+
+// An error seen in any call of an instance is its disposition, whatever a
+// later call of it does.
+void record(int id, Disposition d, const std::string& reason = {}) {
+  if (id < 0 || id >= int(registered_list().size())) return;
+  Registered& r = registered_list()[std::size_t(id)];
+  if (is_error(r.disposition)) return;
+  r.disposition = d;
+  r.reason = reason;
+}
 
 }  // namespace
 
@@ -74,8 +99,17 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   for (const auto& [k, v] : opt.axes) state.counters[k] = v;
   std::unique_ptr<Job> job;
   std::unique_ptr<Timer> timer;
+  progress::instance_started(opt.id);
+  auto unsupported = [&](const std::string& why) {
+    record(opt.id, Disposition::Unsupported, why);
+    skip(state, kUnsupported + why);
+  };
+  auto fail = [&](Disposition d, const char* prefix, const std::string& why) {
+    record(opt.id, d, why);
+    error(state, prefix + why);
+  };
   try {
-    if (!opt.excluded.empty()) return skip(state, kUnsupported + opt.excluded);
+    if (!opt.excluded.empty()) return unsupported(opt.excluded);
     Kept& k = kept();
     if (opt.id >= 0 && k.id == opt.id) {  // a later call of the instance prepared last
       job = std::move(k.job);
@@ -85,10 +119,9 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       release_kept_job();  // the previous instance's buffers go before this one's come
       job = make();
       // Before supports(): a CUDA variant may touch the device when it is built.
-      if (job->backend() == Backend::Cuda && !gpu_status().available)
-        return skip(state, kUnsupported + gpu_status().reason);
+      if (job->backend() == Backend::Cuda && !gpu_status().available) return unsupported(gpu_status().reason);
       Support s = job->supports();
-      if (!s.ok()) return skip(state, kUnsupported + s.reason);
+      if (!s.ok()) return unsupported(s.reason);
       job->prepare();
       timer = job->backend() == Backend::Cuda  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
               : job->backend() == Backend::Mpi ? make_mpi_timer()
@@ -96,7 +129,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       job->reset();
       const double first = timer->time(*job);  // warm-up, and the run that is verified
       Check c = job->check();
-      if (!c.passed) return error(state, kIncorrect + c.message);
+      if (!c.passed) return fail(Disposition::Incorrect, kIncorrect, c.message);
       if (first < kSecondWarmupBelow) {  // a run of seconds has warmed everything already
         job->reset();
         timer->time(*job);
@@ -105,47 +138,71 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     // Where it ran, for the tools (GPU variants are read against GPU ceilings).
     state.counters["on_gpu"] = job->backend() == Backend::Cuda ? 1 : 0;
 
+    const bool ceiling = opt.role == Role::Ceiling;
+    double best = 0.0, sampled = 0.0;
+    if (ceiling)
+      for (std::size_t n = 0; n < kCeilingRuns || sampled < opt.ceiling_seconds; ++n) {
+        job->reset();
+        const double t = timer->time(*job);
+        best = n == 0 ? t : std::min(best, t);
+        sampled += t;
+      }
     double total = 0.0;
     for (auto _ : state) {
       job->reset();
       double t = timer->time(*job);
       state.SetIterationTime(t);
       total += t;
+      best = std::min(best, t);
     }
     Counters out;
-    job->report(out, total, state.iterations());
+    // A ceiling's counters describe its fastest run, as if every call took that long.
+    job->report(out, ceiling ? best * double(state.iterations()) : total, state.iterations());
     timer->add_counters(out);
     out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
     for (const auto& [name, v] : out) state.counters[name] = v;
+    record(opt.id, Disposition::Passed);
     if (opt.id >= 0) kept() = Kept{opt.id, std::move(job), std::move(timer)};
   } catch (const OutOfMemory& e) {
     // Also reached from inside the timed loop: SkipWithError stops the timer and
     // marks the instance, which lets the runner accept the early exit.
     end_mpi_job(job.get(), e);
-    error(state, kOutOfMemory + std::string(e.what()));
+    fail(Disposition::OutOfMemory, kOutOfMemory, e.what());
   } catch (const std::bad_alloc& e) {
     end_mpi_job(job.get(), e);
-    error(state, kOutOfMemory + std::string("host allocation failed"));
+    fail(Disposition::OutOfMemory, kOutOfMemory, "host allocation failed");
   } catch (const std::exception& e) {
     end_mpi_job(job.get(), e);
-    error(state, kFailed + std::string(e.what()));
+    fail(Disposition::Failed, kFailed, e.what());
   }
 }
 
+const std::vector<Registered>& registered() { return registered_list(); }
+
 namespace {
-std::vector<Registered>& registered_list() {
-  static std::vector<Registered> list;
-  return list;
+std::unordered_map<std::string, int>& index_by_name() {
+  static std::unordered_map<std::string, int> m;
+  return m;
 }
 }  // namespace
 
-const std::vector<Registered>& registered() { return registered_list(); }
+const Registered* find_registered(const std::string& function_name) {
+  auto it = index_by_name().find(function_name);
+  return it == index_by_name().end() ? nullptr : &registered_list()[std::size_t(it->second)];
+}
 
 benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
                                              const RegisterOptions& opt) {
   RegisterOptions ro = opt;
   ro.id = int(registered_list().size());
-  registered_list().push_back({name.format() + "/manual_time", opt.mpi});
+  Registered r;
+  r.name = name.format() + "/manual_time";
+  r.mpi = opt.mpi;
+  r.role = opt.role;
+  r.backend = opt.backend;
+  r.rate = opt.rate;
+  index_by_name()[name.format()] = ro.id;
+  registered_list().push_back(std::move(r));
   auto* b = benchmark::RegisterBenchmark(
       name.format().c_str(), [make = std::move(make), ro](benchmark::State& st) { run_job(st, make, ro); });
   b->UseManualTime()->Unit(opt.unit);

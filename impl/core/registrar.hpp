@@ -7,6 +7,7 @@
 
 #include "core/job.hpp"
 #include "core/knobs.hpp"
+#include "core/meta.hpp"
 #include "core/run_name.hpp"
 
 namespace pb {
@@ -19,18 +20,36 @@ struct RegisterOptions {
   // + this reason without building the job.
   std::string excluded;
   bool mpi = false;  // the job runs collectives: the only kind run under mpirun with P > 1
+  // What the instance is, written into its JSON entry (core/meta.hpp): the
+  // family's speedup baseline, a machine ceiling or a variant; where it runs;
+  // and which counter reads as a fraction of which kind of ceiling.
+  Role role = Role::Variant;
+  Backend backend = Backend::Cpu;
+  Rate rate;
+  // Ceilings: the least timed seconds of runs each call takes its fastest from
+  // (besides at least 5 runs; registrar.cpp).
+  double ceiling_seconds = 0.5;
   // Set by register_job: the instance's index, under which run_job keeps its
   // prepared, verified job between Google Benchmark's calls. -1: not kept.
   int id = -1;
 };
 
-// Every registered instance's full name (as Google Benchmark filters it) and
-// whether it is an MPI job, in registration order.
+// Every registered instance, in registration order: its full name (as Google
+// Benchmark filters and reports it), whether it is an MPI job, what it is, and
+// how it ended (set by run_job; NotRun until then).
 struct Registered {
   std::string name;
-  bool mpi;
+  bool mpi = false;
+  Role role = Role::Variant;
+  Backend backend = Backend::Cpu;
+  Rate rate;
+  Disposition disposition = Disposition::NotRun;
+  std::string reason;  // why, when not passed
 };
 const std::vector<Registered>& registered();
+// The instance registered as `function_name` (RunName::format(); Google
+// Benchmark reports it as a Run's run_name.function_name), or nullptr.
+const Registered* find_registered(const std::string& function_name);
 
 // Registers `name` (all instances use manual time: the backend's Timer measures
 // run() alone). Returns the Benchmark for further settings.

@@ -15,6 +15,9 @@ namespace pb::gemm {
 using pb::Knob;
 using pb::Knobs;
 
+// The variant speedup is measured from (the JSON marks it "baseline").
+inline constexpr const char* kBaseline = "Naive";
+
 template <class T>
 struct Entry {
   const char* name;
