@@ -61,9 +61,14 @@ fi
 
 if (($#)); then
   log "bench $*"
-  build/gpu/bench --benchmark_out="$OUT/$name.json" --benchmark_out_format=json "$@" > "$OUT/$name.txt" 2>&1 \
-    || { tail -30 "$OUT/$name.txt"; exit 1; }
-  python3 plots/check_run.py "$OUT/$name.json" || status=1  # incorrect or failed entries fail the job
-  python3 plots/table.py "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
+  # bench exits 1 when an entry was incorrect or failed (the JSON is complete:
+  # check_run names them) and 2 on a bad command line (nothing ran).
+  rc=0
+  build/gpu/bench --benchmark_out="$OUT/$name.json" --benchmark_out_format=json --no-progress "$@" \
+    > "$OUT/$name.txt" 2>&1 || rc=$?
+  if ((rc != 0)); then tail -30 "$OUT/$name.txt"; status=1; fi
+  ((rc == 2)) && exit 1
+  plots/with-python plots/check_run.py "$OUT/$name.json" || status=1
+  plots/with-python plots/table.py "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
 fi
 exit $status

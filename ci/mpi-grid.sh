@@ -65,8 +65,8 @@ log() { printf '== %s [%s]\n' "$*" "$(date +%T)"; }
 status=0  # a failed check marks the grid failed; the remaining cells still run
 if ((seq)); then
   log "sequential reference: $shapes"
-  "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/Seq/' \
-    --benchmark_out="$out/seq.json" --benchmark_out_format=json "$@"
+  "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/Seq/' --no-progress \
+    --benchmark_out="$out/seq.json" --benchmark_out_format=json "$@" || status=1
   python3 plots/check_run.py "$out/seq.json" --require KMeans/Seq --no-skips || status=1
 fi
 for p in ${ranks//,/ }; do
@@ -78,9 +78,11 @@ for p in ${ranks//,/ }; do
   ((local_ranks * ${threads##*,} < cores && cores % local_ranks == 0)) && threads+=",$((cores / local_ranks))"
   log "$p ranks x threads $threads"
   mpirun "${mpirun_args[@]}" -np "$p" "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/MPI/' \
-    --threads="$threads" --benchmark_out="$out/mpi-$p.json" --benchmark_out_format=json "$@"
+    --threads="$threads" --no-progress --benchmark_out="$out/mpi-$p.json" --benchmark_out_format=json "$@" \
+    || status=1
   python3 plots/check_run.py "$out/mpi-$p.json" --require KMeans/MPI --no-skips || status=1
 done
 log "report"
-plots/plot "$out"/seq.json "$out"/mpi-*.json --out "$out/report" --chart heatmap
+# One experiment split over files: --merge reads them as one source.
+plots/plot "$out"/seq.json "$out"/mpi-*.json --merge --out "$out/report" --chart heatmap
 exit $status

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Check a bench JSON file: it parses, no entry is incorrect or failed, and
+"""Check a bench JSON file: it parses, no entry is incorrect, out_of_memory
+or failed, the file was whole (not cut off mid-run, no malformed entry), and
 (optionally) given families/variants have passed entries and no entry was
-skipped. Exit 0 when it holds, 1 when it does not, 2 when the file cannot be
-read."""
+unsupported. Prints one line per problem, then the count of each disposition
+(passed, unsupported, incorrect, out_of_memory, failed); load warnings go to
+stderr, one line each.
+
+Exit status: 0 when the check holds, 1 when it does not, 2 when the file
+cannot be read (missing, a directory, not Google Benchmark JSON, cut off
+before its first entry) or the arguments are wrong."""
 import argparse
 import os
 import sys
@@ -12,23 +18,26 @@ import pbjson  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(prog="check_run.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
     ap.add_argument("--context", action="append", default=[],
                     help="context KEY that must be present, or KEY=VALUE that must hold")
-    ap.add_argument("--no-skips", action="store_true",
-                    help="a skipped entry (unsupported, excluded by the profile) fails the check too")
+    ap.add_argument("--no-skips", "--no-unsupported", dest="no_skips", action="store_true",
+                    help="an unsupported entry (the variant cannot run it, or the profile excludes it) fails the check too")
+    ap.add_argument("--allow-warnings", action="store_true",
+                    help="a file cut off mid-run or with malformed entries passes (its complete entries are checked)")
     a = ap.parse_args()
     run = pbjson.load_or_exit(a.json, "check_run")
-    ok = True
+    ok = not run.warnings or a.allow_warnings
     for e in run.errors():
-        print("ERROR %s: %s" % (e.name, e.message))
+        print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
         ok = False
     if a.no_skips:
-        for e in run.skipped():
-            print("SKIPPED %s: %s" % (e.name, e.message))
+        for e in run.unsupported():
+            print("SKIPPED %s: %s: %s" % (e.name, e.disposition, e.reason))
             ok = False
     for req in a.require:
         fam, _, var = req.partition("/")
@@ -43,10 +52,18 @@ def main():
         elif has_value and str(run.context[key]) != value:
             print("MISMATCH context %s=%s, expected %s" % (key, run.context[key], value))
             ok = False
-    print("%s: %d passed, %d skipped, %d errors" % (a.json, len(run.passed()), len(run.skipped()),
-                                                    len(run.errors())))
+    counts = {d: 0 for d in pbjson.DISPOSITIONS}
+    for e in run.entries:
+        if not e.aggregate:
+            counts[e.disposition] += 1
+    print("%s: %s%s" % (a.json, ", ".join("%d %s" % (counts[d], d) for d in pbjson.DISPOSITIONS),
+                        "; %d warning%s (on stderr)" % (len(run.warnings), "s" * (len(run.warnings) != 1))
+                        if run.warnings else ""))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(1)

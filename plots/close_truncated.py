@@ -5,58 +5,52 @@ by its time limit leaves the "benchmarks" array open).
 Keeps every complete entry, drops a trailing instance whose repetitions were
 written but whose aggregates were not (its median would be a guess), and
 records what was done in the context as "truncated_repair". Writes the result
-to OUT (never in place). Exit 2 when INPUT is not such a file."""
+to OUT (never in place) as strict JSON (a value that is not finite becomes
+null). The recovery is pbjson's, the same the loader applies when it reads a
+cut file.
+
+Exit status: 0 written; 2 INPUT cannot be read or is not such a file, or OUT
+cannot be written."""
 import argparse
-import json
-import re
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbjson  # noqa: E402
+
+TOOL = "close_truncated"
 
 
 def close(text):
-    head = text.find('"benchmarks": [')
-    if head < 0:
-        raise ValueError('no "benchmarks" array')
-    try:
-        return json.loads(text), 0
-    except json.JSONDecodeError:
-        pass
-    # Try each closing brace from the end back: the first that ends an entry
-    # of the array gives a valid document once the array and object close.
-    ends = [m.end() for m in re.finditer(r"\}", text[head:])]
-    for end in reversed(ends[-10000:]):
-        try:
-            return json.loads(text[: head + end] + "\n  ]\n}\n"), 1
-        except json.JSONDecodeError:
-            continue
-    raise ValueError("no complete entry")
+    """(document, cut) for the text of a file: cut is None when it was whole,
+    else a pbjson.Cut. Raises pbjson.DocumentError (a ValueError)."""
+    return pbjson.parse_document(text)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="close_truncated.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("input")
     ap.add_argument("out")
     a = ap.parse_args(argv)
     try:
-        with open(a.input) as f:
-            data, cut = close(f.read())
-    except (OSError, ValueError) as e:
-        print("close_truncated: %s: %s" % (a.input, e), file=sys.stderr)
+        data, cut = close(pbjson.read_text(a.input))
+    except pbjson.DocumentError as e:
+        print("%s: %s: %s" % (TOOL, a.input, e), file=sys.stderr)
         return 2
-    b = data["benchmarks"]
-    dropped = []
-    if cut and b:
-        last = b[-1].get("run_name", b[-1]["name"])
-        reps = b[-1].get("repetitions", 1)
-        has_aggr = any(e.get("run_type") == "aggregate" and e.get("run_name") == last for e in b)
-        if reps > 1 and not has_aggr:
-            dropped.append(last)
-            data["benchmarks"] = [e for e in b if e.get("run_name", e["name"]) != last]
-    data["context"]["truncated_repair"] = (
-        "cut off mid-run; closed after the last complete entry%s" % ("; dropped " + dropped[0] if dropped else "")
-        if cut else "complete")
-    with open(a.out, "w") as f:
-        json.dump(data, f, indent=2)
-    print("%s: %d entries kept%s" % (a.out, len(data["benchmarks"]), ", dropped %s" % dropped if dropped else ""))
+    data["context"]["truncated_repair"] = cut.describe() if cut else "complete"
+    if os.path.isdir(a.out):
+        print("%s: %s: is a directory (OUT is the file to write)" % (TOOL, a.out), file=sys.stderr)
+        return 2
+    try:
+        text = pbjson.dumps(data)
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print("%s: %s: cannot write: %s" % (TOOL, a.out, e.strerror or e), file=sys.stderr)
+        return 2
+    kept = len(data["benchmarks"])
+    print("%s: %d entries kept%s" % (a.out, kept, ", dropped %s" % cut.dropped_name if cut and cut.dropped_name else ""))
     return 0
 
 

@@ -14,7 +14,7 @@ Only the Python standard library is used.
 import math
 import statistics
 
-# Measuring the same work twice in one run (e.g. the cuBLAS GEMM variant at the
+# Measuring the same work twice in one run (e.g. a library GEMM variant at the
 # ceiling's own size) gives fractions within a few percent of 1 either way;
 # above this margin a "fraction of ceiling" means the ceiling was measured
 # badly (too short, disturbed, or the wrong limit), not that it was beaten.

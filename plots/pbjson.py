@@ -1,38 +1,95 @@
 """The one loader of parbench's Google Benchmark JSON.
 
 Reads files written by Google Benchmark 1.7.x and 1.8.x (with or without
-repetitions and aggregates), parses run names with the grammar of
-impl/core/run_name.hpp, and classifies every entry by disposition:
+repetitions and aggregates), in parbench's schema 1 (/work/notes/schema.md:
+a "parbench" object on every entry, parbench_schema and parbench_counters in
+the context) or older. Parses run names with the grammar of
+impl/core/run_name.hpp (Family/Variant/key:value.../time kind[_aggregate]),
+and classifies every entry by disposition:
 
-  passed       timed, with its counters
-  skipped      unsupported / excluded, with the reason (1.8: "skipped";
-               1.7: an error whose message starts with "unsupported: ")
-  incorrect    verification failed ("incorrect: ...")
-  failed       the variant threw ("failed: ...", "out of memory: ...")
+  passed         timed, with its counters
+  unsupported    not run: the variant cannot (1.8: "skipped"; 1.7: an error
+                 whose message starts with "unsupported: ")
+  incorrect      verification failed ("incorrect: ...")
+  out_of_memory  an allocation failed ("out of memory: ...")
+  failed         the variant threw ("failed: ...", or any other error)
 
-Only the Python standard library is used, so the checks in tests/ run with
-any python3; charts import matplotlib separately.
+Schema 1 entries carry their disposition, reason, role, device and rate in
+entry["parbench"]; older entries get the disposition from the message
+prefixes, the device from the `on_gpu` counter when it is there, and no role,
+rate or counter kinds (None / {}): nothing is guessed from variant names.
+
+load() never raises anything but LoadError. Malformed entries are dropped with
+one warning per file; a file cut off mid-run (the "benchmarks" array left
+open) keeps its complete entries, with a warning. Only the Python standard
+library is used, so the checks in tests/ run with any python3.
 """
 import json
+import math
+import os
 import re
 import sys
 
+SCHEMA = 1
+DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
+ERROR_DISPOSITIONS = ("incorrect", "out_of_memory", "failed")
+ROLES = ("baseline", "ceiling", "variant")
+DEVICES = ("cpu", "gpu")
 AGGREGATES = ("mean", "median", "stddev", "cv")
-SKIP_PREFIXES = ("unsupported: ",)
-ERROR_PREFIXES = {"incorrect: ": "incorrect", "failed: ": "failed", "out of memory: ": "oom"}
-
+# Message prefixes the harness writes (kept in schema 1 for humans and older tools).
+PREFIXES = (("unsupported: ", "unsupported"), ("incorrect: ", "incorrect"),
+            ("out of memory: ", "out_of_memory"), ("failed: ", "failed"))
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 # Knob arguments: how a variant runs, not what it solves (a reference variant
-# may lack them: cuBLAS has no block, Seq no threads or ranks).
+# may lack some of them).
 KNOBS = ("threads", "block", "ranks")
 
-# Variant names of the GPU backends, for files without the `on_gpu` counter.
-GPU_VARIANT_PREFIXES = ("CUDA", "cuBLAS", "Thrust", "CUB")
+# Google Benchmark's own fields of an entry and their JSON types; every other
+# key is a user counter (a number, or null for a value that is not finite).
+_STR_FIELDS = ("name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "label",
+               "error_message", "skip_message", "time_unit", "big_o")
+_BOOL_FIELDS = ("error_occurred", "skipped")
+_NOT_COUNTERS = frozenset(_STR_FIELDS + _BOOL_FIELDS + ("parbench",))
 
 
 class LoadError(Exception):
-    """A file that is missing, truncated or not Google Benchmark JSON."""
+    """A file that is missing, unreadable, truncated before any entry or not Google Benchmark JSON."""
 
+
+class DocumentError(ValueError):
+    """parse_document(): text that is not a (possibly cut off) Google Benchmark document."""
+
+
+class EntryError(ValueError):
+    """Entry(): a benchmark entry with wrong types or missing fields."""
+
+
+def _what(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _finite(v):
+    return _is_number(v) and math.isfinite(v)
+
+
+# ---------------------------------------------------------------- run names
 
 class RunName:
     def __init__(self, family, variant, args, time_kind="", aggregate=""):
@@ -53,6 +110,7 @@ _TOKEN = re.compile(r"^[^/: ]+$")
 
 
 def parse_run_name(name):
+    """RunName of "Family/Variant[/key:value...][/manual_time|real_time][_aggregate]"; ValueError if not."""
     parts = name.split("/")
     if len(parts) < 2 or not _TOKEN.match(parts[0]) or not _TOKEN.match(parts[1]):
         raise ValueError("run name %r is not Family/Variant[/key:value...]" % name)
@@ -75,84 +133,528 @@ def parse_run_name(name):
     return RunName(parts[0], parts[1], args, time_kind, aggregate)
 
 
+# ------------------------------------------------------------------ entries
+
+def legacy_disposition(raw):
+    """(disposition, message, reason) of an entry from Google Benchmark's fields
+    and the message prefixes: what files written before schema 1 say."""
+    if raw.get("skipped") or raw.get("skip_message"):  # Google Benchmark 1.8 skip
+        message = raw.get("skip_message") or ""
+        disposition = "unsupported"
+    elif raw.get("error_occurred"):
+        message = raw.get("error_message") or ""
+        disposition = "failed"
+    else:
+        return "passed", "", ""
+    for prefix, kind in PREFIXES:
+        if message.startswith(prefix):
+            # A skip is unsupported whatever its message says; an error's prefix names its kind.
+            return (disposition if disposition == "unsupported" else kind), message, message[len(prefix):]
+    return disposition, message, message
+
+
 class Entry:
+    """One benchmark entry (an iteration or an aggregate).
+
+    raw          the JSON object as read
+    name         its "name"
+    run          RunName of its run_name (or name)
+    aggregate    "" for an iteration, else "mean" / "median" / "stddev" / "cv"
+    disposition  one of DISPOSITIONS
+    message      Google Benchmark's error_message / skip_message ("" when passed)
+    reason       parbench.reason, or the message without its prefix ("" when passed)
+    role         "baseline" / "ceiling" / "variant", or None when the file does not say
+    device       "cpu" / "gpu" (parbench.device, else the on_gpu counter), or None
+    rate         (counter, ceiling kind), e.g. ("GFLOPS", "gemm_f32"), or None
+    source       the label of the Run it belongs to (None outside a Run)
+
+    Raises EntryError (a ValueError) when the entry is malformed."""
+
     def __init__(self, raw):
+        if not isinstance(raw, dict):
+            raise EntryError("is %s, not an object" % _what(raw))
         self.raw = raw
+        for key in _STR_FIELDS:
+            if key in raw and not isinstance(raw[key], str):
+                raise EntryError("'%s' is %s" % (key, _what(raw[key])))
+        for key in _BOOL_FIELDS:
+            if key in raw and not isinstance(raw[key], bool):
+                raise EntryError("'%s' is %s" % (key, _what(raw[key])))
+        for key, v in raw.items():
+            if key not in _NOT_COUNTERS and v is not None and not _is_number(v):
+                raise EntryError("'%s' is %s" % (key, _what(v)))
+        if "name" not in raw:
+            raise EntryError("no 'name'")
         self.name = raw["name"]
-        self.run = parse_run_name(raw.get("run_name", self.name))
+        try:
+            self.run = parse_run_name(raw.get("run_name", self.name))
+        except ValueError as e:
+            raise EntryError(str(e))
+        unit = raw.get("time_unit", "ns")
+        if unit not in TIME_UNITS:
+            raise EntryError("unknown time_unit %r" % unit)
         self.aggregate = raw.get("aggregate_name", "") or self.run.aggregate
-        self.message = ""
-        if raw.get("skipped") or raw.get("skip_message"):  # Google Benchmark 1.8 skip
-            self.disposition, self.message = "skipped", raw.get("skip_message", "")
-        elif raw.get("error_occurred"):
-            self.message = raw.get("error_message", "")
-            self.disposition = "failed"
-            if self.message.startswith(SKIP_PREFIXES):
-                self.disposition = "skipped"
-            for prefix, kind in ERROR_PREFIXES.items():
-                if self.message.startswith(prefix):
-                    self.disposition = kind
-        else:
-            self.disposition = "passed"
+        self.disposition, self.message, self.reason = legacy_disposition(raw)
+        self.role = self.device = self.rate = self.source = None
+        pb = raw.get("parbench")
+        if pb is not None:
+            self._read_parbench(pb)
+        if self.device is None and "on_gpu" in raw:
+            on_gpu = self.counter("on_gpu")
+            if on_gpu in (0, 1):
+                self.device = "gpu" if on_gpu == 1 else "cpu"
+        if self.disposition == "passed" and not self.aggregate and not _finite(raw.get("real_time")):
+            raise EntryError("'real_time' is %s" % ("not finite" if _is_number(raw.get("real_time"))
+                                                    else _what(raw.get("real_time")) if "real_time" in raw
+                                                    else "missing"))
+
+    def _read_parbench(self, pb):
+        if not isinstance(pb, dict):
+            raise EntryError("'parbench' is %s, not an object" % _what(pb))
+        d = pb.get("disposition")
+        if d not in DISPOSITIONS:
+            raise EntryError("parbench.disposition %s is not one of %s" % (_repr(d), "/".join(DISPOSITIONS)))
+        self.disposition = d
+        if "reason" in pb:
+            if not isinstance(pb["reason"], str):
+                raise EntryError("parbench.reason is %s" % _what(pb["reason"]))
+            self.reason = pb["reason"]
+        elif d == "passed":
+            self.reason = ""
+        for key, allowed in (("role", ROLES), ("device", DEVICES)):
+            if key in pb:
+                if pb[key] not in allowed:
+                    raise EntryError("parbench.%s %s is not one of %s" % (key, _repr(pb[key]), "/".join(allowed)))
+                setattr(self, key, pb[key])
+        if "rate" in pb:
+            r = pb["rate"]
+            if not (isinstance(r, dict) and isinstance(r.get("counter"), str) and isinstance(r.get("ceiling"), str)):
+                raise EntryError("parbench.rate is not {\"counter\": ..., \"ceiling\": ...}")
+            self.rate = (r["counter"], r["ceiling"])
 
     @property
     def is_error(self):
-        return self.disposition in ("incorrect", "failed", "oom")
+        """incorrect, out_of_memory or failed."""
+        return self.disposition in ERROR_DISPOSITIONS
 
     @property
     def on_gpu(self):
-        """Whether the entry ran on the GPU: the `on_gpu` counter the registrar
-        writes, or for files written before it, the GPU variants' names."""
-        v = self.counter("on_gpu")
-        if v is not None:
-            return v == 1
-        return self.run.variant.split(".")[0] in GPU_VARIANT_PREFIXES
+        """True / False from device; None when the file does not say (no guessing from names)."""
+        return None if self.device is None else self.device == "gpu"
 
     def counter(self, key, default=None):
-        v = self.raw.get(key, default)
-        return v if isinstance(v, (int, float)) else default
+        """The value of `key` when it is a finite number (not a boolean), else default."""
+        v = self.raw.get(key)
+        return v if _finite(v) else default
 
     def seconds(self):
-        """Time per iteration in seconds (real_time, which is manual time here)."""
-        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[self.raw.get("time_unit", "ns")]
-        return self.raw["real_time"] * scale
+        """Time per iteration in seconds (real_time, which is manual time here); None when real_time is not a finite number."""
+        v = self.raw.get("real_time")
+        if not _finite(v):
+            return None
+        return v * TIME_UNITS[self.raw.get("time_unit", "ns")]
 
+    def __repr__(self):
+        return "Entry(%r, %s)" % (self.name, self.disposition)
+
+
+def _repr(v):
+    s = json.dumps(v) if isinstance(v, (str, int, float, bool, type(None))) else _what(v)
+    return s if len(s) < 40 else s[:37] + "..."
+
+
+# --------------------------------------------------------------------- runs
 
 class Run:
-    def __init__(self, path, context, entries):
-        self.path, self.context, self.entries = path, context, entries
+    """The entries of one file.
+
+    path, context, entries   as read (entries: Entry objects, malformed ones dropped)
+    label                    its name in tables and charts: the file name without ".json" unless given
+    schema                   context parbench_schema (0 for files written before schema 1)
+    counter_kinds            context parbench_counters: {counter: {"kind": ..., "unit": ..., "better": ...}}, {} before schema 1
+    warnings                 one-line strings: what was dropped, recovered or not understood"""
+
+    def __init__(self, path, context, entries, label=None, warnings=None):
+        self.path, self.context, self.entries = path, context, list(entries)
+        if label is None:
+            label = os.path.basename(str(path))
+            if label.endswith(".json"):
+                label = label[:-5]
+        self.label = label
+        self.warnings = list(warnings or [])
+        for e in self.entries:
+            e.source = label
+        self.schema, self.counter_kinds = 0, {}
+        ctx = context if isinstance(context, dict) else {}
+        if "parbench_schema" in ctx:
+            s = ctx["parbench_schema"]
+            if _finite(s) and s == int(s) and s >= 0:
+                self.schema = int(s)
+                if self.schema > SCHEMA:
+                    self.warnings.append("written with schema %d; this loader knows schema %d" % (self.schema, SCHEMA))
+            else:
+                self.warnings.append("context parbench_schema is %s, not a number; read as schema 0" % _repr(s))
+        if "parbench_counters" in ctx:
+            kinds = ctx["parbench_counters"]
+            if not isinstance(kinds, dict):
+                self.warnings.append("context parbench_counters is %s, not an object; counter kinds unknown" % _what(kinds))
+            else:
+                bad = [k for k, v in kinds.items() if not (isinstance(v, dict) and isinstance(v.get("kind"), str))]
+                self.counter_kinds = {k: v for k, v in kinds.items() if k not in bad}
+                if bad:
+                    self.warnings.append("context parbench_counters: %d counters without a kind ignored; first: %r"
+                                         % (len(bad), bad[0]))
+
+    def kind_of(self, counter):
+        """The kind of `counter` (rate, time, problem, knob, model, result, clock, flag), or None when not declared."""
+        info = self.counter_kinds.get(counter)
+        return info["kind"] if info else None
 
     def passed(self):
+        """Passed iterations (no aggregates)."""
         return [e for e in self.entries if e.disposition == "passed" and not e.aggregate]
 
     def errors(self):
+        """Entries that are incorrect, out_of_memory or failed."""
         return [e for e in self.entries if e.is_error]
 
-    def skipped(self):
-        return [e for e in self.entries if e.disposition == "skipped"]
+    def unsupported(self):
+        return [e for e in self.entries if e.disposition == "unsupported"]
+
+    skipped = unsupported  # the old name: unsupported entries
 
 
-def load(path):
+# ------------------------------------------------------- parsing, recovery
+
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_STRING_PART = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*(?:\\(?:u[0-9a-fA-F]{0,3})?)?\Z')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_NUMBER_PART = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?\Z")
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+def _is_prefix(text, i, stack, state):
+    """Whether text[i:] continues a JSON document validly up to its end (a cut
+    file), from inside the containers `stack` ("{" / "[") in `state`: "value",
+    "value_or_close", "key_or_close", "key", "colon", "comma_or_close"."""
+    n = len(text)
+    while True:
+        while i < n and text[i] in _WS:
+            i += 1
+        if i >= n:
+            return True
+        c = text[i]
+        if state in ("value", "value_or_close"):
+            if c == "]" and state == "value_or_close" and stack and stack[-1] == "[":
+                stack.pop()
+                i += 1
+                state = "comma_or_close" if stack else "end"
+                continue
+            if c in "{[":
+                stack.append(c)
+                state = "key_or_close" if c == "{" else "value_or_close"
+                i += 1
+                continue
+            rest = text[i:i + 10]
+            word = next((w for w in _LITERALS if text.startswith(w, i)), None)
+            if word:
+                i += len(word)
+            elif len(rest) < 10 and any(w.startswith(rest) for w in _LITERALS):
+                return True  # cut inside a literal
+            elif c == '"':
+                m = _STRING.match(text, i)
+                if not m:
+                    return bool(_STRING_PART.match(text, i))  # cut inside a string
+                i = m.end()
+            elif c in "-0123456789":
+                if _NUMBER_PART.match(text, i):
+                    return True  # the text ends with this number, perhaps cut inside it
+                m = _NUMBER.match(text, i)
+                if not m:
+                    return False
+                i = m.end()
+            else:
+                return False
+            state = "comma_or_close" if stack else "end"
+        elif state in ("key", "key_or_close"):
+            if c == "}" and state == "key_or_close":
+                stack.pop()
+                i += 1
+                state = "comma_or_close" if stack else "end"
+                continue
+            if c != '"':
+                return False
+            m = _STRING.match(text, i)
+            if not m:
+                return bool(_STRING_PART.match(text, i))
+            i, state = m.end(), "colon"
+        elif state == "colon":
+            if c != ":":
+                return False
+            i, state = i + 1, "value"
+        elif state == "comma_or_close":
+            if c == ",":
+                i, state = i + 1, ("key" if stack[-1] == "{" else "value")
+            elif c == ("}" if stack[-1] == "{" else "]"):
+                stack.pop()
+                i += 1
+                state = "comma_or_close" if stack else "end"
+            else:
+                return False
+        else:  # "end": only whitespace may follow the document
+            return False
+
+
+class _Cut(Exception):
+    def __init__(self, where, ok):
+        self.where, self.ok = where, ok
+
+
+def _walk_cut(text):
+    """Walk a document that json.loads rejected. Returns (top-level members
+    read, complete benchmark entries, whether the benchmarks array was left
+    open). Raises _Cut(where, ok): ok says whether the text is a cut-off
+    prefix (then `where` says where it was cut) or corrupt."""
+    n = len(text)
+
+    def skip(i):
+        while i < n and text[i] in _WS:
+            i += 1
+        return i
+
+    i = skip(0)
+    if i >= n or text[i] != "{":
+        raise _Cut("top", False)
+    i, members, entries, open_array = skip(i + 1), {}, None, False
+    while True:
+        if i >= n:
+            raise _Cut("top", True)
+        if text[i] == "}" and not members:
+            raise _Cut("top", False)  # "{}" followed by junk: not a cut
+        m = _STRING.match(text, i)
+        if not m:
+            raise _Cut("top", _is_prefix(text, i, ["{"], "key"))
+        key = json.loads(m.group())
+        i = skip(m.end())
+        if i >= n or text[i] != ":":
+            raise _Cut("top", i >= n)
+        i = skip(i + 1)
+        if key == "benchmarks" and i < n and text[i] == "[":
+            entries, i = [], skip(i + 1)
+            if i < n and text[i] == "]":
+                i += 1
+            else:
+                while True:
+                    try:
+                        e, i = _DECODER.raw_decode(text, i)
+                    except (ValueError, RecursionError):
+                        if _is_prefix(text, i, ["{", "["], "value"):
+                            return members, entries, True
+                        raise _Cut("benchmarks", False)
+                    entries.append(e)
+                    i = skip(i)
+                    if i >= n:
+                        return members, entries, True
+                    if text[i] == "]":
+                        i += 1
+                        break
+                    if text[i] != ",":
+                        raise _Cut("benchmarks", False)
+                    i = skip(i + 1)
+            value = entries
+        else:
+            try:
+                value, i = _DECODER.raw_decode(text, i)
+            except (ValueError, RecursionError):
+                raise _Cut(key, _is_prefix(text, i, ["{"], "value"))
+        members[key] = value
+        i = skip(i)
+        if i >= n:
+            return members, entries, False
+        if text[i] == "}":
+            raise _Cut("top", False)  # closed, so the error is after it: not a cut
+        if text[i] != ",":
+            raise _Cut("top", False)
+        i = skip(i + 1)
+
+
+def _check_shape(doc):
+    if not isinstance(doc, dict):
+        raise DocumentError("not Google Benchmark JSON: the top level is %s, not an object" % _what(doc))
+    if "context" not in doc or "benchmarks" not in doc:
+        raise DocumentError("not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    if not isinstance(doc["context"], dict):
+        raise DocumentError("not Google Benchmark JSON: 'context' is %s, not an object" % _what(doc["context"]))
+    if not isinstance(doc["benchmarks"], list):
+        raise DocumentError("not Google Benchmark JSON: 'benchmarks' is %s, not a list" % _what(doc["benchmarks"]))
+
+
+def _trailing_instance(entries):
+    """Run name of the last instance when its repetitions were written but its
+    aggregates were not (its median would be a guess), else None."""
+    if not entries or not isinstance(entries[-1], dict):
+        return None
+    last = entries[-1]
+    name = last.get("run_name", last.get("name"))
+    reps = last.get("repetitions", 1)
+    if last.get("run_type") == "aggregate" or last.get("error_occurred") or last.get("skipped"):
+        return None
+    if not _is_number(reps) or reps <= 1:
+        return None
+    has_aggr = any(isinstance(e, dict) and e.get("run_type") == "aggregate" and e.get("run_name") == name
+                   for e in entries)
+    return None if has_aggr else name
+
+
+class Cut:
+    """What parse_document() did to a file cut off mid-run."""
+
+    def __init__(self, complete, dropped_name, dropped):
+        self.complete = complete          # complete entries found
+        self.dropped_name = dropped_name  # run name of the trailing instance dropped, or None
+        self.dropped = dropped            # how many entries that was
+        self.kept = complete - dropped
+
+    def describe(self):
+        s = "cut off mid-run; closed after the last complete entry"
+        if self.dropped_name:
+            s += "; dropped %s (%d repetitions without aggregates)" % (self.dropped_name, self.dropped)
+        return s
+
+
+def parse_document(text):
+    """(doc, cut) from the text of a Google Benchmark JSON file: cut is None for a
+    whole file, or a Cut when the file was cut off mid-run and closed after its
+    last complete entry (dropping a trailing instance whose repetitions have no
+    aggregates). Raises DocumentError with a one-line reason otherwise."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise DocumentError("empty file")
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = json.loads(text)
+    except RecursionError:
+        raise DocumentError("not valid JSON: nested too deeply")
+    except ValueError as e:
+        err = e
+    else:
+        _check_shape(doc)
+        return doc, None
+    try:
+        members, entries, _ = _walk_cut(text)
+    except _Cut as c:
+        if not c.ok:
+            raise DocumentError("not valid JSON: %s" % err)
+        raise DocumentError("not valid JSON: truncated %s, before any complete entry"
+                            % ("in the top-level object" if c.where == "top" else "inside %r" % c.where))
+    if entries is None:
+        raise DocumentError("not valid JSON: truncated before the 'benchmarks' array")
+    if "context" not in members:
+        raise DocumentError("not valid JSON: truncated, and no complete 'context'")
+    if not entries:
+        raise DocumentError("not valid JSON: truncated before its first complete entry")
+    members["benchmarks"] = entries
+    _check_shape(members)
+    complete = len(entries)
+    dropped_name = _trailing_instance(entries)
+    if dropped_name is not None:
+        entries = [e for e in entries if not (isinstance(e, dict) and e.get("run_name", e.get("name")) == dropped_name)]
+        if not entries:
+            raise DocumentError("not valid JSON: truncated before its first complete instance")
+    members["benchmarks"] = entries
+    return members, Cut(complete, dropped_name, complete - len(entries))
+
+
+def read_text(path):
+    """The text of `path`; DocumentError with a one-line reason when it cannot be read as UTF-8 text."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
-        raise LoadError("%s: no such file" % path)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise LoadError("%s: not valid JSON (truncated?): %s" % (path, e))
-    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list) or "context" not in doc:
-        raise LoadError("%s: not Google Benchmark JSON (no 'context' and 'benchmarks')" % path)
+        raise DocumentError("no such file")
+    except IsADirectoryError:
+        raise DocumentError("is a directory")
+    except PermissionError:
+        raise DocumentError("cannot read: permission denied")
+    except OSError as e:
+        raise DocumentError("cannot read: %s" % (e.strerror or e))
     try:
-        entries = [Entry(b) for b in doc["benchmarks"]]
-    except (KeyError, ValueError) as e:
-        raise LoadError("%s: bad benchmark entry: %s" % (path, e))
-    return Run(path, doc["context"], entries)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DocumentError("not UTF-8 text (binary?): byte %d" % e.start)
 
 
-def load_or_exit(path, tool):
-    """load(path) for a command-line tool: on a bad file, one line on stderr and exit status 2."""
+def load(path, label=None):
+    """Run of the file at `path` (label: its name in tables; default the file
+    name without .json). Raises LoadError("PATH: reason") and nothing else."""
     try:
-        return load(path)
+        doc, cut = parse_document(read_text(path))
+    except DocumentError as e:
+        raise LoadError("%s: %s" % (path, e))
+    warnings = []
+    if cut is not None:
+        s = "cut off mid-run: %d complete entries kept" % cut.kept
+        if cut.dropped_name:
+            s += ", %d repetitions of the last instance dropped (no aggregates)" % cut.dropped
+        warnings.append(s + " (plots/close_truncated.py %s OUT writes a repaired copy)" % path)
+    entries, bad, first = [], 0, None
+    for i, raw in enumerate(doc["benchmarks"]):
+        try:
+            entries.append(Entry(raw))
+        except (ValueError, TypeError, KeyError, AttributeError) as e:
+            bad += 1
+            if first is None:
+                first = "entry %d: %s" % (i, e)
+    if bad:
+        warnings.append("%d malformed entr%s ignored; first: %s" % (bad, "y" if bad == 1 else "ies", first))
+    run = Run(path, doc["context"], entries, label=label)
+    run.warnings[:0] = warnings
+    return run
+
+
+def load_or_exit(path, tool, label=None, warn=True):
+    """load(path) for a command-line tool: on a bad file, one line on stderr and
+    exit status 2; the Run's warnings one line each on stderr ("TOOL: PATH: ...")."""
+    try:
+        run = load(path, label)
     except LoadError as e:
         print("%s: %s" % (tool, e), file=sys.stderr)
         sys.exit(2)
+    if warn:
+        for w in run.warnings:
+            print("%s: %s: warning: %s" % (tool, path, w), file=sys.stderr)
+    return run
+
+
+# ------------------------------------------------------------ strict JSON
+
+def _reject_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def strict_loads(text):
+    """json.loads that rejects NaN, Infinity and -Infinity (ValueError)."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def finite(obj):
+    """A copy of obj with every float that is not finite replaced by None."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
+def dumps(doc):
+    """Strict JSON text (non-finite floats as null, indent 2, ending in a newline)."""
+    return json.dumps(finite(doc), indent=2, allow_nan=False) + "\n"
+
+
+def dump(doc, file):
+    """Write doc to the open text file as strict JSON (see dumps): every tool that writes JSON uses this."""
+    file.write(dumps(doc))

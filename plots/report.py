@@ -1,49 +1,64 @@
 #!/usr/bin/env python3
 """Turn parbench JSON into charts (PNG and SVG) and an offline report.
 
-    plots/plot RUN.json [RUN.json ...] --out DIR [--chart NAME ...]
+    plots/plot RUN.json [RUN.json ...] --out DIR [--label NAME ...] [--merge] [--chart NAME ...]
 
 DIR receives one PNG and one SVG per chart, index.html (opens with no network:
 images are files beside it, styles and the table sorter are inline) and
-report.md, its Markdown twin. Every chart is titled with the family, the
-input and the machine.
+report.md, its Markdown twin. Charts and report files an earlier report left
+in DIR are removed first (other files are left alone). Every chart is titled
+with the family, the input and the machine.
+
+Sources: each input file is a source, labelled by its file name or by
+--label (given once per file, in order). Charts draw sources as separate,
+labelled series; derived figures (speedup, efficiency, fraction of ceiling)
+only ever combine entries of one source. --merge reads all files as one
+source (one experiment split over files, as ci/mpi-grid.sh writes it).
 
 Charts (--chart NAME draws only those named):
-  speedup     speedup and parallel efficiency vs threads, ideal line; against
-              the family's reference (GEMM: Naive, KMeans: Seq, Sort: Std), same problem
-  heatmap     ranks x threads speedup and efficiency (MPI runs)
+  speedup     speedup over the family baseline (the variant the JSON marks
+              "baseline"), and parallel efficiency: speedup over the variant's
+              own 1-thread run / threads, vs threads
+  heatmap     ranks x threads: speedup over the family baseline (colours 0 to
+              the ideal ranks x threads) and efficiency against the variant's
+              own 1 rank x 1 thread cell (colours 0 to 1)
   strong      strong scaling: time vs threads, log-log, with the ideal line
   weak        weak scaling: runs of configuration cfg:weak (work per thread fixed)
   gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
   throughput  sorts: elements per second vs total per variant (one array each)
   blocks      time vs CUDA block size
-  breakdown   k-means host-to-device / kernel / device-to-host / host bars
-  ceiling     fraction of the matching ceiling of the same run: GEMM rates of
-              the Ceiling family's cuBLAS / OpenBLAS GEMMs (or, without them,
-              cuBLAS and OpenBLAS at most threads on the same problem); k-means
-              point bandwidth and sort bandwidth (each key and value read and
-              written once) of Ceiling CUDA.Copy / HostTriad
+  breakdown   k-means host-to-device / kernel / device-to-host / host shares
+  ceiling     each entry's rate (the counter its JSON names) as a fraction of
+              the ceiling of the same kind, device and source; a fraction above
+              1 + %(noise)s is drawn as a measurement problem, not a result
 
-Exit status: 0 when every input was read and every requested chart drawn;
-2 when an input could not be read (missing, truncated, not Google Benchmark
-JSON) or a chart named with --chart had no data, each said in one line; the
-other charts are still produced. Without --chart, a chart whose data is not in
-the input is listed in the report as not drawn, with the reason.
+Derived figures are defined in plots/derived.py.
+
+Exit status: 0 when every input was read in full and every requested chart
+drawn; 2 when an input could not be read or only in part (missing, a
+directory, not JSON, cut off mid-run, malformed entries), when a chart named
+with --chart had no data, or when DIR cannot be used. Each problem is one line
+on stderr; everything that can be drawn is still drawn. Without --chart, a
+chart whose data is not in the input is listed in the report as not drawn,
+with the reason.
 """
 import argparse
-import html
 import math
 import os
-import statistics
+import re
 import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived  # noqa: E402
 import pbjson  # noqa: E402
+import report_html  # noqa: E402
 
-REFERENCE = {"GEMM": "Naive", "KMeans": "Seq", "Sort": "Std"}
-MAX_FIGS = 6  # per chart kind: the problems with the most data points
+__doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
+
+MAX_FIGS = 6  # per chart kind and family: the problems with the most data points
+MANIFEST = ".parbench-report"  # what the last report wrote into DIR
 
 
 class NoData(Exception):
@@ -51,45 +66,56 @@ class NoData(Exception):
 
 
 class Stat:
-    """One instance across repetitions: median seconds, spread, counters."""
+    """One instance of one source across repetitions: median seconds, spread, counters."""
 
     def __init__(self, entries):
-        self.run = entries[0].run
-        self.entries = entries
+        e0 = entries[0]
+        self.run, self.entries, self.source = e0.run, entries, e0.source
+        self.role, self.device, self.rate = e0.role, e0.device, e0.rate
         secs = [e.seconds() for e in entries]
-        self.seconds = statistics.median(secs)
-        self.stdev = statistics.stdev(secs) if len(secs) > 1 else 0.0
+        self.seconds = derived.median(secs)
+        self.stdev = _stdev(secs)
+        self.cv = derived.cv(secs)
         self.n = len(secs)
-        self.path = entries[0].path
-        self.on_gpu = entries[0].on_gpu
 
     def counter(self, key):
-        vals = [e.counter(key) for e in entries_with(self.entries, key)]
-        return statistics.median(vals) if vals else None
+        vals = [e.counter(key) for e in self.entries if e.counter(key) is not None]
+        return derived.median(vals) if vals else None
 
     def counter_stdev(self, key):
-        vals = [e.counter(key) for e in entries_with(self.entries, key)]
-        return statistics.stdev(vals) if len(vals) > 1 else 0.0
+        return _stdev([e.counter(key) for e in self.entries if e.counter(key) is not None])
 
     def arg(self, key, cast=str):
         v = self.run.args.get(key)
-        return cast(v) if v is not None else None
+        if v is None:
+            return None
+        try:
+            return cast(v)
+        except ValueError:
+            return None
 
     def problem(self):
         """The run's arguments without knobs: equal for all variants of one problem."""
         return self.run.problem()
 
+    def workers(self):
+        """threads x ranks (1 where the run name has neither)."""
+        return (self.arg("threads", int) or 1) * (self.arg("ranks", int) or 1)
 
-def entries_with(entries, key):
-    return [e for e in entries if e.counter(key) is not None]
+
+def _stdev(vals):
+    if len(vals) < 2:
+        return 0.0
+    mean = sum(vals) / len(vals)
+    return math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
 
 
 def collect(runs):
     groups = {}
     for run in runs:
         for e in run.passed():
-            e.path = run.path
-            groups.setdefault((run.path, e.run.base()), []).append(e)
+            if e.seconds() is not None:
+                groups.setdefault((e.source, e.run.base()), []).append(e)
     return [Stat(es) for es in groups.values()]
 
 
@@ -97,9 +123,9 @@ def machine(runs):
     ctx = runs[0].context if runs else {}
     parts = [ctx.get("cpu_model") or ctx.get("host_name", "")]
     gpu = ctx.get("gpu", "")
-    if gpu and not gpu.startswith("none"):
+    if isinstance(gpu, str) and gpu and not gpu.startswith("none"):
         parts.append(gpu)
-    return " / ".join(p for p in parts if p)
+    return " / ".join(str(p) for p in parts if p)
 
 
 def work(problem):
@@ -107,12 +133,36 @@ def work(problem):
     w = 1.0
     for k, v in problem:
         if k in ("M", "N", "K", "D", "n"):
-            w *= float(v)
+            try:
+                w *= float(v)
+            except ValueError:
+                pass
     return w
 
 
 def problem_label(problem):
     return " ".join("%s=%s" % (k, v) for k, v in problem)
+
+
+def several_sources(stats):
+    return len({s.source for s in stats}) > 1
+
+
+def source_suffix(s, several):
+    return " [%s]" % s.source if several else ""
+
+
+def label(s, several=False):
+    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k in s.run.args]
+    return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "") + source_suffix(s, several)
+
+
+def missing_roles(stats, what):
+    """NoData for files written before parbench described its entries."""
+    if stats and all(s.role is None for s in stats):
+        return NoData("%s needs the roles parbench writes into each entry (schema 1); these files predate them: "
+                      "ci/upgrade_json.py FILE stamps an old file" % what)
+    return None
 
 
 # ---- drawing ---------------------------------------------------------------
@@ -127,11 +177,25 @@ def plt():
     return pyplot
 
 
-class Canvas:
-    def __init__(self, out, mach):
-        self.out, self.mach, self.made = out, mach, []
+def thread_axis(ax, values):
+    """A log2 thread axis with a tick at each thread count, written as integers."""
+    import matplotlib.ticker
 
-    def save(self, fig, name, title):
+    ticks = sorted(set(values))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: "%d" % round(x)))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+class Canvas:
+    """Saves figures into the report folder and remembers them, and what
+    looked wrong while drawing (findings for the report's summary)."""
+
+    def __init__(self, out, mach):
+        self.out, self.mach, self.made, self.findings = out, mach, [], []
+
+    def save(self, fig, name, title, section):
         # Long titles (problem and baseline) wrap to the figure's width.
         width = max(40, int(fig.get_figwidth() * 12))
         fig.suptitle("%s\n%s" % (textwrap.fill(title, width), self.mach), fontsize=10)
@@ -139,108 +203,204 @@ class Canvas:
         for ext in ("png", "svg"):
             fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110)
         plt().close(fig)
-        self.made.append((name, title))
+        self.made.append((name, title, section))
+
+    def name(self, stem):
+        n = sum(1 for m in self.made if re.fullmatch(re.escape(stem) + r"_\d+", m[0])) + 1
+        return "%s_%d" % (stem, n)
+
+    def finding(self, severity, text):
+        if (severity, text) not in self.findings:
+            self.findings.append((severity, text))
 
 
 def by_family(stats, family):
     return [s for s in stats if s.run.family == family]
 
 
+def baselines(stats):
+    """{(source, family, problem): Stat} of the entries marked baseline."""
+    return {(s.source, s.run.family, s.problem()): s for s in stats if s.role == "baseline"}
+
+
+def own_single(stats):
+    """{(source, family, variant, problem): Stat} of each variant's 1-thread (1-rank) run."""
+    out = {}
+    for s in stats:
+        if s.arg("threads", int) == 1 and s.arg("ranks", int) in (None, 1):
+            out[(s.source, s.run.family, s.run.variant, s.problem())] = s
+    return out
+
+
 def chart_speedup(stats, cv):
+    """Per problem: speedup over the family baseline (left) and parallel
+    efficiency against the variant's own 1-thread run (right), vs threads."""
+    absent = missing_roles(stats, "speedup")
+    if absent:
+        raise absent
+    base, single = baselines(stats), own_single(stats)
+    several = several_sources(stats)
+    series = {}
+    for s in stats:
+        t = s.arg("threads", int)
+        if t is None or s.arg("ranks") is not None or s.role != "variant":
+            continue
+        series.setdefault((s.run.family, s.problem()), []).append(s)
     drawn = 0
-    for family, ref_name in REFERENCE.items():
-        fam = by_family(stats, family)
-        refs = {(s.path, s.problem()): s for s in fam if s.run.variant == ref_name}
-        series = {}
-        for s in fam:
-            t = s.arg("threads", int)
-            ref = refs.get((s.path, s.problem()))
-            if t is None or ref is None or s.arg("ranks") is not None:
-                continue
-            series.setdefault(s.problem(), {}).setdefault(s.run.variant, []).append((t, ref.seconds / s.seconds))
-        for problem, variants in sorted(series.items(), key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0])))[:MAX_FIGS]:
-            pyplot = plt()
-            fig, (a1, a2) = pyplot.subplots(1, 2, figsize=(10, 4))
-            tmax = max(t for pts in variants.values() for t, _ in pts)
-            a1.plot([1, tmax], [1, tmax], "k--", lw=1, label="ideal")
-            for v, pts in sorted(variants.items()):
-                pts.sort()
-                a1.plot([t for t, _ in pts], [sp for _, sp in pts], "o-", label=v)
-                a2.plot([t for t, _ in pts], [sp / t for t, sp in pts], "o-", label=v)
-            a2.axhline(1.0, color="k", ls="--", lw=1)
-            a1.set(xlabel="threads", ylabel="speedup vs %s" % ref_name)
-            a2.set(xlabel="threads", ylabel="parallel efficiency", ylim=(0, None))
+    ordered = sorted(series.items(), key=lambda kv: (-len(kv[1]), -work(kv[0][1])))
+    per_family = {}
+    for (family, problem), ss in ordered:
+        if per_family.get(family, 0) >= MAX_FIGS:
+            continue
+        lines = {}
+        for s in ss:
+            lines.setdefault((s.source, s.run.variant), []).append(s)
+        speed, eff, no_base, no_single = {}, {}, set(), set()
+        for (source, variant), pts in lines.items():
+            pts.sort(key=lambda s: s.arg("threads", int))
+            lbl = variant + (" [%s]" % source if several else "")
+            b = base.get((source, family, problem))
+            if b is not None:
+                speed[lbl] = [(s.arg("threads", int), derived.speedup(b.seconds, s.seconds)) for s in pts]
+            else:
+                no_base.add(source)
+            one = single.get((source, family, variant, problem))
+            if one is not None:
+                eff[lbl] = [(s.arg("threads", int), derived.efficiency(one.seconds, s.seconds, s.workers()))
+                            for s in pts]
+                for t, e in eff[lbl]:
+                    if e > 1.0 + derived.CEILING_NOISE:
+                        cv.finding("info", "%s %s %s: efficiency %.2f at %d threads (superlinear: caches, or a slow "
+                                           "1-thread run)" % (family, lbl, problem_label(problem), e, t))
+            else:
+                no_single.add(lbl)
+        if not speed and not eff:
+            continue
+        pyplot = plt()
+        fig, (a1, a2) = pyplot.subplots(1, 2, figsize=(11, 4.2))
+        threads = [t for pts in list(speed.values()) + list(eff.values()) for t, _ in pts]
+        # One colour per series in both panels.
+        colour = {lbl: "C%d" % (i % 10) for i, lbl in enumerate(sorted(set(speed) | set(eff)))}
+        for lbl, pts in sorted(speed.items()):
+            a1.plot([t for t, _ in pts], [v for _, v in pts], "o-", label=lbl, color=colour[lbl])
+        for lbl, pts in sorted(eff.items()):
+            a2.plot([t for t, _ in pts], [v for _, v in pts], "o-", label=lbl, color=colour[lbl])
+        a2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
+        base_names = sorted({b.run.variant for (src, fam, prob), b in base.items() if fam == family and prob == problem})
+        a1.set(ylabel="speedup over %s (family baseline)" % "/".join(base_names or ["baseline"]), xlabel="threads")
+        a2.set(ylabel="parallel efficiency\n(speedup over own 1-thread run / threads)", xlabel="threads",
+               ylim=(0, max(1.1, max((v for pts in eff.values() for _, v in pts), default=1) * 1.05)))
+        for ax in (a1, a2):
+            thread_axis(ax, threads)
+            ax.grid(True, alpha=0.3)
+        if not speed:
+            a1.text(0.5, 0.5, "no baseline entry for this problem\nin %s" % ", ".join(sorted(no_base)),
+                    ha="center", va="center", transform=a1.transAxes, fontsize=8)
+        else:
             a1.legend(fontsize=7)
-            drawn += 1
-            n = sum(1 for name, _ in cv.made if name.startswith("speedup_%s_" % family.lower())) + 1
-            cv.save(fig, "speedup_%s_%d" % (family.lower(), n), "%s speedup and efficiency: %s" % (family, problem_label(problem)))
+        if eff:
+            a2.legend(fontsize=7)
+        if no_single:
+            a2.text(0.02, 0.02, "no 1-thread run, efficiency not drawn: %s" % ", ".join(sorted(no_single)),
+                    transform=a2.transAxes, fontsize=6, va="bottom")
+        per_family[family] = per_family.get(family, 0) + 1
+        drawn += 1
+        cv.save(fig, cv.name("speedup_%s" % family.lower()),
+                "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family)
     if not drawn:
-        raise NoData("no threaded runs with their family's reference (Naive / Seq) on the same problem")
+        raise NoData("no threaded variant with a family baseline or a 1-thread run of its own on the same problem")
 
 
 def chart_heatmap(stats, cv):
+    """Ranks x threads grids: speedup over the family baseline (0 .. ideal)
+    and efficiency against the grid's own 1 x 1 cell (0 .. 1)."""
     cells = {}
     for s in stats:
         r, t = s.arg("ranks", int), s.arg("threads", int)
-        ref_name = REFERENCE.get(s.run.family)
-        if r is None or t is None or ref_name is None:
+        if r is None or t is None:
             continue
-        cells.setdefault((s.run.family, s.run.variant, s.problem()), {})[(r, t)] = s
-    refs = {(s.run.family, s.problem()): s for s in stats if s.run.variant == REFERENCE.get(s.run.family)}
+        cells.setdefault((s.source, s.run.family, s.run.variant, s.problem()), {})[(r, t)] = s
+    if not cells:
+        raise NoData("no runs with both ranks and threads arguments (benchmarks run under mpirun)")
+    base = baselines(stats)
+    pyplot = plt()
     drawn = 0
-    for (family, variant, problem), grid in cells.items():
-        ref = refs.get((family, problem))
-        against = ref.run.variant if ref is not None else None
-        if ref is None and (1, 1) in grid:  # no reference in these files: the grid's own 1 x 1 cell
-            ref, against = grid[(1, 1)], "%s at 1 rank x 1 thread (no %s in these files)" % (
-                variant, REFERENCE.get(family))
-        if ref is None:
-            continue
+    for (source, family, variant, problem), grid in sorted(cells.items()):
+        b, one = base.get((source, family, problem)), grid.get((1, 1))
         ranks = sorted({r for r, _ in grid})
         threads = sorted({t for _, t in grid})
-        pyplot = plt()
-        fig, axes = pyplot.subplots(1, 2, figsize=(10, 4))
-        for ax, what in zip(axes, ("speedup", "efficiency")):
-            m = [[float("nan")] * len(threads) for _ in ranks]
-            for (r, t), s in grid.items():
-                sp = ref.seconds / s.seconds
-                m[ranks.index(r)][threads.index(t)] = sp if what == "speedup" else sp / (r * t)
-            im = ax.imshow(m, origin="lower", cmap="viridis")
+        panels = []
+        if b is not None:
+            m = _grid(ranks, threads, grid, lambda s: derived.speedup(b.seconds, s.seconds))
+            panels.append(("speedup over %s (family baseline)" % b.run.variant, m, max(r * t for r, t in grid)))
+        if one is not None:
+            m = _grid(ranks, threads, grid, lambda s: derived.efficiency(one.seconds, s.seconds, s.workers()))
+            panels.append(("efficiency against its own 1 rank x 1 thread", m, 1.0))
+        if not panels:
+            cv.finding("info", "%s %s %s [%s]: neither a baseline entry nor a 1 x 1 cell; heatmap not drawn"
+                       % (family, variant, problem_label(problem), source))
+            continue
+        fig, axes = pyplot.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+        for ax, (what, m, top) in zip(axes[0], panels):
+            # Anchored scale: 0 is no speedup, the top is the ideal (ranks x
+            # threads for speedup, 1 for efficiency); values beyond are the top colour.
+            im = ax.imshow(m, origin="lower", cmap="viridis", vmin=0.0, vmax=top)
             ax.set(xticks=range(len(threads)), xticklabels=threads, yticks=range(len(ranks)), yticklabels=ranks,
                    xlabel="threads per rank", ylabel="ranks", title=what)
+            ax.title.set_fontsize(8)
             for i in range(len(ranks)):
                 for j in range(len(threads)):
                     if not math.isnan(m[i][j]):
-                        ax.text(j, i, "%.2f" % m[i][j], ha="center", va="center", color="w", fontsize=7)
+                        ax.text(j, i, "%.2f" % m[i][j], ha="center", va="center", fontsize=7,
+                                color="k" if m[i][j] > 0.6 * top else "w")
             fig.colorbar(im, ax=ax)
         drawn += 1
-        cv.save(fig, "heatmap_%d" % drawn, "%s %s ranks x threads: %s; speedup against %s" % (
-            family, variant, problem_label(problem), against))
+        several = len({k[0] for k in cells}) > 1
+        cv.save(fig, cv.name("heatmap"), "%s %s ranks x threads: %s%s" % (
+            family, variant, problem_label(problem), " [%s]" % source if several else ""), family)
     if not drawn:
-        raise NoData("no runs with both ranks and threads arguments (MPI benchmarks)")
+        raise NoData("ranks x threads runs without a family baseline or a 1 x 1 cell in the same source")
+
+
+def _grid(ranks, threads, grid, value):
+    m = [[float("nan")] * len(threads) for _ in ranks]
+    for (r, t), s in grid.items():
+        m[ranks.index(r)][threads.index(t)] = value(s)
+    return m
 
 
 def chart_strong(stats, cv):
     series = {}
+    several = several_sources(stats)
     for s in stats:
         t = s.arg("threads", int)
-        if t is not None and s.arg("ranks") is None:
-            series.setdefault((s.run.family, s.problem()), {}).setdefault(s.run.variant, []).append((t, s.seconds, s.stdev))
+        if t is not None and s.arg("ranks") is None and s.role != "ceiling":
+            series.setdefault((s.run.family, s.problem()), {}).setdefault((s.run.variant, s.source), []).append(
+                (t, s.seconds, s.stdev))
     good = [(k, v) for k, v in series.items() if any(len(p) > 1 for p in v.values())]
     if not good:
         raise NoData("no variant was run at more than one thread count")
     good.sort(key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0][1])))
-    for i, ((family, problem), variants) in enumerate(good[:MAX_FIGS]):
+    per_family = {}
+    for (family, problem), variants in good:
+        if per_family.get(family, 0) >= MAX_FIGS:
+            continue
+        per_family[family] = per_family.get(family, 0) + 1
         pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(6, 4))
-        for v, pts in sorted(variants.items()):
+        fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
+        threads = []
+        for (v, source), pts in sorted(variants.items()):
             pts.sort()
-            ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts], fmt="o-", label=v, capsize=2)
+            threads += [t for t, _, _ in pts]
+            line = ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts],
+                               fmt="o-", label=v + (" [%s]" % source if several else ""), capsize=2)
             t0, x0, _ = pts[0]
-            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color="grey", lw=1)
-        ax.set(xscale="log", yscale="log", xlabel="threads", ylabel="seconds per call (dotted: ideal)")
+            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color=line[0].get_color(), lw=1)
+        ax.set(yscale="log", xlabel="threads", ylabel="seconds per call (dotted: ideal from the first point)")
+        thread_axis(ax, threads)
+        ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-        cv.save(fig, "strong_%d" % (i + 1), "%s strong scaling: %s" % (family, problem_label(problem)))
+        cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family)
 
 
 def chart_weak(stats, cv):
@@ -248,29 +408,30 @@ def chart_weak(stats, cv):
     for s in stats:
         t = s.arg("threads", int)
         if s.arg("cfg") == "weak" and t is not None:
-            pts.setdefault((s.run.family, s.run.variant), []).append((t, s.seconds))
+            pts.setdefault((s.run.family, s.run.variant, s.source), []).append((t, s.seconds))
     if not pts:
-        raise NoData("weak scaling needs runs of configuration cfg:weak (problem size proportional to threads); none in the input")
+        raise NoData("weak scaling needs runs of configuration cfg:weak (problem size proportional to threads); "
+                     "none in the input")
+    several = len({k[2] for k in pts}) > 1
     pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(6, 4))
-    for (family, variant), p in sorted(pts.items()):
+    fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
+    threads = []
+    for (family, variant, source), p in sorted(pts.items()):
         p.sort()
-        ax.plot([t for t, _ in p], [p[0][1] / x for _, x in p], "o-", label="%s %s" % (family, variant))
+        threads += [t for t, _ in p]
+        ax.plot([t for t, _ in p], [p[0][1] / x for _, x in p], "o-",
+                label="%s %s%s" % (family, variant, " [%s]" % source if several else ""))
     ax.axhline(1.0, color="k", ls="--", lw=1)
-    ax.set(xlabel="threads", ylabel="weak-scaling efficiency T(1)/T(p)")
+    ax.set(xlabel="threads", ylabel="weak-scaling efficiency T(first) / T(p)")
+    thread_axis(ax, threads)
     ax.legend(fontsize=7)
-    cv.save(fig, "weak", "Weak scaling")
+    cv.save(fig, "weak", "Weak scaling", "Scaling")
 
 
-def label(s):
-    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k in s.run.args]
-    return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
-
-
-def draw_lines(cv, lines, xlabel, ylabel, name, title):
+def draw_lines(cv, lines, xlabel, ylabel, name, title, section):
     """One log-log line per label: points (x, y) or (x, y, spread), spread as error bars."""
     pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(7, 4.5))
+    fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
     for lbl, pts in sorted(lines.items()):
         pts.sort()
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
@@ -279,108 +440,125 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title):
         else:
             ax.plot(xs, ys, "o-", label=lbl, ms=3)
     ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, alpha=0.3, which="both")
     ax.legend(fontsize=6, ncol=2)
-    cv.save(fig, name, title)
+    cv.save(fig, name, title, section)
 
 
 def at_most_threads(ss):
-    """Threaded variants at their most threads only (one line per configuration); the rest as they are."""
+    """Threaded variants at their most threads only (one line per variant and source)."""
     most = {}
     for s in ss:
         t = s.arg("threads", int)
         if t is not None:
-            most[s.run.variant] = max(most.get(s.run.variant, 0), t)
-    return [s for s in ss if s.arg("threads", int) in (None, most.get(s.run.variant))]
+            key = (s.source, s.run.variant)
+            most[key] = max(most.get(key, 0), t)
+    return [s for s in ss if s.arg("threads", int) in (None, most.get((s.source, s.run.variant)))]
 
 
 def chart_gflops(stats, cv):
     gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS") is not None]
     if not gemm:
         raise NoData("no passed GEMM entries with a GFLOPS counter")
+    several = several_sources(gemm)
     groups = {}
     for s in gemm:
         groups.setdefault((s.arg("op"), s.arg("type")), []).append(s)
-    for i, ((op, typ), ss) in enumerate(sorted(groups.items())):
+    for (op, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         lines = {}
         for s in at_most_threads(ss):
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
-            lines.setdefault(label(s), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
-        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s", "gflops_%d" % (i + 1), "GEMM %s %s: GFLOP/s vs size" % (op, typ))
+            lines.setdefault(label(s, several), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
+        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)", cv.name("gflops"),
+                   "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM")
 
 
 def chart_iteration(stats, cv):
     km = [s for s in by_family(stats, "KMeans") if s.counter("seconds_per_iteration")]
+    several = several_sources(km)
     groups = {}
     for s in km:
         groups.setdefault((s.arg("cfg"), s.arg("D"), s.arg("dist")), []).append(s)
     groups = {k: v for k, v in groups.items() if len({s.arg("N") for s in v}) > 1}
     if not groups:
         raise NoData("no k-means configuration was run at more than one N")
-    for i, ((cfg, d, dist), ss) in enumerate(sorted(groups.items())):
+    for (cfg, d, dist), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         lines = {}
         for s in ss:
-            lines.setdefault(label(s), []).append((s.arg("N", int), s.counter("seconds_per_iteration") * 1e3))
-        draw_lines(cv, lines, "N (points)", "ms per iteration", "iteration_%d" % (i + 1),
-                   "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist))
+            spi = s.counter("seconds_per_iteration")
+            spread = spi * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread * 1e3))
+        draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration"),
+                   "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist), "KMeans")
 
 
 def chart_throughput(stats, cv):
     """Sorts of one array: elements/s vs total, one figure per key type,
     payload, order and distribution; threaded variants at their most threads."""
     srt = [s for s in by_family(stats, "Sort") if s.counter("elements_per_second") and s.arg("n") == s.arg("length")]
+    several = several_sources(srt)
     groups = {}
     for s in srt:
         groups.setdefault((s.arg("key"), s.arg("payload"), s.arg("order"), s.arg("dist")), []).append(s)
     groups = {k: v for k, v in groups.items() if len({s.arg("n") for s in v}) > 1}
     if not groups:
         raise NoData("no sort of one array was run at more than one total")
-    for i, (key, ss) in enumerate(sorted(groups.items())[:MAX_FIGS]):
+    for key, ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
         lines = {}
         for s in at_most_threads(ss):
             eps = s.counter("elements_per_second")
             spread = eps * s.stdev / s.seconds if s.seconds else 0.0
-            lines.setdefault(label(s), []).append((s.arg("n", int), eps, spread))
-        draw_lines(cv, lines, "elements (one array)", "elements per second", "throughput_%d" % (i + 1),
-                   "Sort %s %s %s %s: elements/s vs size" % key)
+            lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
+        draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput"),
+                   "Sort %s %s %s %s: elements/s vs size" % key, "Sort")
 
 
 def chart_blocks(stats, cv):
+    several = several_sources(stats)
     series = {}
     for s in stats:
         b = s.arg("block", int)
         if b is not None:
-            series.setdefault((s.run.family, s.problem()), {}).setdefault(s.run.variant, []).append((b, s.seconds, s.stdev))
+            series.setdefault((s.run.family, s.problem()), {}).setdefault(
+                s.run.variant + (" [%s]" % s.source if several else ""), []).append((b, s.seconds, s.stdev))
     good = [(k, v) for k, v in series.items() if any(len(p) > 1 for p in v.values())]
     if not good:
         raise NoData("no CUDA variant was run at more than one block size")
     good.sort(key=lambda kv: -max(x for p in kv[1].values() for _, x, _ in p))
-    for i, ((family, problem), variants) in enumerate(good[:MAX_FIGS]):
+    import matplotlib.ticker
+
+    per_family = {}
+    for (family, problem), variants in good:
+        if per_family.get(family, 0) >= MAX_FIGS:
+            continue
+        per_family[family] = per_family.get(family, 0) + 1
         pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(6, 4))
+        fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         for v, pts in sorted(variants.items()):
             pts.sort()
-            ax.errorbar([b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts], yerr=[e * 1e3 for _, _, e in pts], fmt="o-", label=v, capsize=2)
+            ax.errorbar([b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts], yerr=[e * 1e3 for _, _, e in pts],
+                        fmt="o-", label=v, capsize=2)
         ax.set(xscale="log", xlabel="block size (threads or tile edge)", ylabel="ms per call")
         ax.set_xticks(sorted({b for p in variants.values() for b, _, _ in p}))
-        import matplotlib.ticker
-
         ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.legend(fontsize=7)
-        cv.save(fig, "blocks_%d" % (i + 1), "%s time vs block size: %s" % (family, problem_label(problem)))
+        cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family)
 
 
 def chart_breakdown(stats, cv):
     parts = ("h2d_s", "kernel_s", "d2h_s", "host_s")
+    several = several_sources(stats)
     groups = {}
     for s in by_family(stats, "KMeans"):
         if all(s.counter(p) is not None for p in parts):
             groups.setdefault(s.problem(), []).append(s)
     if not groups:
         raise NoData("no k-means entries with the h2d_s / kernel_s / d2h_s / host_s counters")
-    for i, (problem, ss) in enumerate(sorted(groups.items(), key=lambda kv: -len(kv[1]))[:MAX_FIGS]):
-        ss.sort(key=label)
+    for problem, ss in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:MAX_FIGS]:
+        ss.sort(key=lambda s: label(s, several))
         pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(8, 4.5))
+        fig, ax = pyplot.subplots(figsize=(8.5, 4.8))
         # Shares of each run (stacked bars on a log axis would misstate them),
         # with the run's total above its bar.
         totals = [sum(s.counter(p) for p in parts) for s in ss]
@@ -392,107 +570,100 @@ def chart_breakdown(stats, cv):
         for x, t in enumerate(totals):
             ax.text(x, 1.01, "%.3g ms" % (t * 1e3), ha="center", va="bottom", fontsize=6)
         ax.set_xticks(range(len(ss)))
-        ax.set_xticklabels([label(s) for s in ss], rotation=60, ha="right", fontsize=6)
+        ax.set_xticklabels([label(s, several) for s in ss], rotation=60, ha="right", fontsize=6)
         ax.set(ylabel="share of run time", ylim=(0, 1.12))
         ax.legend(fontsize=7, loc="lower right")
-        cv.save(fig, "breakdown_%d" % (i + 1), "KMeans run breakdown: %s" % problem_label(problem))
+        cv.save(fig, cv.name("breakdown"), "KMeans run breakdown: %s" % problem_label(problem), "KMeans")
 
 
 def ceilings(stats):
-    """Ceiling-family rates of each input file: {(path, what): value}."""
+    """{(source, kind, device): (rate, Stat)} of the entries marked ceiling,
+    read through their own rate counter (the best of their kind if several)."""
     out = {}
-    for s in by_family(stats, "Ceiling"):
-        v = s.counter("GFLOPS") or s.counter("GBps")
-        if v:
-            out[(s.path, s.run.variant)] = v
+    for s in stats:
+        if s.role != "ceiling" or not s.rate:
+            continue
+        v = s.counter(s.rate[0])
+        if v and v > 0:
+            key = (s.source, s.rate[1], s.device)
+            if key not in out or v > out[key][0]:
+                out[key] = (v, s)
     return out
 
 
-def chart_ceiling(stats, cv):
-    """GEMM variants against the GEMM rate ceilings and k-means against the
-    bandwidth ceilings, of the same run. Without Ceiling entries, cuBLAS and
-    OpenBLAS (most threads) on the same problem stand in for the GEMM rates."""
+def fractions(stats):
+    """[(Stat, fraction, ceiling Stat)] of every non-ceiling entry whose rate
+    has a ceiling of its kind on its device in its source."""
     ceil = ceilings(stats)
-    gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS")]
-    probs = {}
-    for s in gemm:
-        probs.setdefault((s.path, s.problem()), []).append(s)
-    drawn = 0
-    for (path, problem), ss in sorted(probs.items(), key=lambda kv: -max(x.counter("flops_per_call") or 0 for x in kv[1])):
-        typ = dict(problem).get("type", "f32")
-        gpu_name = "cuBLAS.%sGEMM" % ("D" if typ == "f64" else "S")
-        cpu_name = "OpenBLAS.%sGEMM" % ("D" if typ == "f64" else "S")
-        gpu_ref = ceil.get((path, gpu_name))
-        cpu_ref = ceil.get((path, cpu_name))
-        gpu_lbl, cpu_lbl = "Ceiling " + gpu_name, "Ceiling " + cpu_name
-        if gpu_ref is None:
-            same = [s for s in ss if s.run.variant == "cuBLAS"]
-            gpu_ref, gpu_lbl = (same[0].counter("GFLOPS"), "cuBLAS") if same else (None, "")
-        if cpu_ref is None:
-            cpu = [s for s in ss if s.run.variant == "OpenBLAS"]
-            top = max(cpu, key=lambda s: s.arg("threads", int)) if cpu else None
-            cpu_ref, cpu_lbl = (top.counter("GFLOPS"), "OpenBLAS %s threads" % top.arg("threads")) if top else (None, "")
-        rows = []
-        for s in ss:
-            gpu = s.on_gpu
-            ref, lbl = (gpu_ref, gpu_lbl) if gpu else (cpu_ref, cpu_lbl)
-            if ref:
-                rows.append((label(s), s.counter("GFLOPS") / ref, lbl, gpu))
-        drawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1), "GEMM fraction of ceiling: %s" % problem_label(problem))
-        if drawn >= MAX_FIGS:
-            break
-    # K-means reads its points once an iteration at least: N * D * 8 bytes.
-    kprobs = {}
-    for s in by_family(stats, "KMeans"):
-        if s.counter("seconds_per_iteration"):
-            kprobs.setdefault((s.path, s.problem()), []).append(s)
-    for (path, problem), ss in sorted(kprobs.items(), key=lambda kv: -work(kv[0][1])):
-        gpu_ref, cpu_ref = ceil.get((path, "CUDA.Copy")), ceil.get((path, "HostTriad"))
-        rows = []
-        for s in ss:
-            gbps = s.arg("N", int) * s.arg("D", int) * 8 / s.counter("seconds_per_iteration") * 1e-9
-            gpu = s.on_gpu
-            ref = gpu_ref if gpu else cpu_ref
-            if ref:
-                rows.append((label(s), gbps / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))
-        if drawn < 2 * MAX_FIGS:
-            drawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1),
-                                    "KMeans points read per iteration, fraction of bandwidth ceiling: %s" % problem_label(problem))
-    # Sorts move each key (and value) in and out once at least: the GBps counter.
-    sprobs = {}
-    for s in by_family(stats, "Sort"):
-        if s.counter("GBps"):
-            sprobs.setdefault((s.path, s.problem()), []).append(s)
-    sdrawn = 0
-    for (path, problem), ss in sorted(sprobs.items(), key=lambda kv: -int(dict(kv[0][1]).get("n", 0))):
-        gpu_ref, cpu_ref = ceil.get((path, "CUDA.Copy")), ceil.get((path, "HostTriad"))
-        rows = []
-        for s in ss:
-            gpu = s.on_gpu
-            ref = gpu_ref if gpu else cpu_ref
-            if ref:
-                rows.append((label(s), s.counter("GBps") / ref, "Ceiling CUDA.Copy" if gpu else "Ceiling HostTriad", gpu))
-        if rows and sdrawn < 2:
-            sdrawn += draw_fractions(cv, rows, "ceiling_%d" % (drawn + 1),
-                                     "Sort bandwidth (keys and values in and out once), fraction of ceiling: %s" % problem_label(problem))
-            drawn += rows != []
-    if not drawn:
-        raise NoData("no GEMM, k-means or sort entries with a ceiling in the same run (Ceiling family, or cuBLAS / OpenBLAS beside them)")
+    rows = []
+    for s in stats:
+        if s.role == "ceiling" or not s.rate or s.device is None:
+            continue
+        c = ceil.get((s.source, s.rate[1], s.device))
+        v = s.counter(s.rate[0])
+        if c is None or v is None:
+            continue
+        rows.append((s, derived.fraction(v, c[0]), c[1]))
+    return rows
 
 
-def draw_fractions(cv, rows, name, title):
+def chart_ceiling(stats, cv):
+    """Each entry's declared rate as a fraction of the ceiling of its kind on
+    its device, measured in the same source; one figure per family and
+    problem (the largest problems first)."""
+    absent = missing_roles(stats, "fraction of ceiling")
+    if absent:
+        raise absent
+    if not any(s.role == "ceiling" for s in stats):
+        raise NoData("no Ceiling entries in the input: run bench with the Ceiling family too "
+                     "(e.g. --benchmark_filter='^(GEMM|Ceiling)/')")
+    rows = fractions(stats)
     if not rows:
-        return 0
-    rows.sort(key=lambda r: (r[3], -r[1]))
+        raise NoData("no entry has a ceiling of its kind on its device in the same source")
+    several = several_sources(stats)
+    for s, f, c in rows:
+        if derived.classify_fraction(f) == "above ceiling":
+            cv.finding("warning", "%s at %.2f of %s %s (%s): above the ceiling measured in the same run, a "
+                                  "measurement problem (the ceiling is too low or the run disturbed), not drawn as a "
+                                  "result" % (s.run.base() + source_suffix(s, several), f, c.run.variant,
+                                              c.rate[1], c.device))
+    groups = {}
+    for s, f, c in rows:
+        groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))
+    per_family = {}
+    for (family, problem), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1]))):
+        if per_family.get(family, 0) >= MAX_FIGS:
+            continue
+        per_family[family] = per_family.get(family, 0) + 1
+        counter = rs[0][0].rate[0]
+        draw_fractions(cv, rs, several, cv.name("ceiling"),
+                       "%s %s as a fraction of the ceiling measured in the same run: %s"
+                       % (family, counter, problem_label(problem)), family)
+
+
+def draw_fractions(cv, rows, several, name, title, section):
+    rows = sorted(rows, key=lambda r: (r[0].device or "", -r[1]))
     pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(8, 0.9 + 0.3 * len(rows)))
-    ax.barh(range(len(rows)), [r[1] for r in rows], color=["tab:green" if r[3] else "tab:blue" for r in rows])
+    fig, ax = pyplot.subplots(figsize=(8.5, 1.1 + 0.3 * len(rows)))
+    top = 1.0 + derived.CEILING_NOISE
+    for y, (s, f, c) in enumerate(rows):
+        cls = derived.classify_fraction(f)
+        if cls == "above ceiling":
+            # Not a result: a grey hatched bar to the edge, the value in words.
+            ax.barh(y, top, color="none", edgecolor="tab:red", hatch="///", lw=0.8)
+            ax.text(top * 0.98, y, "%.2f: above the ceiling - a measurement problem" % f, ha="right", va="center",
+                    fontsize=6, color="tab:red")
+        else:
+            ax.barh(y, f, xerr=f * (s.cv or 0.0), color="tab:green" if s.device == "gpu" else "tab:blue",
+                    capsize=2, error_kw={"lw": 0.8})
+            ax.text(min(f, top) + 0.01, y, "%.2f" % f, va="center", fontsize=6)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(["%s / %s" % (r[0], r[2]) for r in rows], fontsize=6)
+    ax.set_yticklabels(["%s / %s %s" % (label(s, several), c.run.variant, s.device) for s, _, c in rows],
+                       fontsize=6)
     ax.axvline(1.0, color="k", lw=1)
-    ax.set(xlabel="fraction of the ceiling measured in the same run")
-    cv.save(fig, name, title)
-    return 1
+    ax.set_xlim(0, top + 0.12)
+    ax.set(xlabel="fraction of the ceiling (green: GPU, blue: CPU; error bars: CV of repetitions)")
+    cv.save(fig, name, title, section)
 
 
 CHARTS = {
@@ -508,116 +679,71 @@ CHARTS = {
     "ceiling": chart_ceiling,
 }
 
-# ---- report ----------------------------------------------------------------
-
-TABLE_COUNTERS = ("GFLOPS", "seconds_per_iteration", "lloyd_iterations", "elements_per_second", "cpu_threads", "block")
-
-SORTER = """
-<script>
-document.querySelectorAll('table.sortable th').forEach((th, col) => th.addEventListener('click', () => {
-  const body = th.closest('table').tBodies[0], rows = Array.from(body.rows);
-  const asc = th.dataset.asc = th.dataset.asc === '1' ? '0' : '1';
-  const key = r => { const t = r.cells[col].dataset.v ?? r.cells[col].textContent; const n = parseFloat(t); return isNaN(n) ? t : n; };
-  rows.sort((a, b) => { const x = key(a), y = key(b); return (x > y ? 1 : x < y ? -1 : 0) * (asc === '1' ? 1 : -1); });
-  rows.forEach(r => body.appendChild(r));
-}));
-window.addEventListener('load', () => {
-  const imgs = Array.from(document.images);
-  document.body.dataset.imagesTotal = imgs.length;
-  document.body.dataset.imagesLoaded = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-});
-</script>
-"""
+_OWN = re.compile(r"^(%s)(_[a-z]+)?(_\d+)?\.(png|svg)$" % "|".join(CHARTS))
 
 
-def table_rows(runs):
-    rows = []
-    for run in runs:
-        groups = {}
-        for e in run.entries:
-            if e.aggregate:
-                continue
-            groups.setdefault(e.run.base(), []).append(e)
-        for base, es in groups.items():
-            row = {"name": base, "family": es[0].run.family, "disposition": es[0].disposition, "message": es[0].message}
-            if es[0].disposition == "passed":
-                st = Stat(es)
-                row.update(seconds=st.seconds, n=st.n)
-                for c in TABLE_COUNTERS:
-                    v = st.counter(c)
-                    if v is not None:
-                        row[c] = v
-            rows.append(row)
-    return rows
-
-
-def fmt(v):
-    if isinstance(v, float):
-        return "%.4g" % v
-    return str(v)
-
-
-def write_report(out, runs, made, missing):
-    mach = machine(runs)
-    rows = table_rows(runs)
-    cols = ["name", "disposition", "seconds", "n"] + list(TABLE_COUNTERS) + ["message"]
-    ctx_keys = sorted({k for r in runs for k in r.context})
-    h = ["<!doctype html><html><head><meta charset='utf-8'><title>parbench report</title>",
-         "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;font-size:12px}"
-         "td,th{border:1px solid #ccc;padding:2px 6px}th{cursor:pointer;background:#eee}"
-         "img{max-width:100%;border:1px solid #ddd;margin:.5em 0}</style></head><body>",
-         "<h1>parbench report</h1><p>%s</p>" % html.escape(mach),
-         "<h2>Machine and build</h2><table>"]
-    for k in ctx_keys:
-        vals = {str(r.context.get(k, "")) for r in runs}
-        h.append("<tr><th>%s</th><td>%s</td></tr>" % (html.escape(k), html.escape(" | ".join(sorted(vals)))))
-    h.append("</table><p>Inputs: %s</p>" % html.escape(", ".join(r.path for r in runs)))
-    h.append("<h2>Charts</h2>")
-    md = ["# parbench report", "", mach, "", "## Machine and build", "", "| key | value |", "| --- | --- |"]
-    md += ["| %s | %s |" % (k, " \\| ".join(sorted({str(r.context.get(k, '')) for r in runs}))) for k in ctx_keys]
-    md += ["", "## Charts", ""]
-    for name, title in made:
-        h.append("<h3>%s</h3><a href='%s.svg'><img src='%s.png' alt='%s'></a>" % (html.escape(title), name, name, html.escape(title)))
-        md += ["### %s" % title, "", "![%s](%s.png)" % (title, name), ""]
-    if missing:
-        h.append("<h3>Not drawn</h3><ul>%s</ul>" % "".join("<li>%s: %s</li>" % (html.escape(c), html.escape(m)) for c, m in missing))
-        md += ["### Not drawn", ""] + ["- %s: %s" % (c, m) for c, m in missing] + [""]
-    md += ["## Results", ""]
-    for family in sorted({r["family"] for r in rows}):
-        fam = [r for r in rows if r["family"] == family]
-        h.append("<h2>%s</h2><table class='sortable'><thead><tr>%s</tr></thead><tbody>" % (html.escape(family), "".join("<th>%s</th>" % c for c in cols)))
-        md += ["### %s" % family, "", "| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
-        for r in fam:
-            cells = []
-            for c in cols:
-                v = r.get(c, "")
-                cells.append("<td data-v='%s'>%s</td>" % (html.escape(str(v)), html.escape(fmt(v))))
-            h.append("<tr>%s</tr>" % "".join(cells))
-            md.append("| " + " | ".join(fmt(r.get(c, "")).replace("|", "\\|") for c in cols) + " |")
-        h.append("</tbody></table>")
-        md.append("")
-    h.append(SORTER + "</body></html>")
-    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(h))
-    with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(md) + "\n")
+def prepare_out(out):
+    """Creates DIR, or clears what an earlier report wrote there (its
+    manifest's files, and chart-named PNG/SVG files). Returns an error line or None."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        return "--out %s: exists and is not a folder" % out
+    try:
+        os.makedirs(out, exist_ok=True)
+        old = set()
+        manifest = os.path.join(out, MANIFEST)
+        if os.path.isfile(manifest):
+            with open(manifest, encoding="utf-8") as f:
+                old = {line.strip() for line in f if line.strip() and "/" not in line}
+        for name in os.listdir(out):
+            if name in old or _OWN.match(name) or name in ("index.html", "report.md"):
+                path = os.path.join(out, name)
+                if os.path.isfile(path):
+                    os.remove(path)
+        probe = os.path.join(out, MANIFEST)
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write("")
+    except OSError as e:
+        return "--out %s: cannot write there: %s" % (out, e.strerror or e)
+    return None
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="plots/plot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="Google Benchmark JSON written by bench")
     ap.add_argument("--out", required=True, help="folder for the charts and the report")
+    ap.add_argument("--label", action="append", default=[], help="name of an input in charts and tables "
+                    "(once per input, in order; default: the file name)")
+    ap.add_argument("--merge", action="store_true", help="read every input as one source (one run split over files)")
     ap.add_argument("--chart", action="append", choices=sorted(CHARTS), help="draw only these charts")
     a = ap.parse_args(argv)
+    if a.label and len(a.label) != len(a.json):
+        ap.error("--label given %d times for %d inputs (give it once per input, in order)" % (len(a.label), len(a.json)))
     status = 0
     runs = []
-    for path in a.json:
+    for i, path in enumerate(a.json):
+        lbl = a.label[i] if a.label else None
+        if a.merge:
+            lbl = a.label[0] if a.label else "merged"
         try:
-            runs.append(pbjson.load(path))
+            run = pbjson.load(path, lbl)
         except pbjson.LoadError as e:
             print("plot: %s" % e, file=sys.stderr)
             status = 2
-    os.makedirs(a.out, exist_ok=True)
+            continue
+        for w in run.warnings:
+            print("plot: %s: %s" % (path, w), file=sys.stderr)
+            status = 2
+        runs.append(run)
+    labels = [r.label for r in runs]
+    if not a.merge and len(set(labels)) != len(labels):
+        dup = sorted({lbl for lbl in labels if labels.count(lbl) > 1})
+        print("plot: several inputs are labelled %s: give --label once per input, or --merge to read them as one "
+              "source" % ", ".join(dup), file=sys.stderr)
+        return 2
+    problem = prepare_out(a.out)
+    if problem:
+        print("plot: %s" % problem, file=sys.stderr)
+        return 2
     stats = collect(runs)
     cv = Canvas(a.out, machine(runs))
     missing = []
@@ -626,10 +752,15 @@ def main(argv=None):
             CHARTS[name](stats, cv)
         except NoData as e:
             missing.append((name, str(e)))
-            print("plot: chart %s not drawn: %s" % (name, e), file=sys.stderr)
             if a.chart:
+                print("plot: chart %s not drawn: %s" % (name, e), file=sys.stderr)
                 status = 2
-    write_report(a.out, runs, cv.made, missing)
+    written = report_html.write_report(a.out, runs, cv.made, missing, cv.findings)
+    with open(os.path.join(a.out, MANIFEST), "w", encoding="utf-8") as f:
+        for name, _, _ in cv.made:
+            f.write("%s.png\n%s.svg\n" % (name, name))
+        for name in written or ():
+            f.write("%s\n" % name)
     print("plot: %d charts, report in %s" % (len(cv.made), os.path.join(a.out, "index.html")))
     if not runs:
         status = 2

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Print a bench JSON file as a table: one row per instance, the median over
 repetitions (or the single run), with a chosen counter and, optionally, the
-ratio of that counter to a reference variant of the same problem."""
+ratio of that counter to a reference variant of the same problem. Error
+entries follow the table; load warnings go to stderr, one line each.
+
+Exit status: 0 printed; 2 the file cannot be read (missing, a directory, not
+Google Benchmark JSON, cut off before its first entry) or the arguments are
+wrong (e.g. a --filter that is not a regular expression)."""
 import argparse
 import os
 import re
@@ -35,15 +40,20 @@ def reference(rows, rn, variant):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(prog="table.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--filter", default="", help="regex on the run name")
     ap.add_argument("--counter", default="GFLOPS")
     ap.add_argument("--ratio-to", default="", help="variant to divide by (same other arguments)")
     a = ap.parse_args()
+    try:
+        pat = re.compile(a.filter)
+    except re.error as e:
+        print("table: --filter %r is not a regular expression: %s" % (a.filter, e), file=sys.stderr)
+        return 2
     run = pbjson.load_or_exit(a.json, "table")
     rows = medians(run, a.counter)
-    pat = re.compile(a.filter)
     print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))
     for base in sorted(rows):
         if not pat.search(base):
@@ -56,9 +66,12 @@ def main():
                 ratio = "%.3f" % (val / ref[1])
         print("%-72s %10.4g s %12.5g %4d %8s" % (base, secs, val if val is not None else float("nan"), n, ratio))
     for e in run.errors():
-        print("ERROR %s: %s" % (e.name, e.message))
+        print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(1)

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Tests of plots/: the loader on JSON from Google Benchmark 1.7.1 and 1.8.3,
-every chart, the report's numbers, speedup against the right reference, and
-bad input (one line, exit 2, the other charts still drawn)."""
+"""Tests of plots/: derived figures with exact numbers, every chart from real
+and synthetic runs, speedup against the family baseline and efficiency
+against the variant's own 1-thread run, anchored heatmap scales, fractions of
+ceiling (and the flag above 1), several sources as labelled series, the
+output folder (stale charts removed, unusable folders refused), bad input
+(one line, exit 2, the other charts still drawn), and no variant name in
+plots/."""
+import glob
 import json
 import os
-import statistics
+import re
 import subprocess
 import sys
 import tempfile
@@ -13,6 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "plots"))
+import derived  # noqa: E402
 import pbjson  # noqa: E402
 import report  # noqa: E402
 
@@ -20,69 +26,109 @@ DATA = os.path.join(HERE, "data")
 PLOT = os.path.join(ROOT, "plots", "report.py")
 
 
-def entry(name, seconds, **counters):
+def entry(name, seconds, role="variant", device="cpu", rate=None, **counters):
     e = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
          "threads": 1, "iterations": 1, "real_time": seconds * 1e6, "cpu_time": seconds * 1e6, "time_unit": "us"}
     e.update(counters)
+    meta = {"disposition": "passed", "role": role, "device": device}
+    if rate:
+        meta["rate"] = {"counter": rate[0], "ceiling": rate[1]}
+    e["parbench"] = meta
     return e
 
 
+GEMM = "GEMM/%s/op:AB/type:f32/M:64/N:64/K:64%s/manual_time"
+SORT = "Sort/%s/key:u32/payload:keys/order:asc/dist:uniform/n:%d/length:%d%s/manual_time"
+KM = "KMeans/%s/cfg:x/dist:uniform/N:100/D:2/K:4%s/manual_time"
+# MPI cells: efficiency against the 1 x 1 cell (8 s) per (ranks, threads).
+MPI_EFF = {(1, 1): 1.0, (1, 2): 0.9, (2, 1): 0.8, (2, 2): 0.5}
+
+
 def synthetic():
-    """Known times: speedups, efficiencies, MPI cells and weak scaling are exact."""
-    b = [entry("GEMM/Naive/op:AB/type:f32/M:64/N:64/K:64/manual_time", 8.0, GFLOPS=1.0)]
+    """Known times: speedups, efficiencies, MPI cells, fractions and weak scaling are exact."""
+    g = ("GFLOPS", "gemm_f32")
+    b = [entry(GEMM % ("Naive", ""), 8.0, role="baseline", rate=g, GFLOPS=1.0)]
     for t, s in ((1, 4.0), (2, 2.0), (4, 1.0), (8, 0.8)):
-        b.append(entry("GEMM/OMP/op:AB/type:f32/M:64/N:64/K:64/threads:%d/manual_time" % t, s, GFLOPS=8 / s))
-    b.append(entry("KMeans/Seq/cfg:x/dist:uniform/N:100/D:2/K:4/manual_time", 6.0, seconds_per_iteration=0.6,
-                   h2d_s=0, kernel_s=0, d2h_s=0, host_s=6.0))
-    for r in (1, 2):
-        for t in (1, 2):
-            b.append(entry("KMeans/MPI/cfg:x/dist:uniform/N:100/D:2/K:4/ranks:%d/threads:%d/manual_time" % (r, t),
-                           6.0 / (r * t * 0.75)))
+        b.append(entry(GEMM % ("OMP", "/threads:%d" % t), s, rate=g, GFLOPS=8 / s))
+    # A library: 100x the baseline on one thread, so speedup and efficiency differ by far.
+    for t, s, rate in ((1, 0.08, 20.0), (8, 0.02, 36.0)):
+        b.append(entry(GEMM % ("OpenBLAS", "/threads:%d" % t), s, rate=g, GFLOPS=rate))
+    b.append(entry(KM % ("Seq", ""), 6.0, role="baseline", seconds_per_iteration=0.6, GBps=1600 / 0.6 * 1e-9,
+                   rate=("GBps", "bandwidth"), h2d_s=0, kernel_s=0, d2h_s=0, host_s=6.0))
+    for (r, t), eff in MPI_EFF.items():
+        b.append(entry(KM % ("MPI", "/ranks:%d/threads:%d" % (r, t)), 8.0 / (r * t * eff)))
     for t in (1, 2, 4):
         b.append(entry("KMeans/OMP.Reduce/cfg:weak/dist:uniform/N:%d/D:2/K:4/threads:%d/manual_time" % (100 * t, t),
                        1.0 + 0.1 * t))
+    bw = ("GBps", "bandwidth")
     for n in (1024, 4096):
-        b.append(entry("Sort/Std/key:u32/payload:keys/order:asc/dist:uniform/n:%d/length:%d/manual_time" % (n, n),
-                       n * 1e-8, elements_per_second=1e8, GBps=0.8))
+        b.append(entry(SORT % ("Std", n, n, ""), n * 1e-8, role="baseline", rate=bw, elements_per_second=1e8,
+                       GBps=0.8))
         for t in (1, 2):
-            b.append(entry("Sort/OMP.Radix/key:u32/payload:keys/order:asc/dist:uniform/n:%d/length:%d/threads:%d/manual_time"
-                           % (n, n, t), n * 1e-9 / t, elements_per_second=1e9 * t, GBps=8.0 * t))
-    b.append(entry("Ceiling/HostTriad/n:100/threads:8/manual_time", 1.0, GBps=100.0))
-    b.append(entry("Ceiling/OpenBLAS.SGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, GFLOPS=40.0))
-    return {"context": {"cpu_model": "TestCPU", "host_name": "h"}, "benchmarks": b}
+            b.append(entry(SORT % ("OMP.Radix", n, n, "/threads:%d" % t), n * 1e-9 / t, rate=bw,
+                           elements_per_second=1e9 * t, GBps=8.0 * t))
+    b.append(entry("Ceiling/HostTriad/n:100/threads:8/manual_time", 1.0, role="ceiling", rate=bw, GBps=100.0))
+    b.append(entry("Ceiling/OpenBLAS.SGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, role="ceiling", rate=g,
+                   GFLOPS=40.0))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1}, "benchmarks": b}
+
+
+def stats_of(benchmarks, label="syn"):
+    return report.collect([pbjson.Run(label, {}, [pbjson.Entry(b) for b in benchmarks], label=label)])
 
 
 def run_plot(*args):
     return subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True, timeout=300)
 
 
-class Loader(unittest.TestCase):
-    def test_google_benchmark_171(self):
-        run = pbjson.load(os.path.join(DATA, "gb171.json"))
-        self.assertEqual(len(run.errors()), 0)
-        skipped = run.skipped()
-        self.assertTrue(skipped and all(e.message.startswith("unsupported: ") for e in skipped))
-        self.assertTrue(any(e.aggregate == "median" for e in run.entries))
-        self.assertTrue(all(not e.aggregate for e in run.passed()))
-        names = {e.run.variant for e in run.passed()}
-        self.assertTrue({"Naive", "OMP", "OpenBLAS", "Seq", "OMP.Reduce"} <= names, names)
+class Spy:
+    """Records the calls of a matplotlib Axes method while a chart draws."""
 
-    def test_google_benchmark_183(self):
-        run = pbjson.load(os.path.join(DATA, "gb183.json"))
-        skipped = run.skipped()
-        self.assertEqual(len(skipped), 4)  # CUDA.Shared and AllGPU at K*D = 31600
-        self.assertTrue(all(e.raw.get("skipped") for e in skipped))
-        medians = [e for e in run.entries if e.aggregate == "median"]
-        self.assertTrue(medians)
-        e = medians[0]
-        self.assertEqual(e.run.time_kind, "manual_time")
+    def __init__(self, method):
+        import matplotlib
 
-    def test_run_name_grammar_matches_cpp(self):
-        r = pbjson.parse_run_name("GEMM/CUDA.Tiled/op:AB/M:64/block:16/manual_time_median")
-        self.assertEqual((r.family, r.variant, r.aggregate, r.time_kind), ("GEMM", "CUDA.Tiled", "median", "manual_time"))
-        self.assertEqual(r.args, {"op": "AB", "M": "64", "block": "16"})
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        self.cls, self.method, self.calls = plt.Axes, method, []
+
+    def __enter__(self):
+        self.real = getattr(self.cls, self.method)
+        real, calls = self.real, self.calls
+
+        def spy(ax, *a, **k):
+            calls.append((a, k))
+            return real(ax, *a, **k)
+
+        setattr(self.cls, self.method, spy)
+        return self.calls
+
+    def __exit__(self, *exc):
+        setattr(self.cls, self.method, self.real)
+
+
+class Derived(unittest.TestCase):
+    def test_exact_numbers(self):
+        self.assertEqual(derived.speedup(8.0, 0.8), 10.0)
+        self.assertEqual(derived.efficiency(4.0, 0.8, 8), 0.625)
+        self.assertEqual(derived.efficiency(0.08, 0.02, 8), 0.5)
+        self.assertEqual(derived.fraction(50.0, 40.0), 1.25)
+        self.assertEqual(derived.classify_fraction(1.0), "ok")
+        self.assertEqual(derived.classify_fraction(1.0 + derived.CEILING_NOISE), "at ceiling")
+        self.assertEqual(derived.classify_fraction(1.25), "above ceiling")
+        self.assertEqual(derived.cv([1.0, 2.0, 3.0]), 0.5)
+        self.assertIsNone(derived.cv([5.0]))
+        self.assertIsNone(derived.cv([0.0, 0.0]))  # undefined, never NaN
+        self.assertEqual(derived.median([3.0, 1.0, 2.0]), 2.0)
+
+    def test_refuses_meaningless_inputs(self):
+        for bad in (0, -1.0, float("nan"), float("inf"), None, "1", True):
+            with self.assertRaises(ValueError):
+                derived.speedup(1.0, bad)
+            with self.assertRaises(ValueError):
+                derived.fraction(1.0, bad)
         with self.assertRaises(ValueError):
-            pbjson.parse_run_name("GEMM/OMP/threads")
+            derived.efficiency(1.0, 1.0, 0)
 
 
 class Charts(unittest.TestCase):
@@ -93,6 +139,7 @@ class Charts(unittest.TestCase):
             out = os.path.join(tmp, "out")
             p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stderr, "")
             files = os.listdir(out)
             for chart in report.CHARTS:
                 pngs = [f for f in files if f.startswith(chart) and f.endswith(".png")]
@@ -103,198 +150,197 @@ class Charts(unittest.TestCase):
             self.assertIn("index.html", files)
             self.assertIn("report.md", files)
 
-    def test_speedup_and_efficiency_against_the_reference(self):
-        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in synthetic()["benchmarks"]])])
-        ref = [s for s in stats if s.run.variant == "Naive"][0]
-        omp = {s.arg("threads", int): s for s in stats if s.run.variant == "OMP"}
-        self.assertAlmostEqual(ref.seconds / omp[4].seconds, 8.0)
-        self.assertAlmostEqual(ref.seconds / omp[8].seconds / 8, 1.25)
-        # The chart draws exactly these numbers: check the data it plots.
-        with tempfile.TemporaryDirectory() as tmp:
+    def test_speedup_over_the_baseline_and_efficiency_over_its_own_single_thread(self):
+        stats = stats_of(synthetic()["benchmarks"])
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as calls:
             cv = report.Canvas(tmp, "m")
-            import matplotlib.pyplot as plt
+            report.chart_speedup(stats, cv)
+        lines = {}
+        for (x, y, *_), k in calls:
+            lines.setdefault(k.get("label"), []).append((list(x), list(y)))
+        # Left panel: over Naive (8 s); right panel: over its own 1-thread run.
+        self.assertEqual(lines["OMP"][0], ([1, 2, 4, 8], [2.0, 4.0, 8.0, 10.0]))
+        self.assertEqual(lines["OMP"][1], ([1, 2, 4, 8], [1.0, 1.0, 1.0, 0.625]))
+        self.assertEqual(lines["OpenBLAS"][0], ([1, 8], [100.0, 400.0]))
+        self.assertEqual(lines["OpenBLAS"][1], ([1, 8], [1.0, 0.5]))  # not 400 / 8
+        titles = [t for _, t, _ in cv.made]
+        self.assertIn("GEMM speedup and parallel efficiency: op=AB type=f32 M=64 N=64 K=64", titles)
 
-            captured = []
-            real_plot = plt.Axes.plot
+    def test_heatmap_scales_are_anchored(self):
+        stats = stats_of(synthetic()["benchmarks"])
+        with tempfile.TemporaryDirectory() as tmp, Spy("imshow") as calls:
+            report.chart_heatmap(stats, report.Canvas(tmp, "m"))
+        (speed, sk), (eff, ek) = calls
+        # [ranks][threads]: speedup over Seq (6 s) = 6 / (8 / (r t e)); efficiency e.
+        want_speed, want_eff = [[0.75, 1.35], [1.2, 1.5]], [[1.0, 0.9], [0.8, 0.5]]
+        for got, want in ((speed[0], want_speed), (eff[0], want_eff)):
+            for row, wrow in zip(got, want):
+                for v, w in zip(row, wrow):
+                    self.assertAlmostEqual(v, w, places=12)
+        self.assertEqual((sk["vmin"], sk["vmax"]), (0.0, 4))  # 0 .. ideal ranks x threads
+        self.assertEqual((ek["vmin"], ek["vmax"]), (0.0, 1.0))  # 0 .. 1, whatever the data
 
-            def spy(ax, x, y, *a, **k):
-                captured.append((list(x), list(y), k.get("label")))
-                return real_plot(ax, x, y, *a, **k)
+    def test_heatmap_without_a_baseline_draws_efficiency_only(self):
+        b = [e for e in synthetic()["benchmarks"] if not e["name"].startswith("KMeans/Seq/")]
+        with tempfile.TemporaryDirectory() as tmp, Spy("imshow") as calls:
+            report.chart_heatmap(stats_of(b), report.Canvas(tmp, "m"))
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(calls[0][1]["vmax"], 1.0)
 
-            plt.Axes.plot = spy
-            try:
-                report.chart_speedup(stats, cv)
-            finally:
-                plt.Axes.plot = real_plot
-            speed = [c for c in captured if c[2] == "OMP"]
-            self.assertEqual(speed[0][0], [1, 2, 4, 8])
-            self.assertEqual(speed[0][1], [2.0, 4.0, 8.0, 10.0])  # speedup vs Naive (8 s)
-            self.assertEqual(speed[1][1], [2.0, 2.0, 2.0, 1.25])  # efficiency = speedup / threads
-
-    def test_heatmap_against_seq_or_the_one_by_one_cell(self):
-        import matplotlib.pyplot as plt
-
-        def draw(benchmarks):
-            stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(b) for b in benchmarks])])
-            shown, real_imshow = [], plt.Axes.imshow
-            plt.Axes.imshow = lambda ax, m, *a, **k: shown.append(m) or real_imshow(ax, m, *a, **k)
-            try:
-                with tempfile.TemporaryDirectory() as tmp:
-                    cv = report.Canvas(tmp, "m")
-                    report.chart_heatmap(stats, cv)
-            finally:
-                plt.Axes.imshow = real_imshow
-            return shown, " | ".join(title for _, title in cv.made)
-
-        b = synthetic()["benchmarks"]
-        shown, captions = draw(b)  # MPI cells at 0.75 efficiency against Seq (6 s)
-        self.assertEqual(shown[0], [[1.0 * 0.75, 2.0 * 0.75], [2.0 * 0.75, 4.0 * 0.75]])  # speedup [ranks][threads]
-        self.assertEqual(shown[1], [[0.75, 0.75], [0.75, 0.75]])
-        self.assertIn("speedup against Seq", captions)
-        no_seq = [e for e in b if not e["name"].startswith("KMeans/Seq/")]
-        shown, captions = draw(no_seq)  # no Seq: against the 1 x 1 cell, so efficiency 1
-        self.assertEqual(shown[1], [[1.0, 1.0], [1.0, 1.0]])
-        self.assertIn("MPI at 1 rank x 1 thread (no Seq in these files)", captions)
-
-    def test_report_numbers_match_the_json(self):
+    def test_files_before_schema_1_say_what_is_missing(self):
+        old = [dict(e) for e in synthetic()["benchmarks"]]
+        for e in old:
+            del e["parbench"]
         with tempfile.TemporaryDirectory() as tmp:
-            p = run_plot(os.path.join(DATA, "gb183.json"), "--out", tmp, "--chart", "gflops")
-            self.assertEqual(p.returncode, 0, p.stderr)
-            md = open(os.path.join(tmp, "report.md")).read()
-            run = pbjson.load(os.path.join(DATA, "gb183.json"))
-            name = "GEMM/cuBLAS/op:AB/type:f32/M:512/N:512/K:512"
-            reps = [e for e in run.passed() if e.run.base() == name]
-            self.assertEqual(len(reps), 3)
-            want_s = statistics.median(e.seconds() for e in reps)
-            want_g = statistics.median(e.counter("GFLOPS") for e in reps)
-            row = [l for l in md.splitlines() if l.startswith("| " + name + " |")]
-            self.assertEqual(len(row), 1, md[:2000])
-            cells = [c.strip() for c in row[0].strip("|").split("|")]
-            self.assertEqual(cells[1], "passed")
-            self.assertAlmostEqual(float(cells[2]), want_s, delta=want_s * 1e-3)
-            self.assertEqual(cells[3], "3")
-            self.assertAlmostEqual(float(cells[4]), want_g, delta=want_g * 1e-3)
-            self.assertIn("NVIDIA H200", md)  # machine context at the top
-            skipped = [l for l in md.splitlines() if "CUDA.Shared" in l and "N:100000" in l]
-            self.assertEqual(len(skipped), 1)
-            self.assertIn("| skipped |", skipped[0])
-            self.assertIn("unsupported: K*D = 31600", skipped[0])
+            with self.assertRaisesRegex(report.NoData, "ci/upgrade_json.py"):
+                report.chart_speedup(stats_of(old), report.Canvas(tmp, "m"))
 
 
 class Ceiling(unittest.TestCase):
-    def test_fractions_use_the_same_runs_ceiling(self):
+    def test_fractions_use_the_same_sources_ceiling_of_the_same_kind_and_device(self):
         b = synthetic()["benchmarks"]
-        # GPU sorts go against CUDA.Copy: by the on_gpu counter, or by name in
-        # files written before it (Thrust here).
-        sort = "Sort/%s/key:u32/payload:keys/order:asc/dist:uniform/n:4096/length:4096/manual_time"
-        b += [entry("Ceiling/CUDA.Copy/bytes:1024/manual_time", 1.0, GBps=1000.0, on_gpu=1),
-              entry(sort % "CUB.Offset64", 1e-6, elements_per_second=4e9, GBps=500.0, on_gpu=1),
-              entry(sort % "Thrust", 1e-6, elements_per_second=2e9, GBps=250.0)]
-        stats = report.collect([pbjson.Run("syn", {}, [pbjson.Entry(e) for e in b])])
-        self.assertEqual(report.ceilings(stats), {("syn", "HostTriad"): 100.0, ("syn", "OpenBLAS.SGEMM"): 40.0,
-                                                  ("syn", "CUDA.Copy"): 1000.0})
-        import matplotlib.pyplot as plt
+        sort = SORT % ("%s", 4096, 4096, "")
+        bw = ("GBps", "bandwidth")
+        b += [entry("Ceiling/CUDA.Copy/bytes:1024/manual_time", 1.0, role="ceiling", device="gpu", rate=bw,
+                    GBps=1000.0),
+              entry(sort % "CUB", 1e-6, device="gpu", rate=bw, elements_per_second=4e9, GBps=500.0)]
+        stats = stats_of(b)
+        got = {(s.run.variant, s.arg("threads"), s.arg("n")): f for s, f, _ in report.fractions(stats)}
+        self.assertEqual(got[("OMP", "8", None)], 10 / 40)  # GEMM against the CPU GEMM ceiling
+        self.assertEqual(got[("Naive", None, None)], 1 / 40)
+        self.assertEqual(got[("Seq", None, None)], 1600 / 0.6 * 1e-9 / 100)  # points read once an iteration
+        self.assertEqual(got[("Std", None, "4096")], 0.008)  # CPU sort against HostTriad
+        self.assertEqual(got[("CUB", None, "4096")], 0.5)  # GPU sort against CUDA.Copy
+        # Another source's ceiling is never used.
+        other = stats_of([e for e in b if not e["name"].startswith("Ceiling/")], label="other")
+        self.assertEqual(report.fractions(stats + other), report.fractions(stats))
 
-        captured = []
-        real = plt.Axes.barh
-
-        def spy(ax, y, w, *a, **k):
-            captured.append(list(w))
-            return real(ax, y, w, *a, **k)
-
-        plt.Axes.barh = spy
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                report.chart_ceiling(stats, report.Canvas(tmp, "m"))
-        finally:
-            plt.Axes.barh = real
-        # GEMM AB f32 64^3: Naive 1 GFLOP/s, OMP 2..10 GFLOP/s against 40.
-        self.assertEqual(sorted(captured[0]), sorted([1 / 40, 2 / 40, 4 / 40, 8 / 40, 10 / 40]))
-        # K-means Seq: 100 points * 2 coords * 8 bytes / 0.6 s against 100 GB/s.
-        self.assertAlmostEqual(captured[1][0], 1600 / 0.6 * 1e-9 / 100)
-        # Sorts, largest total first: on the CPU against HostTriad's 100 GB/s
-        # (Std 0.8 GB/s, radix 8 and 16 GB/s), on the GPU against CUDA.Copy's
-        # 1000 GB/s (CUB.Offset64 500, Thrust 250).
-        self.assertEqual(len(captured), 4)
-        self.assertEqual(sorted(captured[2]), [0.008, 0.08, 0.16, 0.25, 0.5])
+    def test_a_fraction_above_one_is_flagged_not_drawn(self):
+        b = synthetic()["benchmarks"]
+        # 60 GFLOP/s against a 40 GFLOP/s ceiling: the ceiling was measured badly.
+        b.append(entry(GEMM % ("OpenBLAS", "/threads:2"), 8 / 60, rate=("GFLOPS", "gemm_f32"), GFLOPS=60.0))
+        stats = stats_of(b)
+        with tempfile.TemporaryDirectory() as tmp, Spy("barh") as calls:
+            cv = report.Canvas(tmp, "m")
+            report.chart_ceiling(stats, cv)
+        warnings = [t for sev, t in cv.findings if sev == "warning"]
+        self.assertEqual(len(warnings), 1, cv.findings)
+        self.assertIn("OpenBLAS/op:AB/type:f32/M:64/N:64/K:64/threads:2 at 1.50", warnings[0])
+        self.assertIn("measurement problem", warnings[0])
+        hatched = [k for a, k in calls if k.get("hatch")]
+        self.assertEqual(len(hatched), 1)
+        drawn = [a[1] for a, k in calls if not k.get("hatch")]
+        self.assertNotIn(1.5, drawn)  # never a 1.5 bar
+        self.assertTrue(all(w <= 1.0 + derived.CEILING_NOISE for w in drawn))
 
 
-class CheckRun(unittest.TestCase):
-    def run_check(self, doc, *args):
+class Sources(unittest.TestCase):
+    def test_two_files_are_two_labelled_series(self):
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "run.json")
-            with open(path, "w") as f:
-                json.dump(doc, f)
-            return subprocess.run([sys.executable, os.path.join(ROOT, "plots", "check_run.py"), path, *args],
-                                  capture_output=True, text=True, timeout=60)
-
-    def test_skips_and_context_values(self):
-        doc = {"context": {"mpi_ranks": "4"}, "benchmarks": [
-            entry("KMeans/MPI/cfg:x/dist:uniform/N:100/D:2/K:4/ranks:4/threads:1/manual_time", 1.0),
-            dict(entry("KMeans/Seq/cfg:x/dist:uniform/N:9/D:2/K:4/manual_time", 0.0), skipped=True,
-                 skip_message="unsupported: size excluded by profile 'default'")]}
-        self.assertEqual(self.run_check(doc, "--require", "KMeans/MPI", "--context", "mpi_ranks=4").returncode, 0)
-        p = self.run_check(doc, "--no-skips")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("SKIPPED KMeans/Seq/", p.stdout)
-        p = self.run_check(doc, "--context", "mpi_ranks=8")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("MISMATCH context mpi_ranks=4, expected 8", p.stdout)
-        self.assertEqual(self.run_check(doc, "--require", "KMeans/Seq").returncode, 1)  # skipped is not passed
-
-
-class CloseTruncated(unittest.TestCase):
-    def test_cut_file_keeps_complete_entries(self):
-        tool = os.path.join(ROOT, "plots", "close_truncated.py")
-        text = open(os.path.join(DATA, "gb183.json")).read()
-        whole = json.loads(text)["benchmarks"]
-        with tempfile.TemporaryDirectory() as tmp:
-            cut, out = os.path.join(tmp, "cut.json"), os.path.join(tmp, "out.json")
-            # Cut inside the fourth entry from the end, as a killed job leaves it.
-            at = len(text)
-            for _ in range(4):
-                at = text.rfind('"name"', 0, at)
-            open(cut, "w").write(text[: at + 10])
-            p = subprocess.run([sys.executable, tool, cut, out], capture_output=True, text=True)
+            a, b = os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")
+            doc = synthetic()
+            json.dump(doc, open(a, "w"))
+            for e in doc["benchmarks"]:
+                e["real_time"] *= 2
+                if "GFLOPS" in e:
+                    e["GFLOPS"] /= 2
+            json.dump(doc, open(b, "w"))
+            runs = [pbjson.load(a, "before"), pbjson.load(b, "after")]
+            stats = report.collect(runs)
+            with Spy("errorbar") as calls:
+                report.chart_gflops(stats, report.Canvas(tmp, "m"))
+            labels = [k["label"] for _, k in calls]
+            self.assertIn("Naive [before]", labels)
+            self.assertIn("Naive [after]", labels)
+            self.assertEqual(len(labels), len(set(labels)))  # one line per variant and source, never joined
+            out = os.path.join(tmp, "out")
+            p = run_plot(a, b, "--label", "before", "--label", "after", "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
-            got = json.load(open(out))
-            kept = got["benchmarks"]
-            self.assertLess(len(kept), len(whole) - 3)
-            self.assertEqual(kept, whole[: len(kept)])  # a prefix, unchanged
-            self.assertIn("cut off mid-run", got["context"]["truncated_repair"])
-            open(cut, "w").write("not json at all")
-            p = subprocess.run([sys.executable, tool, cut, out], capture_output=True, text=True)
+            md = open(os.path.join(out, "report.md")).read()
+            self.assertIn("before", md)
+            self.assertIn("after", md)
+            p = run_plot(a, a, "--out", out)  # two inputs with one name
             self.assertEqual(p.returncode, 2)
-            self.assertNotIn("Traceback", p.stderr)
+            self.assertIn("--label once per input, or --merge", p.stderr)
+
+
+class OutputFolder(unittest.TestCase):
+    def test_a_reused_folder_keeps_no_stale_chart(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            syn = os.path.join(tmp, "syn.json")
+            json.dump(synthetic(), open(syn, "w"))
+            out = os.path.join(tmp, "out")
+            self.assertEqual(run_plot(syn, "--out", out).returncode, 0)
+            self.assertTrue(glob.glob(os.path.join(out, "speedup_*.png")))
+            open(os.path.join(out, "notes.txt"), "w").write("mine")
+            p = run_plot(syn, "--out", out, "--chart", "gflops")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            left = sorted(f for f in os.listdir(out) if f.endswith(".png"))
+            self.assertEqual(left, ["gflops_1.png"])
+            self.assertTrue(os.path.exists(os.path.join(out, "notes.txt")))  # not the report's: kept
+
+    def test_unusable_folder_is_one_line_and_exit_2(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            syn = os.path.join(tmp, "syn.json")
+            json.dump(synthetic(), open(syn, "w"))
+            for out in (syn, os.path.join(syn, "sub"), "/proc/parbench-report"):
+                p = run_plot(syn, "--out", out)
+                self.assertEqual(p.returncode, 2, out)
+                self.assertNotIn("Traceback", p.stderr)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertRegex(p.stderr, r"^plot: --out ")
 
 
 class BadInput(unittest.TestCase):
-    def check_one_line(self, p):
+    def check(self, p, lines):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertNotIn("Traceback", p.stderr)
+        got = [l for l in p.stderr.splitlines() if l.startswith("plot: ")]
+        self.assertEqual(len(got), len(p.stderr.splitlines()), p.stderr)  # one line each, nothing else
+        self.assertEqual(len(got), len(lines), p.stderr)
+        for line, pattern in zip(got, lines):
+            self.assertRegex(line, pattern)
 
-    def test_missing_truncated_and_foreign_files(self):
+    def test_missing_truncated_foreign_and_directory_inputs(self):
         with tempfile.TemporaryDirectory() as tmp:
-            trunc = os.path.join(tmp, "trunc.json")
-            open(trunc, "w").write(open(os.path.join(DATA, "gb171.json")).read()[:5000])
+            text = open(os.path.join(DATA, "gb171.json")).read()
+            cut = os.path.join(tmp, "cut.json")  # killed mid-run: recovered, with a warning
+            open(cut, "w").write(text[: text.rfind('"name"')])
             foreign = os.path.join(tmp, "foreign.json")
             json.dump({"hello": [1, 2]}, open(foreign, "w"))
             out = os.path.join(tmp, "out")
-            p = run_plot(os.path.join(tmp, "missing.json"), trunc, foreign, os.path.join(DATA, "gb171.json"), "--out", out)
-            self.check_one_line(p)
-            lines = [l for l in p.stderr.splitlines() if l.startswith("plot: ") and "not drawn" not in l]
-            self.assertEqual(len(lines), 3, p.stderr)
-            self.assertRegex(lines[0], "missing.json: no such file")
-            self.assertRegex(lines[1], "trunc.json: not valid JSON")
-            self.assertRegex(lines[2], "foreign.json: not Google Benchmark JSON")
-            self.assertTrue([f for f in os.listdir(out) if f.startswith("speedup")])  # the readable file still charted
+            p = run_plot(os.path.join(tmp, "missing.json"), cut, foreign, tmp, os.path.join(DATA, "gb183.json"),
+                         "--out", out)
+            self.check(p, ["missing.json: ", "cut.json: cut off mid-run: .* complete entries kept .*close_truncated",
+                           "foreign.json: ", "%s: " % re.escape(tmp)])
+            self.assertTrue(glob.glob(os.path.join(out, "gflops_*.png")))  # the readable files still charted
 
     def test_requested_chart_without_data(self):
         with tempfile.TemporaryDirectory() as tmp:
-            p = run_plot(os.path.join(DATA, "gb171.json"), "--out", tmp, "--chart", "heatmap", "--chart", "speedup")
-            self.check_one_line(p)
-            self.assertRegex(p.stderr, r"chart heatmap not drawn: no runs with both ranks and threads")
-            self.assertTrue([f for f in os.listdir(tmp) if f.startswith("speedup")])
+            p = run_plot(os.path.join(DATA, "gb171.json"), "--out", tmp, "--chart", "heatmap", "--chart", "gflops")
+            self.check(p, [r"chart heatmap not drawn: no runs with both ranks and threads"])
+            self.assertTrue(glob.glob(os.path.join(tmp, "gflops_*.png")))
+
+
+class NoVariantNames(unittest.TestCase):
+    def test_plots_name_no_variant(self):
+        """The tools read roles, devices and rates from the JSON: no variant
+        (or ceiling) name of the registries may appear anywhere in plots/."""
+        names = set()
+        for f in glob.glob(os.path.join(ROOT, "impl", "*", "registry.cpp")):
+            names |= set(re.findall(r'\{\s*"([A-Za-z0-9.]+)"', open(f).read()))
+        ceiling = open(os.path.join(ROOT, "benchmarks", "ceiling.cpp")).read()
+        names |= set(re.findall(r'(?:RunName\{\s*"Ceiling",\s*|gemm_name\()"([A-Za-z0-9.]+)"', ceiling))
+        self.assertTrue({"Naive", "Seq", "Std", "cuBLAS", "HostTriad", "CUDA.Copy", "OpenBLAS.SGEMM"} <= names, names)
+        found = []
+        for path in sorted(glob.glob(os.path.join(ROOT, "plots", "*"))):
+            if os.path.isdir(path):
+                continue
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for n in names:
+                for m in re.finditer(r"(?<![A-Za-z0-9_.])%s(?![A-Za-z0-9_])" % re.escape(n), text):
+                    found.append("%s:%d: %s" % (os.path.basename(path), text.count("\n", 0, m.start()) + 1, n))
+        self.assertEqual(found, [])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,883 @@
+"""The offline report of plots/plot: out/index.html and out/report.md.
+
+    write_report(out, runs, charts, missing, findings) -> ["index.html", "report.md"]
+
+  runs      pbjson.Run objects (one per source file)
+  charts    (name, title, section): out/name.png and out/name.svg exist; section is
+            a family ("GEMM", "KMeans", "Sort", "Ceiling") or "Scaling"
+  missing   (chart kind, reason) of the charts not drawn
+  findings  (severity, text), severity "warning" or "info", from the chart code
+
+The page is what a performance engineer opens first: a summary (what ran, on
+what, how it went, what looks suspicious), one section per family (charts,
+then a sortable results table with only that family's columns, then the
+unsupported entries in a collapsed toggle), the charts not drawn, and the
+machine and build context of every source. It opens with no network: CSS and
+the table sorter are inline, the images are files beside it.
+
+Results tables: one row per instance (the repetitions of one run name grouped:
+median time, repetitions, coefficient of variation; aggregate entries are not
+rows). Columns: source (with several sources), variant, the family's run-name
+arguments, median time, reps, CV (when some instance has repetitions), status
+(when some instance failed), then the family's counters chosen by kind
+(schema 1: rate, result and time kinds except seconds_per_call; files without
+counter kinds: every counter that neither repeats a run-name argument nor the
+time itself).
+
+Only the Python standard library is used.
+"""
+import html
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived  # noqa: E402
+
+DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
+ERRORS = ("incorrect", "out_of_memory", "failed")
+DISPOSITION_LABEL = {"passed": "passed", "unsupported": "unsupported", "incorrect": "incorrect",
+                     "out_of_memory": "out of memory", "failed": "failed"}
+# The loader before schema 1 said "skipped" and "oom".
+LEGACY_DISPOSITION = {"skipped": "unsupported", "oom": "out_of_memory"}
+MESSAGE_PREFIXES = ("unsupported: ", "incorrect: ", "failed: ", "out of memory: ")
+# Worst first: an instance with one failed repetition is failed.
+SEVERITY = {"failed": 0, "out_of_memory": 1, "incorrect": 2, "unsupported": 3, "passed": 4}
+
+FAMILY_ORDER = ("GEMM", "KMeans", "Sort", "Ceiling")
+# Counter kinds (schema 1) shown as table columns; seconds_per_call is the time column itself.
+SHOWN_KINDS = ("rate", "time", "result")
+KIND_ORDER = {"rate": 0, "time": 1, "result": 2, None: 3}
+NOT_COUNTERS = {"seconds_per_call"}
+
+# Fields of Google Benchmark's own, not user counters.
+GB_FIELDS = {
+    "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+    "aggregate_unit", "error_occurred", "error_message", "skipped", "skip_message", "label", "big_o", "rms",
+    "complexity_n", "parbench",
+}
+
+# Context keys of the summary's machine table, in order: (label, keys tried in turn).
+MACHINE_KEYS = (
+    ("host", ("host_name",)),
+    ("CPU", ("cpu_model",)),
+    ("cores", ("cpu_cores", "num_cpus")),
+    ("GPU", ("gpu",)),
+    ("GPU driver", ("gpu_driver",)),
+    ("CUDA", ("cuda_runtime",)),
+    ("git revision", ("parbench_git_revision",)),
+    ("profile", ("parbench_profile",)),
+    ("build", ("parbench_build_type",)),
+    ("date", ("date",)),
+)
+
+# Long suspicious lists: this many items shown, the rest in a toggle (HTML only).
+SHOW_FIRST = 12
+
+
+# ---- reading entries (tolerant of the loader before and after schema 1) -----
+
+def disposition(e):
+    d = getattr(e, "disposition", "passed")
+    return LEGACY_DISPOSITION.get(d, d)
+
+
+def reason(e):
+    r = getattr(e, "reason", None)
+    if r is not None:
+        return r
+    m = getattr(e, "message", "") or ""
+    for p in MESSAGE_PREFIXES:
+        if m.startswith(p):
+            return m[len(p):]
+    return m
+
+
+def source_labels(runs):
+    """Run.label (file name without .json), made unique across the sources."""
+    labels, seen = [], {}
+    for i, r in enumerate(runs):
+        lab = getattr(r, "label", None)
+        if not lab:
+            lab = os.path.basename(getattr(r, "path", "") or "") or "run %d" % (i + 1)
+            if lab.endswith(".json"):
+                lab = lab[:-5]
+        if lab in seen:
+            seen[lab] += 1
+            lab = "%s (%d)" % (lab, seen[lab])
+        else:
+            seen[lab] = 1
+        labels.append(lab)
+    return labels
+
+
+def counter_kinds(run):
+    kinds = getattr(run, "counter_kinds", None)
+    if kinds is None:
+        kinds = run.context.get("parbench_counters") if isinstance(getattr(run, "context", None), dict) else None
+    return kinds if isinstance(kinds, dict) else {}
+
+
+def kind_of(run, counter):
+    """The kind of a counter ("rate", "time", ...) or None when the file does not say."""
+    k = None
+    f = getattr(run, "kind_of", None)
+    if callable(f):
+        try:
+            k = f(counter)
+        except Exception:  # noqa: BLE001  (a loader mid-change must not break the report)
+            k = None
+    else:
+        k = counter_kinds(run).get(counter)
+    if isinstance(k, dict):
+        k = k.get("kind")
+    return k if isinstance(k, str) else None
+
+
+def counter_info(runs, counter):
+    for r in runs:
+        info = counter_kinds(r).get(counter)
+        if isinstance(info, dict):
+            return info
+    return {}
+
+
+def numeric(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def entry_counters(e):
+    return {k: v for k, v in e.raw.items() if k not in GB_FIELDS and numeric(v)}
+
+
+def is_gpu(e):
+    dev = getattr(e, "device", None)
+    if dev is not None:
+        return dev == "gpu"
+    try:
+        return bool(e.on_gpu)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class Instance:
+    """One run name of one source: its repetitions (aggregates left out)."""
+
+    def __init__(self, src, label, run, entries):
+        self.src, self.label, self.source_run = src, label, run
+        self.entries = entries
+        first = entries[0]
+        self.run = first.run
+        self.name = first.run.base()
+        self.family, self.variant = first.run.family, first.run.variant
+        self.args = dict(first.run.args)
+        self.arg_order = list(first.run.arg_order)
+        worst = min(entries, key=lambda e: SEVERITY.get(disposition(e), 0))
+        self.disposition = disposition(worst)
+        self.reason = reason(worst)
+        self.passed = [e for e in entries if disposition(e) == "passed"]
+        secs = [x for x in (e.seconds() for e in self.passed) if x is not None]
+        self.seconds = derived.median(secs) if secs else None
+        self.n = len(secs)
+        self.cv = derived.cv(secs)
+        self.counters = {}
+        for e in self.passed:
+            for k, v in entry_counters(e).items():
+                self.counters.setdefault(k, []).append(v)
+        self.counters = {k: derived.median(v) for k, v in self.counters.items()}
+        self.throttled = sum(1 for e in entries if e.counter("throttled") == 1 and is_gpu(e))
+
+
+def instances(runs, labels):
+    out = []
+    for i, (run, lab) in enumerate(zip(runs, labels)):
+        groups = {}
+        for e in run.entries:
+            if e.aggregate:
+                continue
+            groups.setdefault(e.run.base(), []).append(e)
+        out += [Instance(i, lab, run, es) for es in groups.values()]
+    return out
+
+
+def family_order(names):
+    return sorted(names, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else len(FAMILY_ORDER), f))
+
+
+# ---- formatting -------------------------------------------------------------
+
+def fmt_num(v):
+    """4 significant digits; integers as integers; large values with SI prefixes."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if not numeric(v):
+        return str(v)
+    a = abs(v)
+    if a >= 1e6:
+        for div, suf in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
+            if a >= div:
+                s = "%.4g" % (v / div)
+                if "e" not in s:
+                    return s + suf
+        return "%.4g" % v
+    if a >= 1e4:  # 4 significant digits, written out: 42181.3 -> 42180
+        return "%d" % round(float("%.4g" % v))
+    if float(v).is_integer():
+        return str(int(v))
+    return "%.4g" % v
+
+
+def fmt_time(s):
+    """Seconds with a unit chosen so that the number reads between 1 and 1000."""
+    if s is None:
+        return ""
+    a = abs(s)
+    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s"), (1e-9, "ns")):
+        if a >= div:
+            return "%s %s" % (_sig4(s / div), unit)
+    if a == 0:
+        return "0 s"
+    return "%s ns" % _sig4(s / 1e-9)
+
+
+def _sig4(x):
+    s = "%.4g" % x
+    if "e" in s:  # 1000-9999 s
+        s = "%.0f" % x
+    return s
+
+
+def fmt_pct(x):
+    return "" if x is None else "%.3g%%" % (100 * x)
+
+
+def fmt_bytes(n):
+    for div, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= div:
+            return "%s %s" % (_sig4(n / div), unit)
+    return "%d B" % n
+
+
+def fmt_caches(caches, ctx):
+    cpus = ctx.get("num_cpus") if numeric(ctx.get("num_cpus")) else None
+    parts = []
+    for c in caches:
+        if not isinstance(c, dict):
+            parts.append(fmt_value(c))
+            continue
+        s = "L%s %s %s" % (c.get("level", "?"), c.get("type", ""), fmt_bytes(c["size"]) if numeric(c.get("size")) else "?")
+        share = c.get("num_sharing")
+        if cpus and numeric(share) and share > 0:
+            s += " (x%d)" % max(1, int(cpus // share))
+        parts.append(" ".join(s.split()))
+    return ", ".join(parts)
+
+
+def fmt_value(v):
+    """Any JSON value as readable text, never a Python repr."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return fmt_num(v) if isinstance(v, float) else str(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return ", ".join(fmt_value(x) for x in v)
+    if isinstance(v, dict):
+        return "; ".join("%s: %s" % (k, fmt_value(x)) for k, x in v.items())
+    return str(v)
+
+
+def fmt_context(key, value, ctx):
+    if key == "caches" and isinstance(value, list):
+        return fmt_caches(value, ctx)
+    if key == "load_avg" and isinstance(value, list):
+        return ", ".join("%.2f" % x if numeric(x) else fmt_value(x) for x in value)
+    if key.endswith("_bytes") and isinstance(value, str) and value.isdigit() and int(value) >= 1024:
+        return "%s (%s)" % (value, fmt_bytes(int(value)))
+    return fmt_value(value)
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def md_esc(s):
+    """Text for a Markdown table cell or list item: HTML-escaped, pipes and newlines neutralised."""
+    s = html.escape(str(s), quote=False)
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("*", "\\*").replace("\n", " ")
+
+
+def slug(text):
+    """The anchor GitHub gives a Markdown heading, used for the HTML ids too."""
+    s = re.sub(r"[^\w\- ]", "", text.strip().lower())
+    return s.replace(" ", "-")
+
+
+def header_html(name):
+    """A column header that may wrap after underscores and dots."""
+    return esc(name).replace("_", "_<wbr>").replace(".", ".<wbr>")
+
+
+# ---- columns ----------------------------------------------------------------
+
+class Column:
+    def __init__(self, key, title, kind, tip="", cls=""):
+        self.key, self.title, self.kind, self.tip, self.cls = key, title, kind, tip, cls
+
+
+def _as_float(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def family_columns(rows, runs, several):
+    """The columns of one family's table (rows: its passed and error instances)."""
+    cols = []
+    if several:
+        cols.append(Column("source", "source", "source"))
+    cols.append(Column("variant", "variant", "variant"))
+    arg_keys = []
+    for r in rows:
+        for k in r.arg_order:
+            if k not in arg_keys:
+                arg_keys.append(k)
+    cols += [Column("arg:" + k, k, "arg", "run-name argument") for k in arg_keys]
+    cols.append(Column("time", "median time", "time", "median of the repetitions (real time per iteration)"))
+    cols.append(Column("reps", "reps", "reps", "repetitions with a time"))
+    if any(r.n > 1 for r in rows):
+        cols.append(Column("cv", "CV", "cv", "coefficient of variation of the repetitions' times"))
+    cols += counter_columns(rows, runs, arg_keys)
+    if any(r.disposition in ERRORS for r in rows):
+        cols.append(Column("status", "status", "status", "incorrect / out of memory / failed, with the reason"))
+    return cols
+
+
+def counter_columns(rows, runs, arg_keys):
+    names = []
+    for r in rows:
+        for k in sorted(r.counters):
+            if k not in names:
+                names.append(k)
+    fam_runs = []
+    for r in rows:
+        if r.source_run not in fam_runs:
+            fam_runs.append(r.source_run)
+    chosen = []
+    for c in names:
+        if c in NOT_COUNTERS:
+            continue
+        kinds = {kind_of(run, c) for run in fam_runs} - {None}
+        if kinds:
+            kind = sorted(kinds)[0]
+            if kind not in SHOWN_KINDS:
+                continue
+        else:
+            kind = None
+            if c in arg_keys or _repeats_argument(rows, c) or _repeats_time(rows, c):
+                continue
+        chosen.append((KIND_ORDER.get(kind, 3), c, kind))
+    chosen.sort()
+    cols = []
+    for _, c, kind in chosen:
+        info = counter_info(fam_runs, c)
+        tip = ", ".join(x for x in (kind or "kind not declared", info.get("unit", ""),
+                                    ("%s is better" % info["better"]) if info.get("better") else "") if x)
+        title = c
+        if info.get("unit") and kind != "time" and info["unit"] != "1/s" and _letters(info["unit"]) != _letters(c):
+            title = "%s (%s)" % (c, info["unit"])
+        cols.append(Column("counter:" + c, title, "counter-time" if _is_time(c, kind, info) else "counter", tip))
+    return cols
+
+
+def _letters(s):
+    return re.sub(r"[^a-z]", "", s.lower())
+
+
+def _is_time(c, kind, info):
+    if kind is not None:
+        return kind == "time" and info.get("unit", "s") == "s"
+    return c.endswith("_s") or c.startswith("seconds_")
+
+
+def _repeats_argument(rows, c):
+    """Files without kinds: a counter whose value is, in every row, one of the row's
+    numeric run-name arguments (e.g. cpu_threads = threads:16, elements = n:...)."""
+    seen = False
+    trivial = True
+    for r in rows:
+        if c not in r.counters:
+            continue
+        v = r.counters[c]
+        seen = True
+        if v not in (0, 1):
+            trivial = False
+        if not any(_as_float(a) == v for a in r.args.values()):
+            return False
+    return seen and not trivial
+
+
+def _repeats_time(rows, c):
+    seen = False
+    for r in rows:
+        if c not in r.counters or r.seconds is None:
+            continue
+        seen = True
+        if r.seconds == 0 or abs(r.counters[c] - r.seconds) > 1e-6 * abs(r.seconds):
+            return False
+    return seen
+
+
+def _text_class(v):
+    return "text long" if len(v) > 18 else "text"
+
+
+def cell(row, col):
+    """(sort value, text, css class) of one cell."""
+    k = col.key
+    if k == "source":
+        return row.label, row.label, _text_class(row.label)
+    if k == "variant":
+        return row.variant, row.variant, _text_class(row.variant)
+    if k.startswith("arg:"):
+        v = row.args.get(k[4:], "")
+        return v, v, _text_class(v)
+    if k == "time":
+        return ("" if row.seconds is None else repr(row.seconds)), fmt_time(row.seconds), "num"
+    if k == "reps":
+        if row.n == 0:
+            return "", "", "num"
+        return str(row.n), str(row.n), "num"
+    if k == "cv":
+        if row.cv is None:
+            return "", "", "num"
+        return repr(row.cv), fmt_pct(row.cv), "num hicv" if row.cv > derived.HIGH_CV else "num"
+    if k == "status":
+        if row.disposition in ERRORS:
+            text = DISPOSITION_LABEL[row.disposition] + (": " + row.reason if row.reason else "")
+            return text, text, "reason"
+        return "", "", "reason"
+    c = k[len("counter:"):]
+    v = row.counters.get(c)
+    if v is None:
+        return "", "", "num"
+    text = fmt_time(v) if col.kind == "counter-time" else fmt_num(v)
+    return repr(v), text, "num"
+
+
+# ---- the summary ------------------------------------------------------------
+
+def suspicious(insts, runs, labels, findings):
+    """(kind, text) items: findings, errors, warnings, load, high CV, throttling."""
+    several = len(runs) > 1
+    pre = (lambda i: "[%s] " % labels[i]) if several else (lambda i: "")
+    items = []
+    for sev, text in findings:
+        items.append(("warning" if sev == "warning" else "info", "finding", text))
+    for i, run in enumerate(runs):
+        warns = list(getattr(run, "warnings", None) or [])
+        for w in warns:
+            items.append(("warning", "loader", pre(i) + str(w)))
+        ctx = run.context if isinstance(run.context, dict) else {}
+        if ctx.get("truncated_repair") and not any("truncat" in str(w).lower() for w in warns):
+            items.append(("warning", "loader", pre(i) + "file repaired: " + fmt_value(ctx["truncated_repair"])))
+        la, cpus = ctx.get("load_avg"), ctx.get("num_cpus")
+        if isinstance(la, list) and la and numeric(la[0]) and numeric(cpus) and cpus > 0 and la[0] > cpus / 2:
+            items.append(("info", "load", pre(i) + "load average %.1f on %d CPUs when the run started: other work "
+                          "may have shared the machine" % (la[0], cpus)))
+    for r in insts:
+        if r.disposition in ERRORS:
+            items.append(("error", "error", "%s%s %s: %s" % (pre(r.src), DISPOSITION_LABEL[r.disposition], r.name, r.reason)))
+    for r in sorted(insts, key=lambda r: -(r.cv or 0)):  # the noisiest first
+        if r.cv is not None and r.cv > derived.HIGH_CV:
+            items.append(("info", "cv", "%s%s: CV %s over %d repetitions (above %s)"
+                          % (pre(r.src), r.name, fmt_pct(r.cv), r.n, fmt_pct(derived.HIGH_CV))))
+    for r in insts:
+        if r.throttled:
+            lo = [e.counter("sm_clock_min_mhz") for e in r.entries if e.counter("sm_clock_min_mhz") is not None]
+            clock = "; SM clock down to %s MHz" % fmt_num(min(lo)) if lo else ""
+            items.append(("warning", "throttled", "%s%s: GPU throttled in %d of %d repetitions%s"
+                          % (pre(r.src), r.name, r.throttled, len(r.entries), clock)))
+    return items
+
+
+SUSPICIOUS_GROUPS = (("finding", "Findings of the charts"), ("loader", "Warnings about the input"),
+                     ("load", "Machine load"), ("error", "Entries that did not pass"),
+                     ("cv", "Noisy repetitions (coefficient of variation above %s)" % fmt_pct(derived.HIGH_CV)),
+                     ("throttled", "GPU clocks throttled"))
+
+
+def what_ran(insts, labels):
+    """Rows (source, family, variants, instances, counts by disposition)."""
+    rows = []
+    for src, lab in enumerate(labels):
+        mine = [r for r in insts if r.src == src]
+        for fam in family_order({r.family for r in mine}):
+            rs = [r for r in mine if r.family == fam]
+            counts = {d: sum(1 for r in rs if r.disposition == d) for d in DISPOSITIONS}
+            rows.append((lab, fam, len({r.variant for r in rs}), len(rs), counts))
+        counts = {d: sum(1 for r in mine if r.disposition == d) for d in DISPOSITIONS}
+        rows.append((lab, "all", len({(r.family, r.variant) for r in mine}), len(mine), counts))
+    return rows
+
+
+def machine_rows(runs):
+    rows = []
+    for label, keys in MACHINE_KEYS:
+        vals = []
+        for r in runs:
+            v = ""
+            for k in keys:
+                if r.context.get(k) not in (None, ""):
+                    v = fmt_context(k, r.context[k], r.context)
+                    break
+            vals.append(v)
+        if any(vals):
+            rows.append((label, vals))
+    return rows
+
+
+def context_rows(runs):
+    keys = []
+    for r in runs:
+        for k in r.context:
+            if k not in keys and k != "parbench_counters":
+                keys.append(k)
+    rows = []
+    for k in keys:
+        rows.append((k, [fmt_context(k, r.context[k], r.context) if k in r.context else "" for r in runs]))
+    return rows
+
+
+def declared_kinds(runs):
+    out = {}
+    for r in runs:
+        for c, info in counter_kinds(r).items():
+            if isinstance(info, dict):
+                out.setdefault(c, info)
+    return out
+
+
+# ---- HTML -------------------------------------------------------------------
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.2em 1.5em;color:#222;max-width:1400px}
+h1{margin:.2em 0}h2{border-bottom:2px solid #ddd;padding-bottom:.15em;margin-top:1.6em}h3{margin:1.1em 0 .4em}
+nav ul{columns:3;list-style:none;padding-left:0;margin:.3em 0}nav li{margin:.1em 0}
+table{border-collapse:collapse;font-size:12px;margin:.4em 0}
+td,th{border:1px solid #ccc;padding:2px 5px;vertical-align:top}
+th{background:#eee;text-align:left}
+table.sortable th{cursor:pointer}table.sortable th:hover{background:#dde}
+table.sortable th[data-asc="1"]::after{content:" \\25B2"}table.sortable th[data-asc="0"]::after{content:" \\25BC"}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+td.text{white-space:nowrap}td.long{overflow-wrap:anywhere;min-width:8em}
+.counts td.zero{color:#aaa}
+td.reason{overflow-wrap:anywhere;min-width:12em;max-width:30em;color:#900}
+td.hicv{background:#fff3c4}
+tr.err td{background:#fde2e2}
+table.kv th{white-space:nowrap;font-weight:600}table.kv td{overflow-wrap:break-word;max-width:40em}
+.counts td{text-align:right}.counts td.bad{color:#b00;font-weight:600}
+ul.sus{padding-left:1.2em}ul.sus li{margin:.15em 0;overflow-wrap:anywhere}
+.warning{color:#a40}.error{color:#b00}.info{color:#555}
+.ok{color:#070}
+.note{color:#555;font-size:13px}
+details{margin:.4em 0}summary{cursor:pointer;color:#335}
+details ul{margin:.2em 0 .6em}details p.why{font-size:13px;font-weight:600;margin:.6em 0 .1em}details li{font-size:12px;overflow-wrap:anywhere}
+figure{margin:.6em 0 1.2em}figure img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{font-weight:600;margin-bottom:.2em}
+"""
+
+SCRIPT = """
+<script>
+document.querySelectorAll('table.sortable').forEach(table => table.tHead.querySelectorAll('th').forEach((th, col) => th.addEventListener('click', () => {
+  const body = table.tBodies[0], rows = Array.from(body.rows);
+  const asc = th.dataset.asc = th.dataset.asc === '1' ? '0' : '1';
+  table.tHead.querySelectorAll('th').forEach(o => { if (o !== th) delete o.dataset.asc; });
+  const key = r => { const c = r.cells[col]; const t = c ? (c.dataset.v ?? c.textContent).trim() : '';
+                     if (t === '') return [2, '']; const n = Number(t); return isNaN(n) ? [1, t] : [0, n]; };
+  const dir = asc === '1' ? 1 : -1;
+  rows.sort((a, b) => { const x = key(a), y = key(b);
+    if (x[0] !== y[0]) return x[0] - y[0];
+    if (x[0] === 2) return 0;
+    if (x[0] === 0) return (x[1] - y[1]) * dir;
+    return x[1].localeCompare(y[1], undefined, {numeric: true}) * dir; });
+  rows.forEach(r => body.appendChild(r));
+})));
+window.addEventListener('load', () => {
+  const imgs = Array.from(document.images);
+  document.body.dataset.imagesTotal = imgs.length;
+  document.body.dataset.imagesLoaded = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+});
+</script>
+"""
+
+
+def _html_values_row(label, vals, th_cls=""):
+    """A context row: one merged cell when every source agrees."""
+    if len(vals) > 1 and len(set(vals)) == 1:
+        return "<tr><th%s>%s</th><td colspan='%d'>%s</td></tr>" % (th_cls, esc(label), len(vals), esc(vals[0]))
+    return "<tr><th%s>%s</th>%s</tr>" % (th_cls, esc(label), "".join("<td>%s</td>" % esc(v) for v in vals))
+
+
+def _html_list(items, cls):
+    if len(items) <= SHOW_FIRST + 2:
+        return "<ul class='sus'>%s</ul>" % "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items)
+    head = "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items[:SHOW_FIRST])
+    rest = "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items[SHOW_FIRST:])
+    return ("<ul class='sus'>%s</ul><details><summary>%d more</summary><ul class='sus'>%s</ul></details>"
+            % (head, len(items) - SHOW_FIRST, rest))
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def unsupported_groups(unsup, several):
+    """[(header or None, [item, ...])], biggest group first. Reasons that differ only
+    in their numbers form one group: the header is the reason with the numbers that
+    vary replaced by "…", each item the name with its own values of those numbers.
+    Reasons of one entry come last, as items "name: reason" under no header."""
+    groups = {}
+    for r in unsup:
+        why = r.reason or "(no reason given)"
+        name = ("[%s] " % r.label if several else "") + r.name
+        groups.setdefault(_NUMBER.sub("#", why), []).append((name, why))
+    out, singles = [], []
+    for members in groups.values():
+        if len(members) == 1:
+            singles.append("%s: %s" % members[0])
+            continue
+        reasons = [w for _, w in members]
+        if len(set(reasons)) == 1:
+            out.append((reasons[0], [n for n, _ in members]))
+            continue
+        values = [_NUMBER.findall(w) for w in reasons]
+        vary = [len(set(col)) > 1 for col in zip(*values)]
+        pieces, last = [], 0
+        for i, m in enumerate(_NUMBER.finditer(reasons[0])):
+            pieces.append(reasons[0][last:m.start()])
+            pieces.append("\u2026" if vary[i] else m.group())
+            last = m.end()
+        pieces.append(reasons[0][last:])
+        items = ["%s (%s)" % (n, ", ".join(v for v, x in zip(vals, vary) if x)) for (n, _), vals in zip(members, values)]
+        out.append(("".join(pieces), items))
+    out.sort(key=lambda g: (-len(g[1]), g[0]))
+    if singles:
+        out.append((None, sorted(singles)))
+    return out
+
+
+def sections(insts, charts):
+    """Section names in order: families with results or charts, then Scaling, then the rest."""
+    fams = family_order({r.family for r in insts} | {c[2] for c in charts if c[2] in FAMILY_ORDER})
+    extra = sorted({c[2] for c in charts} - set(fams), key=lambda s: (s != "Scaling", s))
+    return fams + extra
+
+
+def write_report(out, runs, charts, missing, findings):
+    runs = list(runs)
+    charts = [tuple(c) for c in charts]
+    labels = source_labels(runs)
+    several = len(runs) > 1
+    insts = instances(runs, labels)
+    secs = sections(insts, charts)
+    items = suspicious(insts, runs, labels, findings)
+    kinds_known = [bool(counter_kinds(r)) for r in runs]
+
+    h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+         "<title>parbench report</title><style>%s</style></head><body>" % CSS,
+         "<h1>parbench report</h1>"]
+    md = ["# parbench report", ""]
+    h.append("<p class='note'>%s</p>" % esc("Sources: " + ", ".join(
+        "%s (%s)" % (lab, getattr(r, "path", "")) if several else getattr(r, "path", lab) for lab, r in zip(labels, runs))))
+    md += ["Sources: " + ", ".join("%s (%s)" % (md_esc(lab), md_esc(getattr(r, "path", ""))) for lab, r in zip(labels, runs)), ""]
+
+    # contents
+    toc = [("Summary", "summary")] + [(s, slug(s)) for s in secs] + [("Charts not drawn", "charts-not-drawn"),
+                                                                      ("Machine and build", "machine-and-build")]
+    h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join("<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
+    md += ["Contents: " + " · ".join("[%s](#%s)" % (md_esc(t), a) for t, a in toc), ""]
+
+    # summary
+    h.append("<h2 id='summary'>Summary</h2>")
+    md += ["## Summary", ""]
+    h.append("<h3>What ran</h3>")
+    md += ["### What ran", ""]
+    counts_cols = (["source"] if several else []) + ["family", "variants", "instances"] + [DISPOSITION_LABEL[d] for d in DISPOSITIONS]
+    h.append("<table class='counts' id='what-ran'><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % esc(c) for c in counts_cols))
+    md += ["| " + " | ".join(counts_cols) + " |", "|" + " --- |" * len(counts_cols)]
+    wr = what_ran(insts, labels)
+    for lab, fam, nvar, ninst, counts in wr:
+        if fam == "all" and sum(1 for x in wr if x[0] == lab) == 2:
+            continue  # one family: its row is the total
+        cells = ([lab] if several else []) + [fam if fam != "all" else "all families", str(nvar), str(ninst)]
+        tds = "".join("<td style='text-align:left'>%s</td>" % esc(c) for c in cells[:len(cells) - 2])
+        tds += "".join("<td>%s</td>" % esc(c) for c in cells[len(cells) - 2:])
+        for d in DISPOSITIONS:
+            bad = d in ERRORS and counts[d] > 0
+            tds += "<td class='%s'>%d</td>" % ("bad" if bad else "zero" if counts[d] == 0 else "", counts[d])
+        style = " style='font-weight:600'" if fam == "all" else ""
+        h.append("<tr%s>%s</tr>" % (style, tds))
+        md.append("| " + " | ".join([md_esc(c) for c in cells] + [str(counts[d]) for d in DISPOSITIONS]) + " |")
+    h.append("</tbody></table><p class='note'>Instances are run names with their repetitions grouped; "
+             "variants count each family's distinct variant names.</p>")
+    md += ["", "Instances are run names with their repetitions grouped.", ""]
+
+    h.append("<h3>On what</h3>")
+    md += ["### On what", ""]
+    mrows = machine_rows(runs)
+    if mrows:
+        head = "<tr><th></th>%s</tr>" % "".join("<th>%s</th>" % esc(l) for l in labels) if several else ""
+        h.append("<table class='kv' id='on-what'>%s%s</table>" % (head, "".join(_html_values_row(l, v) for l, v in mrows)))
+        md += ["| | " + " | ".join(md_esc(l) for l in labels) + " |", "| --- |" + " --- |" * len(labels)]
+        md += ["| %s | %s |" % (md_esc(l), " | ".join(md_esc(x) for x in v)) for l, v in mrows]
+        md.append("")
+    else:
+        h.append("<p>No machine information in the input.</p>")
+        md += ["No machine information in the input.", ""]
+
+    h.append("<h3 id='suspicious'>Suspicious</h3>")
+    md += ["### Suspicious", ""]
+    if not items:
+        h.append("<p class='ok'>Nothing suspicious: no findings, every entry passed or was unsupported, no loader "
+                 "warnings, no noisy repetitions, no GPU throttling.</p>")
+        md += ["Nothing suspicious: no findings, every entry passed or was unsupported, no loader warnings, "
+               "no noisy repetitions, no GPU throttling.", ""]
+    for key, title in SUSPICIOUS_GROUPS:
+        group = [(sev, t) for sev, k, t in items if k == key]
+        if not group:
+            continue
+        h.append("<p><b>%s</b> (%d)</p>" % (esc(title), len(group)))
+        if key == "finding":
+            h.append("<ul class='sus'>%s</ul>" % "".join(
+                "<li class='%s'>%s: %s</li>" % (sev, sev, esc(t)) for sev, t in group))
+            md += ["**%s** (%d)" % (title, len(group)), ""] + ["- %s: %s" % (sev, md_esc(t)) for sev, t in group] + [""]
+        else:
+            h.append(_html_list([t for _, t in group], group[0][0]))
+            md += ["**%s** (%d)" % (title, len(group)), ""] + ["- %s" % md_esc(t) for _, t in group] + [""]
+
+    # family sections
+    for sec in secs:
+        h.append("<h2 id='%s'>%s</h2>" % (slug(sec), esc(sec)))
+        md += ["## %s" % md_esc(sec), ""]
+        for name, title, s in charts:
+            if s != sec:
+                continue
+            h.append("<figure><figcaption>%s</figcaption><a href='%s.svg'><img src='%s.png' alt='%s'></a></figure>"
+                     % (esc(title), esc(name), esc(name), esc(title)))
+            md += ["### %s" % md_esc(title), "", "[![%s](%s.png)](%s.svg)" % (md_esc(title), name, name), ""]
+        fam = [r for r in insts if r.family == sec]
+        if not fam:
+            continue
+        rows = [r for r in fam if r.disposition != "unsupported"]
+        unsup = [r for r in fam if r.disposition == "unsupported"]
+        h.append("<h3>%s results</h3>" % esc(sec))
+        md += ["### %s results" % md_esc(sec), ""]
+        fam_srcs = sorted({r.src for r in fam})
+        fam_several = len({r.src for r in rows}) > 1
+        notes = []
+        if several and not fam_several and rows:
+            notes.append("From %s." % rows[0].label)
+        old = [labels[i] for i in fam_srcs if not kinds_known[i]]
+        if old:
+            notes.append("%s %s no counter kinds (written before schema 1): the counters shown are all those that "
+                         "repeat neither a run-name argument nor the time."
+                         % (", ".join(old) if several else "The input", "has" if len(old) == 1 else "have"))
+        if notes:
+            h.append("<p class='note'>%s</p>" % esc(" ".join(notes)))
+            md += [md_esc(" ".join(notes)), ""]
+        if rows:
+            cols = family_columns(rows, runs, fam_several)
+            h.append("<table class='sortable results' id='table-%s'><thead><tr>%s</tr></thead><tbody>" % (slug(sec), "".join(
+                "<th title='%s'>%s</th>" % (esc(c.tip), header_html(c.title)) for c in cols)))
+            md += ["| " + " | ".join(md_esc(c.title) for c in cols) + " |",
+                   "|" + "".join(" ---: |" if c.kind not in ("source", "variant", "arg", "status") else " --- |" for c in cols)]
+            for r in rows:
+                cells = [cell(r, c) for c in cols]
+                h.append("<tr%s>%s</tr>" % (" class='err'" if r.disposition in ERRORS else "", "".join(
+                    "<td class='%s' data-v='%s'>%s</td>" % (cls, esc(v), esc(t)) for v, t, cls in cells)))
+                md.append("| " + " | ".join(md_esc(t) for _, t, _ in cells) + " |")
+            h.append("</tbody></table><p class='note'>Click a column header to sort. Times are medians of the "
+                     "repetitions; counters are medians too.</p>")
+            md.append("")
+        else:
+            h.append("<p>No %s entry ran.</p>" % esc(sec))
+            md += ["No %s entry ran." % md_esc(sec), ""]
+        if unsup:
+            groups = unsupported_groups(unsup, len({r.src for r in unsup}) > 1)
+            h.append("<details class='unsupported' id='unsupported-%s'><summary>%d unsupported entr%s</summary>"
+                     % (slug(sec), len(unsup), "y" if len(unsup) == 1 else "ies"))
+            md += ["%d unsupported entr%s:" % (len(unsup), "y" if len(unsup) == 1 else "ies"), ""]
+            for why, names in groups:
+                if why is None:
+                    h.append("<ul>%s</ul>" % "".join("<li>%s</li>" % esc(n) for n in names))
+                    md += ["- %s" % md_esc(n) for n in names]
+                else:
+                    h.append("<p class='why'>%s (%d entries)</p><ul>%s</ul>" % (esc(why), len(names), "".join(
+                        "<li>%s</li>" % esc(n) for n in names)))
+                    md.append("- %s (%d entries):" % (md_esc(why), len(names)))
+                    md += ["  - %s" % md_esc(n) for n in names]
+            h.append("</details>")
+            md.append("")
+
+    # charts not drawn
+    h.append("<h2 id='charts-not-drawn'>Charts not drawn</h2>")
+    md += ["## Charts not drawn", ""]
+    if missing:
+        h.append("<ul>%s</ul>" % "".join("<li><b>%s</b>: %s</li>" % (esc(c), esc(m)) for c, m in missing))
+        md += ["- **%s**: %s" % (md_esc(c), md_esc(m)) for c, m in missing] + [""]
+    else:
+        h.append("<p>None: every chart kind had data.</p>")
+        md += ["None: every chart kind had data.", ""]
+
+    # machine and build
+    h.append("<h2 id='machine-and-build'>Machine and build</h2>")
+    md += ["## Machine and build", ""]
+    crows = context_rows(runs)
+    if several:
+        h.append("<p class='note'>One column per source; a value shared by every source is shown once.</p>")
+    head = "<tr><th>key</th>%s</tr>" % "".join("<th>%s</th>" % esc(l) for l in labels) if several else ""
+    h.append("<table class='kv' id='context'>%s%s</table>" % (head, "".join(_html_values_row(k, v) for k, v in crows)))
+    md += ["| key | " + " | ".join(md_esc(l) for l in labels) + " |", "| --- |" + " --- |" * len(labels)]
+    for k, vals in crows:
+        if several and len(set(vals)) == 1:
+            md.append("| %s | %s |" % (md_esc(k), " | ".join([md_esc(vals[0])] + ["〃"] * (len(vals) - 1))))
+        else:
+            md.append("| %s | %s |" % (md_esc(k), " | ".join(md_esc(v) for v in vals)))
+    md.append("")
+    kinds = declared_kinds(runs)
+    if kinds:
+        h.append("<h3>Counters the harness declares (parbench_counters)</h3>")
+        md += ["### Counters the harness declares (parbench_counters)", ""]
+        by_kind = {}
+        for c, info in kinds.items():
+            by_kind.setdefault(info.get("kind", "?"), []).append((c, info))
+        h.append("<table class='kv'><tr><th>kind</th><th>counters (unit, better)</th></tr>")
+        md += ["| kind | counters (unit, better) |", "| --- | --- |"]
+        for k in sorted(by_kind, key=lambda k: (KIND_ORDER.get(k, 3), k)):
+            txt = ", ".join(c + (" (%s)" % ", ".join(x for x in (info.get("unit", ""), info.get("better", "")) if x)
+                                 if info.get("unit") or info.get("better") else "") for c, info in by_kind[k])
+            h.append("<tr><th>%s</th><td>%s</td></tr>" % (esc(k), esc(txt)))
+            md.append("| %s | %s |" % (md_esc(k), md_esc(txt)))
+        h.append("</table>")
+        md.append("")
+    if not all(kinds_known):
+        old = [l for l, k in zip(labels, kinds_known) if not k]
+        note = "%s: no parbench_counters (written before schema 1); counter kinds unknown." % ", ".join(old)
+        h.append("<p class='note'>%s</p>" % esc(note))
+        md += [md_esc(note), ""]
+
+    h.append(SCRIPT + "</body></html>")
+    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(h) + "\n")
+    with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    return ["index.html", "report.md"]

@@ -1,0 +1,532 @@
+#!/usr/bin/env python3
+"""Tests of plots/pbjson.py, the one loader, and of the tools around it: schema 1
+metadata and older files' message prefixes, strict JSON, and robustness (a file
+cut at every character, wrong types in every field, random bytes: load() gives a
+Run, with warnings when it dropped or recovered something, or a LoadError; the
+command-line tools one line on stderr and their documented exit code)."""
+import copy
+import glob
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import pbjson  # noqa: E402
+
+DATA = os.path.join(HERE, "data")
+PLOTS = os.path.join(ROOT, "plots")
+UPGRADE = os.path.join(ROOT, "ci", "upgrade_json.py")
+
+
+def entry(name, seconds, disposition="passed", reason="", rep=(0, 1), aggregate="", **counters):
+    """A schema 1 entry as the harness writes it (Google Benchmark 1.8 layout)."""
+    run_name = name
+    e = {"name": name + ("_" + aggregate if aggregate else ""), "family_index": 0, "per_family_instance_index": 0,
+         "run_name": run_name, "run_type": "aggregate" if aggregate else "iteration", "repetitions": rep[1]}
+    if aggregate:
+        e.update(threads=1, aggregate_name=aggregate, aggregate_unit="time")
+    else:
+        e.update(repetition_index=rep[0], threads=1)
+    if disposition == "unsupported":
+        e.update(skipped=True, skip_message="unsupported: " + reason)
+    elif disposition != "passed":
+        e.update(error_occurred=True, error_message=disposition.replace("_", " ") + ": " + reason)
+    e.update(iterations=1, real_time=seconds * 1e6, cpu_time=seconds * 1e6, time_unit="us")
+    e.update(counters)
+    pb = {"disposition": disposition}
+    if disposition != "passed":
+        pb["reason"] = reason
+    pb.update(role="variant", device="cpu", rate={"counter": "GFLOPS", "ceiling": "gemm_f32"})
+    e["parbench"] = pb
+    return e
+
+
+COUNTERS = {"GFLOPS": {"kind": "rate", "unit": "GFLOP/s", "better": "higher"},
+            "seconds_per_call": {"kind": "time", "unit": "s", "better": "lower"},
+            "M": {"kind": "problem"}, "on_gpu": {"kind": "flag"}}
+
+
+def small_doc():
+    """A valid schema 1 file: a baseline, an unsupported entry, an instance with
+    two repetitions and its aggregates, an out-of-memory entry on the GPU."""
+    a = "Fam/Base/type:f32/M:64/manual_time"
+    b = "Fam/Other/type:f32/M:64/threads:2/manual_time"
+    c = "Fam/Other/type:f32/M:128/threads:2/manual_time"
+    d = "Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time"
+    bench = [entry(a, 2.0, GFLOPS=1.5, M=64.0, seconds_per_call=2.0),
+             entry(b, 0.0, "unsupported", "size excluded by profile 'smoke'"),
+             entry(c, 1.0, rep=(0, 2), GFLOPS=4.0, M=128.0, seconds_per_call=1.0),
+             entry(c, 1.5, rep=(1, 2), GFLOPS=3.0, M=128.0, seconds_per_call=1.5),
+             entry(c, 1.25, rep=(0, 2), aggregate="mean", GFLOPS=3.5, M=128.0),
+             entry(c, 1.25, rep=(0, 2), aggregate="median", GFLOPS=3.5, M=128.0),
+             entry(d, 0.0, "out_of_memory", "cudaMalloc failed", on_gpu=1.0)]
+    bench[0]["parbench"]["role"] = "baseline"
+    bench[-1]["parbench"]["device"] = "gpu"
+    return {"context": {"date": "2026-11-22T00:00:00+00:00", "host_name": "h", "parbench_schema": 1,
+                        "parbench_counters": COUNTERS, "parbench_git_revision": "abc"},
+            "benchmarks": bench}
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def tool(name, *args):
+    return subprocess.run([sys.executable, os.path.join(PLOTS, name), *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def committed_json():
+    return sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.json"), recursive=True)) + \
+        sorted(glob.glob(os.path.join(DATA, "*.json")))
+
+
+def strip_schema(doc):
+    """The document as a harness before schema 1 wrote it (k-means GBps was added by the upgrade)."""
+    doc = copy.deepcopy(doc)
+    for k in [k for k in doc["context"] if k in ("parbench_schema", "parbench_counters", "parbench_upgraded")]:
+        del doc["context"][k]
+    for e in doc["benchmarks"]:
+        e.pop("parbench", None)
+        if e["name"].startswith("KMeans/"):
+            e.pop("GBps", None)
+    return doc
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb" if isinstance(content, bytes) else "w") as f:
+            f.write(content)
+        return path
+
+    def load_robust(self, path):
+        """load(): a Run or LoadError("PATH: ..."), never another exception."""
+        try:
+            return pbjson.load(path)
+        except pbjson.LoadError as e:
+            self.assertTrue(str(e).startswith(path + ": "), str(e))
+            self.assertNotIn("\n", str(e))
+            return None
+
+
+class Fuzz(Tmp):
+    def test_cut_at_every_character(self):
+        text = pbjson.dumps(small_doc())
+        full = json.loads(text)["benchmarks"]
+        path = os.path.join(self.tmp, "cut.json")
+        recovered = errors = 0
+        for at in range(len(text) + 1):
+            with open(path, "w") as f:
+                f.write(text[:at])
+            run = self.load_robust(path)
+            if run is None:
+                errors += 1
+                continue
+            got = [e.raw for e in run.entries]
+            self.assertEqual(got, full[:len(got)], "cut at %d" % at)
+            if text[:at].rstrip() != text.rstrip():
+                recovered += 1
+                self.assertEqual(len(run.warnings), 1, "cut at %d" % at)
+                self.assertRegex(run.warnings[0], r"^cut off mid-run: %d complete entries kept" % len(got))
+                self.assertIn("plots/close_truncated.py %s OUT" % path, run.warnings[0])
+                # Repetitions without their aggregates are dropped: never one repetition of c alone.
+                self.assertNotEqual(len(got), 3)
+                self.assertNotEqual(len(got), 4)
+            else:
+                self.assertEqual(run.warnings, [])
+                self.assertEqual(len(got), len(full))
+        self.assertGreater(recovered, len(text) // 3)
+        self.assertGreater(errors, 100)
+
+    def test_cut_inside_context_and_before_first_entry(self):
+        text = pbjson.dumps(small_doc())
+        for at, why in ((text.index('"host_name"') + 3, "truncated inside 'context'"),
+                        (text.index('"benchmarks"') + 15, "truncated before its first complete entry"),
+                        (text.index('"run_name"') + 3, "truncated before its first complete entry")):
+            with self.assertRaises(pbjson.LoadError) as cm:
+                pbjson.load(self.write("c.json", text[:at]))
+            self.assertIn(why, str(cm.exception))
+
+    def test_big_cut_file_is_recovered_quickly(self):
+        text = read(os.path.join(ROOT, "results", "nvidia-h200", "gemm.json"))
+        path = self.write("big.json", text[: len(text) - 5000])
+        run = pbjson.load(path)
+        whole = pbjson.load(os.path.join(ROOT, "results", "nvidia-h200", "gemm.json"))
+        self.assertGreater(len(run.entries), len(whole.entries) - 20)
+        self.assertEqual([e.name for e in run.entries], [e.name for e in whole.entries[: len(run.entries)]])
+        self.assertTrue(run.warnings[0].startswith("cut off mid-run"))
+
+    def test_corruption_in_the_middle_is_not_a_cut(self):
+        text = pbjson.dumps(small_doc())
+        at = text.index('"Fam/Other/type:f32/M:128')
+        with self.assertRaises(pbjson.LoadError) as cm:
+            pbjson.load(self.write("mid.json", text[:at] + "@@" + text[at:]))
+        self.assertIn("not valid JSON", str(cm.exception))
+
+    def values_of_wrong_type(self, v):
+        out = ["text", [], {}, True, 1.5, None, [1, 2], {"a": 1}]
+        return [w for w in out if type(w) is not type(v) and not (isinstance(v, float) and w is None)]
+
+    def test_wrong_types_and_missing_fields_of_entries(self):
+        doc = small_doc()
+        for i, e in enumerate(doc["benchmarks"]):
+            fields = list(e) + ["parbench.%s" % k for k in e["parbench"]]
+            for field in fields:
+                for bad in self.values_of_wrong_type(self.get(e, field)) + ["missing"]:
+                    d = copy.deepcopy(doc)
+                    self.set(d["benchmarks"][i], field, bad)
+                    run = self.load_robust(self.write("e.json", json.dumps(d)))
+                    self.assertIsNotNone(run)
+                    n = len(run.entries)
+                    self.assertIn(n, (len(doc["benchmarks"]), len(doc["benchmarks"]) - 1), (field, bad))
+                    if n < len(doc["benchmarks"]):
+                        self.assertEqual(len(run.warnings), 1)
+                        self.assertRegex(run.warnings[0], r"^1 malformed entry ignored; first: entry %d: " % i)
+
+    @staticmethod
+    def get(e, field):
+        if field.startswith("parbench."):
+            return e["parbench"][field[9:]]
+        return e[field]
+
+    @staticmethod
+    def set(e, field, value):
+        target, key = (e["parbench"], field[9:]) if field.startswith("parbench.") else (e, field)
+        if value == "missing":
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+    def test_what_is_dropped_and_said(self):
+        doc = small_doc()
+        b = doc["benchmarks"]
+        b[0]["real_time"] = "12.5"
+        b[2]["GFLOPS"] = "fast"
+        b[3]["time_unit"] = "fortnights"
+        b.append([1, 2])
+        b.append({"run_name": "Fam/X/manual_time"})
+        b.append(dict(b[2], name="NoSlash", run_name="NoSlash"))
+        b.append(dict(b[2], parbench={"disposition": "skipped"}))
+        b.append(dict(b[2], parbench="passed"))
+        b.append(dict(b[2], parbench=dict(b[2]["parbench"], role="boss")))
+        b.append(dict(b[2], parbench=dict(b[2]["parbench"], rate="GFLOPS")))
+        run = pbjson.load(self.write("w.json", json.dumps(doc)))
+        self.assertEqual(len(run.entries), 4)
+        self.assertEqual(run.warnings, ["10 malformed entries ignored; first: entry 0: 'real_time' is a string"])
+
+    def test_nan_in_a_passed_time_drops_the_entry_but_not_in_a_counter(self):
+        doc = small_doc()
+        doc["benchmarks"][2]["GFLOPS"] = float("nan")
+        doc["benchmarks"][4]["real_time"] = float("inf")  # an aggregate: kept
+        doc["benchmarks"][0]["real_time"] = float("nan")
+        run = pbjson.load(self.write("n.json", json.dumps(doc)))
+        self.assertEqual(len(run.entries), 6)
+        self.assertIn("'real_time' is not finite", run.warnings[0])
+        self.assertIsNone(run.entries[1].counter("GFLOPS"))
+        self.assertEqual(run.entries[1].counter("GFLOPS", -1), -1)
+        self.assertIsNone(run.entries[3].seconds())
+
+    def test_document_shapes(self):
+        cases = {"list.json": "[1, 2]", "str.json": '"x"', "ctxlist.json": '{"context": [], "benchmarks": []}',
+                 "ctxnull.json": '{"context": null, "benchmarks": []}',
+                 "benchdict.json": '{"context": {}, "benchmarks": {}}', "nobench.json": '{"context": {}}',
+                 "foreign.json": '{"hello": [1, 2]}', "empty.json": "", "spaces.json": "  \n",
+                 "deep.json": "[" * 100000, "deepctx.json": '{"context": ' + "[" * 100000,
+                 "bom.json": "\ufeff" + "[]", "trailing.json": '{"context": {}, "benchmarks": []} x'}
+        for name, text in cases.items():
+            with self.assertRaises(pbjson.LoadError, msg=name):
+                pbjson.load(self.write(name, text))
+        run = pbjson.load(self.write("ok.json", '{"context": {}, "benchmarks": []}'))
+        self.assertEqual((run.entries, run.warnings, run.schema, run.counter_kinds), ([], [], 0, {}))
+
+    def test_context_metadata_of_wrong_type_warns(self):
+        for schema, counters, n in (("1", COUNTERS, 1), (1, [1], 1), (True, {"GFLOPS": "rate", "M": {}}, 2),
+                                    (2, COUNTERS, 1)):
+            doc = small_doc()
+            doc["context"].update(parbench_schema=schema, parbench_counters=counters)
+            run = self.load_robust(self.write("c.json", json.dumps(doc)))
+            self.assertEqual(len(run.entries), 7)
+            self.assertEqual(len(run.warnings), n, run.warnings)
+
+    def test_paths_that_are_not_files(self):
+        with self.assertRaises(pbjson.LoadError) as cm:
+            pbjson.load(self.tmp)
+        self.assertEqual(str(cm.exception), self.tmp + ": is a directory")
+        missing = os.path.join(self.tmp, "missing.json")
+        with self.assertRaises(pbjson.LoadError) as cm:
+            pbjson.load(missing)
+        self.assertEqual(str(cm.exception), missing + ": no such file")
+        under_file = os.path.join(self.write("f.json", "{}"), "x.json")
+        with self.assertRaises(pbjson.LoadError) as cm:
+            pbjson.load(under_file)
+        self.assertIn("cannot read", str(cm.exception))
+
+    def test_random_bytes_and_mutations(self):
+        rng = random.Random(20261122)
+        text = pbjson.dumps(small_doc())
+        for i in range(300):
+            n = rng.choice((1, 2, 10, 100, 1000))
+            data = bytes(rng.randrange(256) for _ in range(n))
+            if i % 3 == 0:
+                data = text.encode()[: rng.randrange(len(text))] + data
+            run = self.load_robust(self.write("g.json", data))
+            if run is not None:
+                self.assertTrue(run.warnings)
+        chars = '{}[]:,"0123456789.eE-+ \nnulltrueNaNx\\'
+        for i in range(1500):
+            t = list(text)
+            for _ in range(rng.randrange(1, 4)):
+                at = rng.randrange(len(t))
+                op = rng.randrange(3)
+                if op == 0:
+                    t[at] = rng.choice(chars)
+                elif op == 1:
+                    del t[at]
+                else:
+                    t.insert(at, rng.choice(chars))
+            self.load_robust(self.write("m.json", "".join(t)))
+
+
+class Dispositions(Tmp):
+    def test_schema_1_reads_the_parbench_object(self):
+        run = pbjson.load(self.write("s.json", pbjson.dumps(small_doc())), label="mine")
+        self.assertEqual(run.schema, 1)
+        self.assertEqual(run.label, "mine")
+        self.assertEqual(run.kind_of("GFLOPS"), "rate")
+        self.assertEqual(run.kind_of("M"), "problem")
+        self.assertIsNone(run.kind_of("inertia"))
+        e = run.entries
+        self.assertEqual([x.disposition for x in e],
+                         ["passed", "unsupported", "passed", "passed", "passed", "passed", "out_of_memory"])
+        self.assertEqual([x.role for x in e][:2], ["baseline", "variant"])
+        self.assertEqual(e[0].rate, ("GFLOPS", "gemm_f32"))
+        self.assertEqual((e[0].device, e[-1].device), ("cpu", "gpu"))
+        self.assertEqual(e[1].reason, "size excluded by profile 'smoke'")
+        self.assertEqual(e[1].message, "unsupported: size excluded by profile 'smoke'")
+        self.assertEqual(e[-1].reason, "cudaMalloc failed")
+        self.assertTrue(e[-1].is_error and not e[1].is_error)
+        self.assertEqual({x.source for x in e}, {"mine"})
+        self.assertEqual(len(run.passed()), 3)
+        self.assertEqual(run.skipped(), [e[1]])
+        self.assertEqual(run.unsupported(), [e[1]])
+        self.assertEqual(run.errors(), [e[-1]])
+        self.assertEqual((e[4].aggregate, e[4].run.base()), ("mean", "Fam/Other/type:f32/M:128/threads:2"))
+        self.assertAlmostEqual(e[2].seconds(), 1.0)
+        self.assertEqual(pbjson.load(self.write("s.json", pbjson.dumps(small_doc()))).label, "s")
+
+    def test_parbench_disposition_wins_over_the_message(self):
+        doc = small_doc()
+        e = doc["benchmarks"][1]
+        del e["skipped"], e["skip_message"]  # Google Benchmark 1.7: an unsupported entry is an error
+        e.update(error_occurred=True, error_message="unsupported: no device")
+        e["parbench"]["reason"] = "no device"
+        doc["benchmarks"][6]["parbench"]["disposition"] = "incorrect"
+        run = pbjson.load(self.write("d.json", json.dumps(doc)))
+        self.assertEqual(run.entries[1].disposition, "unsupported")
+        self.assertEqual(run.entries[1].reason, "no device")
+        self.assertEqual(run.entries[6].disposition, "incorrect")
+
+    def test_older_files_from_the_prefixes(self):
+        for name, layout in (("gb171.json", "error_occurred"), ("gb183.json", "skipped")):
+            new = pbjson.load(os.path.join(DATA, name))
+            self.assertEqual(new.schema, 1)
+            old_doc = strip_schema(json.loads(read(os.path.join(DATA, name))))
+            old = pbjson.load(self.write(name, json.dumps(old_doc)))
+            self.assertEqual((old.schema, old.counter_kinds, old.warnings), (0, {}, []))
+            self.assertEqual([e.name for e in old.entries], [e.name for e in new.entries])
+            self.assertEqual([e.disposition for e in old.entries], [e.disposition for e in new.entries])
+            self.assertEqual([e.reason for e in old.entries], [e.reason for e in new.entries])
+            self.assertTrue(all(e.role is None and e.rate is None and e.device is None for e in old.entries))
+            self.assertTrue(all(e.role and e.device for e in new.entries))
+            unsupported = old.unsupported()
+            self.assertTrue(unsupported)
+            self.assertTrue(all(e.raw.get(layout) and e.message.startswith("unsupported: ") for e in unsupported))
+            self.assertTrue(all(not e.message.startswith(e.reason) or not e.reason for e in unsupported))
+
+    def test_older_prefixes_and_the_on_gpu_counter(self):
+        doc = strip_schema(small_doc())
+        b = doc["benchmarks"]
+        b.append(dict(b[6], error_message="incorrect: C[3] = 2, expected 1", on_gpu=0.0))
+        b.append(dict(b[6], error_message="failed: threw std::bad_alloc"))
+        b.append(dict(b[6], error_message="something else"))
+        b.append(dict(b[1], skip_message="why not"))
+        run = pbjson.load(self.write("o.json", json.dumps(doc)))
+        got = [(e.disposition, e.reason, e.device) for e in run.entries[6:]]
+        self.assertEqual(got, [("out_of_memory", "cudaMalloc failed", "gpu"),
+                               ("incorrect", "C[3] = 2, expected 1", "cpu"),
+                               ("failed", "threw std::bad_alloc", "gpu"),
+                               ("failed", "something else", "gpu"),
+                               ("unsupported", "why not", None)])
+        self.assertIsNone(run.entries[0].device)
+        self.assertIsNone(run.entries[0].on_gpu)
+
+    def test_committed_results_load(self):
+        for path in committed_json():
+            run = pbjson.load(path)
+            self.assertEqual(run.warnings, [], path)
+            self.assertEqual(run.schema, 1, path)
+            self.assertTrue(run.entries, path)
+            for e in run.entries:
+                self.assertIn(e.role, pbjson.ROLES)
+                self.assertIn(e.device, pbjson.DEVICES)
+
+    def test_no_variant_names_in_the_loader_and_tools(self):
+        import re
+        names = re.compile(r"\b(Naive|OMP|OpenBLAS|cuBLAS|Seq|BLAS|Std|Thrust|CUB|HostTriad|ParallelMode|MPI)\b|CUDA\.")
+        for name in ("pbjson.py", "check_run.py", "table.py", "close_truncated.py"):
+            for n, line in enumerate(read(os.path.join(PLOTS, name)).splitlines(), 1):
+                self.assertIsNone(names.search(line), "%s:%d: %s" % (name, n, line))
+
+
+class StrictJson(Tmp):
+    def test_committed_files_are_strict(self):
+        files = committed_json()
+        self.assertGreater(len(files), 20)
+        for path in files:
+            pbjson.strict_loads(read(path))
+
+    def test_strict_loads_and_dump(self):
+        for bad in ('{"a": NaN}', '[Infinity]', '[-Infinity]'):
+            with self.assertRaises(ValueError):
+                pbjson.strict_loads(bad)
+        path = os.path.join(self.tmp, "d.json")
+        with open(path, "w") as f:
+            pbjson.dump({"a": float("nan"), "b": [float("inf"), 1.5, {"c": -float("inf")}]}, f)
+        text = read(path)
+        self.assertEqual(pbjson.strict_loads(text), {"a": None, "b": [None, 1.5, {"c": None}]})
+        self.assertIn('\n  "a": null', text)
+
+    def test_close_truncated_writes_strict_json(self):
+        doc = small_doc()
+        doc["benchmarks"][2]["GFLOPS"] = float("nan")
+        text = json.dumps(doc, indent=2)
+        cut = self.write("cut.json", text[: text.index('"Fam/Other/type:f32/M:128') + 40])
+        out = os.path.join(self.tmp, "out.json")
+        p = tool("close_truncated.py", cut, out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = pbjson.strict_loads(read(out))
+        self.assertEqual([e["name"] for e in got["benchmarks"]], [e["name"] for e in doc["benchmarks"][:2]])
+        self.assertIn("cut off mid-run", got["context"]["truncated_repair"])
+        # A cut after the repetitions, before their aggregates: those are dropped.
+        at = text.index('"aggregate_name"')
+        at = text.rindex("},", 0, at) + 1
+        p = tool("close_truncated.py", self.write("cut2.json", text[:at]), out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = pbjson.strict_loads(read(out))
+        self.assertEqual(len(got["benchmarks"]), 2)
+        self.assertIn("dropped Fam/Other/type:f32/M:128/threads:2/manual_time (2 repetitions",
+                      got["context"]["truncated_repair"])
+
+
+class Tools(Tmp):
+    def check_fails(self, p, code, tool_name):
+        self.assertEqual(p.returncode, code, p.stdout + p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertTrue(lines[0].startswith(tool_name + ": "), p.stderr)
+
+    def test_bad_inputs(self):
+        garbage = self.write("garbage.json", bytes(range(256)) * 4)
+        text = self.write("text.json", "not json at all")
+        missing = os.path.join(self.tmp, "missing.json")
+        for path in (self.tmp, garbage, text, missing):
+            self.check_fails(tool("check_run.py", path), 2, "check_run")
+            self.check_fails(tool("table.py", path), 2, "table")
+            self.check_fails(tool("close_truncated.py", path, os.path.join(self.tmp, "o.json")), 2, "close_truncated")
+        good = self.write("good.json", pbjson.dumps(small_doc()))
+        self.check_fails(tool("table.py", good, "--filter", "(unclosed"), 2, "table")
+
+    def test_outputs_that_cannot_be_written(self):
+        good = self.write("good.json", pbjson.dumps(small_doc()))
+        for out in (self.tmp, os.path.join(self.tmp, "no", "such", "dir.json"), os.path.join(good, "x.json"),
+                    "/dev/full"):
+            if out == "/dev/full" and not os.path.exists(out):
+                continue
+            self.check_fails(tool("close_truncated.py", good, out), 2, "close_truncated")
+        p = tool("close_truncated.py", good, os.path.join(self.tmp, "fine.json"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_check_run_counts_dispositions_and_warns(self):
+        doc = small_doc()
+        good = self.write("good.json", pbjson.dumps(doc))
+        p = tool("check_run.py", good)
+        self.assertEqual(p.returncode, 1)  # the out_of_memory entry
+        self.assertIn("ERROR Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time: out_of_memory: cudaMalloc failed",
+                      p.stdout)
+        self.assertIn("3 passed, 1 unsupported, 0 incorrect, 1 out_of_memory, 0 failed", p.stdout)
+        doc["benchmarks"].pop()
+        text = pbjson.dumps(doc)
+        self.assertEqual(tool("check_run.py", self.write("ok.json", text)).returncode, 0)
+        p = tool("check_run.py", self.write("ok.json", text), "--no-unsupported")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("SKIPPED Fam/Other/type:f32/M:64/threads:2/manual_time: unsupported: size excluded", p.stdout)
+        cut = self.write("cut.json", text[: text.index('"Fam/Other/type:f32/M:128') + 40])
+        p = tool("check_run.py", cut)
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stderr, r"^check_run: .*cut.json: warning: cut off mid-run: 2 complete entries kept")
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertEqual(tool("check_run.py", cut, "--allow-warnings").returncode, 0)
+        p = tool("table.py", cut, "--counter", "GFLOPS")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Fam/Base/type:f32/M:64", p.stdout)
+        self.assertIn("warning: cut off mid-run", p.stderr)
+
+
+class Upgrade(Tmp):
+    def test_committed_files_are_upgraded_and_it_is_idempotent(self):
+        p = subprocess.run([sys.executable, UPGRADE, "--check", *committed_json()], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_upgrade_reproduces_the_committed_stamp(self):
+        for name in ("gb171.json", "gb183.json"):
+            committed = json.loads(read(os.path.join(DATA, name)))
+            old = strip_schema(committed)
+            old["benchmarks"][0]["throttled"] = float("nan")
+            path = self.write(name, json.dumps(old, indent=2))
+            p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            text = read(path)
+            got = pbjson.strict_loads(text)
+            committed["benchmarks"][0]["throttled"] = None
+            self.assertEqual(got, committed)
+            p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(read(path), text)  # idempotent
+            gbps = [e for e in got["benchmarks"] if e["name"].startswith("KMeans/") and "GBps" in e
+                    and not e.get("aggregate_name")]
+            self.assertTrue(gbps)
+            for e in gbps:
+                rn = pbjson.parse_run_name(e["name"])
+                want = int(rn.args["N"]) * int(rn.args["D"]) * 8 / e["seconds_per_iteration"] * 1e-9
+                self.assertAlmostEqual(e["GBps"], want)
+                self.assertEqual(e["parbench"]["rate"], {"counter": "GBps", "ceiling": "bandwidth"})
+
+    def test_upgrade_refuses_a_cut_file(self):
+        text = read(os.path.join(DATA, "gb171.json"))
+        path = self.write("cut.json", text[:20000])
+        p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("close_truncated", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertEqual(read(path), text[:20000])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
