@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Stamp bench JSON files written before schema 1 with what today's harness
-writes (/work/notes/schema.md), in place or to --out.
+writes (README.md, "JSON schema"), in place or to --out.
 
 For a file without context parbench_schema:
   - NaN / Infinity / -Infinity become null (strict JSON);
@@ -56,7 +56,7 @@ COUNTERS.update({k: {"kind": "knob"} for k in ("cpu_threads", "block", "ranks")}
 COUNTERS.update({"flops_per_call": {"kind": "model", "unit": "flop"},
                  "bytes_per_call": {"kind": "model", "unit": "B"}})
 COUNTERS.update({k: {"kind": "result"} for k in ("lloyd_iterations", "inertia")})
-COUNTERS.update({k: {"kind": "clock", "unit": "MHz"} for k in ("sm_clock_min_mhz", "sm_clock_max_mhz")})
+COUNTERS.update({k: {"kind": "clock", "unit": "MHz"} for k in ("sm_clock_min_mhz", "sm_clock_max_mhz", "sm_clock_limit_mhz")})
 COUNTERS.update({k: {"kind": "clock"} for k in ("clock_event_reasons", "throttled")})
 COUNTERS["on_gpu"] = {"kind": "flag"}
 

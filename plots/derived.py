@@ -20,6 +20,11 @@ import statistics
 # badly (too short, disturbed, or the wrong limit), not that it was beaten.
 CEILING_NOISE = 0.03
 
+# A parallel efficiency below this at more than one thread means the run was
+# slower than its own 1-thread run would have been on one of its threads:
+# oversubscribed cores or a disturbed machine, not a property of the code.
+LOW_EFFICIENCY = 0.1
+
 # A coefficient of variation above this across repetitions is listed as a
 # finding: medians of such runs move by more than the effects people look for.
 HIGH_CV = 0.05

@@ -1,7 +1,7 @@
 """The one loader of parbench's Google Benchmark JSON.
 
 Reads files written by Google Benchmark 1.7.x and 1.8.x (with or without
-repetitions and aggregates), in parbench's schema 1 (/work/notes/schema.md:
+repetitions and aggregates), in parbench's schema 1 (README.md, "JSON schema":
 a "parbench" object on every entry, parbench_schema and parbench_counters in
 the context) or older. Parses run names with the grammar of
 impl/core/run_name.hpp (Family/Variant/key:value.../time kind[_aggregate]),

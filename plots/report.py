@@ -188,22 +188,58 @@ def thread_axis(ax, values):
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P")
+LINES = ("-", "--", ":", "-.")
+
+
 class Canvas:
-    """Saves figures into the report folder and remembers them, and what
-    looked wrong while drawing (findings for the report's summary)."""
+    """Saves figures into the report folder and remembers them, what looked
+    wrong while drawing (findings for the report's summary) and the problems
+    left out by the per-family limit. `machines`: {source: machine}."""
 
-    def __init__(self, out, mach):
-        self.out, self.mach, self.made, self.findings = out, mach, [], []
+    def __init__(self, out, machines):
+        if isinstance(machines, str):
+            machines = {None: machines}
+        self.out, self.machines, self.made, self.findings, self.dropped = out, machines, [], [], []
+        self.colours, self.sources = {}, {}
 
-    def save(self, fig, name, title, section):
+    def machine(self, sources):
+        known = [self.machines.get(src) for src in sorted(sources, key=str)] if sources else []
+        if not known or any(m is None for m in known):
+            known = list(self.machines.values())
+        names = sorted({m for m in known if m})
+        if len(names) <= 1:
+            return names[0] if names else ""
+        return "; ".join("%s: %s" % (src, self.machines.get(src, "")) for src in sorted(sources or self.machines, key=str))
+
+    def save(self, fig, name, title, section, sources=None):
         # Long titles (problem and baseline) wrap to the figure's width.
         width = max(40, int(fig.get_figwidth() * 12))
-        fig.suptitle("%s\n%s" % (textwrap.fill(title, width), self.mach), fontsize=10)
+        mach = textwrap.fill(self.machine(sources), width)
+        fig.suptitle("%s\n%s" % (textwrap.fill(title, width), mach), fontsize=10)
         fig.tight_layout()
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110)
+            # bbox "tight": a legend placed beside the axes stays in the picture.
+            fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
         plt().close(fig)
         self.made.append((name, title, section))
+
+    def style(self, key, source=None):
+        """The same colour for the same series key (variant and knob) in every
+        chart of the report; sources differ by marker and line style."""
+        if key not in self.colours:
+            i = len(self.colours)
+            self.colours[key] = ("C%d" % (i % 10) if i < 10 else plt().get_cmap("tab20b")((i - 10) % 20), i // 30)
+        colour, extra = self.colours[key]
+        if source not in self.sources:
+            self.sources[source] = len(self.sources)
+        k = self.sources[source] + extra
+        return {"color": colour, "marker": MARKERS[k % len(MARKERS)], "ls": LINES[k % len(LINES)]}
+
+    def drop(self, chart, problems):
+        if problems:
+            self.dropped.append((chart, "not drawn for %d more problem%s (at most %d a family): %s" % (
+                len(problems), "" if len(problems) == 1 else "s", MAX_FIGS, "; ".join(problems))))
 
     def name(self, stem):
         n = sum(1 for m in self.made if re.fullmatch(re.escape(stem) + r"_\d+", m[0])) + 1
@@ -212,6 +248,31 @@ class Canvas:
     def finding(self, severity, text):
         if (severity, text) not in self.findings:
             self.findings.append((severity, text))
+
+
+def legend(ax, n, **kw):
+    """Inside the axes for a few series; beside them, out of the data's way, for more."""
+    if n > 3:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  ncol=1 if n <= 24 else 2, **kw)
+    else:
+        ax.legend(fontsize=7, **kw)
+
+
+def plain_log(axis):
+    """A log axis labelled with plain numbers (1, 2, 5 of each decade)."""
+    import matplotlib.ticker
+
+    lo, hi = sorted(abs(v) for v in axis.get_view_interval())
+    wide = lo > 0 and hi / lo > 300  # beyond 2.5 decades, 1-2-5 ticks would collide
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0,) if wide else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def natural(text):
+    """Sort key that orders the numbers inside labels by value (block 32 < block 128)."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def by_family(stats, family):
@@ -248,9 +309,10 @@ def chart_speedup(stats, cv):
         series.setdefault((s.run.family, s.problem()), []).append(s)
     drawn = 0
     ordered = sorted(series.items(), key=lambda kv: (-len(kv[1]), -work(kv[0][1])))
-    per_family = {}
+    per_family, dropped = {}, []
     for (family, problem), ss in ordered:
         if per_family.get(family, 0) >= MAX_FIGS:
+            dropped.append("%s %s" % (family, problem_label(problem)))
             continue
         lines = {}
         for s in ss:
@@ -272,6 +334,10 @@ def chart_speedup(stats, cv):
                     if e > 1.0 + derived.CEILING_NOISE:
                         cv.finding("info", "%s %s %s: efficiency %.2f at %d threads (superlinear: caches, or a slow "
                                            "1-thread run)" % (family, lbl, problem_label(problem), e, t))
+                    elif t > 1 and e < derived.LOW_EFFICIENCY:
+                        cv.finding("warning", "%s %s %s: efficiency %.3g at %d threads, slower than one thread "
+                                              "would be: more threads than free cores, or a disturbed run"
+                                   % (family, lbl, problem_label(problem), e, t))
             else:
                 no_single.add(lbl)
         if not speed and not eff:
@@ -279,12 +345,12 @@ def chart_speedup(stats, cv):
         pyplot = plt()
         fig, (a1, a2) = pyplot.subplots(1, 2, figsize=(11, 4.2))
         threads = [t for pts in list(speed.values()) + list(eff.values()) for t, _ in pts]
-        # One colour per series in both panels.
-        colour = {lbl: "C%d" % (i % 10) for i, lbl in enumerate(sorted(set(speed) | set(eff)))}
+        # One style per series, in both panels and in every chart.
+        style = {lbl: cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None) for lbl in set(speed) | set(eff)}
         for lbl, pts in sorted(speed.items()):
-            a1.plot([t for t, _ in pts], [v for _, v in pts], "o-", label=lbl, color=colour[lbl])
+            a1.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
         for lbl, pts in sorted(eff.items()):
-            a2.plot([t for t, _ in pts], [v for _, v in pts], "o-", label=lbl, color=colour[lbl])
+            a2.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
         a2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
         base_names = sorted({b.run.variant for (src, fam, prob), b in base.items() if fam == family and prob == problem})
         a1.set(ylabel="speedup over %s (family baseline)" % "/".join(base_names or ["baseline"]), xlabel="threads")
@@ -296,19 +362,22 @@ def chart_speedup(stats, cv):
         if not speed:
             a1.text(0.5, 0.5, "no baseline entry for this problem\nin %s" % ", ".join(sorted(no_base)),
                     ha="center", va="center", transform=a1.transAxes, fontsize=8)
-        else:
-            a1.legend(fontsize=7)
+        elif not eff:
+            legend(a1, len(speed))
         if eff:
-            a2.legend(fontsize=7)
+            legend(a2, len(eff) + 1)
         if no_single:
             a2.text(0.02, 0.02, "no 1-thread run, efficiency not drawn: %s" % ", ".join(sorted(no_single)),
                     transform=a2.transAxes, fontsize=6, va="bottom")
         per_family[family] = per_family.get(family, 0) + 1
         drawn += 1
         cv.save(fig, cv.name("speedup_%s" % family.lower()),
-                "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family)
+                "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family,
+                {s.source for s in ss})
+    cv.drop("speedup", dropped)
     if not drawn:
-        raise NoData("no threaded variant with a family baseline or a 1-thread run of its own on the same problem")
+        raise NoData("no threaded variant (without ranks: those are in the heatmap) with a family baseline or a "
+                     "1-thread run of its own on the same problem")
 
 
 def chart_heatmap(stats, cv):
@@ -340,6 +409,9 @@ def chart_heatmap(stats, cv):
             cv.finding("info", "%s %s %s [%s]: neither a baseline entry nor a 1 x 1 cell; heatmap not drawn"
                        % (family, variant, problem_label(problem), source))
             continue
+        if b is None:
+            cv.finding("info", "%s %s %s: no baseline entry in the same source, so the heatmap shows efficiency only"
+                       % (family, variant, problem_label(problem)))
         fig, axes = pyplot.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
         for ax, (what, m, top) in zip(axes[0], panels):
             # Anchored scale: 0 is no speedup, the top is the ideal (ranks x
@@ -356,8 +428,9 @@ def chart_heatmap(stats, cv):
             fig.colorbar(im, ax=ax)
         drawn += 1
         several = len({k[0] for k in cells}) > 1
-        cv.save(fig, cv.name("heatmap"), "%s %s ranks x threads: %s%s" % (
-            family, variant, problem_label(problem), " [%s]" % source if several else ""), family)
+        cv.save(fig, cv.name("heatmap"), "%s %s ranks x threads: %s%s%s" % (
+            family, variant, problem_label(problem), " [%s]" % source if several else "",
+            "" if b is not None else " (no baseline entry: speedup not drawn)"), family, {source})
     if not drawn:
         raise NoData("ranks x threads runs without a family baseline or a 1 x 1 cell in the same source")
 
@@ -379,11 +452,12 @@ def chart_strong(stats, cv):
                 (t, s.seconds, s.stdev))
     good = [(k, v) for k, v in series.items() if any(len(p) > 1 for p in v.values())]
     if not good:
-        raise NoData("no variant was run at more than one thread count")
+        raise NoData("no variant was run at more than one thread count (without ranks: those are in the heatmap)")
     good.sort(key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0][1])))
-    per_family = {}
+    per_family, dropped = {}, []
     for (family, problem), variants in good:
         if per_family.get(family, 0) >= MAX_FIGS:
+            dropped.append("%s %s" % (family, problem_label(problem)))
             continue
         per_family[family] = per_family.get(family, 0) + 1
         pyplot = plt()
@@ -392,15 +466,19 @@ def chart_strong(stats, cv):
         for (v, source), pts in sorted(variants.items()):
             pts.sort()
             threads += [t for t, _, _ in pts]
-            line = ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts],
-                               fmt="o-", label=v + (" [%s]" % source if several else ""), capsize=2)
+            st = cv.style(v, source)
+            ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts],
+                        label=v + (" [%s]" % source if several else ""), capsize=2, **st)
             t0, x0, _ = pts[0]
-            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color=line[0].get_color(), lw=1)
+            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color=st["color"], lw=1)
         ax.set(yscale="log", xlabel="threads", ylabel="seconds per call (dotted: ideal from the first point)")
+        plain_log(ax.yaxis)
         thread_axis(ax, threads)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family)
+        legend(ax, len(variants))
+        cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family,
+                {src for _, src in variants})
+    cv.drop("strong", dropped)
 
 
 def chart_weak(stats, cv):
@@ -424,25 +502,43 @@ def chart_weak(stats, cv):
     ax.axhline(1.0, color="k", ls="--", lw=1)
     ax.set(xlabel="threads", ylabel="weak-scaling efficiency T(first) / T(p)")
     thread_axis(ax, threads)
-    ax.legend(fontsize=7)
-    cv.save(fig, "weak", "Weak scaling", "Scaling")
+    legend(ax, len(pts))
+    cv.save(fig, "weak", "Weak scaling", "Scaling", {k[2] for k in pts})
 
 
-def draw_lines(cv, lines, xlabel, ylabel, name, title, section):
-    """One log-log line per label: points (x, y) or (x, y, spread), spread as error bars."""
+def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
+    """One log-log line per label: points (x, y) or (x, y, spread), spread as
+    error bars. Labels may end in " [source]"; one size only: horizontal bars."""
     pyplot = plt()
+    if len({p[0] for pts in lines.values() for p in pts}) == 1:
+        x = next(iter(lines.values()))[0][0]
+        rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else 0.0, lbl) for lbl, pts in lines.items()),
+                      key=lambda r: r[0])
+        fig, ax = pyplot.subplots(figsize=(7.5, 1.0 + 0.28 * len(rows)))
+        ax.barh(range(len(rows)), [r[0] for r in rows], xerr=[r[1] for r in rows], capsize=2,
+                color=[cv.style(r[2].split(" [")[0], r[2].partition(" [")[2] or None)["color"] for r in rows])
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r[2] for r in rows], fontsize=6)
+        ax.set(xscale="log", xlabel="%s (%s = %g)" % (ylabel, xlabel, x))
+        plain_log(ax.xaxis)
+        ax.grid(True, alpha=0.3, axis="x")
+        cv.save(fig, name, title, section, sources)
+        return
     fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
-    for lbl, pts in sorted(lines.items()):
+    for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
         pts.sort()
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
         if len(pts[0]) > 2:
-            ax.errorbar(xs, ys, yerr=[p[2] for p in pts], fmt="o-", label=lbl, capsize=2, ms=3)
+            ax.errorbar(xs, ys, yerr=[p[2] for p in pts], label=lbl, capsize=2, ms=3, **st)
         else:
-            ax.plot(xs, ys, "o-", label=lbl, ms=3)
+            ax.plot(xs, ys, label=lbl, ms=3, **st)
     ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
+    plain_log(ax.xaxis)
+    plain_log(ax.yaxis)
     ax.grid(True, alpha=0.3, which="both")
-    ax.legend(fontsize=6, ncol=2)
-    cv.save(fig, name, title, section)
+    legend(ax, len(lines))
+    cv.save(fig, name, title, section, sources)
 
 
 def at_most_threads(ss):
@@ -470,7 +566,7 @@ def chart_gflops(stats, cv):
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
             lines.setdefault(label(s, several), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
         draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)", cv.name("gflops"),
-                   "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM")
+                   "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM", {s.source for s in ss})
 
 
 def chart_iteration(stats, cv):
@@ -488,8 +584,11 @@ def chart_iteration(stats, cv):
             spi = s.counter("seconds_per_iteration")
             spread = spi * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread * 1e3))
+        ks = sorted({s.arg("K", int) for s in ss if s.arg("K", int) is not None})
+        kdesc = "K=%d" % ks[0] if len(ks) == 1 else "K varies with N: %s" % ", ".join(map(str, ks))
         draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration"),
-                   "KMeans %s (D=%s, %s): time per iteration vs N" % (cfg, d, dist), "KMeans")
+                   "KMeans %s (D=%s, %s, %s): time per iteration vs N" % (cfg, d, kdesc, dist), "KMeans",
+                   {s.source for s in ss})
 
 
 def chart_throughput(stats, cv):
@@ -510,7 +609,7 @@ def chart_throughput(stats, cv):
             spread = eps * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
         draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput"),
-                   "Sort %s %s %s %s: elements/s vs size" % key, "Sort")
+                   "Sort %s %s %s %s: elements/s vs size" % key, "Sort", {s.source for s in ss})
 
 
 def chart_blocks(stats, cv):
@@ -527,9 +626,10 @@ def chart_blocks(stats, cv):
     good.sort(key=lambda kv: -max(x for p in kv[1].values() for _, x, _ in p))
     import matplotlib.ticker
 
-    per_family = {}
+    per_family, dropped = {}, []
     for (family, problem), variants in good:
         if per_family.get(family, 0) >= MAX_FIGS:
+            dropped.append("%s %s" % (family, problem_label(problem)))
             continue
         per_family[family] = per_family.get(family, 0) + 1
         pyplot = plt()
@@ -537,43 +637,55 @@ def chart_blocks(stats, cv):
         for v, pts in sorted(variants.items()):
             pts.sort()
             ax.errorbar([b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts], yerr=[e * 1e3 for _, _, e in pts],
-                        fmt="o-", label=v, capsize=2)
+                        label=v, capsize=2, **cv.style(v.split(" [")[0], v.partition(" [")[2] or None))
         ax.set(xscale="log", xlabel="block size (threads or tile edge)", ylabel="ms per call")
+        times = [x for p in variants.values() for _, x, _ in p if x > 0]
+        if times and max(times) > 20 * min(times):  # a linear axis would flatten the fast ones
+            ax.set_yscale("log")
+            plain_log(ax.yaxis)
         ax.set_xticks(sorted({b for p in variants.values() for b, _, _ in p}))
         ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        ax.legend(fontsize=7)
-        cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family)
+        ax.grid(True, alpha=0.3)
+        legend(ax, len(variants))
+        cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family,
+                {src for p in variants for src in [p.partition(" [")[2][:-1] or None]} if several else None)
+    cv.drop("blocks", dropped)
 
 
 def chart_breakdown(stats, cv):
+    """Where each GPU run's time goes: host-to-device, kernel, device-to-host
+    and host shares, one horizontal bar per variant with its total."""
     parts = ("h2d_s", "kernel_s", "d2h_s", "host_s")
     several = several_sources(stats)
     groups = {}
     for s in by_family(stats, "KMeans"):
-        if all(s.counter(p) is not None for p in parts):
+        if all(s.counter(p) is not None for p in parts) and sum(s.counter(p) for p in parts[:3]) > 0:
             groups.setdefault(s.problem(), []).append(s)
     if not groups:
-        raise NoData("no k-means entries with the h2d_s / kernel_s / d2h_s / host_s counters")
-    for problem, ss in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:MAX_FIGS]:
-        ss.sort(key=lambda s: label(s, several))
+        raise NoData("no k-means entries with device phases (h2d_s / kernel_s / d2h_s; CPU runs are all host time)")
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), -work(kv[0])))
+    cv.drop("breakdown", ["KMeans %s" % problem_label(p) for p, _ in ordered[MAX_FIGS:]])
+    colours = {"h2d_s": "tab:orange", "kernel_s": "tab:green", "d2h_s": "tab:red", "host_s": "tab:grey"}
+    for problem, ss in ordered[:MAX_FIGS]:
+        ss.sort(key=lambda s: natural(label(s, several)))
         pyplot = plt()
-        fig, ax = pyplot.subplots(figsize=(8.5, 4.8))
-        # Shares of each run (stacked bars on a log axis would misstate them),
-        # with the run's total above its bar.
+        fig, ax = pyplot.subplots(figsize=(8.5, 1.2 + 0.24 * len(ss)))
+        # Shares of each run (stacked bars on a log axis would misstate them);
+        # the run's total is in its label.
         totals = [sum(s.counter(p) for p in parts) for s in ss]
-        bottom = [0.0] * len(ss)
+        left = [0.0] * len(ss)
         for p in parts:
             vals = [s.counter(p) / t if t > 0 else 0.0 for s, t in zip(ss, totals)]
-            ax.bar(range(len(ss)), vals, bottom=bottom, label=p[:-2])
-            bottom = [b + v for b, v in zip(bottom, vals)]
-        for x, t in enumerate(totals):
-            ax.text(x, 1.01, "%.3g ms" % (t * 1e3), ha="center", va="bottom", fontsize=6)
-        ax.set_xticks(range(len(ss)))
-        ax.set_xticklabels([label(s, several) for s in ss], rotation=60, ha="right", fontsize=6)
-        ax.set(ylabel="share of run time", ylim=(0, 1.12))
-        ax.legend(fontsize=7, loc="lower right")
-        cv.save(fig, cv.name("breakdown"), "KMeans run breakdown: %s" % problem_label(problem), "KMeans")
+            ax.barh(range(len(ss)), vals, left=left, label=p[:-2], color=colours[p])
+            left = [a + v for a, v in zip(left, vals)]
+        ax.set_yticks(range(len(ss)))
+        ax.set_yticklabels(["%s: %.3g ms" % (label(s, several), t * 1e3) for s, t in zip(ss, totals)], fontsize=6)
+        ax.invert_yaxis()
+        ax.set(xlabel="share of the run's time", xlim=(0, 1))
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=4, borderaxespad=0.2)
+        cv.save(fig, cv.name("breakdown"), "KMeans run breakdown: %s" % problem_label(problem), "KMeans",
+                {s.source for s in ss})
 
 
 def ceilings(stats):
@@ -630,19 +742,23 @@ def chart_ceiling(stats, cv):
     groups = {}
     for s, f, c in rows:
         groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))
-    per_family = {}
+    per_family, dropped = {}, []
     for (family, problem), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1]))):
         if per_family.get(family, 0) >= MAX_FIGS:
+            dropped.append("%s %s" % (family, problem_label(problem)))
             continue
         per_family[family] = per_family.get(family, 0) + 1
         counter = rs[0][0].rate[0]
+        kinds = sorted({"%s (%s)" % (c.run.variant, c.device) for _, _, c in rs})
         draw_fractions(cv, rs, several, cv.name("ceiling"),
-                       "%s %s as a fraction of the ceiling measured in the same run: %s"
-                       % (family, counter, problem_label(problem)), family)
+                       "%s %s as a fraction of the ceiling measured in the same run (%s): %s"
+                       % (family, counter, ", ".join(kinds), problem_label(problem)), family)
+    cv.drop("ceiling", dropped)
 
 
 def draw_fractions(cv, rows, several, name, title, section):
     rows = sorted(rows, key=lambda r: (r[0].device or "", -r[1]))
+    texts = []  # (row, where the bar and its error bar end): the value goes beside it
     pyplot = plt()
     fig, ax = pyplot.subplots(figsize=(8.5, 1.1 + 0.3 * len(rows)))
     top = 1.0 + derived.CEILING_NOISE
@@ -656,14 +772,23 @@ def draw_fractions(cv, rows, several, name, title, section):
         else:
             ax.barh(y, f, xerr=f * (s.cv or 0.0), color="tab:green" if s.device == "gpu" else "tab:blue",
                     capsize=2, error_kw={"lw": 0.8})
-            ax.text(min(f, top) + 0.01, y, "%.2f" % f, va="center", fontsize=6)
+            texts.append((y, f * (1 + (s.cv or 0.0))))
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(["%s / %s %s" % (label(s, several), c.run.variant, s.device) for s, _, c in rows],
-                       fontsize=6)
+    ax.set_yticklabels([label(s, several) for s, _, _ in rows], fontsize=6)
     ax.axvline(1.0, color="k", lw=1)
-    ax.set_xlim(0, top + 0.12)
+    low = min(f for _, f, _ in rows)
+    log = 0 < low < 0.05  # small fractions would be invisible on a linear axis
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(max(low / 2, 1e-5), top * 1.6)
+        plain_log(ax.xaxis)
+    else:
+        ax.set_xlim(0, top + 0.15)
+    for y, end in texts:
+        f = rows[y][1]
+        ax.text(end * 1.08 if log else end + 0.01, y, "%.3g" % f, va="center", fontsize=6)
     ax.set(xlabel="fraction of the ceiling (green: GPU, blue: CPU; error bars: CV of repetitions)")
-    cv.save(fig, name, title, section)
+    cv.save(fig, name, title, section, {s.source for s, _, _ in rows})
 
 
 CHARTS = {
@@ -722,8 +847,6 @@ def main(argv=None):
     runs = []
     for i, path in enumerate(a.json):
         lbl = a.label[i] if a.label else None
-        if a.merge:
-            lbl = a.label[0] if a.label else "merged"
         try:
             run = pbjson.load(path, lbl)
         except pbjson.LoadError as e:
@@ -735,7 +858,11 @@ def main(argv=None):
             status = 2
         runs.append(run)
     labels = [r.label for r in runs]
-    if not a.merge and len(set(labels)) != len(labels):
+    if a.merge:  # one source for the charts; the tables keep each file's name
+        for run in runs:
+            for e in run.entries:
+                e.source = "merged"
+    elif len(set(labels)) != len(labels):
         dup = sorted({lbl for lbl in labels if labels.count(lbl) > 1})
         print("plot: several inputs are labelled %s: give --label once per input, or --merge to read them as one "
               "source" % ", ".join(dup), file=sys.stderr)
@@ -745,7 +872,16 @@ def main(argv=None):
         print("plot: %s" % problem, file=sys.stderr)
         return 2
     stats = collect(runs)
-    cv = Canvas(a.out, machine(runs))
+    machines = {}
+    for run in runs:
+        src = "merged" if a.merge else run.label
+        machines.setdefault(src, machine([run]))
+    cv = Canvas(a.out, machines)
+    for key, what in (("parbench_git_revision", "git revisions"), ("parbench_profile", "profiles")):
+        seen = sorted({str(r.context.get(key)) for r in runs if isinstance(r.context, dict) and r.context.get(key)})
+        if len(seen) > 1:
+            cv.finding("info", "the inputs come from %d %s (%s): compare across them with care"
+                       % (len(seen), what, ", ".join(seen)))
     missing = []
     for name in a.chart or sorted(CHARTS):
         try:
@@ -755,6 +891,7 @@ def main(argv=None):
             if a.chart:
                 print("plot: chart %s not drawn: %s" % (name, e), file=sys.stderr)
                 status = 2
+    missing += cv.dropped
     written = report_html.write_report(a.out, runs, cv.made, missing, cv.findings)
     with open(os.path.join(a.out, MANIFEST), "w", encoding="utf-8") as f:
         for name, _, _ in cv.made:

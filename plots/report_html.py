@@ -591,8 +591,11 @@ ul.sus{padding-left:1.2em}ul.sus li{margin:.15em 0;overflow-wrap:anywhere}
 .note{color:#555;font-size:13px}
 details{margin:.4em 0}summary{cursor:pointer;color:#335}
 details ul{margin:.2em 0 .6em}details p.why{font-size:13px;font-weight:600;margin:.6em 0 .1em}details li{font-size:12px;overflow-wrap:anywhere}
+div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:.6em 1.2em}
 figure{margin:.6em 0 1.2em}figure img{max-width:100%;height:auto;border:1px solid #ddd}
-figcaption{font-weight:600;margin-bottom:.2em}
+figcaption{font-size:12px;color:#555;margin-bottom:.2em}
+div.scroll{overflow:auto;max-height:85vh;max-width:100%}
+table.results thead th{position:sticky;top:0;z-index:1}
 """
 
 SCRIPT = """
@@ -768,12 +771,15 @@ def write_report(out, runs, charts, missing, findings):
     for sec in secs:
         h.append("<h2 id='%s'>%s</h2>" % (slug(sec), esc(sec)))
         md += ["## %s" % md_esc(sec), ""]
-        for name, title, s in charts:
-            if s != sec:
-                continue
+        mine = [c for c in charts if c[2] == sec]
+        if mine:
+            h.append("<div class='charts'>")
+        for name, title, s in mine:
             h.append("<figure><figcaption>%s</figcaption><a href='%s.svg'><img src='%s.png' alt='%s'></a></figure>"
                      % (esc(title), esc(name), esc(name), esc(title)))
             md += ["### %s" % md_esc(title), "", "[![%s](%s.png)](%s.svg)" % (md_esc(title), name, name), ""]
+        if mine:
+            h.append("</div>")
         fam = [r for r in insts if r.family == sec]
         if not fam:
             continue
@@ -796,7 +802,7 @@ def write_report(out, runs, charts, missing, findings):
             md += [md_esc(" ".join(notes)), ""]
         if rows:
             cols = family_columns(rows, runs, fam_several)
-            h.append("<table class='sortable results' id='table-%s'><thead><tr>%s</tr></thead><tbody>" % (slug(sec), "".join(
+            h.append("<div class='scroll'><table class='sortable results' id='table-%s'><thead><tr>%s</tr></thead><tbody>" % (slug(sec), "".join(
                 "<th title='%s'>%s</th>" % (esc(c.tip), header_html(c.title)) for c in cols)))
             md += ["| " + " | ".join(md_esc(c.title) for c in cols) + " |",
                    "|" + "".join(" ---: |" if c.kind not in ("source", "variant", "arg", "status") else " --- |" for c in cols)]
@@ -805,7 +811,7 @@ def write_report(out, runs, charts, missing, findings):
                 h.append("<tr%s>%s</tr>" % (" class='err'" if r.disposition in ERRORS else "", "".join(
                     "<td class='%s' data-v='%s'>%s</td>" % (cls, esc(v), esc(t)) for v, t, cls in cells)))
                 md.append("| " + " | ".join(md_esc(t) for _, t, _ in cells) + " |")
-            h.append("</tbody></table><p class='note'>Click a column header to sort. Times are medians of the "
+            h.append("</tbody></table></div><p class='note'>Click a column header to sort. Times are medians of the "
                      "repetitions; counters are medians too.</p>")
             md.append("")
         else:

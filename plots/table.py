@@ -64,7 +64,8 @@ def main():
             ref = reference(rows, rn, a.ratio_to)
             if ref and ref[1]:
                 ratio = "%.3f" % (val / ref[1])
-        print("%-72s %10.4g s %12.5g %4d %8s" % (base, secs, val if val is not None else float("nan"), n, ratio))
+        shown = "%12.5g" % val if val is not None else "%12s" % "-"  # the counter is not in this entry
+        print("%-72s %10.4g s %s %4d %8s" % (base, secs, shown, n, ratio))
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
     return 0

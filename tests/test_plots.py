@@ -248,11 +248,16 @@ class Sources(unittest.TestCase):
             runs = [pbjson.load(a, "before"), pbjson.load(b, "after")]
             stats = report.collect(runs)
             with Spy("errorbar") as calls:
-                report.chart_gflops(stats, report.Canvas(tmp, "m"))
+                report.chart_strong(stats, report.Canvas(tmp, "m"))
             labels = [k["label"] for _, k in calls]
-            self.assertIn("Naive [before]", labels)
-            self.assertIn("Naive [after]", labels)
-            self.assertEqual(len(labels), len(set(labels)))  # one line per variant and source, never joined
+            self.assertIn("OMP [before]", labels)
+            self.assertIn("OMP [after]", labels)
+            points = {k["label"]: list(a[1]) for a, k in calls}
+            for lbl, want in (("OMP [before]", [4.0, 2.0, 1.0, 0.8]), ("OMP [after]", [8.0, 4.0, 2.0, 1.6])):
+                for got, w in zip(points[lbl], want):  # seconds from microseconds: not exact in binary
+                    self.assertAlmostEqual(got, w, places=12)
+            self.assertEqual(labels.count("OMP [before]"), 1)  # one line per variant and source, never joined
+            self.assertEqual(labels.count("OMP [after]"), 1)
             out = os.path.join(tmp, "out")
             p = run_plot(a, b, "--label", "before", "--label", "after", "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
