@@ -225,16 +225,19 @@ class Canvas:
         self.made.append((name, title, section))
 
     def style(self, key, source=None):
-        """The same colour for the same series key (variant and knob) in every
-        chart of the report; sources differ by marker and line style."""
-        if key not in self.colours:
+        """The same colour for the same variant in every chart of the report
+        (20 distinct hues: tab20's strong ones, then its light ones); its knob
+        values and the sources differ by marker and line style."""
+        variant, _, knob = key.partition(" (")
+        if variant not in self.colours:
             i = len(self.colours)
-            self.colours[key] = ("C%d" % (i % 10) if i < 10 else plt().get_cmap("tab20b")((i - 10) % 20), i // 30)
-        colour, extra = self.colours[key]
+            self.colours[variant] = (plt().get_cmap("tab20")((2 * i) % 20 + (i // 10) % 2), {})
+        colour, knobs = self.colours[variant]
+        knobs.setdefault(knob, len(knobs))
         if source not in self.sources:
             self.sources[source] = len(self.sources)
-        k = self.sources[source] + extra
-        return {"color": colour, "marker": MARKERS[k % len(MARKERS)], "ls": LINES[k % len(LINES)]}
+        m = knobs[knob] + self.sources[source]
+        return {"color": colour, "marker": MARKERS[m % len(MARKERS)], "ls": LINES[(knobs[knob] + 2 * self.sources[source]) % len(LINES)]}
 
     def drop(self, chart, problems):
         if problems:
@@ -308,7 +311,9 @@ def chart_speedup(stats, cv):
             continue
         series.setdefault((s.run.family, s.problem()), []).append(s)
     drawn = 0
-    ordered = sorted(series.items(), key=lambda kv: (-len(kv[1]), -work(kv[0][1])))
+    # Problems with a baseline entry first: their left panel has something to show.
+    has_base = {(fam, prob) for (_, fam, prob) in base}
+    ordered = sorted(series.items(), key=lambda kv: (kv[0] not in has_base, -len(kv[1]), -work(kv[0][1])))
     per_family, dropped = {}, []
     for (family, problem), ss in ordered:
         if per_family.get(family, 0) >= MAX_FIGS:
