@@ -253,6 +253,26 @@ class Canvas:
             self.findings.append((severity, text))
 
 
+class FamilyLimit:
+    """At most MAX_FIGS figures of a chart kind a family; the problems beyond
+    are listed under "Charts not drawn"."""
+
+    def __init__(self, cv, chart):
+        self.cv, self.chart, self.count, self.left = cv, chart, {}, []
+
+    def full(self, family, problem):
+        if self.count.get(family, 0) < MAX_FIGS:
+            return False
+        self.left.append("%s %s" % (family, problem_label(problem)))
+        return True
+
+    def drew(self, family):
+        self.count[family] = self.count.get(family, 0) + 1
+
+    def done(self):
+        self.cv.drop(self.chart, self.left)
+
+
 def legend(ax, n, **kw):
     """Inside the axes for a few series; beside them, out of the data's way, for more."""
     if n > 3:
@@ -314,10 +334,9 @@ def chart_speedup(stats, cv):
     # Problems with a baseline entry first: their left panel has something to show.
     has_base = {(fam, prob) for (_, fam, prob) in base}
     ordered = sorted(series.items(), key=lambda kv: (kv[0] not in has_base, -len(kv[1]), -work(kv[0][1])))
-    per_family, dropped = {}, []
+    limit = FamilyLimit(cv, "speedup")
     for (family, problem), ss in ordered:
-        if per_family.get(family, 0) >= MAX_FIGS:
-            dropped.append("%s %s" % (family, problem_label(problem)))
+        if limit.full(family, problem):
             continue
         lines = {}
         for s in ss:
@@ -374,12 +393,12 @@ def chart_speedup(stats, cv):
         if no_single:
             a2.text(0.02, 0.02, "no 1-thread run, efficiency not drawn: %s" % ", ".join(sorted(no_single)),
                     transform=a2.transAxes, fontsize=6, va="bottom")
-        per_family[family] = per_family.get(family, 0) + 1
+        limit.drew(family)
         drawn += 1
         cv.save(fig, cv.name("speedup_%s" % family.lower()),
                 "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family,
                 {s.source for s in ss})
-    cv.drop("speedup", dropped)
+    limit.done()
     if not drawn:
         raise NoData("no threaded variant (without ranks: those are in the heatmap) with a family baseline or a "
                      "1-thread run of its own on the same problem")
@@ -459,12 +478,11 @@ def chart_strong(stats, cv):
     if not good:
         raise NoData("no variant was run at more than one thread count (without ranks: those are in the heatmap)")
     good.sort(key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0][1])))
-    per_family, dropped = {}, []
+    limit = FamilyLimit(cv, "strong")
     for (family, problem), variants in good:
-        if per_family.get(family, 0) >= MAX_FIGS:
-            dropped.append("%s %s" % (family, problem_label(problem)))
+        if limit.full(family, problem):
             continue
-        per_family[family] = per_family.get(family, 0) + 1
+        limit.drew(family)
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         threads = []
@@ -483,7 +501,7 @@ def chart_strong(stats, cv):
         legend(ax, len(variants))
         cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family,
                 {src for _, src in variants})
-    cv.drop("strong", dropped)
+    limit.done()
 
 
 def chart_weak(stats, cv):
@@ -631,12 +649,11 @@ def chart_blocks(stats, cv):
     good.sort(key=lambda kv: -max(x for p in kv[1].values() for _, x, _ in p))
     import matplotlib.ticker
 
-    per_family, dropped = {}, []
+    limit = FamilyLimit(cv, "blocks")
     for (family, problem), variants in good:
-        if per_family.get(family, 0) >= MAX_FIGS:
-            dropped.append("%s %s" % (family, problem_label(problem)))
+        if limit.full(family, problem):
             continue
-        per_family[family] = per_family.get(family, 0) + 1
+        limit.drew(family)
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         for v, pts in sorted(variants.items()):
@@ -655,7 +672,7 @@ def chart_blocks(stats, cv):
         legend(ax, len(variants))
         cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family,
                 {src for p in variants for src in [p.partition(" [")[2][:-1] or None]} if several else None)
-    cv.drop("blocks", dropped)
+    limit.done()
 
 
 def chart_breakdown(stats, cv):
@@ -747,18 +764,17 @@ def chart_ceiling(stats, cv):
     groups = {}
     for s, f, c in rows:
         groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))
-    per_family, dropped = {}, []
+    limit = FamilyLimit(cv, "ceiling")
     for (family, problem), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1]))):
-        if per_family.get(family, 0) >= MAX_FIGS:
-            dropped.append("%s %s" % (family, problem_label(problem)))
+        if limit.full(family, problem):
             continue
-        per_family[family] = per_family.get(family, 0) + 1
+        limit.drew(family)
         counter = rs[0][0].rate[0]
         kinds = sorted({"%s (%s)" % (c.run.variant, c.device) for _, _, c in rs})
         draw_fractions(cv, rs, several, cv.name("ceiling"),
                        "%s %s as a fraction of the ceiling measured in the same run (%s): %s"
                        % (family, counter, ", ".join(kinds), problem_label(problem)), family)
-    cv.drop("ceiling", dropped)
+    limit.done()
 
 
 def draw_fractions(cv, rows, several, name, title, section):

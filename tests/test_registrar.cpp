@@ -29,14 +29,6 @@ template <class R>
 std::string message_of(const R& r, long) {
   return r.error_message;
 }
-template <class R>
-auto flagged(const R& r, int) -> decltype(r.skipped, bool()) {
-  return r.skipped != decltype(r.skipped){};
-}
-template <class R>
-bool flagged(const R& r, long) {
-  return r.error_occurred;
-}
 
 struct Collect : benchmark::BenchmarkReporter {
   struct Seen {
@@ -49,7 +41,7 @@ struct Collect : benchmark::BenchmarkReporter {
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& rs) override {
     for (const auto& r : rs) {
-      Seen s{flagged(r, 0), message_of(r, 0), {}, r.iterations};
+      Seen s{run_flagged(r, 0), message_of(r, 0), {}, r.iterations};
       for (const auto& [k, c] : r.counters) s.counters[k] = c.value;
       runs[parse_run_name(r.benchmark_name()).variant] = s;  // the run-name grammar holds for these too
     }
@@ -172,7 +164,7 @@ struct CountRuns : benchmark::BenchmarkReporter {
     for (const auto& r : rs)
       if (r.run_type == Run::RT_Iteration) {
         ++runs;
-        flagged_runs += flagged(r, 0) ? 1 : 0;
+        flagged_runs += run_flagged(r, 0) ? 1 : 0;
       }
   }
 };

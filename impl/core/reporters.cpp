@@ -10,17 +10,6 @@
 namespace pb {
 namespace {
 
-// Google Benchmark 1.8 marks a skipped or failed run with `skipped`; 1.7 with
-// `error_occurred`.
-template <class R>
-auto flagged(const R& r, int) -> decltype(r.skipped, bool()) {
-  return r.skipped != decltype(r.skipped){};
-}
-template <class R>
-bool flagged(const R& r, long) {
-  return r.error_occurred;
-}
-
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -44,7 +33,7 @@ std::string quoted(const std::string& s) {
 }
 
 Disposition disposition_of(const benchmark::BenchmarkReporter::Run& r, const Registered* reg) {
-  if (!flagged(r, 0)) return Disposition::Passed;
+  if (!run_flagged(r, 0)) return Disposition::Passed;
   if (reg && reg->disposition != Disposition::Passed && reg->disposition != Disposition::NotRun)
     return reg->disposition;
   return Disposition::Failed;  // flagged by Google Benchmark itself
@@ -144,7 +133,7 @@ class Console final : public benchmark::ConsoleReporter {
     std::vector<Run> shown;
     for (const auto& r : runs) {
       const Registered* reg = find_registered(r.run_name.function_name);
-      const bool unsupported = flagged(r, 0) && reg && reg->disposition == Disposition::Unsupported;
+      const bool unsupported = run_flagged(r, 0) && reg && reg->disposition == Disposition::Unsupported;
       if (!(hide_ && unsupported)) shown.push_back(r);
     }
     if (shown.empty()) return;

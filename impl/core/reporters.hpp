@@ -18,6 +18,17 @@ struct ConsoleSettings {
   bool hide_unsupported = false;
 };
 
+// Whether Google Benchmark marked a run skipped or failed: 1.8 has `skipped`,
+// 1.7 `error_occurred` (call as run_flagged(run, 0)).
+template <class R>
+auto run_flagged(const R& r, int) -> decltype(r.skipped, bool()) {
+  return r.skipped != decltype(r.skipped){};
+}
+template <class R>
+bool run_flagged(const R& r, long) {
+  return r.error_occurred;
+}
+
 // The display reporter for --benchmark_format=console|json|csv.
 std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::string& format,
                                                                     const ConsoleSettings& console);
