@@ -51,6 +51,9 @@ _STR_FIELDS = ("name", "run_name", "run_type", "aggregate_name", "aggregate_unit
                "error_message", "skip_message", "time_unit", "big_o")
 _BOOL_FIELDS = ("error_occurred", "skipped")
 _NOT_COUNTERS = frozenset(_STR_FIELDS + _BOOL_FIELDS + ("parbench",))
+# Google Benchmark's own numeric fields (not user counters).
+_GB_NUMBERS = frozenset(("family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads",
+                         "iterations", "real_time", "cpu_time", "rms", "complexity_n"))
 
 
 class LoadError(Exception):
@@ -246,6 +249,10 @@ class Entry:
         """The value of `key` when it is a finite number (not a boolean), else default."""
         v = self.raw.get(key)
         return v if _finite(v) else default
+
+    def counters(self):
+        """{name: value} of the entry's user counters that are finite numbers."""
+        return {k: v for k, v in self.raw.items() if k not in _NOT_COUNTERS and k not in _GB_NUMBERS and _finite(v)}
 
     def seconds(self):
         """Time per iteration in seconds (real_time, which is manual time here); None when real_time is not a finite number."""

@@ -34,14 +34,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import derived  # noqa: E402
+import pbjson  # noqa: E402
 
-DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
-ERRORS = ("incorrect", "out_of_memory", "failed")
+DISPOSITIONS = pbjson.DISPOSITIONS
+ERRORS = pbjson.ERROR_DISPOSITIONS
 DISPOSITION_LABEL = {"passed": "passed", "unsupported": "unsupported", "incorrect": "incorrect",
                      "out_of_memory": "out of memory", "failed": "failed"}
-# The loader before schema 1 said "skipped" and "oom".
-LEGACY_DISPOSITION = {"skipped": "unsupported", "oom": "out_of_memory"}
-MESSAGE_PREFIXES = ("unsupported: ", "incorrect: ", "failed: ", "out of memory: ")
 # Worst first: an instance with one failed repetition is failed.
 SEVERITY = {"failed": 0, "out_of_memory": 1, "incorrect": 2, "unsupported": 3, "passed": 4}
 
@@ -51,13 +49,6 @@ SHOWN_KINDS = ("rate", "time", "result")
 KIND_ORDER = {"rate": 0, "time": 1, "result": 2, None: 3}
 NOT_COUNTERS = {"seconds_per_call"}
 
-# Fields of Google Benchmark's own, not user counters.
-GB_FIELDS = {
-    "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
-    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
-    "aggregate_unit", "error_occurred", "error_message", "skipped", "skip_message", "label", "big_o", "rms",
-    "complexity_n", "parbench",
-}
 
 # Context keys of the summary's machine table, in order: (label, keys tried in turn).
 MACHINE_KEYS = (
@@ -77,23 +68,7 @@ MACHINE_KEYS = (
 SHOW_FIRST = 12
 
 
-# ---- reading entries (tolerant of the loader before and after schema 1) -----
-
-def disposition(e):
-    d = getattr(e, "disposition", "passed")
-    return LEGACY_DISPOSITION.get(d, d)
-
-
-def reason(e):
-    r = getattr(e, "reason", None)
-    if r is not None:
-        return r
-    m = getattr(e, "message", "") or ""
-    for p in MESSAGE_PREFIXES:
-        if m.startswith(p):
-            return m[len(p):]
-    return m
-
+# ---- reading entries -------------------------------------------------------
 
 def source_labels(runs):
     """Run.label (file name without .json), made unique across the sources."""
@@ -113,32 +88,14 @@ def source_labels(runs):
     return labels
 
 
-def counter_kinds(run):
-    kinds = getattr(run, "counter_kinds", None)
-    if kinds is None:
-        kinds = run.context.get("parbench_counters") if isinstance(getattr(run, "context", None), dict) else None
-    return kinds if isinstance(kinds, dict) else {}
-
-
 def kind_of(run, counter):
     """The kind of a counter ("rate", "time", ...) or None when the file does not say."""
-    k = None
-    f = getattr(run, "kind_of", None)
-    if callable(f):
-        try:
-            k = f(counter)
-        except Exception:  # noqa: BLE001  (a loader mid-change must not break the report)
-            k = None
-    else:
-        k = counter_kinds(run).get(counter)
-    if isinstance(k, dict):
-        k = k.get("kind")
-    return k if isinstance(k, str) else None
+    return run.kind_of(counter)
 
 
 def counter_info(runs, counter):
     for r in runs:
-        info = counter_kinds(r).get(counter)
+        info = r.counter_kinds.get(counter)
         if isinstance(info, dict):
             return info
     return {}
@@ -146,20 +103,6 @@ def counter_info(runs, counter):
 
 def numeric(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def entry_counters(e):
-    return {k: v for k, v in e.raw.items() if k not in GB_FIELDS and numeric(v)}
-
-
-def is_gpu(e):
-    dev = getattr(e, "device", None)
-    if dev is not None:
-        return dev == "gpu"
-    try:
-        return bool(e.on_gpu)
-    except Exception:  # noqa: BLE001
-        return False
 
 
 class Instance:
@@ -174,20 +117,19 @@ class Instance:
         self.family, self.variant = first.run.family, first.run.variant
         self.args = dict(first.run.args)
         self.arg_order = list(first.run.arg_order)
-        worst = min(entries, key=lambda e: SEVERITY.get(disposition(e), 0))
-        self.disposition = disposition(worst)
-        self.reason = reason(worst)
-        self.passed = [e for e in entries if disposition(e) == "passed"]
+        worst = min(entries, key=lambda e: SEVERITY[e.disposition])
+        self.disposition, self.reason = worst.disposition, worst.reason
+        self.passed = [e for e in entries if e.disposition == "passed"]
         secs = [x for x in (e.seconds() for e in self.passed) if x is not None]
         self.seconds = derived.median(secs) if secs else None
         self.n = len(secs)
         self.cv = derived.cv(secs)
         self.counters = {}
         for e in self.passed:
-            for k, v in entry_counters(e).items():
+            for k, v in e.counters().items():
                 self.counters.setdefault(k, []).append(v)
         self.counters = {k: derived.median(v) for k, v in self.counters.items()}
-        self.throttled = sum(1 for e in entries if e.counter("throttled") == 1 and is_gpu(e))
+        self.throttled = sum(1 for e in entries if e.counter("throttled") == 1 and e.device == "gpu")
 
 
 def instances(runs, labels):
@@ -483,7 +425,7 @@ def suspicious(insts, runs, labels, findings):
     for sev, text in findings:
         items.append(("warning" if sev == "warning" else "info", "finding", text))
     for i, run in enumerate(runs):
-        warns = list(getattr(run, "warnings", None) or [])
+        warns = list(run.warnings)
         for w in warns:
             items.append(("warning", "loader", pre(i) + str(w)))
         ctx = run.context if isinstance(run.context, dict) else {}
@@ -560,7 +502,7 @@ def context_rows(runs):
 def declared_kinds(runs):
     out = {}
     for r in runs:
-        for c, info in counter_kinds(r).items():
+        for c, info in r.counter_kinds.items():
             if isinstance(info, dict):
                 out.setdefault(c, info)
     return out
@@ -692,7 +634,7 @@ def write_report(out, runs, charts, missing, findings):
     insts = instances(runs, labels)
     secs = sections(insts, charts)
     items = suspicious(insts, runs, labels, findings)
-    kinds_known = [bool(counter_kinds(r)) for r in runs]
+    kinds_known = [bool(r.counter_kinds) for r in runs]
 
     h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
          "<meta name='viewport' content='width=device-width, initial-scale=1'>",
