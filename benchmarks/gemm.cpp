@@ -91,6 +91,7 @@ void register_type(const Options& opt, Op op, const char* type) {
         ro.excluded = excluded_by_profile(opt.profile, e.name, "M*N*K", double(p.m) * p.n * p.k,
                                           work_cap_log2(e.cost, opt.profile));
         describe(ro, e.name, e.backend, type);
+        ro.library = e.library;
         const Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
         register_job(
@@ -110,8 +111,11 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
     for (const auto& e : registry<T>())
       if (variant == e.name) {
         const Entry<T>* entry = &e;
+        // A Ceiling's GEMM calls the variant's library like the variant does.
+        RegisterOptions r = ro;
+        r.library = e.library;
         register_job(
-            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, ro);
+            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, r);
         return;
       }
     throw std::logic_error("no GEMM variant " + variant);

@@ -135,6 +135,7 @@ void register_sort(const Options& opt) {
                   ro.role = e.name == std::string(kBaseline) ? Role::Baseline : Role::Variant;
                   ro.backend = e.backend;
                   ro.rate = Rate{"GBps", "bandwidth"};
+                  ro.library = e.library;
                   const Entry* entry = &e;
                   const std::uint64_t seed = opt.seed;
                   register_job(

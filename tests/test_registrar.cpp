@@ -212,8 +212,9 @@ TEST(Registrar, ReleasesTheKeptJob) {
 
 
 // The JSON file carries parbench's schema: every entry says how it ended,
-// what it is, where it ran and what its rate reads against; the context
-// lists the counters' kinds; nothing is NaN; the counts give the exit status.
+// what it is, where it ran, what its rate reads against and the library it
+// calls (only where it calls one); the context lists the counters' kinds;
+// nothing is NaN; the counts give the exit status.
 TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   const Outcomes before = outcomes();
   RegisterOptions ro;
@@ -226,6 +227,7 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
     if (m == Mode::Pass) {
       r.role = Role::Baseline;
       r.rate = Rate{"runs_per_second", "test_kind"};
+      r.library = "openblas";
     }
     register_job(RunName{"SchemaTest", name, {{"N", "42"}}, "", ""}, [m] { return std::make_unique<FakeJob>(m); },
                  r)
@@ -244,9 +246,10 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   EXPECT_NE(s.find("\"parbench_schema\": 1"), std::string::npos);
   EXPECT_NE(s.find("\"seconds_per_call\": {\"kind\": \"time\", \"unit\": \"s\", \"better\": \"lower\"}"),
             std::string::npos);
-  EXPECT_NE(s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
-                   "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}}"),
-            std::string::npos)
+  EXPECT_NE(
+      s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
+             "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}, \"library\": \"openblas\"}"),
+      std::string::npos)
       << s;
   EXPECT_NE(s.find("{\"disposition\": \"incorrect\", \"reason\": \"3 of 9 elements off\", \"role\": \"variant\""),
             std::string::npos);
@@ -257,6 +260,19 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   for (auto p = s.find("\"name\": "); p != std::string::npos; p = s.find("\"name\": ", p + 1)) ++entries;
   for (auto p = s.find("\"parbench\": {"); p != std::string::npos; p = s.find("\"parbench\": {", p + 1)) ++objects;
   EXPECT_EQ(entries, objects);
+  // Only the passed instance names a library: its repetitions and aggregates.
+  std::size_t passed = 0, libraries = 0;
+  for (auto p = s.find("{\"disposition\": \"passed\""); p != std::string::npos;
+       p = s.find("{\"disposition\": \"passed\"", p + 1))
+    ++passed;
+  for (auto p = s.find("\"library\": "); p != std::string::npos; p = s.find("\"library\": ", p + 1))
+    ++libraries;
+  EXPECT_EQ(libraries, passed);
+  EXPECT_GE(libraries, 2u);
+  const auto incorrect = s.find("{\"disposition\": \"incorrect\"");
+  ASSERT_NE(incorrect, std::string::npos);
+  EXPECT_EQ(s.substr(incorrect, s.find('}', incorrect) - incorrect).find("library"), std::string::npos)
+      << "an instance without a library has no library key";
   EXPECT_GE(entries, 4u + 2u + 4u);  // 2 passed repetitions and their aggregates, and the others
 
   const Outcomes after = outcomes();

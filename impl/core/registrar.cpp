@@ -201,6 +201,7 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
   r.role = opt.role;
   r.backend = opt.backend;
   r.rate = opt.rate;
+  r.library = opt.library;
   index_by_name()[name.format()] = ro.id;
   registered_list().push_back(std::move(r));
   auto* b = benchmark::RegisterBenchmark(

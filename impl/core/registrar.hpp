@@ -26,6 +26,10 @@ struct RegisterOptions {
   Role role = Role::Variant;
   Backend backend = Backend::Cpu;
   Rate rate;
+  // The external library whose build the timed run's speed depends on
+  // ("openblas", "cublas", "cub", "thrust"; empty: none), so a comparison
+  // checks that library's version only for the entries that call it.
+  std::string library;
   // Ceilings: the least timed seconds of runs each call takes its fastest from
   // (besides at least 5 runs; registrar.cpp).
   double ceiling_seconds = 0.5;
@@ -43,6 +47,7 @@ struct Registered {
   Role role = Role::Variant;
   Backend backend = Backend::Cpu;
   Rate rate;
+  std::string library;
   Disposition disposition = Disposition::NotRun;
   std::string reason;  // why, when not passed
 };

@@ -64,6 +64,7 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
     s += ", \"device\": " + quoted(reg->backend == Backend::Cuda ? "gpu" : "cpu");
     if (!reg->rate.empty())
       s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) + ", \"ceiling\": " + quoted(reg->rate.kind) + "}";
+    if (!reg->library.empty()) s += ", \"library\": " + quoted(reg->library);
   }
   return s + "}";
 }

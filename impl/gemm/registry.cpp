@@ -17,7 +17,8 @@ const std::vector<Entry<T>>& registry() {
        Knob::Threads,
        {},
        0,
-       [](const Knobs& k) { return make_openblas<T>(k.threads); }},
+       [](const Knobs& k) { return make_openblas<T>(k.threads); },
+       "openblas"},
 #ifdef PARBENCH_WITH_CUDA
       {"CUDA.Naive",
        Backend::Cuda,
@@ -37,7 +38,7 @@ const std::vector<Entry<T>>& registry() {
        {},
        0,
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, 0, [](const Knobs&) { return make_cublas<T>(); }},
+      {"cuBLAS", Backend::Cuda, Knob::None, {}, 0, [](const Knobs&) { return make_cublas<T>(); }, "cublas"},
 #endif
   };
   return list;

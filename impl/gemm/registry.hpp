@@ -26,6 +26,8 @@ struct Entry {
   std::vector<int> blocks;  // Knob::Block: the block sizes the variant is built for
   int cost;  // 0: library or GPU; 1: vectorised CPU loop; 2: textbook loop. Profiles cap slow ones.
   std::function<std::unique_ptr<Variant<T>>(const Knobs&)> make;
+  // The external library the variant's timed run calls (RegisterOptions::library); "": none.
+  const char* library = "";
 };
 
 template <class T>

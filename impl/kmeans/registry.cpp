@@ -15,7 +15,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_omp_atomic(k.threads); }},
       {"OMP.Reduce", Backend::Cpu, Knob::Threads, 1,
        [](const Knobs& k) { return make_omp_reduce(k.threads); }},
-      {"BLAS", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_blas(k.threads); }},
+      {"BLAS", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_blas(k.threads); },
+       "openblas"},
 #ifdef PARBENCH_WITH_MPI
       {"MPI", Backend::Mpi, Knob::Threads, 1, [](const Knobs& k) { return make_mpi(k.threads); }},
 #endif
@@ -28,7 +29,7 @@ const std::vector<Entry>& registry() {
       {"CUDA.AllGPU", Backend::Cuda, Knob::Block, 0,
        [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
       {"CUDA.Tiled", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
-      {"CUDA.GEMM", Backend::Cuda, Knob::None, 0, [](const Knobs&) { return make_cuda_gemm(); }},
+      {"CUDA.GEMM", Backend::Cuda, Knob::None, 0, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
 #endif
   };
   return list;

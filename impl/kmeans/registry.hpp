@@ -19,6 +19,8 @@ struct Entry {
   Knob knob;
   int cost;  // 2: one CPU thread (Seq); 1: CPU parallel; 0: GPU. Profiles cap slow ones.
   std::function<std::unique_ptr<Variant>(const Knobs&)> make;
+  // The external library the variant's timed run calls (RegisterOptions::library); "": none.
+  const char* library = "";
 };
 
 const std::vector<Entry>& registry();

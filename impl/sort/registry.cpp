@@ -24,10 +24,11 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_bitonic(k.block); }},
       {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {16, 28, 30}, true,
        [](const Knobs& k) { return make_cuda_odd_even(k.block); }},
-      {"Thrust", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_thrust(); }},
-      {"CUB", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_cub(); }},
+      {"Thrust", Backend::Cuda, Knob::None, {16, 28, 30}, false,
+       [](const Knobs&) { return make_thrust(); }, "thrust"},
+      {"CUB", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_cub(); }, "cub"},
       {"CUB.Offset64", Backend::Cuda, Knob::None, {16, 28, 30}, false,
-       [](const Knobs&) { return make_cub_offset64(); }},
+       [](const Knobs&) { return make_cub_offset64(); }, "cub"},
 #endif
   };
   return list;

@@ -21,6 +21,8 @@ struct Entry {
   int max_log2[3];
   bool batched;  // sorts many arrays (length < total); the others sort one
   std::function<std::unique_ptr<Variant>(const Knobs&)> make;
+  // The external library the variant's timed run calls (RegisterOptions::library); "": none.
+  const char* library = "";
 };
 
 const std::vector<Entry>& registry();

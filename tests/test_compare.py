@@ -1,0 +1,568 @@
+#!/usr/bin/env python3
+"""Tests of the comparator (plots/compare.py, plots/stats.py, ci/compare).
+
+1. Its statistics against exact numbers (the null distributions, Holm).
+2. Its accuracy on synthetic suites with the noise measured on the H200
+   (results/nvidia-h200/compare/README.md): within-run spread log-normal around
+   0.25% (90% below 2%), heavy-tailed repetitions (Student t, 3 degrees of
+   freedom) with occasional slow outliers, and an offset per process (each
+   run of a binary) of about 1.2x the within-run spread, log-normally spread:
+   - paired A/A: at most 1% of 1000 suites of 300 benchmarks raise any alarm;
+   - paired, 5% slower at 1% noise: at least 95% of benchmarks SLOWER;
+   - two files (15 repetitions a side) A/A with the run-to-run noise known
+     (--noise): at most 5e-4 false alarms per benchmark (see
+     test_files_aa_with_known_run_noise for why not per suite); two files,
+     5% slower at 1% noise within a session: >= 95% SLOWER.
+3. The command: verdicts of every kind, rates mirroring times, work that is
+   not the same, unreliable clocks, fingerprints, bad input (one line, the
+   documented exit code), byte-identical output, Google Benchmark's own
+   compare.py reading our files, and its speed on 1000 x 15 repetitions.
+"""
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import compare  # noqa: E402
+import stats    # noqa: E402
+
+TOOL = os.path.join(ROOT, "plots", "compare.py")
+GB_COMPARE = "/usr/share/benchmark/compare.py"
+
+
+# ------------------------------------------------------------ statistics
+
+class Statistics(unittest.TestCase):
+    def test_mann_whitney_null_distribution(self):
+        # U for sizes 2 and 2: the 6 orderings give U = 0, 1, 2, 2, 3, 4.
+        self.assertEqual(list(stats.null_counts("mw", 2, 2)), [1, 1, 2, 1, 1])
+        c = stats.null_counts("mw", 5, 7)
+        self.assertEqual(c.sum(), math.comb(12, 5))
+        self.assertEqual(len(c), 36)
+        self.assertTrue(np.array_equal(c, c[::-1]))
+
+    def test_signed_rank_null_distribution(self):
+        # W+ for 3 pairs: subsets of {1,2,3} by sum: 0,1,2,3,3,4,5,6.
+        self.assertEqual(list(stats.null_counts("wsr", 3)), [1, 1, 1, 2, 1, 1, 1])
+        self.assertEqual(stats.null_counts("wsr", 16).sum(), 2 ** 16)
+
+    def test_exact_p_values_and_interval(self):
+        # All 3 NEW values above all 3 BASE values: U = 9, P(U >= 9) = 1/20.
+        r = stats.shift_test(stats.unpaired_effects([[0.0, 0.1, 0.2]], [[1.0, 1.1, 1.2]]), "mw", 3, 3)
+        self.assertAlmostEqual(r["p_up"][0], 1 / 20)
+        self.assertAlmostEqual(r["p_two"][0], 2 / 20)
+        self.assertAlmostEqual(r["est"][0], 1.0)
+        # 8 rounds all positive: one-sided p = 2^-8.
+        r = stats.shift_test(stats.walsh_averages([np.linspace(0.01, 0.08, 8)]), "wsr", 8)
+        self.assertAlmostEqual(r["p_up"][0], 1 / 256)
+        self.assertAlmostEqual(r["est"][0], 0.045)
+        self.assertLess(r["lo"][0], 0.045)
+        self.assertGreater(r["hi"][0], 0.045)
+        # 3 + 3 repetitions cannot give a 90% interval: it is unbounded.
+        self.assertEqual(stats.ci_rank("mw", 3, 3, 0.90), 0)
+
+    def test_holm(self):
+        adj = stats.holm([0.01, 0.04, 0.03, float("nan")])
+        self.assertTrue(np.allclose(adj[:3], [0.03, 0.06, 0.06]))
+        self.assertTrue(math.isnan(adj[3]))
+
+    def test_rounds_reach_holm(self):
+        self.assertEqual(compare.auto_rounds(3), 8)
+        for m in (92, 300, 5000):
+            n = compare.auto_rounds(m)
+            self.assertEqual(n % 2, 0)
+            self.assertLessEqual(stats.min_two_sided_p("wsr", n), 0.05 / m)
+        self.assertEqual(compare.round_order(0), ("base", "new"))
+        self.assertEqual(compare.round_order(1), ("new", "base"))
+
+    def test_threshold_is_floor_or_noise_multiple(self):
+        t = compare.thresholds([0.001, 0.01, float("nan")], 0.02, 4.0)
+        self.assertTrue(np.allclose(t, [0.02, 0.04, 0.02]))
+
+
+# -------------------------------------------------------------- accuracy
+
+RNG_SEED = 20261123
+SUITES, BENCHMARKS = 1000, 300
+
+
+def noise_model(rng, rows):
+    """Per benchmark: within-run spread and per-process offset spread (log)."""
+    within = np.minimum(0.10, 0.0025 * np.exp(1.62 * rng.standard_normal(rows)))
+    process = within * 1.2 * np.exp(0.8 * rng.standard_normal(rows))
+    return within, process
+
+
+def heavy(rng, shape, scale):
+    """Heavy-tailed log noise: Student t (3 dof, unit variance) plus 2% slow outliers of up to +50%."""
+    t = rng.standard_t(3, size=shape) / math.sqrt(3.0)
+    out = rng.random(shape) < 0.02
+    return scale * t + out * rng.uniform(0.0, math.log(1.5), size=shape)
+
+
+def one_run(rng, within, process, reps):
+    """Log times of one process: its offset plus heavy-tailed repetitions."""
+    rows = within.shape[0]
+    offset = process * rng.standard_t(5, size=rows) / math.sqrt(5.0 / 3.0)
+    return offset[:, None] + heavy(rng, (rows, reps), within[:, None])
+
+
+def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True):
+    """Verdict arrays (suites x benchmarks) of synthetic suites. noise: one
+    value for every benchmark instead of the measured model (within-run
+    spread noise/2 and process offsets noise*sqrt(3)/2: 1 in total; without
+    offsets, the repetitions alone have this spread)."""
+    rng = np.random.default_rng(RNG_SEED + (1 if mode == "files" else 0) + int(shift * 1000))
+    rows = suites * BENCHMARKS
+    if noise is None:
+        within, process = noise_model(rng, rows)
+    elif offsets:
+        within, process = np.full(rows, noise / 2.0), np.full(rows, noise * math.sqrt(3.0) / 2.0)
+    else:
+        within, process = np.full(rows, noise), np.zeros(rows)
+    out = np.empty((suites, BENCHMARKS), dtype=object)
+    if mode == "paired":
+        n = compare.auto_rounds(BENCHMARKS)
+        # Each round: one process per side, its median over 3 repetitions.
+        A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1)
+        B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1) + shift
+        r = compare.decide_paired(B - A, 0.02, compare.DEFAULT_MULTIPLE["paired"])
+    else:
+        X = one_run(rng, within, process, 15)
+        Y = one_run(rng, within, process, 15) + shift
+        # The run-to-run noise as paired A/A rounds measure it (--noise).
+        known = np.sqrt(process ** 2 + (within ** 2) / 3.0) if offsets else np.full(rows, 0.005)
+        r = compare.decide_unpaired(X, Y, 0.02, compare.DEFAULT_MULTIPLE["files"], extra_noise=known)
+    for s in range(suites):
+        sl = slice(s * BENCHMARKS, (s + 1) * BENCHMARKS)
+        part = {k: v[sl] for k, v in r.items()}
+        out[s] = compare.verdicts(part, 0.02, compare.DEFAULT_MULTIPLE[mode])["verdict"]
+    return out
+
+
+class Accuracy(unittest.TestCase):
+    def aa(self, mode):
+        v = run_suites(mode, 0.0)
+        alarms = np.isin(v, ("SLOWER", "FASTER"))
+        suites_alarmed = int(alarms.any(axis=1).sum())
+        same = float((v == "SAME").mean())
+        print("%s A/A: %d of %d suites of %d with an alarm (%d alarms, %.2g per benchmark); SAME for %.1f%%"
+              % (mode, suites_alarmed, SUITES, BENCHMARKS, int(alarms.sum()), alarms.mean(), 100 * same),
+              file=sys.stderr)
+        return suites_alarmed, alarms.mean(), same
+
+    def detection(self, mode, offsets=True):
+        v = run_suites(mode, math.log(1.05), noise=0.01, suites=100, offsets=offsets)
+        rate = float((v == "SLOWER").mean())
+        print("%s 5%% slower at 1%% noise (%s): SLOWER for %.1f%%"
+              % (mode, "process offsets and repetitions" if offsets else "repetitions; 0.5% run-to-run noise known", 100 * rate),
+              file=sys.stderr)
+        self.assertFalse(np.isin(v, ("FASTER",)).any())
+        return rate
+
+    def test_paired_aa(self):
+        suites, _, same = self.aa("paired")
+        self.assertLessEqual(suites, SUITES // 100)
+        self.assertGreaterEqual(same, 0.95)
+
+    def test_paired_detects_5_percent(self):
+        self.assertGreaterEqual(self.detection("paired"), 0.95)
+
+    def test_files_aa_with_known_run_noise(self):
+        # Two files hold one process offset per side: no threshold keeps a
+        # heavy-tailed difference inside it for every one of 300 benchmarks
+        # and still sees 5% at 1% noise. Bounded per benchmark instead; a
+        # gate on two files wants a paired rerun (the nightly job's rule).
+        suites, per_benchmark, same = self.aa("files")
+        self.assertLessEqual(per_benchmark, 5e-4)
+        self.assertGreaterEqual(same, 0.95)
+
+    def test_files_detect_5_percent_within_a_session(self):
+        self.assertGreaterEqual(self.detection("files", offsets=False), 0.95)
+
+
+# ----------------------------------------------------------- the command
+
+FLOPS = 2.0 * 64 ** 3
+KINDS = {"GFLOPS": {"kind": "rate", "unit": "GFLOP/s", "better": "higher"},
+         "seconds_per_call": {"kind": "time", "unit": "s", "better": "lower"},
+         "flops_per_call": {"kind": "model", "unit": "flop"},
+         "M": {"kind": "problem"}, "lloyd_iterations": {"kind": "result"},
+         "throttled": {"kind": "clock"}, "sm_clock_max_mhz": {"kind": "clock", "unit": "MHz"},
+         "on_gpu": {"kind": "flag"}}
+CONTEXT = {"date": "2026-11-23T00:00:00+00:00", "host_name": "h", "parbench_schema": 1,
+           "parbench_counters": KINDS, "parbench_git_revision": "abc", "cpu_model": "Xeon",
+           "num_cpus": 16, "gpu": "NVIDIA H200", "gpu_driver": "580", "parbench_build_type": "Release",
+           "parbench_fixtures_version": "1", "parbench_seed": "7", "parbench_cxx_compiler": "GNU 13",
+           "parbench_cuda_compiler": "NVIDIA 13.0", "openblas_config": "OpenBLAS 0.3.26"}
+
+
+def entry(name, seconds, rep, reps, device="gpu", disposition="passed", library=None, **extra):
+    e = {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
+         "run_type": "iteration", "repetitions": reps, "repetition_index": rep, "threads": 1,
+         "iterations": 10, "real_time": seconds * 1e6, "cpu_time": seconds * 1e6, "time_unit": "us"}
+    pb = {"disposition": disposition, "role": "variant", "device": device,
+          "rate": {"counter": "GFLOPS", "ceiling": "gemm_f32"}}
+    if disposition != "passed":
+        e.update(error_occurred=True, error_message="incorrect: 3 elements differ")
+        pb["reason"] = "3 elements differ"
+    else:
+        e.update(GFLOPS=FLOPS / seconds / 1e9, seconds_per_call=seconds, flops_per_call=FLOPS, M=64.0,
+                 on_gpu=1.0 if device == "gpu" else 0.0)
+        if device == "gpu":
+            e.update(throttled=0.0, sm_clock_max_mhz=1980.0)
+    if library:
+        pb["library"] = library
+    e["parbench"] = pb
+    e.update(extra)
+    return e
+
+
+def slurp(path):
+    with open(path) as f:
+        return f.read()
+
+
+def series(name, center, reps, spread=0.002, seed=0, **kw):
+    rng = np.random.default_rng(seed)
+    return [entry(name, center * math.exp(spread * rng.standard_normal()), i, reps, **kw) for i in range(reps)]
+
+
+def doc(entries, **ctx):
+    c = dict(CONTEXT)
+    c.update(ctx)
+    return {"context": c, "benchmarks": entries}
+
+
+def suite(scale=1.0, reps=10, seed=0):
+    """Five GPU benchmarks and a CPU OpenBLAS one; NEW = BASE x scale for the first."""
+    out = []
+    for i, t in enumerate((1e-3, 2e-3, 5e-4, 3e-3, 1e-2)):
+        out += series("GEMM/V%d/M:64/manual_time" % i, t * (scale if i == 0 else 1.0), reps, seed=seed * 10 + i)
+    out += series("GEMM/OpenBLAS/M:64/threads:2/manual_time", 4e-3, reps, seed=seed * 10 + 9, device="cpu",
+                  library="openblas")
+    return out
+
+
+class Command(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def write(self, name, content):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content, indent=1))
+        return path
+
+    def run_tool(self, *args):
+        p = subprocess.run([sys.executable, TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, cwd=self.dir)
+        self.assertNotIn("Traceback", p.stderr)
+        return p
+
+    def noise_file(self, value=0.002):
+        """The run-to-run noise of every benchmark of suite(), as compare --json writes it."""
+        names = sorted({e["name"] for e in suite()} | {"GEMM/V9/M:64/manual_time"})
+        return self.write("noise.json", {"parbench_compare": 1,
+                                         "benchmarks": [{"name": n, "noise": value} for n in names]})
+
+    def verdicts(self, path):
+        return {r["name"]: r for r in json.loads(slurp(path))["benchmarks"]}
+
+    def test_slower_same_and_exit_1(self):
+        a = self.write("a.json", doc(suite(1.0, seed=1)))
+        b = self.write("b.json", doc(suite(1.10, seed=2)))
+        p = self.run_tool(a, b, "--json", "v.json", "--markdown", "v.md", "--noise", self.noise_file())
+        self.assertEqual(p.returncode, 1, p.stderr)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        self.assertAlmostEqual(v["GEMM/V0/M:64/manual_time"]["change"], 0.10, delta=0.01)
+        self.assertAlmostEqual(v["GEMM/V0/M:64/manual_time"]["rate"]["change"], 1 / 1.1 - 1, delta=0.01)
+        for i in range(1, 5):
+            self.assertEqual(v["GEMM/V%d/M:64/manual_time" % i]["verdict"], "SAME")
+            self.assertEqual(v["GEMM/V%d/M:64/manual_time" % i]["threshold"], 0.02)
+        self.assertEqual(v["GEMM/OpenBLAS/M:64/threads:2/manual_time"]["threshold"], 0.10)
+        # The console table: sorted by effect, SLOWER first, every threshold printed.
+        lines = p.stdout.splitlines()
+        self.assertTrue(lines[4].startswith("SLOWER"), p.stdout)
+        self.assertIn("10.00%", p.stdout)
+        self.assertIn("1 SLOWER, 5 SAME; exit 1", p.stdout)
+        md = slurp(os.path.join(self.dir, "v.md"))
+        self.assertIn("| SLOWER | `GEMM/V0/M:64/manual_time` |", md)
+        self.assertIn("<details><summary>5 SAME</summary>", md)
+        # Without the run-to-run noise, two files prove no change: AMBIGUOUS, saying why, exit 0.
+        p = self.run_tool(a, b, "--json", "w.json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = self.verdicts(os.path.join(self.dir, "w.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["verdict"], "AMBIGUOUS")
+        self.assertIn("confirm with compare --run", r["reason"])
+
+    def test_faster_exits_0(self):
+        a = self.write("a.json", doc(suite(1.0, seed=1)))
+        b = self.write("b.json", doc(suite(0.8, seed=2)))
+        p = self.run_tool(a, b, "--json", "v.json", "--noise", self.noise_file())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]["verdict"],
+                         "FASTER")
+
+    def test_rates_mirror_times(self):
+        a = self.write("a.json", doc(suite(1.0, seed=3)))
+        b = self.write("b.json", doc(suite(1.06, seed=4)))
+        n = self.noise_file()
+        self.run_tool(a, b, "--json", "t.json", "--noise", n)
+        self.run_tool(a, b, "--json", "r.json", "--metric", "GFLOPS", "--noise", n)
+        t, r = self.verdicts(os.path.join(self.dir, "t.json")), self.verdicts(os.path.join(self.dir, "r.json"))
+        self.assertEqual({k: x["verdict"] for k, x in t.items()}, {k: x["verdict"] for k, x in r.items()})
+        for k in t:
+            self.assertAlmostEqual(t[k]["change"], r[k]["change"], places=9)
+        self.assertEqual(t["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        p = self.run_tool(a, b, "--metric", "M")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a time or a rate", p.stderr)
+
+    def test_missing_new_error(self):
+        base = suite(seed=5)
+        new = [e for e in suite(seed=6) if not e["name"].startswith("GEMM/V1/")]
+        new += series("GEMM/V9/M:64/manual_time", 1e-3, 10)
+        for e in new:
+            if e["name"].startswith("GEMM/V2/"):
+                e.clear()
+                e.update(entry("GEMM/V2/M:64/manual_time", 0, 0, 1, disposition="incorrect"))
+        new = [e for i, e in enumerate(new) if not (e["name"].startswith("GEMM/V2/") and e["repetition_index"] > 0)]
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        p = self.run_tool(a, b, "--json", "v.json")
+        self.assertEqual(p.returncode, 1)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "MISSING")
+        self.assertEqual(v["GEMM/V9/M:64/manual_time"]["verdict"], "NEW")
+        self.assertEqual(v["GEMM/V2/M:64/manual_time"]["verdict"], "ERROR")
+        self.assertIn("incorrect", v["GEMM/V2/M:64/manual_time"]["reason"])
+
+    def test_not_the_same_work_is_never_faster(self):
+        base = suite(seed=7)
+        new = suite(0.5, seed=8)
+        for e in new:
+            if e["name"].startswith("GEMM/V0/"):
+                e["flops_per_call"] = FLOPS / 2
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        p = self.run_tool(a, b, "--json", "v.json")
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["verdict"], "NOT_SAME_WORK")
+        self.assertIn("flops_per_call", r["reason"])
+        self.assertEqual(p.returncode, 0)
+
+    def test_result_counters(self):
+        base, new = suite(seed=9), suite(seed=10)
+        for e in base:
+            e["lloyd_iterations"] = 20.0
+        for e in new:
+            e["lloyd_iterations"] = 21.0 if e["name"].startswith("GEMM/V3/") else 20.0
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        self.run_tool(a, b, "--json", "v.json")
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V3/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
+        self.assertEqual(v["GEMM/V4/M:64/manual_time"]["verdict"], "SAME")
+
+    def test_throttled_or_clock_is_unreliable(self):
+        base, new = suite(seed=11), suite(1.2, seed=12)
+        for e in new:
+            if e["name"].startswith("GEMM/V0/"):
+                e["throttled"] = 1.0
+            if e["name"].startswith("GEMM/V1/"):
+                e["sm_clock_max_mhz"] = 1755.0
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        p = self.run_tool(a, b, "--json", "v.json")
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "UNRELIABLE")
+        self.assertIn("throttled on the NEW side", v["GEMM/V0/M:64/manual_time"]["reason"])
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "UNRELIABLE")
+        self.assertIn("1755", v["GEMM/V1/M:64/manual_time"]["reason"])
+        self.assertEqual(p.returncode, 0)
+
+    def test_too_few_repetitions_do_not_gate(self):
+        a = self.write("a.json", doc(suite(1.0, reps=10, seed=13)))
+        b = self.write("b.json", doc(suite(1.5, reps=1, seed=14)))
+        p = self.run_tool(a, b, "--json", "v.json")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("NEW has 1 repetition per benchmark", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["verdict"], "AMBIGUOUS")
+        self.assertIn("too few repetitions", r["reason"])
+
+    def test_fingerprint(self):
+        a = self.write("a.json", doc(suite(seed=15)))
+        b = self.write("b.json", doc(suite(seed=16), gpu="NVIDIA H100 80GB HBM3"))
+        p = self.run_tool(a, b)
+        self.assertEqual(p.returncode, 3)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+        self.assertIn("gpu is 'NVIDIA H200' in BASE and 'NVIDIA H100 80GB HBM3' in NEW", p.stderr)
+        # Scoped: a GPU key does not matter when only CPU entries are compared.
+        p = self.run_tool(a, b, "--filter", "OpenBLAS")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # A BLAS key matters to the BLAS entry only.
+        b = self.write("c.json", doc(suite(seed=16), openblas_config="OpenBLAS 0.3.21"))
+        self.assertEqual(self.run_tool(a, b).returncode, 3)
+        self.assertEqual(self.run_tool(a, b, "--filter", "V[0-9]").returncode, 0)
+        # Soft: a driver change warns and compares.
+        b = self.write("d.json", doc(suite(seed=16), gpu_driver="590"))
+        p = self.run_tool(a, b)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("gpu_driver differs", p.stderr)
+
+    def test_bad_input(self):
+        good = self.write("good.json", doc(suite(seed=17)))
+        text = json.dumps(doc(suite(seed=18)), indent=1)
+        aggr = doc([dict(e, run_type="aggregate", aggregate_name="median", name=e["name"] + "_median")
+                    for e in suite(seed=19) if e["repetition_index"] == 0])
+        cases = {"missing": os.path.join(self.dir, "nope.json"),
+                 "empty": self.write("empty.json", ""),
+                 "truncated": self.write("cut.json", text[: len(text) * 2 // 3]),
+                 "not benchmark JSON": self.write("other.json", {"hello": [1, 2]}),
+                 "not JSON": self.write("text.json", "name,time\nx,1\n"),
+                 "only aggregates": self.write("aggr.json", aggr)}
+        for what, path in cases.items():
+            for args in ((good, path), (path, good)):
+                p = self.run_tool(*args)
+                self.assertEqual(p.returncode, 2, (what, p.stderr))
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, (what, p.stderr))
+                self.assertTrue(p.stderr.startswith("compare: BASE" if args[0] == path else "compare: NEW"),
+                                p.stderr)
+        self.assertIn("cut off mid-run", self.run_tool(good, cases["truncated"]).stderr)
+        self.assertEqual(self.run_tool(good).returncode, 2)
+        self.assertEqual(self.run_tool(good, good, "--floor", "gpu=x").returncode, 2)
+
+    def test_rerun_is_byte_identical(self):
+        a = self.write("a.json", doc(suite(1.0, seed=20)))
+        b = self.write("b.json", doc(suite(1.05, seed=21)))
+        outs = []
+        for i in range(2):
+            p = self.run_tool(a, b, "--json", "v%d.json" % i, "--markdown", "v%d.md" % i)
+            outs.append((p.stdout, slurp(os.path.join(self.dir, "v%d.json" % i)),
+                         slurp(os.path.join(self.dir, "v%d.md" % i))))
+        self.assertEqual(outs[0], outs[1])
+
+    def test_noise_file_raises_the_threshold(self):
+        a = self.write("a.json", doc(suite(1.0, seed=22)))
+        b = self.write("b.json", doc(suite(1.10, seed=23)))
+        noise = {"parbench_compare": 1, "benchmarks": [{"name": "GEMM/V0/M:64/manual_time", "noise": 0.04}]}
+        n = self.write("noise.json", noise)
+        self.run_tool(a, b, "--json", "v.json", "--noise", n)
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertAlmostEqual(r["threshold"], 8 * 0.04)
+        self.assertEqual(r["verdict"], "SAME")
+        self.assertEqual(self.run_tool(a, b, "--noise", a).returncode, 2)
+
+    def test_floor_per_family(self):
+        a = self.write("a.json", doc(suite(1.0, seed=24)))
+        b = self.write("b.json", doc(suite(1.10, seed=25)))
+        self.run_tool(a, b, "--json", "v.json", "--floor", "GEMM/gpu=15", "--noise", self.noise_file())
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["threshold"], 0.15)
+        self.assertEqual(r["verdict"], "SAME")
+
+    def test_paired_run(self):
+        """--run with a fake bench: rounds in A B B A order, resumable, verdicts."""
+        fake = self.write("fake_bench.py", FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        slow = self.write("slow_bench.py", FAKE_BENCH.replace("SCALE = 1.0", "SCALE = 1.2"))
+        os.chmod(slow, 0o755)
+        order = os.path.join(self.dir, "order.log")
+        env_args = ["--", "--order-log=" + order]
+        p = self.run_tool("--run", fake, slow, "--workdir", "rounds", "--max-seconds", "0", *env_args)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("0 of 8 rounds done", p.stderr)
+        p = self.run_tool("--run", fake, slow, "--workdir", "rounds", "--json", "v.json", *env_args)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        sides = slurp(order).split()
+        self.assertEqual(sides[:8], ["fake", "slow", "slow", "fake", "fake", "slow", "slow", "fake"])
+        self.assertEqual(len(sides), 16)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["n_base"], 8)
+        # Resuming with all rounds present runs nothing more.
+        p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
+        self.assertEqual(slurp(order).split(), sides)
+        # A bench that refuses its arguments: one line, exit 2.
+        p = self.run_tool("--run", fake, slow, "--workdir", "r2", "--", "--bad")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    @unittest.skipUnless(os.path.exists(GB_COMPARE), "Google Benchmark's compare.py (libbenchmark-tools) missing")
+    def test_google_benchmark_compare_reads_our_files(self):
+        try:
+            import scipy  # noqa: F401  compare.py needs it
+        except ImportError:
+            self.skipTest("scipy missing")
+        a = self.write("a.json", doc(suite(seed=26)))
+        b = self.write("b.json", doc(suite(1.1, seed=27)))
+        for path in (a, b, os.path.join(HERE, "data", "gb183.json")):
+            json.loads(slurp(path))
+        p = subprocess.run([sys.executable, GB_COMPARE, "benchmarks", a, b], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("GEMM/V0/M:64/manual_time", p.stdout)
+        self.assertIn("OVERALL_GEOMEAN", p.stdout)
+        # And a file bench wrote (Google Benchmark 1.8.3 layout, schema 1).
+        real = os.path.join(HERE, "data", "gb183.json")
+        p = subprocess.run([sys.executable, GB_COMPARE, "benchmarks", real, real], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_speed_1000_benchmarks_15_repetitions(self):
+        entries = []
+        for i in range(1000):
+            entries += series("GEMM/V%d/M:64/manual_time" % i, 1e-3, 15, seed=i)
+        a = self.write("a.json", doc(entries))
+        b = self.write("b.json", doc(copy.deepcopy(entries)))
+        t0 = time.monotonic()
+        p = self.run_tool(a, b, "--json", "v.json")
+        dt = time.monotonic() - t0
+        print("compare of 1000 benchmarks x 15 repetitions: %.2f s" % dt, file=sys.stderr)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("1000 SAME", p.stdout)
+        # The target is 2 s on the 2-core machine (measured in the README); a
+        # loaded CI runner gets slack.
+        self.assertLess(dt, 10.0)
+
+
+# A stand-in for bench: writes Google Benchmark JSON for two benchmarks, V0
+# scaled by SCALE, with a little noise; logs which binary ran.
+FAKE_BENCH = r'''#!/usr/bin/env python3
+import json, os, random, sys
+SCALE = 1.0
+args = sys.argv[1:]
+if "--bad" in args:
+    print("bench: unknown flag --bad", file=sys.stderr); sys.exit(2)
+if "--benchmark_list_tests" in args:
+    print("GEMM/V0/M:64/manual_time"); print("GEMM/V1/M:64/manual_time"); sys.exit(0)
+out = [a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out=")][0]
+log = [a.split("=", 1)[1] for a in args if a.startswith("--order-log=")][0]
+with open(log, "a") as f:
+    f.write(os.path.basename(sys.argv[0]).split("_")[0] + "\n")
+ctx = {"parbench_schema": 1, "parbench_counters": {}, "gpu": "G", "parbench_build_type": "Release"}
+def e(name, t):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+            "threads": 1, "iterations": 1, "real_time": t, "cpu_time": t, "time_unit": "us",
+            "parbench": {"disposition": "passed", "role": "variant", "device": "gpu"}}
+r = random.Random()
+json.dump({"context": ctx, "benchmarks": [e("GEMM/V0/M:64/manual_time", 100 * SCALE * (1 + 0.003 * r.gauss(0, 1))),
+                                          e("GEMM/V1/M:64/manual_time", 50 * (1 + 0.003 * r.gauss(0, 1)))]},
+          open(out, "w"))
+'''
+
+
+if __name__ == "__main__":
+    unittest.main()
