@@ -279,7 +279,8 @@ class Run:
     label                    its name in tables and charts: the file name without ".json" unless given
     schema                   context parbench_schema (0 for files written before schema 1)
     counter_kinds            context parbench_counters: {counter: {"kind": ..., "unit": ..., "better": ...}}, {} before schema 1
-    warnings                 one-line strings: what was dropped, recovered or not understood"""
+    warnings                 one-line strings: what was dropped, recovered or not understood
+    cut                      a Cut when load() recovered a file cut off mid-run, else None"""
 
     def __init__(self, path, context, entries, label=None, warnings=None):
         self.path, self.context, self.entries = path, context, list(entries)
@@ -289,6 +290,7 @@ class Run:
                 label = label[:-5]
         self.label = label
         self.warnings = list(warnings or [])
+        self.cut = None
         for e in self.entries:
             e.source = label
         self.schema, self.counter_kinds = 0, {}
@@ -618,6 +620,7 @@ def load(path, label=None):
         warnings.append("%d malformed entr%s ignored; first: %s" % (bad, "y" if bad == 1 else "ies", first))
     run = Run(path, doc["context"], entries, label=label)
     run.warnings[:0] = warnings
+    run.cut = cut
     return run
 
 

@@ -1,0 +1,1034 @@
+"""parbench's comparator: is NEW slower than BASE, benchmark by benchmark?
+
+Two modes (README.md, "Comparing runs"):
+
+  compare BASE.json NEW.json
+      Two files, entries paired by run name, every repetition used: the
+      Mann-Whitney U test and the Hodges-Lehmann shift with its interval.
+  compare --run BASE_BENCH NEW_BENCH -- [bench arguments]
+      The two binaries run interleaved on this machine (A B B A A B ...,
+      at least 8 rounds, more when many benchmarks must pass the multiple-
+      comparison correction). Each round pairs one run of each; the Wilcoxon
+      signed-rank test and the Hodges-Lehmann ratio of the pairs decide.
+      This is how a pull request is judged: drift between sessions (clocks,
+      launch latency, other tenants) hits both sides of a pair alike.
+
+Verdict per benchmark, on the time per iteration (or --metric):
+  SLOWER / FASTER  the estimated change is beyond the benchmark's threshold
+                   AND significant after Holm's correction over all the
+                   benchmarks compared
+  SAME             the whole confidence interval lies inside +-threshold
+  AMBIGUOUS        neither proven (also: too few repetitions to decide)
+  UNRELIABLE       a GPU entry whose throttled flag or SM clock differs
+  NOT_SAME_WORK    a counter describing the problem differs (sizes, flops
+                   per call, iteration counts): never read as faster
+  NEW / MISSING    only in NEW / only in BASE
+  ERROR            an error entry (incorrect, out of memory, failed) in NEW
+
+threshold = max(floor, multiple x noise): the floor per device and mode
+(configurable per family), the noise the benchmark's measured run-to-run
+spread in log time (paired: of one run, from the rounds; two files: the
+larger within-file spread, or a noise file from an earlier comparison).
+
+Exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
+input or a bad command line; 3 runs not comparable (the fingerprint);
+4 --run stopped by --max-seconds before its rounds were done (rerun the same
+command to resume).
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbjson  # noqa: E402
+import stats   # noqa: E402
+
+TOOL = "compare"
+FORMAT = 1
+EXIT_OK, EXIT_REGRESSION, EXIT_INPUT, EXIT_INCOMPARABLE, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
+
+# Most urgent first: the order of the summary and of the table's groups.
+VERDICTS = ("ERROR", "SLOWER", "NOT_SAME_WORK", "UNRELIABLE", "MISSING", "NEW",
+            "AMBIGUOUS", "FASTER", "SAME")
+GATING = ("ERROR", "SLOWER")
+
+# Default floors (fraction of the time) by device and mode. Justified by the
+# A/A measurements in results/nvidia-h200/compare/ and the 2-core runs
+# (README.md, "Comparing runs").
+DEFAULT_FLOORS = {("gpu", "paired"): 0.02, ("gpu", "files"): 0.02,
+                  ("cpu", "paired"): 0.05, ("cpu", "files"): 0.10}
+# threshold >= MULTIPLE x noise. Paired: the noise of one run, measured over
+# the rounds. Two files: the spread of the repetitions within each file; it
+# says nothing about the offset each process (session) of a binary gets, which
+# on the H200 reaches 5-30% for launch-bound kernels while their repetitions
+# agree within 1-6%. That offset is measured by paired A/A rounds (their
+# verdict file, given with --noise), and two files hold one sample of it per
+# side, hence RUN_MULTIPLE: the difference of two heavy-tailed offsets must
+# stay inside the threshold for all but ~1e-4 of benchmarks (tests/test_compare.py).
+DEFAULT_MULTIPLE = {"paired": 2.0, "files": 3.0}
+RUN_MULTIPLE = 8.0
+ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
+LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
+MIN_ROUNDS = 8
+CLOCK_TOLERANCE = 0.02   # SM clock medians further apart than this: UNRELIABLE
+RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers must match
+
+# Context keys of the fingerprint, by the scope of the entries they matter to.
+# Hard: a difference refuses the comparison (exit 3). Soft: a warning.
+HARD = {
+    "all": ("parbench_fixtures_version", "parbench_build_type", "parbench_seed"),
+    "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler"),
+    "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2"),
+    "openblas": ("openblas_config",),
+}
+SOFT = {
+    "all": ("library_version", "library_build_type", "parbench_cxx_flags"),
+    "cpu": ("omp_places", "omp_proc_bind"),
+    "gpu": ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_flags"),
+    "openblas": ("openblas_num_threads_at_start",),
+    "cublas": (),
+}
+
+
+class InputError(Exception):
+    """Unreadable input: one line, exit 2."""
+
+
+class NotComparable(Exception):
+    """A hard fingerprint mismatch: one line, exit 3."""
+
+
+# ------------------------------------------------------------------ samples
+
+class Sample:
+    """What one side knows about one benchmark."""
+    __slots__ = ("name", "family", "device", "library", "values", "errors", "unsupported",
+                 "work", "throttled", "clock", "rate", "entry")
+
+    def __init__(self, name, entry):
+        self.name, self.entry = name, entry
+        self.family = entry.run.family
+        self.device, self.library = entry.device, entry.raw.get("parbench", {}).get("library") \
+            if isinstance(entry.raw.get("parbench"), dict) else None
+        self.values = []        # log metric per repetition (files) or per round (paired)
+        self.errors = []        # error entries
+        self.unsupported = []
+        self.work = {}          # counter -> set of values (problem/model/knob/result)
+        self.throttled = []     # throttled per repetition (GPU)
+        self.clock = []         # sm_clock_max_mhz per repetition (GPU)
+        self.rate = None        # (counter, [values]) of the entry's declared rate
+
+
+def _metric_value(entry, metric, higher_better):
+    if metric is None:
+        v = entry.seconds()
+    else:
+        v = entry.counter(metric)
+    if v is None or not v > 0:
+        return None
+    return -math.log(v) if higher_better else math.log(v)
+
+
+def _rate_counter(entry, run):
+    if entry.rate:
+        return entry.rate[0]
+    for k in sorted(entry.counters()):
+        if run.kind_of(k) == "rate":
+            return k
+    return None
+
+
+WORK_KINDS = ("problem", "model", "knob", "result")
+
+
+def collect(run, metric=None, higher_better=False, group=None):
+    """{run name: Sample} of one Run. group: when not None, a list that gets
+    one value per benchmark (the median of this run's repetitions) instead of
+    one value per repetition: a paired round."""
+    out = {}
+    work_keys = [k for k, info in run.counter_kinds.items() if info.get("kind") in WORK_KINDS]
+    per_run = {}
+    for e in run.entries:
+        if e.aggregate:
+            continue
+        name = e.raw.get("run_name", e.name)
+        s = out.get(name)
+        if s is None:
+            s = out[name] = Sample(name, e)
+        if e.disposition == "unsupported":
+            s.unsupported.append(e)
+            continue
+        if e.is_error:
+            s.errors.append(e)
+            continue
+        v = _metric_value(e, metric, higher_better)
+        if v is None:
+            s.errors.append(e)  # a passed entry without the metric: cannot be compared
+            continue
+        per_run.setdefault(name, []).append(v)
+        for k in work_keys:
+            if k in e.raw:
+                s.work.setdefault(k, set()).add(e.raw[k])
+        if s.device == "gpu":
+            t = e.counter("throttled")
+            if t is not None:
+                s.throttled.append(t)
+            c = e.counter("sm_clock_max_mhz")
+            if c is not None:
+                s.clock.append(c)
+        rc = _rate_counter(e, run)
+        if rc is not None and e.counter(rc):
+            if s.rate is None:
+                s.rate = (rc, [])
+            if s.rate[0] == rc:
+                s.rate[1].append(e.counter(rc))
+    for name, vals in per_run.items():
+        out[name].values = [float(np.median(vals))] if group else vals
+    return out
+
+
+def merge_rounds(samples_per_round):
+    """One Sample per benchmark over paired rounds: values[i] is round i's
+    median, None where that round has no passed value."""
+    merged = {}
+    n = len(samples_per_round)
+    for i, samples in enumerate(samples_per_round):
+        for name, s in samples.items():
+            m = merged.get(name)
+            if m is None:
+                m = merged[name] = Sample(name, s.entry)
+                m.values = [None] * n
+            if s.values:
+                m.values[i] = s.values[0]
+            m.errors += s.errors
+            m.unsupported += s.unsupported
+            for k, vs in s.work.items():
+                m.work.setdefault(k, set()).update(vs)
+            m.throttled += s.throttled
+            m.clock += s.clock
+            if s.rate and (m.rate is None or m.rate[0] == s.rate[0]):
+                m.rate = (s.rate[0], (m.rate[1] if m.rate else []) + s.rate[1])
+    return merged
+
+
+# -------------------------------------------------------------- fingerprint
+
+def scopes_of(sample):
+    sc = {"all", sample.device or "cpu"}
+    if sample.library:
+        sc.add(sample.library)
+    return sc
+
+
+def fingerprint_check(base_ctx, new_ctx, scopes):
+    """(hard, soft): lists of (key, base value, new value) that differ, for the
+    keys of the given scopes. A key absent on one side only is soft."""
+    hard, soft = [], []
+    for table, out in ((HARD, hard), (SOFT, soft)):
+        for scope in sorted(scopes):
+            for key in table.get(scope, ()):
+                a, b = base_ctx.get(key), new_ctx.get(key)
+                if a == b:
+                    continue
+                if a is None or b is None:
+                    soft.append((key, a, b))
+                else:
+                    out.append((key, a, b))
+    seen, uniq = set(), []
+    for k in soft:
+        if k[0] not in seen:
+            seen.add(k[0])
+            uniq.append(k)
+    return hard, uniq
+
+
+# ---------------------------------------------------------------- decisions
+
+def thresholds(noise, floor, multiple, run_noise=None, run_multiple=RUN_MULTIPLE):
+    """max(floor, multiple x noise, run_multiple x run_noise), elementwise; a
+    NaN noise counts as 0 (the floor alone)."""
+    noise = np.nan_to_num(np.asarray(noise, dtype=float))
+    t = np.maximum(floor, multiple * noise)
+    if run_noise is not None:
+        t = np.maximum(t, run_multiple * np.nan_to_num(np.asarray(run_noise, dtype=float)))
+    return t
+
+
+def decide_unpaired(X, Y, floor, multiple, alpha=ALPHA, level=LEVEL, extra_noise=None, m_total=None):
+    """Verdict arrays for a batch of benchmarks with equal repetition counts:
+    X (rows x n) BASE, Y (rows x m) NEW, log metric values (larger = slower).
+    floor: scalar or per-row array. m_total: the number of benchmarks in the
+    Holm family (default: rows). Returns a dict of arrays (see decide)."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    n, m = X.shape[1], Y.shape[1]
+    r = stats.shift_test(stats.unpaired_effects(X, Y), "mw", n, m, level)
+    # The spread of the repetitions, pooled over both sides (each about its own median).
+    if n + m >= 6 and min(n, m) >= 2:
+        noise = stats.robust_sd(np.concatenate([X - np.median(X, axis=1, keepdims=True),
+                                                Y - np.median(Y, axis=1, keepdims=True)], axis=1))
+    else:
+        noise = np.full(X.shape[0], np.nan)
+    r["noise"] = noise
+    r["run_noise"] = np.full(X.shape[0], np.nan) if extra_noise is None else np.asarray(extra_noise, dtype=float)
+    r["min_p"] = np.full(X.shape[0], stats.min_two_sided_p("mw", n, m))
+    return r
+
+
+def decide_paired(D, floor, multiple, alpha=ALPHA, level=LEVEL, extra_noise=None):
+    """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE)."""
+    D = np.asarray(D, dtype=float)
+    n = D.shape[1]
+    r = stats.shift_test(stats.walsh_averages(D), "wsr", n, 0, level)
+    # The noise of one run: a pair's difference has twice its variance.
+    noise = stats.robust_sd(D) / math.sqrt(2.0) if n >= 3 else np.full(D.shape[0], np.nan)
+    if extra_noise is not None:
+        noise = np.fmax(noise, extra_noise)
+    r["noise"] = noise
+    r["run_noise"] = np.full(D.shape[0], np.nan)
+    r["min_p"] = np.full(D.shape[0], stats.min_two_sided_p("wsr", n))
+    return r
+
+
+def verdicts(r, floor, multiple, alpha=ALPHA):
+    """Adds threshold, p_holm, decidable and verdict (object array) to a result
+    dict of decide_*; the Holm family is every row of r."""
+    rows = len(r["est"])
+    thr = thresholds(r["noise"], floor, multiple, r.get("run_noise"))
+    tau = np.log1p(thr)
+    m = int(np.sum(~np.isnan(r["p_two"])))
+    p_holm = stats.holm(r["p_two"])
+    decidable = r["min_p"] <= alpha / max(m, 1)
+    v = np.full(rows, "AMBIGUOUS", dtype=object)
+    same = (r["lo"] > -tau) & (r["hi"] < tau)
+    v[same] = "SAME"
+    sig = p_holm < alpha
+    v[sig & (r["est"] > tau)] = "SLOWER"
+    v[sig & (r["est"] < -tau)] = "FASTER"
+    r.update(threshold=thr, p_holm=p_holm, decidable=decidable, verdict=v)
+    return r
+
+
+def decide(mode, X=None, Y=None, D=None, floor=0.02, multiple=None, alpha=ALPHA, level=LEVEL, extra_noise=None):
+    """One suite, one shape: verdict arrays for every row (the Holm family).
+    mode "files" takes X, Y; "paired" takes D."""
+    if multiple is None:
+        multiple = DEFAULT_MULTIPLE[mode]
+    if mode == "files":
+        r = decide_unpaired(X, Y, floor, multiple, alpha, level, extra_noise)
+    else:
+        r = decide_paired(D, floor, multiple, alpha, level, extra_noise)
+    return verdicts(r, floor, multiple, alpha)
+
+
+# ------------------------------------------------------------- comparison
+
+class Settings:
+    def __init__(self, mode, alpha=ALPHA, level=LEVEL, floors=None, multiple=None, metric=None,
+                 noise=None):
+        self.mode, self.alpha, self.level = mode, alpha, level
+        self.floors = dict(floors or {})   # (family or None, device) -> fraction
+        self.multiple = DEFAULT_MULTIPLE[mode] if multiple is None else multiple
+        self.metric = metric
+        self.noise = noise or {}           # name -> noise from an earlier comparison
+
+    def floor(self, family, device):
+        device = device or "cpu"
+        for key in ((family, device), (None, device)):
+            if key in self.floors:
+                return self.floors[key]
+        return DEFAULT_FLOORS[(device, self.mode)]
+
+
+def _work_mismatch(a, b, kinds):
+    """First counter describing the work that differs: (name, base, new), or
+    None. Problem, model and knob counters must be equal; a result counter
+    (iterations, inertia) equal when integral, else within RESULT_TOLERANCE."""
+    for k in sorted(set(a.work) & set(b.work)):
+        va, vb = sorted(a.work[k]), sorted(b.work[k])
+        if va == vb:
+            continue
+        if kinds.get(k) == "result" and len(va) == len(vb) == 1:
+            x, y = va[0], vb[0]
+            integral = float(x).is_integer() and float(y).is_integer()
+            if not integral and abs(x - y) <= RESULT_TOLERANCE * max(abs(x), abs(y)):
+                continue
+        show = lambda v: "%.12g" % v[0] if len(v) == 1 else "/".join("%.12g" % x for x in v)
+        return k, show(va), show(vb)
+    return None
+
+
+def _clock_problem(a, b):
+    if a.device != "gpu":
+        return None
+    ta = any(t > 0 for t in a.throttled)
+    tb = any(t > 0 for t in b.throttled)
+    if ta != tb:
+        return "throttled on the %s side only" % ("BASE" if ta else "NEW")
+    if a.clock and b.clock:
+        ca, cb = float(np.median(a.clock)), float(np.median(b.clock))
+        if abs(ca - cb) > CLOCK_TOLERANCE * max(ca, cb):
+            return "SM clock %.0f MHz in BASE, %.0f MHz in NEW" % (ca, cb)
+    return None
+
+
+def _reason_of(entries):
+    e = entries[0]
+    return "%s: %s" % (e.disposition.replace("_", " "), e.reason or e.message)
+
+
+def compare(base, new, settings, kinds=None):
+    """Rows (dicts, one per benchmark) of BASE and NEW sample maps
+    ({name: Sample}). paired: values are per round, aligned by index."""
+    kinds = kinds or {}
+    rows, tests = [], []
+    for name in sorted(set(base) | set(new)):
+        a, b = base.get(name), new.get(name)
+        s = b or a
+        row = {"name": name, "family": s.family, "device": s.device or "cpu"}
+        rows.append(row)
+        if b is not None and b.errors:
+            row.update(verdict="ERROR", reason=_reason_of(b.errors))
+            continue
+        a_ok = a is not None and not a.errors and any(v is not None for v in a.values)
+        b_ok = b is not None and any(v is not None for v in b.values)
+        if not a_ok and not b_ok:
+            rows.pop()  # unsupported on both sides: nothing to say
+            continue
+        if not b_ok:
+            why = _reason_of(b.unsupported) if b is not None and b.unsupported else "not in NEW"
+            row.update(verdict="MISSING", reason=why)
+            continue
+        if not a_ok:
+            why = "BASE: " + _reason_of(a.errors) if a is not None and a.errors else \
+                ("BASE: " + _reason_of(a.unsupported) if a is not None and a.unsupported else "not in BASE")
+            row.update(verdict="NEW", reason=why)
+            continue
+        mism = _work_mismatch(a, b, kinds)
+        if mism:
+            row.update(verdict="NOT_SAME_WORK", reason="%s is %s in BASE, %s in NEW" % mism)
+            continue
+        row["_a"], row["_b"] = a, b
+        clock = _clock_problem(a, b)
+        if clock:
+            row["_unreliable"] = clock
+        tests.append(row)
+    _decide_rows(tests, settings)
+    return rows
+
+
+def _decide_rows(rows, settings):
+    """Statistics for the rows that have samples on both sides, grouped by shape
+    so each group is one vectorised call; Holm over all of them."""
+    if not rows:
+        return
+    groups = {}
+    for i, row in enumerate(rows):
+        a, b = row["_a"], row["_b"]
+        if settings.mode == "paired":
+            d = [y - x for x, y in zip(a.values, b.values) if x is not None and y is not None]
+            row["n_base"] = row["n_new"] = len(d)
+            groups.setdefault(("paired", len(d)), []).append((i, d))
+        else:
+            row["n_base"], row["n_new"] = len(a.values), len(b.values)
+            groups.setdefault(("files", len(a.values), len(b.values)), []).append((i, (a.values, b.values)))
+    n = len(rows)
+    est, lo, hi = np.full(n, np.nan), np.full(n, -np.inf), np.full(n, np.inf)
+    p_two, noise, min_p = np.full(n, np.nan), np.full(n, np.nan), np.ones(n)
+    run_noise = np.array([settings.noise.get(row["name"], np.nan) for row in rows])
+    base_med, new_med = np.zeros(n), np.zeros(n)
+    for key, members in groups.items():
+        idx = np.array([i for i, _ in members])
+        extra = np.array([settings.noise.get(rows[i]["name"], np.nan) for i in idx])
+        if key[0] == "paired":
+            if key[1] < 2:
+                continue
+            D = np.array([d for _, d in members])
+            r = decide_paired(D, 0, 0, settings.alpha, settings.level, extra)
+        else:
+            if key[1] < 1 or key[2] < 1:
+                continue
+            X = np.array([x for _, (x, _) in members])
+            Y = np.array([y for _, (_, y) in members])
+            r = decide_unpaired(X, Y, 0, 0, settings.alpha, settings.level, extra)
+        est[idx], lo[idx], hi[idx] = r["est"], r["lo"], r["hi"]
+        p_two[idx], noise[idx], min_p[idx] = r["p_two"], r["noise"], r["min_p"]
+    floors = np.array([settings.floor(row["family"], row["device"]) for row in rows])
+    if settings.mode == "paired":
+        noise = np.fmax(noise, run_noise)
+        run_noise[:] = np.nan
+    r = verdicts({"est": est, "lo": lo, "hi": hi, "p_two": p_two, "noise": noise, "min_p": min_p,
+                  "run_noise": run_noise}, floors, settings.multiple, settings.alpha)
+    thr = r["threshold"]
+    m = int(np.sum(~np.isnan(p_two)))
+    for i, row in enumerate(rows):
+        a, b = row.pop("_a"), row.pop("_b")
+        va = [v for v in a.values if v is not None]
+        vb = [v for v in b.values if v is not None]
+        row["base"] = _unlog(np.median(va), settings)
+        row["new"] = _unlog(np.median(vb), settings)
+        row["threshold"] = float(thr[i])
+        row["noise"] = None if np.isnan(noise[i]) else float(noise[i])
+        if not np.isnan(run_noise[i]):
+            row["run_noise"] = float(run_noise[i])
+        if np.isnan(est[i]):
+            row.update(verdict="AMBIGUOUS", reason="too few %s to decide (%d and %d)"
+                       % ("rounds" if settings.mode == "paired" else "repetitions", row["n_base"], row["n_new"]))
+            row.update(change=None, ci=[None, None], p=None)
+            continue
+        row["change"] = float(math.expm1(est[i]))
+        row["ci"] = [None if not np.isfinite(lo[i]) else float(math.expm1(lo[i])),
+                     None if not np.isfinite(hi[i]) else float(math.expm1(hi[i]))]
+        row["p"] = float(r["p_holm"][i])
+        v = r["verdict"][i]
+        if v == "AMBIGUOUS" and not r["decidable"][i]:
+            need = stats.sizes_for(settings.alpha / max(m, 1), "wsr" if settings.mode == "paired" else "mw")
+            row["reason"] = "too few %s to decide: %d and %d give p >= %.2g, Holm over %d benchmarks needs < %.2g%s" % (
+                "rounds" if settings.mode == "paired" else "repetitions", row["n_base"], row["n_new"],
+                min_p[i], m, settings.alpha / max(m, 1),
+                "" if need is None else " (%d %s)" % (need, "rounds" if settings.mode == "paired" else "per side"))
+        if settings.mode == "files" and v in ("SLOWER", "FASTER") and np.isnan(run_noise[i]):
+            # Repetitions within a file do not see the offset each session of
+            # a binary gets (5-30% on the H200 for launch-bound kernels, far
+            # more on a shared 2-core machine): not proven without it.
+            row["reason"] = ("%s beyond the %.1f%% threshold (p %.2g), but two files do not measure the "
+                             "run-to-run noise: confirm with compare --run, or give --noise"
+                             % (_pct(row["change"]), 100 * thr[i], row["p"]))
+            v = "AMBIGUOUS"
+        if "_unreliable" in row:
+            row["reason"] = row.pop("_unreliable") + ("; statistics said %s" % v)
+            v = "UNRELIABLE"
+        row["verdict"] = v
+        if a.rate and b.rate and a.rate[0] == b.rate[0]:
+            ra, rb = float(np.median(a.rate[1])), float(np.median(b.rate[1]))
+            row["rate"] = {"counter": a.rate[0], "base": ra, "new": rb, "change": rb / ra - 1.0}
+
+
+def _unlog(v, settings):
+    return float(math.exp(-v)) if settings.metric and settings.higher_better else float(math.exp(v))
+
+
+# ----------------------------------------------------------------- loading
+
+def load_run(path, what):
+    """A Run for the comparator: refuses what it cannot use (exit 2)."""
+    try:
+        run = pbjson.load(path)
+    except pbjson.LoadError as e:
+        raise InputError("%s: %s" % (what, e))
+    if run.cut is not None:
+        raise InputError("%s: %s: cut off mid-run (%d complete entries); rerun it, or repair it with "
+                         "plots/close_truncated.py and compare the copy" % (what, path, run.cut.kept))
+    if not any(not e.aggregate for e in run.entries):
+        if run.entries:
+            raise InputError("%s: %s: only aggregates, no repetitions (run without "
+                             "--benchmark_report_aggregates_only)" % (what, path))
+        raise InputError("%s: %s: no benchmark entries" % (what, path))
+    return run
+
+
+def metric_direction(runs, metric):
+    """(higher_better, unit) of the compared metric; InputError for an unknown counter."""
+    if metric is None:
+        return False, "s"
+    for run in runs:
+        info = run.counter_kinds.get(metric)
+        if info:
+            if info.get("kind") not in ("time", "rate"):
+                raise InputError("--metric %s is a %s counter, not a time or a rate" % (metric, info.get("kind")))
+            return info.get("better") == "higher", info.get("unit", "")
+    for run in runs:
+        if any(metric in e.raw for e in run.entries):
+            raise InputError("--metric %s: the files do not say whether higher is better (schema 0)" % metric)
+    raise InputError("--metric %s: no entry has that counter" % metric)
+
+
+def check_fingerprint(base_run, new_run, samples, warn):
+    scopes = set()
+    for s in samples:
+        scopes |= scopes_of(s)
+    hard, soft = fingerprint_check(base_run.context, new_run.context, scopes)
+    if hard:
+        key, a, b = hard[0]
+        more = "" if len(hard) == 1 else " (and %s)" % ", ".join(k for k, _, _ in hard[1:])
+        raise NotComparable("runs not comparable: %s is %r in BASE and %r in NEW%s" % (key, a, b, more))
+    for key, a, b in soft:
+        warn("warning: %s differs (BASE %r, NEW %r); compared anyway" % (key, a, b))
+    return soft
+
+
+# ------------------------------------------------------------------ output
+
+def _pct(v, signed=True):
+    if v is None:
+        return "-"
+    return ("%+.2f%%" if signed else "%.2f%%") % (100.0 * v)
+
+
+def _order(rows):
+    rank = {v: i for i, v in enumerate(VERDICTS)}
+
+    def key(r):
+        c = r.get("change")
+        return (rank[r["verdict"]], -(c if c is not None else 0.0), r["name"])
+    return sorted(rows, key=key)
+
+
+def summary_counts(rows):
+    counts = {v: 0 for v in VERDICTS}
+    for r in rows:
+        counts[r["verdict"]] += 1
+    return counts
+
+
+def exit_code(rows):
+    return EXIT_REGRESSION if any(r["verdict"] in GATING for r in rows) else EXIT_OK
+
+
+def describe_exit(code):
+    return {EXIT_OK: "nothing regressed", EXIT_REGRESSION: "a confirmed regression or an error entry in NEW"}[code]
+
+
+def _time(v, unit):
+    if v is None:
+        return "-"
+    if unit != "s":
+        return "%.4g" % v
+    for scale, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if v >= scale:
+            return "%.4g %s" % (v / scale, u)
+    return "%.3g ns" % (v / 1e-9)
+
+
+def render_console(doc, only_changes=False):
+    rows = doc["benchmarks"]
+    unit = doc["metric"]["unit"]
+    lines = [doc["title"], "metric: %s; %d%% intervals; Holm over %d benchmarks at alpha %g" % (
+        doc["metric"]["describe"], round(doc["settings"]["level"] * 100), doc["settings"]["tested"],
+        doc["settings"]["alpha"]), "threshold: " + doc["settings"]["threshold_rule"]]
+    for w in doc["warnings"]:
+        lines.append("warning: " + w)
+    head = ("verdict", "change", "interval", "thresh", "noise", "p(Holm)", "n", "base", "new", "benchmark")
+    table = []
+    for r in _order(rows):
+        if only_changes and r["verdict"] == "SAME":
+            continue
+        ci = r.get("ci") or [None, None]
+        table.append((r["verdict"], _pct(r.get("change")),
+                      "[%s, %s]" % (_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else "-",
+                      _pct(r.get("threshold"), False) if r.get("threshold") is not None else "-",
+                      _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
+                      "%.2g" % r["p"] if r.get("p") is not None else "-",
+                      "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
+                      _time(r.get("base"), unit), _time(r.get("new"), unit),
+                      r["name"] + ("  (%s)" % r["reason"] if r.get("reason") else "")))
+    widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
+    fmt = "  ".join("%%-%ds" % w if i in (0, 9) else "%%%ds" % w for i, w in enumerate(widths))
+    lines.append(fmt % head)
+    lines.extend(fmt % t for t in table)
+    lines.append(doc["summary_line"])
+    return "\n".join(l.rstrip() for l in lines) + "\n"
+
+
+def render_markdown(doc):
+    rows = _order(doc["benchmarks"])
+    out = ["### parbench compare: %s" % doc["summary_line"], "",
+           doc["title"] + ".", "",
+           "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and "
+           "p < %g after Holm over %d benchmarks; SAME needs the %d%% interval inside it." % (
+               doc["metric"]["describe"], doc["settings"]["threshold_rule"], doc["settings"]["alpha"],
+               doc["settings"]["tested"], round(doc["settings"]["level"] * 100)), ""]
+    for w in doc["warnings"]:
+        out.append("> warning: " + w)
+    if doc["warnings"]:
+        out.append("")
+
+    def table(rs):
+        t = ["| verdict | benchmark | change | interval | threshold | noise | p (Holm) | n | base | new |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        unit = doc["metric"]["unit"]
+        for r in rs:
+            ci = r.get("ci") or [None, None]
+            name = "`%s`" % r["name"] + (" (%s)" % r["reason"].replace("|", "\\|") if r.get("reason") else "")
+            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["verdict"], name, _pct(r.get("change")),
+                "%s ... %s" % (_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else "-",
+                _pct(r.get("threshold"), False) if r.get("threshold") is not None else "-",
+                _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
+                "%.2g" % r["p"] if r.get("p") is not None else "-",
+                "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
+                _time(r.get("base"), unit), _time(r.get("new"), unit)))
+        return t
+    notable = [r for r in rows if r["verdict"] != "SAME"]
+    if notable:
+        out += table(notable) + [""]
+    same = [r for r in rows if r["verdict"] == "SAME"]
+    if same:
+        out += ["<details><summary>%d SAME</summary>" % len(same), ""] + table(same) + ["", "</details>", ""]
+    return "\n".join(out)
+
+
+def threshold_rule(settings):
+    if settings.mode == "paired":
+        return "max(floor, %g x the noise of one run, measured over the rounds)" % settings.multiple
+    return ("max(floor, %g x the spread of the repetitions, %g x the run-to-run noise from --noise)"
+            % (settings.multiple, RUN_MULTIPLE))
+
+
+def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, unit):
+    counts = summary_counts(rows)
+    code = exit_code(rows)
+    parts = ["%d %s" % (counts[v], v) for v in VERDICTS if counts[v]]
+    tested = sum(1 for r in rows if r.get("p") is not None)
+    doc = {
+        "parbench_compare": FORMAT,
+        "mode": settings.mode,
+        "title": "BASE %s vs NEW %s (%s)" % (base_desc["label"], new_desc["label"],
+                                            "paired rounds on this machine" if settings.mode == "paired"
+                                            else "two files"),
+        "base": base_desc, "new": new_desc,
+        "metric": {"name": settings.metric or "real_time", "unit": unit, "describe": metric_desc},
+        "settings": {"alpha": settings.alpha, "level": settings.level, "multiple": settings.multiple,
+                     "threshold_rule": threshold_rule(settings),
+                     "floors": {"%s%s" % ("" if f is None else f + "/", d): v
+                                for (f, d), v in sorted(settings.floors.items(), key=str)},
+                     "default_floors": {"%s/%s" % k: v for k, v in sorted(DEFAULT_FLOORS.items())
+                                        if k[1] == settings.mode},
+                     "tested": tested},
+        "warnings": list(warnings),
+        "summary": counts,
+        "exit": code,
+        "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
+        "benchmarks": [{k: v for k, v in r.items()} for r in _order(rows)],
+    }
+    return doc
+
+
+def describe_run(run, path):
+    ctx = run.context
+    return {"label": os.path.basename(str(path)), "path": str(path),
+            "revision": ctx.get("parbench_git_revision"),
+            "gpu": ctx.get("gpu"), "cpu": ctx.get("cpu_model"),
+            "profile": ctx.get("parbench_profile")}
+
+
+def write_outputs(doc, args, out=sys.stdout):
+    out.write(render_console(doc, args.only_changes))
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(render_markdown(doc))
+    if args.json:
+        with open(args.json, "w") as f:
+            pbjson.dump(doc, f)
+
+
+# --------------------------------------------------------------- two files
+
+def compare_files(base_path, new_path, settings, warn):
+    base = load_run(base_path, "BASE")
+    new = load_run(new_path, "NEW")
+    higher, unit = metric_direction([base, new], settings.metric)
+    settings.higher_better = higher
+    a = collect(base, settings.metric, higher)
+    b = collect(new, settings.metric, higher)
+    if settings.filter:
+        a = {k: v for k, v in a.items() if settings.filter.search(k)}
+        b = {k: v for k, v in b.items() if settings.filter.search(k)}
+    both = [a[k] for k in a if k in b]
+    soft = check_fingerprint(base, new, both, warn)
+    warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
+    for what, run in (("BASE", base), ("NEW", new)):
+        for w in run.warnings:
+            warnings.append("%s %s: %s" % (what, base_path if what == "BASE" else new_path, w))
+    for what, side in (("BASE", a), ("NEW", b)):
+        counts = [len(s.values) for s in side.values() if s.values]
+        if counts and max(counts) < 2:
+            line = ("%s has 1 repetition per benchmark: too few to decide anything but SAME within the "
+                    "threshold; run with --benchmark_repetitions=10 or more" % what)
+            warn("warning: " + line)
+            warnings.append(line)
+    kinds = {k: v.get("kind") for run in (base, new) for k, v in run.counter_kinds.items()}
+    rows = compare(a, b, settings, kinds)
+    return rows, describe_run(base, base_path), describe_run(new, new_path), warnings, unit
+
+
+# ----------------------------------------------------------- paired rounds
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _list_tests(binary, bench_args):
+    p = subprocess.run([binary, "--benchmark_list_tests"] + bench_args, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise InputError("%s refused its arguments: %s" % (binary, last))
+    return [l for l in p.stdout.splitlines() if l.strip()]
+
+
+def auto_rounds(m, alpha=ALPHA):
+    """Rounds such that the signed-rank test over n rounds can pass Holm over m
+    benchmarks (2 / 2^n <= alpha / m), at least MIN_ROUNDS, even (A B B A)."""
+    n = max(MIN_ROUNDS, stats.log2_ceil(2.0 * max(m, 1) / alpha))
+    return n + (n % 2)
+
+
+def round_order(r):
+    """Which binary runs first in round r (0-based): A B, B A, A B, B A ..."""
+    return ("base", "new") if r % 2 == 0 else ("new", "base")
+
+
+def run_paired(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, settings, warn, log):
+    for b in (base_bin, new_bin):
+        if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+            raise InputError("%s is not an executable file" % b)
+    for a in bench_args:
+        if a.startswith("--benchmark_out") or a.startswith("--benchmark_list_tests"):
+            raise InputError("bench argument %s: compare --run writes and reads the JSON itself" % a)
+    os.makedirs(workdir, exist_ok=True)
+    manifest_path = os.path.join(workdir, "manifest.json")
+    names = _list_tests(base_bin, bench_args)
+    _list_tests(new_bin, bench_args)
+    if not names:
+        raise InputError("the bench arguments select no benchmark")
+    if rounds is None:
+        rounds = auto_rounds(len(names), settings.alpha)
+    manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
+                "base_sha256": _sha256(base_bin), "new_sha256": _sha256(new_bin),
+                "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
+    if os.path.exists(manifest_path):
+        try:
+            with open(manifest_path) as f:
+                old = json.load(f)
+        except ValueError:
+            raise InputError("%s is not a compare manifest; use another --workdir" % manifest_path)
+        for k in ("base_sha256", "new_sha256", "args"):
+            if old.get(k) != manifest[k]:
+                raise InputError("%s holds rounds of another comparison (%s differs); use another --workdir"
+                                 % (workdir, k.replace("_sha256", " binary")))
+        manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
+    with open(manifest_path, "w") as f:
+        pbjson.dump(manifest, f)
+    started = time.monotonic()
+    bins = {"base": base_bin, "new": new_bin}
+    for r in range(rounds):
+        for side in round_order(r):
+            path = os.path.join(workdir, "round-%02d-%s.json" % (r + 1, side))
+            if _complete(path):
+                continue
+            if max_seconds is not None and time.monotonic() - started > max_seconds:
+                done = sum(1 for i in range(rounds) if all(_complete(os.path.join(
+                    workdir, "round-%02d-%s.json" % (i + 1, s))) for s in ("base", "new")))
+                log("compare: stopped after %.0f s (--max-seconds): %d of %d rounds done in %s; "
+                    "run the same command again to go on" % (time.monotonic() - started, done, rounds, workdir))
+                return None
+            t0 = time.monotonic()
+            log("compare: round %d/%d: %s (%s) ..." % (r + 1, rounds, side.upper(), bins[side]))
+            with open(path[:-5] + ".log", "w") as logf:
+                p = subprocess.run([bins[side]] + bench_args + ["--benchmark_out=" + path + ".part",
+                                                                "--benchmark_out_format=json"],
+                                   stdout=logf, stderr=subprocess.STDOUT)
+            if p.returncode not in (0, 1):
+                tail = open(path[:-5] + ".log").read().strip().splitlines()[-1:] or ["(no output)"]
+                raise InputError("%s exited with status %d in round %d: %s" % (bins[side], p.returncode,
+                                                                                 r + 1, tail[0]))
+            os.replace(path + ".part", path)
+            log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
+    return analyse_paired(workdir, settings, warn)
+
+
+def _complete(path):
+    if not os.path.exists(path):
+        return False
+    try:
+        run = pbjson.load(path)
+    except pbjson.LoadError:
+        return False
+    return run.cut is None
+
+
+def analyse_paired(workdir, settings, warn):
+    """Rows of the rounds stored in workdir (compare --run writes them)."""
+    with open(os.path.join(workdir, "manifest.json")) as f:
+        manifest = json.load(f)
+    rounds = manifest["rounds"]
+    runs = {"base": [], "new": []}
+    for r in range(rounds):
+        for side in ("base", "new"):
+            runs[side].append(load_run(os.path.join(workdir, "round-%02d-%s.json" % (r + 1, side)),
+                                       "%s round %d" % (side.upper(), r + 1)))
+    higher, unit = metric_direction(runs["base"] + runs["new"], settings.metric)
+    settings.higher_better = higher
+    a = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["base"]])
+    b = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["new"]])
+    if settings.filter:
+        a = {k: v for k, v in a.items() if settings.filter.search(k)}
+        b = {k: v for k, v in b.items() if settings.filter.search(k)}
+    both = [a[k] for k in a if k in b]
+    soft = check_fingerprint(runs["base"][0], runs["new"][0], both, warn)
+    warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
+    kinds = {k: v.get("kind") for run in runs["base"][:1] + runs["new"][:1] for k, v in run.counter_kinds.items()}
+    rows = compare(a, b, settings, kinds)
+    desc = []
+    for side in ("base", "new"):
+        d = describe_run(runs[side][0], manifest[side])
+        d["label"] = os.path.basename(manifest[side])
+        d["sha256"] = manifest[side + "_sha256"]
+        d["rounds"] = rounds
+        desc.append(d)
+    if desc[0]["label"] == desc[1]["label"]:
+        desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
+    return rows, desc[0], desc[1], warnings, unit
+
+
+# -------------------------------------------------------------------- main
+
+def _parse_floor(spec):
+    m = re.match(r"^(?:([A-Za-z0-9_.-]+)/)?(cpu|gpu)=([0-9]*\.?[0-9]+)%?$", spec)
+    if not m:
+        raise argparse.ArgumentTypeError("--floor %r is not [FAMILY/]cpu|gpu=PERCENT" % spec)
+    return (m.group(1), m.group(2)), float(m.group(3)) / 100.0
+
+
+def _load_noise(path):
+    try:
+        with open(path) as f:
+            doc = pbjson.strict_loads(f.read())
+    except (OSError, ValueError) as e:
+        raise InputError("--noise %s: %s" % (path, e))
+    if not isinstance(doc, dict) or doc.get("parbench_compare") != FORMAT:
+        raise InputError("--noise %s: not a compare verdict file (compare --json writes one)" % path)
+    return {r["name"]: r["noise"] for r in doc.get("benchmarks", []) if r.get("noise") is not None}
+
+
+def make_parser():
+    p = argparse.ArgumentParser(
+        prog="compare",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
+                    "UNRELIABLE, NOT_SAME_WORK, NEW, MISSING or ERROR.",
+        usage="compare BASE.json NEW.json [options]\n"
+              "       compare --run BASE_BENCH NEW_BENCH [--rounds N] [--workdir DIR] [options] -- [bench arguments]",
+        epilog="""modes:
+  two files   entries paired by run name, every repetition used (Mann-Whitney U,
+              Hodges-Lehmann shift); use 10 or more repetitions per side
+  --run       the two binaries interleaved on this machine, A B B A ... (Wilcoxon
+              signed-rank over the rounds, Hodges-Lehmann ratio); rounds are kept
+              in --workdir, so an interrupted or --max-seconds run resumes
+
+verdicts: SLOWER/FASTER need the change beyond the benchmark's threshold and
+p < alpha after Holm over all benchmarks compared; SAME needs the interval
+inside +-threshold; threshold = max(floor, multiple x run-to-run noise).
+Default floors: GPU 2%%; CPU 5%% paired, 10%% two files.
+
+exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
+input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
+4 --run stopped by --max-seconds before all rounds ran (rerun to resume)""")
+    p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
+    p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
+                   help="run the two bench binaries interleaved (arguments for them after --)")
+    p.add_argument("--rounds", type=int, help="paired rounds (default: enough for Holm over the "
+                   "selected benchmarks, at least %d)" % MIN_ROUNDS)
+    p.add_argument("--workdir", default="compare-rounds", help="where --run keeps its rounds (default %(default)s)")
+    p.add_argument("--max-seconds", type=float, help="--run: start no invocation after this many seconds; "
+                   "exit 4, rerun to resume")
+    p.add_argument("--metric", help="a time or rate counter to compare instead of the time per iteration "
+                   "(rates mirror the time: the same verdict)")
+    p.add_argument("--floor", action="append", type=_parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
+                   help="minimum effect, e.g. gpu=2, cpu=10, Sort/gpu=3 (repeatable)")
+    p.add_argument("--multiple", type=float, help="threshold >= this x the noise (default %g paired, %g two files)"
+                   % (DEFAULT_MULTIPLE["paired"], DEFAULT_MULTIPLE["files"]))
+    p.add_argument("--noise", metavar="VERDICT.json",
+                   help="run-to-run noise per benchmark from an earlier compare --json (e.g. a paired A/A run): "
+                        "the larger of it and this comparison's own is used")
+    p.add_argument("--alpha", type=float, default=ALPHA, help="family-wise error rate (default %(default)s)")
+    p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")
+    p.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (for a pull-request comment)")
+    p.add_argument("--only-changes", action="store_true", help="console: leave out SAME rows")
+    return p
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    bench_args = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, bench_args = argv[:i], argv[i + 1:]
+    parser = make_parser()
+    args = parser.parse_args(argv)
+
+    def warn(line):
+        print("%s: %s" % (TOOL, line), file=sys.stderr)
+
+    def fail(code, line):
+        print("%s: %s" % (TOOL, line), file=sys.stderr)
+        return code
+
+    if args.run and args.files:
+        return fail(EXIT_INPUT, "give two files or --run, not both")
+    if not args.run and len(args.files) != 2:
+        return fail(EXIT_INPUT, "needs BASE.json NEW.json, or --run BASE_BENCH NEW_BENCH (see --help)")
+    if bench_args and not args.run:
+        return fail(EXIT_INPUT, "arguments after -- are for --run")
+    if args.rounds is not None and args.rounds < MIN_ROUNDS:
+        return fail(EXIT_INPUT, "--rounds must be at least %d" % MIN_ROUNDS)
+    if not 0 < args.alpha < 1:
+        return fail(EXIT_INPUT, "--alpha must be between 0 and 1")
+    try:
+        flt = re.compile(args.filter) if args.filter else None
+    except re.error as e:
+        return fail(EXIT_INPUT, "--filter is not a regular expression: %s" % e)
+    mode = "paired" if args.run else "files"
+    try:
+        noise = _load_noise(args.noise) if args.noise else None
+        settings = Settings(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
+                            metric=args.metric, noise=noise)
+        settings.filter = flt
+        settings.higher_better = False
+        if args.run:
+            res = run_paired(args.run[0], args.run[1], bench_args, args.workdir, args.rounds, args.max_seconds,
+                             settings, warn, lambda s: print(s, file=sys.stderr, flush=True))
+            if res is None:
+                return EXIT_INCOMPLETE
+        else:
+            res = compare_files(args.files[0], args.files[1], settings, warn)
+    except InputError as e:
+        return fail(EXIT_INPUT, str(e))
+    except NotComparable as e:
+        return fail(EXIT_INCOMPARABLE, str(e))
+    rows, bdesc, ndesc, warnings, unit = res
+    if args.metric:
+        metric_desc = "%s (%s, %s is better)" % (args.metric, unit or "no unit",
+                                                  "higher" if settings.higher_better else "lower")
+    else:
+        metric_desc = "time per iteration (real_time; manual time in parbench), lower is better"
+    doc = build_document(rows, settings, bdesc, ndesc, warnings, metric_desc, unit)
+    try:
+        write_outputs(doc, args)
+    except OSError as e:
+        return fail(EXIT_INPUT, "cannot write: %s" % e)
+    return doc["exit"]
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("%s: interrupted" % TOOL, file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
