@@ -219,6 +219,18 @@ def merge_rounds(samples_per_round):
     return merged
 
 
+def scale(samples, settings):
+    """--scale-new: NEW's times x F (its log values + log F; rates / F)."""
+    f = getattr(settings, "scale_new", None)
+    if not f:
+        return
+    shift = math.log(f)
+    for s in samples.values():
+        s.values = [None if v is None else v + shift for v in s.values]
+        if s.rate:
+            s.rate = (s.rate[0], [r / f for r in s.rate[1]])
+
+
 # -------------------------------------------------------------- fingerprint
 
 def scopes_of(sample):
@@ -703,7 +715,8 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
                      "default_floors": {"%s/%s" % k: v for k, v in sorted(DEFAULT_FLOORS.items())
                                         if k[1] == settings.mode},
                      "tested": tested},
-        "warnings": list(warnings),
+        "warnings": list(warnings) + (["NEW's times multiplied by %g (--scale-new)" % settings.scale_new]
+                                      if getattr(settings, "scale_new", None) else []),
         "summary": counts,
         "exit": code,
         "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
@@ -739,6 +752,7 @@ def compare_files(base_path, new_path, settings, warn):
     settings.higher_better = higher
     a = collect(base, settings.metric, higher)
     b = collect(new, settings.metric, higher)
+    scale(b, settings)
     if settings.filter:
         a = {k: v for k, v in a.items() if settings.filter.search(k)}
         b = {k: v for k, v in b.items() if settings.filter.search(k)}
@@ -874,6 +888,7 @@ def analyse_paired(workdir, settings, warn):
     settings.higher_better = higher
     a = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["base"]])
     b = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["new"]])
+    scale(b, settings)
     if settings.filter:
         a = {k: v for k, v in a.items() if settings.filter.search(k)}
         b = {k: v for k, v in b.items() if settings.filter.search(k)}
@@ -927,7 +942,8 @@ def make_parser():
               Hodges-Lehmann shift); use 10 or more repetitions per side
   --run       the two binaries interleaved on this machine, A B B A ... (Wilcoxon
               signed-rank over the rounds, Hodges-Lehmann ratio); rounds are kept
-              in --workdir, so an interrupted or --max-seconds run resumes
+              in --workdir, so an interrupted or --max-seconds run resumes, and
+              --analyse DIR compares them again without running anything
 
 verdicts: SLOWER/FASTER need the change beyond the benchmark's threshold and
 p < alpha after Holm over all benchmarks compared; SAME needs the interval
@@ -943,6 +959,10 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("--rounds", type=int, help="paired rounds (default: enough for Holm over the "
                    "selected benchmarks, at least %d)" % MIN_ROUNDS)
     p.add_argument("--workdir", default="compare-rounds", help="where --run keeps its rounds (default %(default)s)")
+    p.add_argument("--analyse", metavar="DIR", help="compare the rounds an earlier --run kept in DIR, running nothing")
+    p.add_argument("--scale-new", type=float, metavar="F",
+                   help="multiply NEW's times by F (rates by 1/F) before comparing: measures what a change "
+                        "of that size would be called, e.g. on A/A data")
     p.add_argument("--max-seconds", type=float, help="--run: start no invocation after this many seconds; "
                    "exit 4, rerun to resume")
     p.add_argument("--metric", help="a time or rate counter to compare instead of the time per iteration "
@@ -978,9 +998,11 @@ def main(argv=None):
         print("%s: %s" % (TOOL, line), file=sys.stderr)
         return code
 
-    if args.run and args.files:
-        return fail(EXIT_INPUT, "give two files or --run, not both")
-    if not args.run and len(args.files) != 2:
+    if sum(map(bool, (args.run, args.files, args.analyse))) > 1:
+        return fail(EXIT_INPUT, "give two files, --run or --analyse, not several")
+    if args.scale_new is not None and not args.scale_new > 0:
+        return fail(EXIT_INPUT, "--scale-new must be a positive factor")
+    if not args.run and not args.analyse and len(args.files) != 2:
         return fail(EXIT_INPUT, "needs BASE.json NEW.json, or --run BASE_BENCH NEW_BENCH (see --help)")
     if bench_args and not args.run:
         return fail(EXIT_INPUT, "arguments after -- are for --run")
@@ -992,14 +1014,19 @@ def main(argv=None):
         flt = re.compile(args.filter) if args.filter else None
     except re.error as e:
         return fail(EXIT_INPUT, "--filter is not a regular expression: %s" % e)
-    mode = "paired" if args.run else "files"
+    mode = "paired" if args.run or args.analyse else "files"
     try:
         noise = _load_noise(args.noise) if args.noise else None
         settings = Settings(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
                             metric=args.metric, noise=noise)
         settings.filter = flt
         settings.higher_better = False
-        if args.run:
+        settings.scale_new = args.scale_new
+        if args.analyse:
+            if not os.path.isfile(os.path.join(args.analyse, "manifest.json")):
+                raise InputError("%s holds no rounds of compare --run (no manifest.json)" % args.analyse)
+            res = analyse_paired(args.analyse, settings, warn)
+        elif args.run:
             res = run_paired(args.run[0], args.run[1], bench_args, args.workdir, args.rounds, args.max_seconds,
                              settings, warn, lambda s: print(s, file=sys.stderr, flush=True))
             if res is None:

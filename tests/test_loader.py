@@ -83,9 +83,16 @@ def tool(name, *args):
                           timeout=120)
 
 
+def is_benchmark_json(path):
+    """Not the comparator's verdict files (ci/compare --json), also under results/."""
+    with open(path, encoding="utf-8") as f:
+        return '"parbench_compare"' not in f.read(200)
+
+
 def committed_json():
-    return sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.json"), recursive=True)) + \
+    found = sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.json"), recursive=True)) + \
         sorted(glob.glob(os.path.join(DATA, "*.json")))
+    return [p for p in found if is_benchmark_json(p)]
 
 
 def strip_schema(doc):
