@@ -57,6 +57,7 @@ void add_context(const pb::Options& opt) {
   add("parbench_seed", std::to_string(opt.seed));
   add("parbench_fixtures_version", std::to_string(pb::fixtures::kVersion));
   add("parbench_flush_l2", opt.flush_l2 ? "true" : "false");
+  add("parbench_gpu_start", opt.flush_l2 ? "after-l2-flush" : opt.gpu_idle_start ? "idle" : "queued");
   add("cpu_model", cpu_model());
   add("cpu_cores", std::to_string(pb::core_count()));
   add("openmp_version", std::to_string(_OPENMP));
@@ -217,6 +218,7 @@ int main(int argc, char** argv) {
   int selected = 0;
   try {
     opt = pb::parse_options(argc, argv);
+    pb::set_gpu_idle_start(opt.gpu_idle_start);
     if (opt.help) {
       std::fputs(pb::usage().c_str(), stdout);
       std::fputs("\nGoogle Benchmark's flags:\n", stdout);

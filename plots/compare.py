@@ -86,7 +86,8 @@ RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers mus
 HARD = {
     "all": ("parbench_fixtures_version", "parbench_build_type", "parbench_seed"),
     "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler"),
-    "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2"),
+    "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2",
+            "parbench_gpu_start"),
     "openblas": ("openblas_config",),
 }
 SOFT = {

@@ -46,7 +46,7 @@ TEST(Options, ListsAreValidated) {
 TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   std::vector<std::string> left;
   auto o = parse({"--profile=smoke", "--benchmark_filter=GEMM", "--sizes=8x9x10", "--threads=1,3",
-                  "--precision=f64", "--op=AtB", "--flush-l2", "--seed=5", "--block=16"},
+                  "--precision=f64", "--op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
                  &left);
   EXPECT_EQ(o.profile, Profile::Smoke);
   ASSERT_TRUE(o.sizes);
@@ -56,6 +56,8 @@ TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   EXPECT_EQ(*o.ops, std::vector<std::string>{"AtB"});
   EXPECT_EQ(*o.blocks, std::vector<int>{16});
   EXPECT_TRUE(o.flush_l2);
+  EXPECT_TRUE(o.gpu_idle_start);
+  EXPECT_FALSE(parse({}).gpu_idle_start);
   EXPECT_EQ(o.seed, 5u);
   EXPECT_EQ(left, std::vector<std::string>{"--benchmark_filter=GEMM"});
 }

@@ -26,6 +26,11 @@ const GpuStatus& gpu_status();  // probes device 0 once
 struct TimerOptions {
   bool flush_l2 = false;  // overwrite L2 before each timed run: cold-cache numbers
 };
+// Process-wide (--gpu-idle-start): whether a timed run starts on an idle GPU,
+// its first launch's host latency inside the events (cuda/gpu.cu says why the
+// default queues a spin kernel first).
+void set_gpu_idle_start(bool idle);
+bool gpu_idle_start();
 std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt);
 
 // Key/value pairs for the JSON context (name, SMs, clocks, driver, runtime...).

@@ -7,6 +7,12 @@ namespace pb {
 
 bool built_with_cuda() { return false; }
 
+namespace {
+bool idle_start = false;
+}
+void set_gpu_idle_start(bool idle) { idle_start = idle; }
+bool gpu_idle_start() { return idle_start; }
+
 const GpuStatus& gpu_status() {
   static const GpuStatus s{false, "parbench was built without CUDA", "", 0, 0, 0};
   return s;

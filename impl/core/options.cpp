@@ -206,6 +206,8 @@ Options parse_options(int& argc, char** argv) {
       o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
       o.flush_l2 = true;
+    } else if (std::strcmp(a, "--gpu-idle-start") == 0) {
+      o.gpu_idle_start = true;
     } else if (std::strcmp(a, "--hide-unsupported") == 0) {
       o.hide_unsupported = true;
     } else if (std::strcmp(a, "--no-progress") == 0) {
@@ -265,6 +267,9 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
   --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
+  --gpu-idle-start    GPU: record the start event on an idle GPU, so a timed run
+                      includes the host's launch latency (by default a 30 us spin
+                      kernel queued before it lets the run's launches queue up)
   --hide-unsupported  console: leave out entries a variant cannot run (no GPU, a shape
                       it cannot do, a size the profile excludes); the JSON keeps them
   --no-progress       no progress line (instance i of n, elapsed, time left) on

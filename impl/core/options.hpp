@@ -21,6 +21,7 @@ struct Options {
   Profile profile = Profile::Default;
   std::uint64_t seed = 0x9a7b3e1d5c4f2a60ull;  // base seed of every fixture
   bool flush_l2 = false;                       // GPU: flush L2 between timed iterations
+  bool gpu_idle_start = false;                 // GPU: start the clock on an idle GPU (launch latency timed)
   std::optional<std::vector<Shape3>> sizes;
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;
