@@ -24,11 +24,13 @@ one warning per file; a file cut off mid-run (the "benchmarks" array left
 open) keeps its complete entries, with a warning. Only the Python standard
 library is used, so the checks in tests/ run with any python3.
 """
+import gzip
 import json
 import math
 import os
 import re
 import sys
+import zlib
 
 SCHEMA = 1
 DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
@@ -577,7 +579,7 @@ def parse_document(text):
 
 
 def read_text(path):
-    """The text of `path`; DocumentError with a one-line reason when it cannot be read as UTF-8 text."""
+    """The text of `path` (gzip-compressed or not); DocumentError with a one-line reason when it cannot be read as UTF-8 text."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -589,6 +591,11 @@ def read_text(path):
         raise DocumentError("cannot read: permission denied")
     except OSError as e:
         raise DocumentError("cannot read: %s" % (e.strerror or e))
+    if data[:2] == b"\x1f\x8b":  # gzip (results kept compressed, e.g. FILE.json.gz)
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise DocumentError("not a whole gzip file: %s" % e)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -283,6 +283,17 @@ class Fuzz(Tmp):
             pbjson.load(under_file)
         self.assertIn("cannot read", str(cm.exception))
 
+    def test_gzip_files(self):
+        import gzip
+        text = json.dumps(small_doc())
+        run = pbjson.load(self.write("a.json.gz", gzip.compress(text.encode())))
+        self.assertEqual(len(run.entries), len(small_doc()["benchmarks"]))
+        self.assertEqual(run.warnings, [])
+        cut = self.write("cut.json.gz", gzip.compress(text.encode())[:-12])
+        with self.assertRaises(pbjson.LoadError) as cm:
+            pbjson.load(cut)
+        self.assertIn("not a whole gzip file", str(cm.exception))
+
     def test_random_bytes_and_mutations(self):
         rng = random.Random(20261122)
         text = pbjson.dumps(small_doc())
