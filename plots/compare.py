@@ -112,7 +112,7 @@ class NotComparable(Exception):
 class Sample:
     """What one side knows about one benchmark."""
     __slots__ = ("name", "family", "device", "library", "values", "errors", "unsupported",
-                 "work", "throttled", "clock", "rate", "entry")
+                 "work", "throttled", "clock", "rate", "entry", "no_metric")
 
     def __init__(self, name, entry):
         self.name, self.entry = name, entry
@@ -126,6 +126,7 @@ class Sample:
         self.throttled = []     # throttled per repetition (GPU)
         self.clock = []         # sm_clock_max_mhz per repetition (GPU)
         self.rate = None        # (counter, [values]) of the entry's declared rate
+        self.no_metric = False  # passed, but without the --metric counter
 
 
 def _metric_value(entry, metric, higher_better):
@@ -150,10 +151,9 @@ def _rate_counter(entry, run):
 WORK_KINDS = ("problem", "model", "knob", "result")
 
 
-def collect(run, metric=None, higher_better=False, group=None):
-    """{run name: Sample} of one Run. group: when not None, a list that gets
-    one value per benchmark (the median of this run's repetitions) instead of
-    one value per repetition: a paired round."""
+def collect(run, metric=None, higher_better=False, group=False):
+    """{run name: Sample} of one Run: one value per repetition, or with group
+    one per benchmark (the median of this run's repetitions: a paired round)."""
     out = {}
     work_keys = [k for k, info in run.counter_kinds.items() if info.get("kind") in WORK_KINDS]
     per_run = {}
@@ -172,7 +172,7 @@ def collect(run, metric=None, higher_better=False, group=None):
             continue
         v = _metric_value(e, metric, higher_better)
         if v is None:
-            s.errors.append(e)  # a passed entry without the metric: cannot be compared
+            s.no_metric = True  # a passed entry without the --metric counter: left out
             continue
         per_run.setdefault(name, []).append(v)
         for k in work_keys:
@@ -211,6 +211,7 @@ def merge_rounds(samples_per_round):
                 m.values[i] = s.values[0]
             m.errors += s.errors
             m.unsupported += s.unsupported
+            m.no_metric = m.no_metric or s.no_metric
             for k, vs in s.work.items():
                 m.work.setdefault(k, set()).update(vs)
             m.throttled += s.throttled
@@ -405,6 +406,8 @@ def compare(base, new, settings, kinds=None):
     rows, tests = [], []
     for name in sorted(set(base) | set(new)):
         a, b = base.get(name), new.get(name)
+        if (a is not None and a.no_metric) or (b is not None and b.no_metric):
+            continue  # the compared counter is not one this benchmark has
         s = b or a
         row = {"name": name, "family": s.family, "device": s.device or "cpu"}
         rows.append(row)
@@ -742,6 +745,18 @@ def write_outputs(doc, args, out=sys.stdout):
     if args.json:
         with open(args.json, "w") as f:
             pbjson.dump(doc, f)
+    if args.plot:
+        import compare_plot
+        compare_plot.plot(doc, doc["benchmarks"], args.plot)
+
+
+def _no_metric_warning(a, b, settings, warn):
+    n = len({k for side in (a, b) for k, v in side.items() if v.no_metric})
+    if not n:
+        return []
+    line = "%d benchmarks have no %s counter; left out" % (n, settings.metric)
+    warn("warning: " + line)
+    return [line]
 
 
 # --------------------------------------------------------------- two files
@@ -771,6 +786,7 @@ def compare_files(base_path, new_path, settings, warn):
             warn("warning: " + line)
             warnings.append(line)
     kinds = {k: v.get("kind") for run in (base, new) for k, v in run.counter_kinds.items()}
+    warnings += _no_metric_warning(a, b, settings, warn)
     rows = compare(a, b, settings, kinds)
     return rows, describe_run(base, base_path), describe_run(new, new_path), warnings, unit
 
@@ -897,6 +913,7 @@ def analyse_paired(workdir, settings, warn):
     soft = check_fingerprint(runs["base"][0], runs["new"][0], both, warn)
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
     kinds = {k: v.get("kind") for run in runs["base"][:1] + runs["new"][:1] for k, v in run.counter_kinds.items()}
+    warnings += _no_metric_warning(a, b, settings, warn)
     rows = compare(a, b, settings, kinds)
     desc = []
     for side in ("base", "new"):
@@ -979,6 +996,8 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")
     p.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (for a pull-request comment)")
+    p.add_argument("--plot", metavar="FILE", help="draw the changes with their intervals and thresholds "
+                   "(PNG or SVG, by the name; needs matplotlib)")
     p.add_argument("--only-changes", action="store_true", help="console: leave out SAME rows")
     return p
 
@@ -1045,6 +1064,11 @@ def main(argv=None):
     else:
         metric_desc = "time per iteration (real_time; manual time in parbench), lower is better"
     doc = build_document(rows, settings, bdesc, ndesc, warnings, metric_desc, unit)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return fail(EXIT_INPUT, "--plot needs matplotlib (apt-get install python3-matplotlib)")
     try:
         write_outputs(doc, args)
     except OSError as e:

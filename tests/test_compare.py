@@ -307,6 +307,26 @@ class Command(unittest.TestCase):
         self.assertEqual(r["verdict"], "AMBIGUOUS")
         self.assertIn("confirm with compare --run", r["reason"])
 
+    def test_plot(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib missing")
+        import compare_plot
+        a = self.write("a.json", doc(suite(1.0, seed=1)))
+        b = self.write("b.json", doc(suite(1.10, seed=2)))
+        p = self.run_tool(a, b, "--noise", self.noise_file(), "--plot", "c.png", "--json", "v.json")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(os.path.join(self.dir, "c.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        # Too many rows: every non-SAME one kept, then the largest SAME changes.
+        rows = [{"name": "B%d" % i, "verdict": "SAME", "change": i / 1000.0} for i in range(100)]
+        rows.insert(50, {"name": "S", "verdict": "SLOWER", "change": 0.2})
+        picked = compare_plot.pick_rows(rows, limit=10)
+        self.assertEqual(len(picked), 10)
+        self.assertIn("S", [r["name"] for r in picked])
+        self.assertEqual(min(r["change"] for r in picked if r["verdict"] == "SAME"), 0.091)
+
     def test_faster_exits_0(self):
         a = self.write("a.json", doc(suite(1.0, seed=1)))
         b = self.write("b.json", doc(suite(0.8, seed=2)))
@@ -326,6 +346,16 @@ class Command(unittest.TestCase):
         for k in t:
             self.assertAlmostEqual(t[k]["change"], r[k]["change"], places=9)
         self.assertEqual(t["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        # Benchmarks without the counter are left out, saying how many; never an error.
+        base, new = suite(seed=3), suite(1.06, seed=4)
+        for e in base + new:
+            if e["name"].startswith("GEMM/V4/"):
+                del e["GFLOPS"]
+        c, d = self.write("c.json", doc(base)), self.write("d.json", doc(new))
+        p = self.run_tool(c, d, "--json", "m.json", "--metric", "GFLOPS")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("1 benchmarks have no GFLOPS counter; left out", p.stderr)
+        self.assertNotIn("GEMM/V4/M:64/manual_time", self.verdicts(os.path.join(self.dir, "m.json")))
         p = self.run_tool(a, b, "--metric", "M")
         self.assertEqual(p.returncode, 2)
         self.assertIn("not a time or a rate", p.stderr)

@@ -1,0 +1,73 @@
+"""The comparator's chart (compare --plot FILE): one row per benchmark, its
+estimated change as a dot, the confidence interval as a line and +-threshold as
+a grey band, coloured by verdict. Rows are ordered as in the table (most urgent
+first); past MAX_ROWS the SAME rows with the smallest changes are left out,
+and the title says how many are shown. matplotlib is imported here only, so
+compare.py itself needs numpy alone."""
+import math
+
+MAX_ROWS = 60
+COLOURS = {"SLOWER": "#c62828", "ERROR": "#6a1b9a", "FASTER": "#2e7d32", "SAME": "#546e7a",
+           "AMBIGUOUS": "#ef6c00", "UNRELIABLE": "#8d6e63", "NOT_SAME_WORK": "#ad1457"}
+
+
+def _short(name, width=70):
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def pick_rows(rows, limit=MAX_ROWS):
+    """The rows to draw, in table order: every row with a change, SAME rows
+    with the smallest |change| dropped first when there are too many."""
+    drawable = [r for r in rows if r.get("change") is not None]
+    if len(drawable) <= limit:
+        return drawable
+    keep = [r for r in drawable if r["verdict"] != "SAME"]
+    same = sorted((r for r in drawable if r["verdict"] == "SAME"), key=lambda r: -abs(r["change"]))
+    keep += same[:max(0, limit - len(keep))]
+    keep = keep[:limit]
+    ids = {id(r) for r in keep}
+    return [r for r in drawable if id(r) in ids]
+
+
+def plot(doc, rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = pick_rows(rows)
+    drawable = sum(1 for r in rows if r.get("change") is not None)
+    n = max(1, len(shown))
+    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.28 * n))
+    for i, r in enumerate(shown):
+        y = n - 1 - i
+        thr = 100 * r["threshold"]
+        ax.add_patch(matplotlib.patches.Rectangle((-thr, y - 0.35), 2 * thr, 0.7, color="#eceff1", zorder=0))
+        c = COLOURS.get(r["verdict"], "#37474f")
+        lo, hi = r["ci"]
+        x = 100 * r["change"]
+        left = 100 * lo if lo is not None else x
+        right = 100 * hi if hi is not None else x
+        ax.plot([left, right], [y, y], color=c, lw=2, solid_capstyle="butt", zorder=2)
+        ax.plot([x], [y], "o", color=c, ms=5, zorder=3)
+    ax.axvline(0, color="#263238", lw=0.8)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([_short(r["name"]) + "  " + r["verdict"] for r in reversed(shown)], fontsize=7)
+    ax.set_ylim(-0.7, n - 0.3)
+    xs = [abs(100 * v) for r in shown for v in (r["change"], r["ci"][0], r["ci"][1], r["threshold"])
+          if v is not None and math.isfinite(v)]
+    lim = max(xs + [2.0]) * 1.1
+    ax.set_xlim(-lim, lim)
+    ax.set_xlabel("change of %s, %% (right: NEW slower)" % doc["metric"]["name"])
+    title = "%s\n%s" % (doc["title"], doc["summary_line"])
+    if len(shown) < drawable:
+        title += "\n%d of %d benchmarks shown (the SAME ones with the smallest changes left out)" % (
+            len(shown), drawable)
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.grid(axis="x", color="#cfd8dc", lw=0.5)
+    handles = [matplotlib.lines.Line2D([], [], color=COLOURS[v], marker="o", lw=2, label=v)
+               for v in COLOURS if any(r["verdict"] == v for r in shown)]
+    handles.append(matplotlib.patches.Patch(color="#eceff1", label="+-threshold"))
+    ax.legend(handles=handles, fontsize=7, loc="lower right", framealpha=0.9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
