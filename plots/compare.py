@@ -965,8 +965,11 @@ def make_parser():
 
 verdicts: SLOWER/FASTER need the change beyond the benchmark's threshold and
 p < alpha after Holm over all benchmarks compared; SAME needs the interval
-inside +-threshold; threshold = max(floor, multiple x run-to-run noise).
-Default floors: GPU 2%%; CPU 5%% paired, 10%% two files.
+inside +-threshold. Threshold, paired: max(floor, 2 x the noise of one run,
+measured over the rounds); two files: max(floor, 3 x the spread of the
+repetitions, 8 x the run-to-run noise from --noise). Two files without --noise
+prove no change (AMBIGUOUS: confirm with --run). Default floors: GPU 2%;
+CPU 5% paired, 10% two files.
 
 exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
 input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
@@ -987,11 +990,11 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
                    "(rates mirror the time: the same verdict)")
     p.add_argument("--floor", action="append", type=_parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
                    help="minimum effect, e.g. gpu=2, cpu=10, Sort/gpu=3 (repeatable)")
-    p.add_argument("--multiple", type=float, help="threshold >= this x the noise (default %g paired, %g two files)"
-                   % (DEFAULT_MULTIPLE["paired"], DEFAULT_MULTIPLE["files"]))
+    p.add_argument("--multiple", type=float, help="threshold >= this x the measured noise (default %g paired, "
+                   "%g two files)" % (DEFAULT_MULTIPLE["paired"], DEFAULT_MULTIPLE["files"]))
     p.add_argument("--noise", metavar="VERDICT.json",
-                   help="run-to-run noise per benchmark from an earlier compare --json (e.g. a paired A/A run): "
-                        "the larger of it and this comparison's own is used")
+                   help="run-to-run noise per benchmark from an earlier compare --json of a paired A/A run: "
+                        "two files then use 8x it in the threshold, and may call a change proven")
     p.add_argument("--alpha", type=float, default=ALPHA, help="family-wise error rate (default %(default)s)")
     p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")
     p.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
