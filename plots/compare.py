@@ -25,10 +25,11 @@ Verdict per benchmark, on the time per iteration (or --metric):
   NEW / MISSING    only in NEW / only in BASE
   ERROR            an error entry (incorrect, out of memory, failed) in NEW
 
-threshold = max(floor, multiple x noise): the floor per device and mode
-(configurable per family), the noise the benchmark's measured run-to-run
-spread in log time (paired: of one run, from the rounds; two files: the
-larger within-file spread, or a noise file from an earlier comparison).
+Thresholds, with a floor per device and mode (configurable per family):
+paired, max(floor, 2 x the noise of one run, measured over the rounds, in
+log time); two files, max(floor, 3 x the spread of the repetitions pooled
+over both sides, 8 x the run-to-run noise from --noise, a paired A/A
+verdict). Two files without that noise prove no change (AMBIGUOUS).
 
 Exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
 input or a bad command line; 3 runs not comparable (the fingerprint);
@@ -41,6 +42,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -120,7 +122,7 @@ class Sample:
         self.device, self.library = entry.device, entry.raw.get("parbench", {}).get("library") \
             if isinstance(entry.raw.get("parbench"), dict) else None
         self.values = []        # log metric per repetition (files) or per round (paired)
-        self.errors = []        # error entries
+        self.errors = []        # why an entry is an error: "incorrect: ...", ...
         self.unsupported = []
         self.work = {}          # counter -> set of values (problem/model/knob/result)
         self.throttled = []     # throttled per repetition (GPU)
@@ -168,16 +170,20 @@ def collect(run, metric=None, higher_better=False, group=False):
             s.unsupported.append(e)
             continue
         if e.is_error:
-            s.errors.append(e)
+            s.errors.append("%s: %s" % (e.disposition.replace("_", " "), e.reason or e.message))
             continue
         v = _metric_value(e, metric, higher_better)
         if v is None:
-            s.no_metric = True  # a passed entry without the --metric counter: left out
+            if metric is None:  # a passed entry whose time is 0 or missing is no measurement
+                s.errors.append("passed with a time per iteration of %r: not a measurement" % e.raw.get("real_time"))
+            else:
+                s.no_metric = True  # a passed entry without the --metric counter: left out
             continue
         per_run.setdefault(name, []).append(v)
         for k in work_keys:
-            if k in e.raw:
-                s.work.setdefault(k, set()).add(e.raw[k])
+            w = e.counter(k)
+            if w is not None:
+                s.work.setdefault(k, set()).add(w)
         if s.device == "gpu":
             t = e.counter("throttled")
             if t is not None:
@@ -324,7 +330,7 @@ def verdicts(r, floor, multiple, alpha=ALPHA):
     v = np.full(rows, "AMBIGUOUS", dtype=object)
     same = (r["lo"] > -tau) & (r["hi"] < tau)
     v[same] = "SAME"
-    sig = p_holm < alpha
+    sig = p_holm <= alpha
     v[sig & (r["est"] > tau)] = "SLOWER"
     v[sig & (r["est"] < -tau)] = "FASTER"
     r.update(threshold=thr, p_holm=p_holm, decidable=decidable, verdict=v)
@@ -353,6 +359,7 @@ class Settings:
         self.multiple = DEFAULT_MULTIPLE[mode] if multiple is None else multiple
         self.metric = metric
         self.noise = noise or {}           # name -> noise from an earlier comparison
+        self.noise_given = noise is not None
 
     def floor(self, family, device):
         device = device or "cpu"
@@ -370,11 +377,14 @@ def _work_mismatch(a, b, kinds):
         va, vb = sorted(a.work[k]), sorted(b.work[k])
         if va == vb:
             continue
-        if kinds.get(k) == "result" and len(va) == len(vb) == 1:
-            x, y = va[0], vb[0]
-            integral = float(x).is_integer() and float(y).is_integer()
-            if not integral and abs(x - y) <= RESULT_TOLERANCE * max(abs(x), abs(y)):
+        if kinds.get(k) == "result":
+            # Results may differ in their last bits between repetitions
+            # (atomic float sums): the medians of the two sides are compared.
+            x, y = float(np.median(va)), float(np.median(vb))
+            integral = all(float(v).is_integer() for v in va + vb)
+            if x == y or (not integral and abs(x - y) <= RESULT_TOLERANCE * max(abs(x), abs(y))):
                 continue
+            return k, "%.12g" % x, "%.12g" % y
         show = lambda v: "%.12g" % v[0] if len(v) == 1 else "/".join("%.12g" % x for x in v)
         return k, show(va), show(vb)
     return None
@@ -394,9 +404,12 @@ def _clock_problem(a, b):
     return None
 
 
-def _reason_of(entries):
-    e = entries[0]
-    return "%s: %s" % (e.disposition.replace("_", " "), e.reason or e.message)
+def _reason_of(reasons):
+    return reasons[0]
+
+
+def _unsupported_reason(entries):
+    return "unsupported: %s" % (entries[0].reason or entries[0].message)
 
 
 def compare(base, new, settings, kinds=None):
@@ -406,26 +419,27 @@ def compare(base, new, settings, kinds=None):
     rows, tests = [], []
     for name in sorted(set(base) | set(new)):
         a, b = base.get(name), new.get(name)
-        if (a is not None and a.no_metric) or (b is not None and b.no_metric):
-            continue  # the compared counter is not one this benchmark has
         s = b or a
         row = {"name": name, "family": s.family, "device": s.device or "cpu"}
-        rows.append(row)
         if b is not None and b.errors:
             row.update(verdict="ERROR", reason=_reason_of(b.errors))
+            rows.append(row)
             continue
+        if (a is not None and a.no_metric) or (b is not None and b.no_metric):
+            continue  # the compared counter is not one this benchmark has
+        rows.append(row)
         a_ok = a is not None and not a.errors and any(v is not None for v in a.values)
         b_ok = b is not None and any(v is not None for v in b.values)
         if not a_ok and not b_ok:
             rows.pop()  # unsupported on both sides: nothing to say
             continue
         if not b_ok:
-            why = _reason_of(b.unsupported) if b is not None and b.unsupported else "not in NEW"
+            why = _unsupported_reason(b.unsupported) if b is not None and b.unsupported else "not in NEW"
             row.update(verdict="MISSING", reason=why)
             continue
         if not a_ok:
             why = "BASE: " + _reason_of(a.errors) if a is not None and a.errors else \
-                ("BASE: " + _reason_of(a.unsupported) if a is not None and a.unsupported else "not in BASE")
+                ("BASE: " + _unsupported_reason(a.unsupported) if a is not None and a.unsupported else "not in BASE")
             row.update(verdict="NEW", reason=why)
             continue
         mism = _work_mismatch(a, b, kinds)
@@ -516,8 +530,9 @@ def _decide_rows(rows, settings):
             # a binary gets (5-30% on the H200 for launch-bound kernels, far
             # more on a shared 2-core machine): not proven without it.
             row["reason"] = ("%s beyond the %.1f%% threshold (p %.2g), but two files do not measure the "
-                             "run-to-run noise: confirm with compare --run, or give --noise"
-                             % (_pct(row["change"]), 100 * thr[i], row["p"]))
+                             "run-to-run noise%s: confirm with compare --run"
+                             % (_pct(row["change"]), 100 * thr[i], row["p"],
+                                " (--noise has none for it)" if settings.noise_given else ", and no --noise gave it"))
             v = "AMBIGUOUS"
         if "_unreliable" in row:
             row["reason"] = row.pop("_unreliable") + ("; statistics said %s" % v)
@@ -544,6 +559,8 @@ def load_run(path, what):
         raise InputError("%s: %s: cut off mid-run (%d complete entries); rerun it, or repair it with "
                          "plots/close_truncated.py and compare the copy" % (what, path, run.cut.kept))
     if not any(not e.aggregate for e in run.entries):
+        if run.warnings:
+            raise InputError("%s: %s: no usable entries (%s)" % (what, path, run.warnings[0]))
         if run.entries:
             raise InputError("%s: %s: only aggregates, no repetitions (run without "
                              "--benchmark_report_aggregates_only)" % (what, path))
@@ -553,8 +570,11 @@ def load_run(path, what):
 
 def metric_direction(runs, metric):
     """(higher_better, unit) of the compared metric; InputError for an unknown counter."""
-    if metric is None:
+    if metric in (None, "real_time"):
         return False, "s"
+    if metric == "cpu_time":
+        raise InputError("--metric cpu_time: parbench times every run itself (manual time, in real_time); "
+                         "the CPU time of the timing thread means nothing here")
     for run in runs:
         info = run.counter_kinds.get(metric)
         if info:
@@ -594,7 +614,9 @@ def _order(rows):
 
     def key(r):
         c = r.get("change")
-        return (rank[r["verdict"]], -(c if c is not None else 0.0), r["name"])
+        c = 0.0 if c is None else c
+        # Within a verdict the largest changes first (FASTER: the largest gain).
+        return (rank[r["verdict"]], c if r["verdict"] == "FASTER" else -c, r["name"])
     return sorted(rows, key=key)
 
 
@@ -624,6 +646,12 @@ def _time(v, unit):
     return "%.3g ns" % (v / 1e-9)
 
 
+def _rate(r):
+    """The declared rate's change, mirroring the time's (one verdict): "-9.09% GFLOPS"."""
+    rate = r.get("rate")
+    return "-" if not rate else "%s %s" % (_pct(rate["change"]), rate["counter"])
+
+
 def render_console(doc, only_changes=False):
     rows = doc["benchmarks"]
     unit = doc["metric"]["unit"]
@@ -632,7 +660,7 @@ def render_console(doc, only_changes=False):
         doc["settings"]["alpha"]), "threshold: " + doc["settings"]["threshold_rule"]]
     for w in doc["warnings"]:
         lines.append("warning: " + w)
-    head = ("verdict", "change", "interval", "thresh", "noise", "p(Holm)", "n", "base", "new", "benchmark")
+    head = ("verdict", "change", "interval", "thresh", "noise", "p(Holm)", "n", "base", "new", "rate", "benchmark")
     table = []
     for r in _order(rows):
         if only_changes and r["verdict"] == "SAME":
@@ -644,10 +672,10 @@ def render_console(doc, only_changes=False):
                       _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
                       "%.2g" % r["p"] if r.get("p") is not None else "-",
                       "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
-                      _time(r.get("base"), unit), _time(r.get("new"), unit),
+                      _time(r.get("base"), unit), _time(r.get("new"), unit), _rate(r),
                       r["name"] + ("  (%s)" % r["reason"] if r.get("reason") else "")))
     widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
-    fmt = "  ".join("%%-%ds" % w if i in (0, 9) else "%%%ds" % w for i, w in enumerate(widths))
+    fmt = "  ".join("%%-%ds" % w if i in (0, 10) else "%%%ds" % w for i, w in enumerate(widths))
     lines.append(fmt % head)
     lines.extend(fmt % t for t in table)
     lines.append(doc["summary_line"])
@@ -668,20 +696,20 @@ def render_markdown(doc):
         out.append("")
 
     def table(rs):
-        t = ["| verdict | benchmark | change | interval | threshold | noise | p (Holm) | n | base | new |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        t = ["| verdict | benchmark | change | interval | threshold | noise | p (Holm) | n | base | new | rate |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         unit = doc["metric"]["unit"]
         for r in rs:
             ci = r.get("ci") or [None, None]
             name = "`%s`" % r["name"] + (" (%s)" % r["reason"].replace("|", "\\|") if r.get("reason") else "")
-            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["verdict"], name, _pct(r.get("change")),
                 "%s ... %s" % (_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else "-",
                 _pct(r.get("threshold"), False) if r.get("threshold") is not None else "-",
                 _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
                 "%.2g" % r["p"] if r.get("p") is not None else "-",
                 "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
-                _time(r.get("base"), unit), _time(r.get("new"), unit)))
+                _time(r.get("base"), unit), _time(r.get("new"), unit), _rate(r)))
         return t
     notable = [r for r in rows if r["verdict"] != "SAME"]
     if notable:
@@ -750,6 +778,19 @@ def write_outputs(doc, args, out=sys.stdout):
         compare_plot.plot(doc, doc["benchmarks"], args.plot)
 
 
+def _filtered(a, b, settings):
+    if settings.filter:
+        a = {k: v for k, v in a.items() if settings.filter.search(k)}
+        b = {k: v for k, v in b.items() if settings.filter.search(k)}
+        if not a and not b:
+            raise InputError("--filter %s matches no benchmark" % settings.filter.pattern)
+    if settings.noise_given:
+        known = sum(1 for k in set(a) | set(b) if k in settings.noise)
+        if not known:
+            raise InputError("--noise: the file has the run-to-run noise of none of these benchmarks")
+    return a, b
+
+
 def _no_metric_warning(a, b, settings, warn):
     n = len({k for side in (a, b) for k, v in side.items() if v.no_metric})
     if not n:
@@ -769,9 +810,7 @@ def compare_files(base_path, new_path, settings, warn):
     a = collect(base, settings.metric, higher)
     b = collect(new, settings.metric, higher)
     scale(b, settings)
-    if settings.filter:
-        a = {k: v for k, v in a.items() if settings.filter.search(k)}
-        b = {k: v for k, v in b.items() if settings.filter.search(k)}
+    a, b = _filtered(a, b, settings)
     both = [a[k] for k in a if k in b]
     soft = check_fingerprint(base, new, both, warn)
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
@@ -781,8 +820,8 @@ def compare_files(base_path, new_path, settings, warn):
     for what, side in (("BASE", a), ("NEW", b)):
         counts = [len(s.values) for s in side.values() if s.values]
         if counts and max(counts) < 2:
-            line = ("%s has 1 repetition per benchmark: too few to decide anything but SAME within the "
-                    "threshold; run with --benchmark_repetitions=10 or more" % what)
+            line = ("%s has 1 repetition per benchmark: too few to decide (AMBIGUOUS, never a gate); "
+                    "run with --benchmark_repetitions=10 or more" % what)
             warn("warning: " + line)
             warnings.append(line)
     kinds = {k: v.get("kind") for run in (base, new) for k, v in run.counter_kinds.items()}
@@ -823,9 +862,13 @@ def round_order(r):
 
 
 def run_paired(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, settings, warn, log):
+    resolved = []
     for b in (base_bin, new_bin):
-        if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+        path = b if os.sep in b else (shutil.which(b) or b)
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise InputError("%s is not an executable file" % b)
+        resolved.append(os.path.abspath(path))
+    base_bin, new_bin = resolved
     for a in bench_args:
         if a.startswith("--benchmark_out") or a.startswith("--benchmark_list_tests"):
             raise InputError("bench argument %s: compare --run writes and reads the JSON itself" % a)
@@ -841,11 +884,7 @@ def run_paired(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, sett
                 "base_sha256": _sha256(base_bin), "new_sha256": _sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
     if os.path.exists(manifest_path):
-        try:
-            with open(manifest_path) as f:
-                old = json.load(f)
-        except ValueError:
-            raise InputError("%s is not a compare manifest; use another --workdir" % manifest_path)
+        old = read_manifest(workdir)
         for k in ("base_sha256", "new_sha256", "args"):
             if old.get(k) != manifest[k]:
                 raise InputError("%s holds rounds of another comparison (%s differs); use another --workdir"
@@ -872,10 +911,12 @@ def run_paired(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, sett
                 p = subprocess.run([bins[side]] + bench_args + ["--benchmark_out=" + path + ".part",
                                                                 "--benchmark_out_format=json"],
                                    stdout=logf, stderr=subprocess.STDOUT)
-            if p.returncode not in (0, 1):
-                tail = open(path[:-5] + ".log").read().strip().splitlines()[-1:] or ["(no output)"]
-                raise InputError("%s exited with status %d in round %d: %s" % (bins[side], p.returncode,
-                                                                                 r + 1, tail[0]))
+            if p.returncode not in (0, 1) or not os.path.exists(path + ".part"):
+                with open(path[:-5] + ".log") as f:
+                    tail = f.read().strip().splitlines()[-1:] or ["(no output)"]
+                what = ("exited with status %d" % p.returncode if p.returncode not in (0, 1)
+                        else "wrote no JSON (--benchmark_out ignored?)")
+                raise InputError("%s %s in round %d: %s" % (bins[side], what, r + 1, tail[0]))
             os.replace(path + ".part", path)
             log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
     return analyse_paired(workdir, settings, warn)
@@ -891,11 +932,30 @@ def _complete(path):
     return run.cut is None
 
 
+def read_manifest(workdir):
+    path = os.path.join(workdir, "manifest.json")
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise InputError("%s holds no rounds of compare --run (%s)" % (workdir, e.strerror or e))
+    except ValueError:
+        raise InputError("%s is not a compare manifest (not JSON)" % path)
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("rounds"), int) and manifest["rounds"] > 0
+            and all(isinstance(manifest.get(k), str) for k in ("base", "new", "base_sha256", "new_sha256"))):
+        raise InputError("%s is not a compare manifest" % path)
+    return manifest
+
+
 def analyse_paired(workdir, settings, warn):
     """Rows of the rounds stored in workdir (compare --run writes them)."""
-    with open(os.path.join(workdir, "manifest.json")) as f:
-        manifest = json.load(f)
+    manifest = read_manifest(workdir)
     rounds = manifest["rounds"]
+    done = sum(1 for r in range(rounds) if all(_complete(os.path.join(workdir, "round-%02d-%s.json" % (r + 1, s)))
+                                               for s in ("base", "new")))
+    if done < rounds:
+        raise InputError("%s: %d of %d rounds done; run the same compare --run again to finish them"
+                         % (workdir, done, rounds))
     runs = {"base": [], "new": []}
     for r in range(rounds):
         for side in ("base", "new"):
@@ -906,9 +966,7 @@ def analyse_paired(workdir, settings, warn):
     a = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["base"]])
     b = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["new"]])
     scale(b, settings)
-    if settings.filter:
-        a = {k: v for k, v in a.items() if settings.filter.search(k)}
-        b = {k: v for k, v in b.items() if settings.filter.search(k)}
+    a, b = _filtered(a, b, settings)
     both = [a[k] for k in a if k in b]
     soft = check_fingerprint(runs["base"][0], runs["new"][0], both, warn)
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
@@ -937,14 +995,25 @@ def _parse_floor(spec):
 
 
 def _load_noise(path):
+    """{name: run-to-run noise} from the verdict JSON of a paired comparison."""
     try:
         with open(path) as f:
             doc = pbjson.strict_loads(f.read())
     except (OSError, ValueError) as e:
-        raise InputError("--noise %s: %s" % (path, e))
-    if not isinstance(doc, dict) or doc.get("parbench_compare") != FORMAT:
+        raise InputError("--noise %s: %s" % (path, getattr(e, "strerror", None) or e))
+    if not isinstance(doc, dict) or doc.get("parbench_compare") != FORMAT or \
+            not isinstance(doc.get("benchmarks"), list):
         raise InputError("--noise %s: not a compare verdict file (compare --json writes one)" % path)
-    return {r["name"]: r["noise"] for r in doc.get("benchmarks", []) if r.get("noise") is not None}
+    if doc.get("mode") != "paired":
+        raise InputError("--noise %s: a two-file comparison measures no run-to-run noise; give the verdict "
+                         "of a paired (compare --run) A/A run" % path)
+    out = {}
+    for r in doc["benchmarks"]:
+        if isinstance(r, dict) and isinstance(r.get("name"), str):
+            v = r.get("noise")
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0:
+                out[r["name"]] = float(v)
+    return out
 
 
 def make_parser():
@@ -967,8 +1036,8 @@ verdicts: SLOWER/FASTER need the change beyond the benchmark's threshold and
 p < alpha after Holm over all benchmarks compared; SAME needs the interval
 inside +-threshold. Threshold, paired: max(floor, 2 x the noise of one run,
 measured over the rounds); two files: max(floor, 3 x the spread of the
-repetitions, 8 x the run-to-run noise from --noise). Two files without --noise
-prove no change (AMBIGUOUS: confirm with --run). Default floors: GPU 2%;
+repetitions, 8 x the run-to-run noise from --noise). Without --noise, two
+files cannot prove a change: it is AMBIGUOUS (confirm with --run). Default floors: GPU 2%;
 CPU 5% paired, 10% two files.
 
 exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
@@ -1061,13 +1130,16 @@ def main(argv=None):
     except NotComparable as e:
         return fail(EXIT_INCOMPARABLE, str(e))
     rows, bdesc, ndesc, warnings, unit = res
-    if args.metric:
-        metric_desc = "%s (%s, %s is better)" % (args.metric, unit or "no unit",
-                                                  "higher" if settings.higher_better else "lower")
+    if args.metric and args.metric != "real_time":
+        metric_desc = "%s (%s, %s is better%s)" % (
+            args.metric, unit or "no unit", "higher" if settings.higher_better else "lower",
+            "; changes are of the time it implies, 1/%s: + is slower" % args.metric if settings.higher_better else "")
     else:
         metric_desc = "time per iteration (real_time; manual time in parbench), lower is better"
     doc = build_document(rows, settings, bdesc, ndesc, warnings, metric_desc, unit)
     if args.plot:
+        if not args.plot.lower().endswith((".png", ".svg", ".pdf")):
+            return fail(EXIT_INPUT, "--plot %s: the name must end in .png, .svg or .pdf" % args.plot)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -1087,3 +1159,6 @@ if __name__ == "__main__":
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except Exception as e:  # a bug: one line, and not exit 1, which a CI gate reads as a regression
+        print("%s: internal error (please report): %s: %s" % (TOOL, type(e).__name__, e), file=sys.stderr)
+        sys.exit(EXIT_INPUT)

@@ -16,7 +16,8 @@ def _short(name, width=70):
 
 
 def pick_rows(rows, limit=MAX_ROWS):
-    """The rows to draw, in table order: every row with a change, SAME rows
+    """The rows to draw, in table order: every row with a change (ERROR,
+    MISSING, NEW and NOT_SAME_WORK rows have none), SAME rows
     with the smallest |change| dropped first when there are too many."""
     drawable = [r for r in rows if r.get("change") is not None]
     if len(drawable) <= limit:
@@ -57,11 +58,15 @@ def plot(doc, rows, path):
           if v is not None and math.isfinite(v)]
     lim = max(xs + [2.0]) * 1.1
     ax.set_xlim(-lim, lim)
-    ax.set_xlabel("change of %s, %% (right: NEW slower)" % doc["metric"]["name"])
+    ax.set_xlabel("change of the time per iteration%s, %% (right: NEW slower)"
+                  % ("" if doc["metric"]["name"] == "real_time" else " (from %s)" % doc["metric"]["name"]))
     title = "%s\n%s" % (doc["title"], doc["summary_line"])
     if len(shown) < drawable:
         title += "\n%d of %d benchmarks shown (the SAME ones with the smallest changes left out)" % (
             len(shown), drawable)
+    undrawn = len(rows) - drawable
+    if undrawn:
+        title += "\n%d without a change to draw (ERROR, MISSING, NEW, NOT_SAME_WORK, too few): see the table" % undrawn
     ax.set_title(title, fontsize=9, loc="left")
     ax.grid(axis="x", color="#cfd8dc", lw=0.5)
     handles = [matplotlib.lines.Line2D([], [], color=COLOURS[v], marker="o", lw=2, label=v)

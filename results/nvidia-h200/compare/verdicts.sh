@@ -20,4 +20,4 @@ ci/compare "$R/files-aa-queued-1.json.gz" "$R/files-aa-queued-2.json.gz" --noise
   --json "$R/files-aa-queued.json" --markdown "$R/files-aa-queued.md" > "$R/files-aa-queued.txt"
 ci/compare "$R/files-aa-queued-1.json.gz" "$R/files-aa-queued-2.json.gz" --noise "$R/paired-aa-queued.json" \
   --scale-new 1.05 --json "$R/files-aa-queued-x1.05.json" > "$R/files-aa-queued-x1.05.txt"
-for f in "$R"/*.txt; do printf '%-40s %s\n' "$(basename "$f")" "$(tail -1 "$f")"; done
+for f in "$R"/*.txt; do case $f in *.bench.txt) continue ;; esac; printf '%-40s %s\n' "$(basename "$f")" "$(tail -1 "$f")"; done
