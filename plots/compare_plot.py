@@ -16,16 +16,27 @@ def _short(name, width=70):
 
 
 def pick_rows(rows, limit=MAX_ROWS):
-    """The rows to draw, in table order: every row with a change (ERROR,
-    MISSING, NEW and NOT_SAME_WORK rows have none), SAME rows
-    with the smallest |change| dropped first when there are too many."""
+    """The rows to draw, in table order: rows with a change (ERROR, MISSING,
+    NEW and NOT_SAME_WORK rows have none). Past the limit the SAME rows go
+    first, smallest changes first; if the others still do not fit, every
+    verdict keeps its largest changes in turn, so none disappears."""
     drawable = [r for r in rows if r.get("change") is not None]
     if len(drawable) <= limit:
         return drawable
-    keep = [r for r in drawable if r["verdict"] != "SAME"]
+    others = [r for r in drawable if r["verdict"] != "SAME"]
     same = sorted((r for r in drawable if r["verdict"] == "SAME"), key=lambda r: -abs(r["change"]))
-    keep += same[:max(0, limit - len(keep))]
-    keep = keep[:limit]
+    if len(others) <= limit:
+        keep = others + same[:limit - len(others)]
+    else:
+        groups = {}
+        for r in sorted(others, key=lambda r: -abs(r["change"])):
+            groups.setdefault(r["verdict"], []).append(r)
+        keep, i = [], 0
+        while len(keep) < limit:
+            for g in groups.values():
+                if i < len(g) and len(keep) < limit:
+                    keep.append(g[i])
+            i += 1
     ids = {id(r) for r in keep}
     return [r for r in drawable if id(r) in ids]
 
@@ -62,7 +73,7 @@ def plot(doc, rows, path):
                   % ("" if doc["metric"]["name"] == "real_time" else " (from %s)" % doc["metric"]["name"]))
     title = "%s\n%s" % (doc["title"], doc["summary_line"])
     if len(shown) < drawable:
-        title += "\n%d of %d benchmarks shown (the SAME ones with the smallest changes left out)" % (
+        title += "\n%d of %d benchmarks shown (the smallest changes left out, SAME ones first)" % (
             len(shown), drawable)
     undrawn = len(rows) - drawable
     if undrawn:
@@ -72,7 +83,7 @@ def plot(doc, rows, path):
     handles = [matplotlib.lines.Line2D([], [], color=COLOURS[v], marker="o", lw=2, label=v)
                for v in COLOURS if any(r["verdict"] == v for r in shown)]
     handles.append(matplotlib.patches.Patch(color="#eceff1", label="+-threshold"))
-    ax.legend(handles=handles, fontsize=7, loc="lower right", framealpha=0.9)
+    ax.legend(handles=handles, fontsize=7, loc="lower left", framealpha=0.9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

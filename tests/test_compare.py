@@ -335,6 +335,13 @@ class Command(unittest.TestCase):
         self.assertEqual(len(picked), 10)
         self.assertIn("S", [r["name"] for r in picked])
         self.assertEqual(min(r["change"] for r in picked if r["verdict"] == "SAME"), 0.091)
+        # More changes than rows: every verdict keeps its largest changes.
+        rows = [{"name": "S%d" % i, "verdict": "SLOWER", "change": 0.05 + i / 1000.0} for i in range(20)]
+        rows += [{"name": "A%d" % i, "verdict": "AMBIGUOUS", "change": i / 1000.0} for i in range(3)]
+        picked = compare_plot.pick_rows(rows, limit=10)
+        self.assertEqual(len(picked), 10)
+        self.assertEqual(sum(r["verdict"] == "AMBIGUOUS" for r in picked), 3)
+        self.assertIn("S19", [r["name"] for r in picked])
 
     def test_faster_exits_0(self):
         a = self.write("a.json", doc(suite(1.0, seed=1)))
