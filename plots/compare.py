@@ -282,11 +282,11 @@ def thresholds(noise, floor, multiple, run_noise=None, run_multiple=RUN_MULTIPLE
     return t
 
 
-def decide_unpaired(X, Y, floor, multiple, alpha=ALPHA, level=LEVEL, extra_noise=None, m_total=None):
-    """Verdict arrays for a batch of benchmarks with equal repetition counts:
-    X (rows x n) BASE, Y (rows x m) NEW, log metric values (larger = slower).
-    floor: scalar or per-row array. m_total: the number of benchmarks in the
-    Holm family (default: rows). Returns a dict of arrays (see decide)."""
+def decide_unpaired(X, Y, level=LEVEL, extra_noise=None):
+    """The statistics of a batch of benchmarks with equal repetition counts:
+    X (rows x n) BASE, Y (rows x m) NEW, log metric values (larger = slower);
+    extra_noise: run-to-run noise per row (--noise) or None. A dict of arrays
+    (est, lo, hi, p_up, p_down, p_two, noise, run_noise, min_p) for verdicts()."""
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     n, m = X.shape[1], Y.shape[1]
@@ -303,7 +303,7 @@ def decide_unpaired(X, Y, floor, multiple, alpha=ALPHA, level=LEVEL, extra_noise
     return r
 
 
-def decide_paired(D, floor, multiple, alpha=ALPHA, level=LEVEL, extra_noise=None):
+def decide_paired(D, level=LEVEL, extra_noise=None):
     """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE)."""
     D = np.asarray(D, dtype=float)
     n = D.shape[1]
@@ -335,18 +335,6 @@ def verdicts(r, floor, multiple, alpha=ALPHA):
     v[sig & (r["est"] < -tau)] = "FASTER"
     r.update(threshold=thr, p_holm=p_holm, decidable=decidable, verdict=v)
     return r
-
-
-def decide(mode, X=None, Y=None, D=None, floor=0.02, multiple=None, alpha=ALPHA, level=LEVEL, extra_noise=None):
-    """One suite, one shape: verdict arrays for every row (the Holm family).
-    mode "files" takes X, Y; "paired" takes D."""
-    if multiple is None:
-        multiple = DEFAULT_MULTIPLE[mode]
-    if mode == "files":
-        r = decide_unpaired(X, Y, floor, multiple, alpha, level, extra_noise)
-    else:
-        r = decide_paired(D, floor, multiple, alpha, level, extra_noise)
-    return verdicts(r, floor, multiple, alpha)
 
 
 # ------------------------------------------------------------- comparison
@@ -482,13 +470,13 @@ def _decide_rows(rows, settings):
             if key[1] < 2:
                 continue
             D = np.array([d for _, d in members])
-            r = decide_paired(D, 0, 0, settings.alpha, settings.level, extra)
+            r = decide_paired(D, settings.level, extra)
         else:
             if key[1] < 1 or key[2] < 1:
                 continue
             X = np.array([x for _, (x, _) in members])
             Y = np.array([y for _, (_, y) in members])
-            r = decide_unpaired(X, Y, 0, 0, settings.alpha, settings.level, extra)
+            r = decide_unpaired(X, Y, settings.level, extra)
         est[idx], lo[idx], hi[idx] = r["est"], r["lo"], r["hi"]
         p_two[idx], noise[idx], min_p[idx] = r["p_two"], r["noise"], r["min_p"]
     floors = np.array([settings.floor(row["family"], row["device"]) for row in rows])

@@ -138,13 +138,13 @@ def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
         # Each round: one process per side, its median over 3 repetitions.
         A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1)
         B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1) + shift
-        r = compare.decide_paired(B - A, 0.02, compare.DEFAULT_MULTIPLE["paired"])
+        r = compare.decide_paired(B - A)
     else:
         X = one_run(rng, within, process, 15)
         Y = one_run(rng, within, process, 15) + shift
         # The run-to-run noise as paired A/A rounds measure it (--noise).
         known = np.sqrt(process ** 2 + (within ** 2) / 3.0) if offsets else np.full(rows, 0.005)
-        r = compare.decide_unpaired(X, Y, 0.02, compare.DEFAULT_MULTIPLE["files"], extra_noise=known)
+        r = compare.decide_unpaired(X, Y, extra_noise=known)
     for s in range(suites):
         sl = slice(s * BENCHMARKS, (s + 1) * BENCHMARKS)
         part = {k: v[sl] for k, v in r.items()}
