@@ -31,6 +31,10 @@ struct TimerOptions {
 // default queues a spin kernel first).
 void set_gpu_idle_start(bool idle);
 bool gpu_idle_start();
+
+// Test-only (core/fault.hpp): allocates device memory until none is left and
+// never frees it. Returns the bytes taken (0 without a GPU).
+std::size_t exhaust_gpu_memory();
 std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt);
 
 // Key/value pairs for the JSON context (name, SMs, clocks, driver, runtime...).

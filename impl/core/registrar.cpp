@@ -4,6 +4,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "core/fault.hpp"
 #include "core/gpu.hpp"
 #include "core/mpi.hpp"
 #include "core/progress.hpp"
@@ -117,6 +118,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       k = Kept{};
     } else {
       release_kept_job();  // the previous instance's buffers go before this one's come
+      if (opt.id >= 0) inject_test_fault(registered()[std::size_t(opt.id)].name);
       job = make();
       // Before supports(): a CUDA variant may touch the device when it is built.
       if (job->backend() == Backend::Cuda && !gpu_status().available) return unsupported(gpu_status().reason);

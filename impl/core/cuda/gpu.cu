@@ -111,6 +111,21 @@ class CudaTimer final : public Timer {
 bool built_with_cuda() { return true; }
 
 void set_gpu_idle_start(bool idle) { idle_start = idle; }
+
+std::size_t exhaust_gpu_memory() {
+  if (!gpu_status().available) return 0;
+  std::size_t taken = 0;
+  for (std::size_t chunk = std::size_t(1) << 34; chunk >= (std::size_t(1) << 20);) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, chunk) == cudaSuccess) {
+      taken += chunk;  // kept on purpose: the point is that nothing is left
+    } else {
+      cudaGetLastError();  // clear the allocation error
+      chunk /= 2;
+    }
+  }
+  return taken;
+}
 bool gpu_idle_start() { return idle_start; }
 
 const GpuStatus& gpu_status() {

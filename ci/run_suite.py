@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Crash-safe suite runner: bench in separate processes, one JSON out.
+
+  ci/run-suite --bench build/gpu/bench --out suite.json [--split family|variant]
+               [--timeout S] [--workdir DIR] -- [bench arguments]
+
+The selected instances (bench --benchmark_list_tests with the bench
+arguments) are split into groups, one per family (default) or per
+Family/Variant, and each group runs as its own bench process with a time
+limit. When a process crashes (a signal, an abort, a GPU fault), hangs past
+the limit, or ends without writing every instance, the runner keeps what the
+process wrote (a file cut off mid-run is closed after its last complete
+entry), records the instance that was running as a `failed` entry saying
+what happened, and starts a new process for the rest of the group. So a
+broken instance costs only itself.
+
+The entries are merged in the order bench lists them into one Google
+Benchmark JSON (the first part's context, the union of parbench_counters,
+and parbench_suite: the groups, their processes and what ended them).
+
+Progress on stderr: group i of n, elapsed time, an estimate of the time left.
+Exit status: 0 every entry passed or is unsupported; 1 an entry is an error
+(incorrect, out of memory, failed: including those the runner recorded);
+2 bad usage or a bench that refuses its arguments.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "plots"))
+import pbjson  # noqa: E402
+
+TOOL = "run-suite"
+
+
+class UsageError(Exception):
+    pass
+
+
+def list_instances(bench, args):
+    p = subprocess.run([bench, "--benchmark_list_tests"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise UsageError("%s refused its arguments: %s" % (bench, last))
+    return [l.strip() for l in p.stdout.splitlines() if l.strip()]
+
+
+def group_key(name, split):
+    parts = name.split("/")
+    return parts[0] if split == "family" else "/".join(parts[:2])
+
+
+def exact_filter(names):
+    """A --benchmark_filter that selects exactly these instances."""
+    return "^(" + "|".join(re.escape(n) for n in names) + ")$"
+
+
+def strip_filter(args):
+    """The bench arguments without --benchmark_filter (the runner sets its own)."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a == "--benchmark_filter":
+            skip = True
+            continue
+        if a.startswith("--benchmark_filter="):
+            continue
+        out.append(a)
+    return out
+
+
+def describe_end(rc, timed_out, timeout):
+    if timed_out:
+        return "timed out after %g s (the runner killed the process)" % timeout
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = "signal %d" % -rc
+        return "the process died of %s" % name
+    if rc in (0, 1):
+        return "the process ended (exit %d) before reporting it" % rc
+    return "the process exited with status %d" % rc
+
+
+def run_part(bench, args, names, path, timeout):
+    """Runs bench on exactly `names`; returns (rc, timed_out, seconds)."""
+    cmd = [bench] + args + ["--benchmark_filter=" + exact_filter(names), "--benchmark_out=" + path,
+                            "--benchmark_out_format=json"]
+    t0 = time.monotonic()
+    with open(path + ".log", "w") as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            rc = p.wait()
+            timed_out = True
+    return rc, timed_out, time.monotonic() - t0
+
+
+def read_part(path):
+    """(context, entries) a part wrote, a cut-off file closed after its last
+    complete entry; ({}, []) when it wrote nothing usable."""
+    try:
+        doc, _cut = pbjson.parse_document(pbjson.read_text(path))
+    except pbjson.DocumentError:
+        return {}, []
+    return doc.get("context", {}), [e for e in doc.get("benchmarks", []) if isinstance(e, dict)]
+
+
+def failed_entry(name, reason):
+    """An error entry in the harness's own layout (schema 1) for an instance
+    the runner saw die."""
+    run_name = name
+    return {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": run_name,
+            "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+            "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ns",
+            "error_occurred": True, "error_message": "failed: " + reason,
+            "parbench": {"disposition": "failed", "reason": reason}}
+
+
+def _fmt(seconds):
+    seconds = int(round(seconds))
+    return "%dm%02ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds
+
+
+def run_suite(bench, args, out, split, timeout, workdir, log):
+    instances = list_instances(bench, args)
+    if not instances:
+        raise UsageError("the bench arguments select no instance")
+    base_args = strip_filter(args)
+    by_key = {}
+    for name in instances:
+        by_key.setdefault(group_key(name, split), []).append(name)
+    groups = list(by_key.items())
+    os.makedirs(workdir, exist_ok=True)
+    got = {}           # instance -> list of entries (repetitions, aggregates)
+    context, kinds = None, {}
+    parts_log = []
+    started = time.monotonic()
+    done_instances = 0
+    for gi, (key, names) in enumerate(groups):
+        elapsed = time.monotonic() - started
+        left = ("; about %s left" % _fmt(elapsed / done_instances * (len(instances) - done_instances))
+                if done_instances else "")
+        log("run-suite: group %d of %d: %s (%d instances); %s elapsed%s"
+            % (gi + 1, len(groups), key, len(names), _fmt(elapsed), left))
+        todo = list(names)
+        part = 0
+        while todo:
+            part += 1
+            path = os.path.join(workdir, "%02d-%s-%d.json" % (gi + 1, re.sub(r"[^A-Za-z0-9_.-]", "_", key), part))
+            rc, timed_out, secs = run_part(bench, base_args, todo, path, timeout)
+            ctx, entries = read_part(path)
+            if rc == 2 and not entries:
+                with open(path + ".log") as f:
+                    tail = (f.read().strip().splitlines() or ["(no output)"])[-1]
+                raise UsageError("%s refused its arguments: %s" % (bench, tail))
+            if ctx and context is None:
+                context = ctx
+            if isinstance(ctx.get("parbench_counters"), dict):
+                kinds.update(ctx["parbench_counters"])
+            seen = []
+            for e in entries:
+                n = e.get("run_name", e.get("name"))
+                if n in todo and n not in seen:
+                    seen.append(n)
+                got.setdefault(n, []).append(e)
+            # Google Benchmark reports an instance when all its repetitions are
+            # done, and a file cut off inside one is closed before it
+            # (pbjson.parse_document): what was read is whole.
+            rest = [n for n in todo if n not in seen]
+            end = "ok" if not rest else describe_end(rc, timed_out, timeout)
+            parts_log.append({"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3),
+                              "exit": rc, "timed_out": timed_out, "end": end})
+            if rest:
+                victim = rest[0]
+                reason = "%s while running this instance" % end
+                log("run-suite:   %s: %s" % (victim, reason))
+                got[victim] = [failed_entry(victim, reason)]
+                rest = rest[1:]
+            todo = rest
+        done_instances += len(names)
+    merged = []
+    for n in instances:
+        merged.extend(got.get(n, []))
+    context = dict(context or {})
+    if kinds:
+        context["parbench_counters"] = kinds
+    context["parbench_suite"] = {"split": split, "timeout_s": timeout, "groups": len(groups), "parts": parts_log}
+    with open(out + ".part", "w") as f:
+        pbjson.dump({"context": context, "benchmarks": merged}, f)
+    os.replace(out + ".part", out)
+    errors = sum(1 for e in merged if e.get("error_occurred") and not
+                 str(e.get("error_message", "")).startswith("unsupported: ") and
+                 (e.get("parbench") or {}).get("disposition", "failed") != "unsupported")
+    log("run-suite: %d instances in %d groups in %s; %d error entries; wrote %s"
+        % (len(instances), len(groups), _fmt(time.monotonic() - started), errors, out))
+    return 1 if errors else 0
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    bench_args = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, bench_args = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="run-suite", description=__doc__.split("\n\n")[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", required=True, help="the bench binary")
+    p.add_argument("--out", required=True, help="the merged JSON")
+    p.add_argument("--split", choices=("family", "variant"), default="family",
+                   help="one process per family (default) or per Family/Variant")
+    p.add_argument("--timeout", type=float, default=1800.0, help="seconds one process may run (default 1800)")
+    p.add_argument("--workdir", help="where the parts and their logs go (default OUT.parts/)")
+    args = p.parse_args(argv)
+    for a in bench_args:
+        if a.startswith("--benchmark_out") or a == "--benchmark_list_tests":
+            print("%s: %s: the runner writes the JSON itself (--out)" % (TOOL, a), file=sys.stderr)
+            return 2
+    if not (os.path.isfile(args.bench) and os.access(args.bench, os.X_OK)):
+        print("%s: %s is not an executable file" % (TOOL, args.bench), file=sys.stderr)
+        return 2
+    if not args.timeout > 0:
+        print("%s: --timeout must be positive" % TOOL, file=sys.stderr)
+        return 2
+    try:
+        return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
+                         args.workdir or args.out + ".parts",
+                         lambda s: print(s, file=sys.stderr, flush=True))
+    except UsageError as e:
+        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("%s: interrupted" % TOOL, file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,16 @@
+#pragma once
+// Test-only fault injection, for the crash-safe suite runner's tests
+// (ci/run-suite): PARBENCH_TEST_FAULT=KIND:REGEX makes every instance whose
+// name matches REGEX misbehave when it starts, the way a broken variant would:
+//   crash    abort() the process (SIGABRT)
+//   hang     sleep forever (the runner's time limit must end it)
+//   gpu-oom  take every byte of GPU memory and keep it, so this instance and
+//            the later ones of the process run out of memory
+// Unset (always, outside tests) it costs one getenv at the first instance.
+#include <string>
+
+namespace pb {
+
+void inject_test_fault(const std::string& instance_name);
+
+}  // namespace pb

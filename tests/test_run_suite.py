@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Tests of the crash-safe suite runner (ci/run-suite) with the real bench and
+its test-only fault switch (PARBENCH_TEST_FAULT, impl/core/fault.hpp): an
+instance that crashes, one that hangs, one that takes all GPU memory; each
+costs only itself, and the merged JSON holds every instance once.
+
+    test_run_suite.py BENCH"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import pbjson  # noqa: E402
+
+RUNNER = os.path.join(ROOT, "ci", "run_suite.py")
+BENCH = None
+CPU = "^GEMM/(OMP|Naive)/op:AB/type:f32/"
+GPU = "^GEMM/(cuBLAS|CUDA[.]Naive)/op:AB/type:f32/"
+
+
+def run(args, fault=None, cwd=None):
+    env = dict(os.environ)
+    env.pop("PARBENCH_TEST_FAULT", None)
+    if fault:
+        env["PARBENCH_TEST_FAULT"] = fault
+    return subprocess.run([sys.executable, RUNNER] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=env, cwd=cwd)
+
+
+def listed(filt):
+    p = subprocess.run([BENCH, "--benchmark_list_tests", "--profile=smoke", "--benchmark_filter=" + filt],
+                       stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    return [l for l in p.stdout.splitlines() if l]
+
+
+class RunSuite(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def suite(self, filt, fault=None, timeout=60, split="variant", extra=()):
+        out = os.path.join(self.tmp, "suite.json")
+        p = run(["--bench", BENCH, "--out", out, "--split", split, "--timeout", str(timeout), "--",
+                 "--profile=smoke", "--benchmark_filter=" + filt, "--no-progress", "--benchmark_repetitions=2"]
+                + list(extra), fault)
+        self.assertNotIn("Traceback", p.stderr)
+        return p, (pbjson.load(out) if os.path.exists(out) else None)
+
+    def check_complete(self, r, filt):
+        names = [e.raw.get("run_name") for e in r.entries if not e.aggregate]
+        expect = listed(filt)
+        self.assertEqual(sorted(set(names)), sorted(expect))
+        self.assertEqual(r.warnings, [])
+        return {n: [e for e in r.entries if e.raw.get("run_name") == n and not e.aggregate] for n in expect}
+
+    def test_clean_run(self):
+        p, r = self.suite(CPU)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        by = self.check_complete(r, CPU)
+        self.assertTrue(all(len(v) == 2 and v[0].disposition == "passed" for v in by.values()))
+        self.assertIn("group 2 of 2", p.stderr)
+        self.assertEqual(r.context["parbench_suite"]["groups"], 2)
+
+    def test_a_crash_costs_one_instance(self):
+        victim = listed(CPU)[1]
+        p, r = self.suite(CPU, fault="crash:^" + victim.replace(".", "[.]") + "$")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        by = self.check_complete(r, CPU)
+        self.assertEqual(by[victim][0].disposition, "failed")
+        self.assertIn("SIGABRT while running this instance", by[victim][0].reason)
+        others = [v for n, v in by.items() if n != victim]
+        self.assertTrue(all(e.disposition == "passed" for v in others for e in v))
+
+    def test_a_hang_is_killed_at_the_time_limit(self):
+        victim = listed(CPU)[0]
+        p, r = self.suite(CPU, fault="hang:^" + victim.replace(".", "[.]") + "$", timeout=4)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        by = self.check_complete(r, CPU)
+        self.assertIn("timed out after 4 s", by[victim][0].reason)
+        self.assertEqual(sum(v[0].disposition == "passed" for v in by.values()), len(by) - 1)
+
+    def test_gpu_memory_exhausted_in_one_group(self):
+        try:
+            first = listed(GPU)[0]
+        except subprocess.CalledProcessError:
+            self.skipTest("bench built without CUDA")
+        p, r = self.suite(GPU, fault="gpu-oom:^" + first.replace(".", "[.]") + "$")
+        if all(e.disposition == "unsupported" for e in r.entries):
+            self.skipTest("no usable GPU")
+        by = self.check_complete(r, GPU)
+        group = first.split("/")[1]
+        hit = [v[0].disposition for n, v in by.items() if n.split("/")[1] == group]
+        self.assertIn("out_of_memory", hit)
+        others = [v[0].disposition for n, v in by.items() if n.split("/")[1] != group]
+        self.assertTrue(others and all(d == "passed" for d in others), others)
+
+    def test_bad_usage(self):
+        out = os.path.join(self.tmp, "x.json")
+        for args, text in ((["--bench", BENCH, "--out", out, "--", "--benchmark_out=y.json"], "writes the JSON"),
+                           (["--bench", BENCH, "--out", out, "--", "--no-such-flag"], "refused its arguments"),
+                           (["--bench", "/nonexistent", "--out", out], "not an executable"),
+                           (["--bench", BENCH, "--out", out, "--", "--benchmark_filter=NOTHING"], "refused")):
+            p = run(args)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(text, p.stderr)
+            self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    BENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
