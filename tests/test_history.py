@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+"""Tests of the history store (plots/history.py, ci/history).
+
+Ingesting runs, listing them, one benchmark's series (order and exact
+values), re-ingesting as a no-op, .json.gz input, the index rebuilt from the
+archive with the same rows (by the command, and automatically when the index
+is corrupt or missing), corrupt archive members skipped and kept, refused
+input (cut off, not JSON, only aggregates) changing nothing, machines and
+segments (a driver change is a new segment of the same machine; another GPU is
+another machine), a one-point history, and the command's exit codes and
+one-line errors.
+"""
+import gzip
+import hashlib
+import json
+import math
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import history  # noqa: E402
+
+TOOL = os.path.join(ROOT, "plots", "history.py")
+WRAPPER = os.path.join(ROOT, "ci", "history")
+
+GEMM = "GEMM/cuBLAS/op:AB/type:f32/M:64/N:64/K:64/manual_time"
+SORT = "Sort/Std/key:u32/n:1024/manual_time"
+BAD = "GEMM/CUDA.Naive/op:AB/type:f32/M:64/N:64/K:64/block:16/manual_time"
+NOPE = "GEMM/OpenBLAS/op:AB/type:f32/M:64/N:64/K:64/manual_time"
+
+CONTEXT = {"date": "2026-11-23T08:00:00+01:00", "host_name": "h", "parbench_schema": 1,
+           "parbench_git_revision": "abc", "parbench_profile": "smoke", "cpu_model": "Xeon", "num_cpus": 16,
+           "gpu": "NVIDIA H200", "gpu_sm_count": "132", "gpu_driver": "580", "cuda_runtime": "13.0",
+           "parbench_build_type": "Release", "parbench_fixtures_version": "1", "parbench_seed": "7",
+           "parbench_cxx_compiler": "GNU 13", "parbench_cuda_compiler": "NVIDIA 13.0",
+           "openblas_config": "OpenBLAS 0.3.26"}
+
+
+def entry(name, seconds, rep, reps, device="gpu", disposition="passed", **counters):
+    """One repetition; seconds in the "s" unit so the stored values are exact."""
+    e = {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
+         "run_type": "iteration", "repetitions": reps, "repetition_index": rep, "threads": 1,
+         "iterations": 10, "real_time": seconds, "cpu_time": seconds, "time_unit": "s"}
+    pb = {"disposition": disposition, "role": "variant", "device": device}
+    if disposition == "incorrect":
+        e.update(error_occurred=True, error_message="incorrect: 3 elements differ")
+        pb["reason"] = "3 elements differ"
+    elif disposition == "unsupported":
+        e.update(skipped=True, skip_message="unsupported: no BLAS")
+        pb["reason"] = "no BLAS"
+    e.update(counters)
+    e["parbench"] = pb
+    return e
+
+
+def aggregates(name, times):
+    out = []
+    for agg, v in (("mean", statistics.mean(times)), ("median", statistics.median(times)),
+                   ("stddev", statistics.pstdev(times))):
+        out.append({"name": name + "_" + agg, "run_name": name, "run_type": "aggregate", "aggregate_name": agg,
+                    "repetitions": len(times), "threads": 1, "iterations": len(times), "real_time": v,
+                    "cpu_time": v, "time_unit": "s", "parbench": {"disposition": "passed"}})
+    return out
+
+
+def benchmark(name, times, **kw):
+    return [entry(name, t, i, len(times), GFLOPS=1.0 / t, **kw) for i, t in enumerate(times)] + aggregates(name, times)
+
+
+def doc(gemm_times, sort_times=(0.5, 0.25, 0.75), **ctx):
+    """A run: GEMM and Sort with the given repetition times, an error entry and an unsupported one."""
+    c = dict(CONTEXT)
+    c.update(ctx)
+    b = benchmark(GEMM, gemm_times) + benchmark(SORT, list(sort_times), device="cpu")
+    b += [entry(BAD, 0.0, 0, 1, disposition="incorrect"), entry(NOPE, 0.0, 0, 1, device="cpu",
+                                                                  disposition="unsupported")]
+    return {"context": c, "benchmarks": b}
+
+
+def sha_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="history-test-")
+        self.hist = os.path.join(self.dir, "hist")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, content, compress=False):
+        path = os.path.join(self.dir, name)
+        text = content if isinstance(content, str) else json.dumps(content, indent=1)
+        if compress:
+            with gzip.open(path, "wt") as f:
+                f.write(text)
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+        return path
+
+    def run_tool(self, *args, tool=TOOL):
+        cmd = ([tool] if tool == WRAPPER else [sys.executable, tool]) + ["--history", self.hist] + list(args)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, cwd=self.dir)
+        self.assertNotIn("Traceback", p.stderr)
+        for line in p.stderr.splitlines():
+            self.assertTrue(line.startswith("history: "), line)
+        return p
+
+    def ok(self, *args):
+        p = self.run_tool(*args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p
+
+    def fails(self, *args, match=None):
+        p = self.run_tool(*args)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        if match:
+            self.assertIn(match, p.stderr)
+        return p
+
+    def dump(self):
+        """Every row of the index, sorted: what a rebuild must reproduce."""
+        con = sqlite3.connect(os.path.join(self.hist, "index.sqlite"))
+        try:
+            return (sorted(con.execute("SELECT * FROM runs").fetchall()),
+                    sorted(con.execute("SELECT * FROM entries").fetchall()),
+                    con.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            con.close()
+
+    def archive(self):
+        d = os.path.join(self.hist, "archive")
+        out = {}
+        for n in sorted(os.listdir(d)):
+            with open(os.path.join(d, n), "rb") as f:
+                out[n] = f.read()
+        return out
+
+    def two_runs(self):
+        a = self.write("a.json", doc([0.003, 0.001, 0.002, 0.004, 0.0025]))
+        b = self.write("b.json", doc([0.006, 0.005, 0.007], date="2026-11-22T12:00:00+00:00",
+                                     parbench_git_revision="def"))
+        p = self.ok("ingest", a, b)
+        return a, b, p
+
+
+class Ingest(Base):
+    def test_two_runs_list_and_series(self):
+        a, b, p = self.two_runs()
+        self.assertEqual(p.stdout.splitlines()[0].split(" (")[0], "%s: added as run 1" % a)
+        self.assertEqual(p.stdout.splitlines()[1].split(" (")[0], "%s: added as run 2" % b)
+        listing = self.ok("list").stdout.splitlines()
+        self.assertEqual(len(listing), 3)
+        # Date order: b (Nov 22) before a (Nov 23, 08:00+01:00 = 07:00 UTC).
+        self.assertTrue(listing[1].split()[0] == "2" and listing[2].split()[0] == "1", listing)
+        self.assertIn("2026-11-23T07:00:00+00:00", listing[2])
+        self.assertIn("2/1", listing[2])  # passed / errors
+        self.assertIn("NVIDIA H200", listing[1])
+
+        with history.History(self.hist) as h:
+            m = h.machines()
+            self.assertEqual(len(m), 1)
+            self.assertEqual(m[0]["runs"], 2)
+            self.assertEqual(m[0]["segments"], 1)
+            machine = m[0]["machine"]
+            self.assertEqual(h.names(machine), sorted([GEMM, SORT, BAD, NOPE]))
+            pts = h.series(GEMM, machine)
+            self.assertEqual([p["run_id"] for p in pts], [2, 1])
+            self.assertEqual([p["revision"] for p in pts], ["def", "abc"])
+            self.assertEqual((pts[0]["median"], pts[0]["low"], pts[0]["high"]), (0.006, 0.005, 0.007))
+            self.assertEqual((pts[1]["median"], pts[1]["low"], pts[1]["high"]), (0.0025, 0.001, 0.004))
+            self.assertEqual(pts[1]["times"], [0.003, 0.001, 0.002, 0.004, 0.0025])
+            self.assertEqual(pts[1]["repetitions"], 5)  # aggregates are not repetitions
+            logs = [math.log(t) for t in pts[1]["times"]]
+            mad = 1.4826 * statistics.median(abs(x - statistics.median(logs)) for x in logs)
+            self.assertAlmostEqual(pts[1]["mad"], mad, places=12)
+            self.assertEqual(pts[1]["counters"]["GFLOPS"], 400.0)  # median of 1/t
+            self.assertFalse(any(p["new_segment"] for p in pts))
+            bad = h.series(BAD, machine)
+            self.assertEqual([(p["disposition"], p["reason"], p["median"], p["times"]) for p in bad],
+                             [("incorrect", "3 elements differ", None, [])] * 2)
+            nope = h.series(NOPE, machine)
+            self.assertEqual(nope[0]["disposition"], "unsupported")
+            self.assertEqual(nope[0]["reason"], "no BLAS")
+            runs = h.runs()
+            self.assertEqual([r["id"] for r in runs], [2, 1])
+            self.assertEqual(runs[0]["context"]["parbench_git_revision"], "def")
+            self.assertEqual(runs[1]["source"], a)
+
+        out = self.ok("series", SORT).stdout
+        self.assertIn("500 ms", out)
+        self.assertIn("250 ms - 750 ms", out)
+        self.assertNotIn("one point", out)
+        out = self.ok("series", BAD).stdout
+        self.assertIn("incorrect: 3 elements differ", out)
+        self.assertIn(machine, self.ok("machines").stdout)
+
+    def test_reingest_is_a_noop(self):
+        a, b, _ = self.two_runs()
+        before, files = self.dump(), self.archive()
+        p = self.ok("ingest", b, a)
+        self.assertEqual(p.stdout.splitlines(), ["%s: already in the history (run 2)" % b,
+                                                 "%s: already in the history (run 1)" % a])
+        self.assertEqual(self.dump(), before)
+        self.assertEqual(self.archive(), files)
+        self.assertEqual(len(before[0]), 2)
+        self.assertEqual(len(before[1]), 8)
+
+    def test_gzip_input_and_archive_holds_the_bytes(self):
+        d = doc([0.001, 0.002, 0.003])
+        gz = self.write("r.json.gz", d, compress=True)
+        p = self.ok("ingest", gz)
+        self.assertIn("added as run 1", p.stdout)
+        # The same JSON uncompressed: the same bytes, the same run.
+        plain = self.write("r.json", d)
+        self.assertIn("already in the history (run 1)", self.ok("ingest", plain).stdout)
+        (name, raw), = self.archive().items()
+        with open(plain, "rb") as f:
+            data = f.read()
+        self.assertEqual(gzip.decompress(raw), data)
+        self.assertEqual(name, hashlib.sha256(data).hexdigest() + ".json.gz")
+
+    def test_refused_input_changes_nothing(self):
+        self.two_runs()
+        before, files = self.dump(), self.archive()
+        text = json.dumps(doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00"), indent=1)
+        cut = self.write("cut.json", text[: text.index(SORT) + 200])
+        p = self.fails("ingest", cut, match="close_truncated.py")
+        self.assertIn("cut off mid-run", p.stderr)
+        self.fails("ingest", self.write("junk.json", "not json at all"), match="junk.json")
+        self.fails("ingest", os.path.join(self.dir, "missing.json"), match="no such file")
+        only_aggr = doc([0.001])
+        only_aggr["benchmarks"] = [e for e in only_aggr["benchmarks"] if e.get("run_type") == "aggregate"]
+        self.fails("ingest", self.write("aggr.json", only_aggr), match="only aggregates")
+        self.assertEqual(self.dump(), before)
+        self.assertEqual(self.archive(), files)
+        # A refused file among good ones: the others are ingested, exit 2.
+        good = self.write("c.json", doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00"))
+        p = self.run_tool("ingest", cut, good)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("added as run 3", p.stdout)
+        self.assertEqual(len(p.stderr.splitlines()), 1)
+
+    def test_refused_before_any_history(self):
+        cut = self.write("cut.json", json.dumps(doc([0.001]))[:300])
+        self.fails("ingest", cut)
+        self.assertEqual(os.listdir(os.path.join(self.hist, "archive")), [])
+
+
+class Rebuild(Base):
+    def test_rebuild_reproduces_the_rows(self):
+        self.two_runs()
+        # Same date twice: ingest order decides, and must survive the rebuild.
+        self.ok("ingest", self.write("c.json", doc([0.1, 0.2, 0.3], date="2026-11-22T12:00:00+00:00",
+                                                   parbench_git_revision="ghi")))
+        before = self.dump()
+        p = self.ok("rebuild")
+        self.assertIn("3 runs", p.stdout)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(self.dump(), before)
+        with history.History(self.hist) as h:
+            machine = h.machines()[0]["machine"]
+            self.assertEqual([x["revision"] for x in h.series(GEMM, machine)], ["def", "ghi", "abc"])
+
+    def test_corrupt_index_is_rebuilt_automatically(self):
+        self.two_runs()
+        before = self.dump()
+        with open(os.path.join(self.hist, "index.sqlite"), "wb") as f:
+            f.write(b"garbage, not SQLite " * 500)
+        p = self.ok("list")
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertIn("corrupt", p.stderr)
+        self.assertIn("rebuilt from the archive (2 runs", p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), 3)
+        self.assertEqual(self.dump(), before)
+        self.assertTrue(os.path.exists(os.path.join(self.hist, "index.sqlite.bad")))
+        self.assertEqual(self.ok("list").stderr, "")  # once only
+
+    def test_missing_or_old_index_is_rebuilt(self):
+        self.two_runs()
+        before = self.dump()
+        os.remove(os.path.join(self.hist, "index.sqlite"))
+        p = self.ok("series", GEMM)
+        self.assertIn("is missing", p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1)
+        self.assertEqual(self.dump(), before)
+        con = sqlite3.connect(os.path.join(self.hist, "index.sqlite"))
+        con.execute("PRAGMA user_version = 0")
+        con.close()
+        p = self.ok("machines")
+        self.assertIn("has version 0", p.stderr)
+        self.assertEqual(self.dump(), before)
+
+    def test_index_corrupted_while_open_is_rebuilt(self):
+        self.two_runs()
+        before = self.dump()
+        lines = []
+        h = history.History(self.hist, log=lines.append)
+        size = os.path.getsize(os.path.join(self.hist, "index.sqlite"))
+        with open(os.path.join(self.hist, "index.sqlite"), "r+b") as f:  # every page but the first
+            f.seek(4096)
+            f.write(b"\x07" * (size - 4096))
+        machine = h.machines()[0]["machine"]
+        self.assertEqual([p["revision"] for p in h.series(GEMM, machine)], ["def", "abc"])
+        h.close()
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn("corrupt", lines[0])
+        self.assertEqual(self.dump(), before)
+
+    def test_lost_member_of_an_indexed_run_is_written_again(self):
+        a, _, _ = self.two_runs()
+        member = os.path.join(self.hist, "archive", sha_of(a) + ".json.gz")
+        with open(member, "rb") as f:
+            kept = f.read()
+        os.remove(member)
+        p = self.ok("ingest", a)
+        self.assertIn("already in the history (run 1)", p.stdout)
+        self.assertIn("written again", p.stderr)
+        with open(member, "rb") as f:
+            self.assertEqual(f.read(), kept)
+
+    def test_corrupt_archive_member_is_skipped_and_kept(self):
+        a, b, _ = self.two_runs()
+        files = self.archive()
+        victim = sorted(files)[0]
+        path = os.path.join(self.hist, "archive", victim)
+        with open(path, "wb") as f:
+            f.write(files[victim][: len(files[victim]) // 2])  # cut-off gzip
+        p = self.ok("rebuild")
+        self.assertIn(victim, p.stderr)
+        self.assertIn("skipped", p.stderr)
+        self.assertIn("left in place", p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1)
+        self.assertIn("1 runs", p.stdout)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), files[victim][: len(files[victim]) // 2])
+        self.assertEqual(len(self.dump()[0]), 1)
+        # Not gzip at all, and JSON that is not a run: skipped too.
+        with open(path, "wb") as f:
+            f.write(b"{}")
+        p = self.ok("rebuild")
+        self.assertIn("not gzip", p.stderr)
+        # Ingesting the lost run again writes its member anew.
+        lost = next(f for f in (a, b) if sha_of(f) + ".json.gz" == victim)
+        self.assertIn("added as run", self.ok("ingest", lost).stdout)
+        with open(lost, "rb") as f:
+            self.assertEqual(gzip.decompress(self.archive()[victim]), f.read())
+        self.assertEqual(len(self.dump()[0]), 2)
+
+
+class Machines(Base):
+    def test_driver_change_is_a_new_segment(self):
+        self.ok("ingest", self.write("a.json", doc([0.001, 0.002, 0.003], date="2026-11-20T00:00:00+00:00")))
+        self.ok("ingest", self.write("b.json", doc([0.001, 0.002, 0.003], date="2026-11-21T00:00:00+00:00",
+                                                   gpu_driver="590")))
+        with history.History(self.hist) as h:
+            m = h.machines()
+            self.assertEqual(len(m), 1)
+            self.assertEqual(m[0]["segments"], 2)
+            pts = h.series(GEMM, m[0]["machine"])
+            self.assertNotEqual(pts[0]["segment"], pts[1]["segment"])
+            self.assertEqual([p["new_segment"] for p in pts], [False, True])
+            self.assertEqual(pts[1]["segment_change"], [["gpu_driver", "580", "590"]])
+        out = self.ok("series", GEMM).stdout
+        self.assertIn("new segment: gpu_driver 580 -> 590", out)
+        self.assertIn("* " + pts[1]["segment"], out)
+
+    def test_another_gpu_is_another_machine(self):
+        self.ok("ingest", self.write("a.json", doc([0.001, 0.002, 0.003])))
+        self.ok("ingest", self.write("b.json", doc([0.001, 0.002, 0.003], gpu="NVIDIA H100", gpu_sm_count="132")))
+        with history.History(self.hist) as h:
+            ms = h.machines()
+            self.assertEqual(len(ms), 2)
+            ids = [m["machine"] for m in ms]
+        p = self.fails("series", GEMM, match="--machine")
+        for i in ids:
+            self.assertIn(i, p.stderr)
+        out = self.ok("series", GEMM, "--machine", ids[1][:6]).stdout
+        self.assertIn("NVIDIA H100", out)
+        self.assertIn("one point: no trend yet", out)
+        listing = self.ok("list", "--machine", ids[0]).stdout.splitlines()
+        self.assertEqual(len(listing), 2)
+        self.fails("series", GEMM, "--machine", "ffffffffffff", match="no machine ffffffffffff")
+        self.fails("list", "--machine", "zz", match="no machine zz")
+
+    def test_run_without_hardware_in_its_context(self):
+        d = doc([0.001, 0.002, 0.003])
+        for k in history.MACHINE_KEYS:
+            del d["context"][k]
+        p = self.ok("ingest", self.write("a.json", d))
+        self.assertIn("added as run 1", p.stdout)
+        self.assertIn("names no CPU or GPU", p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1)
+        self.assertIn("unknown hardware", self.ok("list").stdout)
+
+    def test_one_point(self):
+        self.ok("ingest", self.write("a.json", doc([0.001, 0.002, 0.003])))
+        out = self.ok("series", GEMM).stdout.splitlines()
+        self.assertEqual(len(out), 4)
+        self.assertIn("2 ms", out[2])
+        self.assertEqual(out[3], "one point: no trend yet")
+
+    def test_keys_cover_the_comparators_fingerprint(self):
+        try:
+            import compare
+        except ImportError as e:  # numpy missing: nothing to check against
+            self.skipTest("compare.py cannot be imported: %s" % e)
+        hard = {k for keys in compare.HARD.values() for k in keys}
+        self.assertEqual(hard - set(history.MACHINE_KEYS) - set(history.SEGMENT_KEYS), set())
+        self.assertEqual(set(history.MACHINE_KEYS) & set(history.SEGMENT_KEYS), set())
+
+
+class Command(Base):
+    def test_errors_are_one_line(self):
+        self.fails("list", match="no history there")
+        self.fails("series", GEMM, match="no history there")
+        self.fails(match="give a command")
+        self.fails("frobnicate", match="invalid choice")
+        self.fails("ingest", match="the following arguments are required")
+        self.ok("ingest", self.write("a.json", doc([0.001, 0.002, 0.003])))
+        self.fails("series", GEMM.replace("M:64", "M:65"), match="did you mean " + GEMM)
+        self.fails("series", "Nothing/Like/This", match="no benchmark Nothing/Like/This")
+
+    def test_empty_history(self):
+        os.makedirs(self.hist)
+        self.assertIn("no runs", self.ok("list").stdout)
+        self.fails("series", GEMM, match="holds no runs")
+
+    def test_wrapper(self):
+        a = self.write("a.json", doc([0.001, 0.002, 0.003]))
+        p = self.run_tool("ingest", a, tool=WRAPPER)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("added as run 1", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
