@@ -19,7 +19,7 @@ A history is a directory:
 
 A history is read per machine: `machine` identifies the hardware (CPU model
 and count, GPU and SM count); `segment` the software the times depend on
-(driver, CUDA toolkit, compilers, OpenBLAS, build type, ...). A driver or
+(driver, CUDA toolkit, compilers, the BLAS build, build type, ...). A driver or
 toolkit change starts a new segment of the same machine's series, marked in
 `series`. Two runs of one machine and segment differ in no key that makes
 compare refuse them (compare.HARD).
@@ -75,7 +75,7 @@ MACHINE_KEYS = ("cpu_model", "num_cpus", "gpu", "gpu_sm_count")
 # Segment: the software and settings the times depend on, which change on the
 # same hardware: the driver and CUDA versions (compare.SOFT "gpu": they warn
 # there, but a driver update moves launch-bound kernels), the compilers, the
-# OpenBLAS build, Google Benchmark's version (compare.SOFT "all"), the build
+# BLAS build, Google Benchmark's version (compare.SOFT "all"), the build
 # type, how the GPU is started, the fixtures (compare.HARD), and the rest of
 # compare.HARD: seed, CUDA architectures, L2 flushing.
 SEGMENT_KEYS = ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_compiler",
@@ -860,8 +860,8 @@ def make_parser():
     s.add_argument("--machine", metavar="ID", help="only this machine's runs (an id or its start)")
     sub.add_parser("machines", help="the machines and their segments")
     s = sub.add_parser("series", help="one benchmark's times over the runs of one machine")
-    s.add_argument("name", metavar="NAME", help="the run name, e.g. GEMM/cuBLAS/op:AB/type:f32/M:4096/N:4096/"
-                   "K:4096/manual_time")
+    s.add_argument("name", metavar="NAME", help="the run name as bench writes it, "
+                   "Family/Variant/key:value/.../manual_time")
     s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran NAME")
     sub.add_parser("rebuild", help="recreate index.sqlite from the archive")
     return p

@@ -406,7 +406,8 @@ class Dispositions(Tmp):
     def test_no_variant_names_in_the_loader_and_tools(self):
         import re
         names = re.compile(r"\b(Naive|OMP|OpenBLAS|cuBLAS|Seq|BLAS|Std|Thrust|CUB|HostTriad|ParallelMode|MPI)\b|CUDA\.")
-        for name in ("pbjson.py", "check_run.py", "table.py", "close_truncated.py"):
+        for name in ("pbjson.py", "check_run.py", "table.py", "close_truncated.py", "compare.py", "stats.py",
+                     "compare_plot.py", "history.py"):
             for n, line in enumerate(read(os.path.join(PLOTS, name)).splitlines(), 1):
                 self.assertIsNone(names.search(line), "%s:%d: %s" % (name, n, line))
 
