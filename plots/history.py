@@ -19,7 +19,7 @@ A history is a directory:
 
 A history is read per machine: `machine` identifies the hardware (CPU model
 and count, GPU and SM count); `segment` the software the times depend on
-(driver, CUDA toolkit, compilers, the BLAS build, build type, ...). A driver or
+(driver, CUDA toolkit, compilers, the linear-algebra library, build type, ...). A driver or
 toolkit change starts a new segment of the same machine's series, marked in
 `series`. Two runs of one machine and segment differ in no key that makes
 compare refuse them (compare.HARD).
@@ -75,7 +75,7 @@ MACHINE_KEYS = ("cpu_model", "num_cpus", "gpu", "gpu_sm_count")
 # Segment: the software and settings the times depend on, which change on the
 # same hardware: the driver and CUDA versions (compare.SOFT "gpu": they warn
 # there, but a driver update moves launch-bound kernels), the compilers, the
-# BLAS build, Google Benchmark's version (compare.SOFT "all"), the build
+# linear-algebra library build, Google Benchmark's version (compare.SOFT "all"), the build
 # type, how the GPU is started, the fixtures (compare.HARD), and the rest of
 # compare.HARD: seed, CUDA architectures, L2 flushing.
 SEGMENT_KEYS = ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_compiler",
