@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The nightly job: build, test, run the suite crash-safely, check the
+comparator on itself (A/A), keep the run in the history, find change points,
+compare with the accepted baseline, write the report.
+
+  ci/nightly [--history DIR] [--out DIR] [--suite nightly|smoke] [--skip-build] [--skip-tests]
+  ci/nightly --accept-baseline RUN.json [--history DIR] [--reason TEXT]
+
+Steps (each logged with its time; a failed step is reported and the job goes
+on where the later steps can, so one night gives every result it can):
+
+ 1. build    cmake Release (CUDA when nvcc is there) into build/nightly
+ 2. tests    ctest (GPU tests must not skip on a GPU host: PARBENCH_REQUIRE_GPU)
+ 3. suite    ci/run-suite: the suite's instances, one process per family,
+             a time limit each, repetitions (nightly: 9) -> OUT/suite.json
+ 4. A/A      ci/compare --run with the same binary on both sides, on a small
+             subset: any SLOWER/FASTER there is a false alarm; its counts go to
+             the false-alarm ledger HISTORY/aa-ledger.jsonl (shown in the report)
+ 5. ingest   ci/history ingest OUT/suite.json
+ 6. changes  ci/trends: change points of every series of this machine, the
+             trend charts and the page of what changed -> OUT/report/trends/
+ 7. baseline ci/compare BASELINE OUT/suite.json --noise OUT/aa.json, where
+             BASELINE is HISTORY/baselines/MACHINE.json.gz, the run accepted on
+             purpose (--accept-baseline); the first night's run becomes it
+ 8. report   plots/plot OUT/suite.json -> OUT/report/ (and the ledger)
+
+Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
+(a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
+step could not run (build, bad input); 3 the baseline is not comparable (a
+new machine or toolkit: accept a new baseline).
+
+Accepting a baseline (after an intended change, or a new driver):
+  ci/nightly --accept-baseline OUT/suite.json --reason "faster sort merged (PR 42)"
+copies the run into HISTORY/baselines/ under its machine id and appends the
+reason, date and revision to HISTORY/baselines/log.jsonl.
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import history as historymod  # noqa: E402
+import pbjson  # noqa: E402
+
+TOOL = "nightly"
+PY = [os.path.join(ROOT, "plots", "with-python")]
+
+# What each suite runs (bench arguments). nightly: every instance of the
+# default profile but the MPI ones, with 9 repetitions (the comparator needs
+# them to decide) and a short minimum time; smoke: seconds, for trying the job.
+SUITES = {
+    "nightly": ["--benchmark_filter=-^KMeans/MPI/", "--benchmark_repetitions=9", "--benchmark_min_time=0.02s"],
+    "smoke": ["--profile=smoke", "--benchmark_repetitions=3"],
+}
+# The A/A subset: a few fast, stable benchmarks per device.
+AA = {
+    "gpu": ["--benchmark_filter=^(GEMM/cuBLAS/op:AB/type:f32/|Sort/CUB/key:u32/payload:keys/order:asc/dist:uniform/)",
+            "--benchmark_min_time=0.02s"],
+    "cpu": ["--benchmark_filter=^GEMM/OpenBLAS/op:AB/type:f32/M:(256|512)/", "--benchmark_min_time=0.02s"],
+}
+
+
+def log(line):
+    print("nightly: " + line, file=sys.stderr, flush=True)
+
+
+class Step:
+    def __init__(self, name, summary):
+        self.name, self.summary = name, summary
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        log("%s ..." % self.name)
+        return self
+
+    def __exit__(self, *exc):
+        dt = time.monotonic() - self.t0
+        self.summary.append({"step": self.name, "seconds": round(dt, 1)})
+        log("%s done in %.0f s" % (self.name, dt))
+        return False
+
+
+def run(cmd, logfile=None, env=None):
+    """Runs cmd; its output to logfile (or through). Returns the exit status."""
+    if logfile:
+        with open(logfile, "w") as f:
+            return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
+    return subprocess.run(cmd, env=env).returncode
+
+
+def gpu_present():
+    return shutil.which("nvidia-smi") is not None and \
+        subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def machine_id(path):
+    run_ = pbjson.load(path)
+    return historymod.machine_of(run_.context)
+
+
+def baseline_path(hist, machine):
+    return os.path.join(hist, "baselines", machine + ".json.gz")
+
+
+def accept_baseline(path, hist, reason):
+    try:
+        run_ = pbjson.load(path)
+    except pbjson.LoadError as e:
+        log(str(e))
+        return 2
+    if run_.cut is not None:
+        log("%s is cut off mid-run: not a baseline" % path)
+        return 2
+    machine = historymod.machine_of(run_.context)
+    dest = baseline_path(hist, machine)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] != b"\x1f\x8b":
+        data = gzip.compress(data, mtime=0)
+    with open(dest + ".part", "wb") as f:
+        f.write(data)
+    os.replace(dest + ".part", dest)
+    with open(os.path.join(hist, "baselines", "log.jsonl"), "a") as f:
+        f.write(json.dumps({"machine": machine, "revision": run_.context.get("parbench_git_revision"),
+                            "date": run_.context.get("date"), "source": path, "reason": reason},
+                           sort_keys=True) + "\n")
+    log("accepted %s as the baseline of machine %s (%s)" % (path, machine, reason))
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="nightly", description=__doc__.split("\n\n")[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--history", default="history", help="the history directory (default %(default)s)")
+    p.add_argument("--out", default="nightly-out", help="this night's files (default %(default)s)")
+    p.add_argument("--suite", choices=sorted(SUITES), default="nightly")
+    p.add_argument("--build-dir", default="build/nightly")
+    p.add_argument("--skip-build", action="store_true", help="use the bench already in --build-dir")
+    p.add_argument("--skip-tests", action="store_true")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds one suite process may run")
+    p.add_argument("--accept-baseline", metavar="RUN.json", help="make this run the machine's baseline and stop")
+    p.add_argument("--reason", default="accepted by hand", help="why (kept in the baselines' log)")
+    args = p.parse_args(argv)
+    if args.accept_baseline:
+        return accept_baseline(args.accept_baseline, args.history, args.reason)
+
+    os.makedirs(args.out, exist_ok=True)
+    summary, codes = [], []
+    bench = os.path.join(args.build_dir, "bench")
+    gpu = gpu_present()
+    env = dict(os.environ)
+    if gpu:
+        env["PARBENCH_REQUIRE_GPU"] = "1"
+
+    if not args.skip_build:
+        with Step("build", summary):
+            cuda = "ON" if os.path.exists("/usr/local/cuda/bin/nvcc") or shutil.which("nvcc") else "OFF"
+            rc = run(["cmake", "-S", ROOT, "-B", args.build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                      "-DPARBENCH_CUDA=" + cuda], os.path.join(args.out, "configure.log"))
+            if rc == 0:
+                rc = run(["cmake", "--build", args.build_dir, "-j", str(os.cpu_count() or 2)],
+                         os.path.join(args.out, "build.log"))
+            if rc != 0:
+                log("the build failed: %s" % os.path.join(args.out, "build.log"))
+                return 2
+    if not os.access(bench, os.X_OK):
+        log("%s is missing: build first (or drop --skip-build)" % bench)
+        return 2
+    if not args.skip_tests:
+        with Step("tests", summary):
+            rc = run(["ctest", "--test-dir", args.build_dir, "-j", "4", "--output-on-failure"],
+                     os.path.join(args.out, "tests.log"), env)
+            if rc != 0:
+                log("tests failed: %s (the job goes on)" % os.path.join(args.out, "tests.log"))
+                codes.append(1)
+
+    suite = os.path.join(args.out, "suite.json")
+    with Step("suite", summary):
+        rc = run([sys.executable, os.path.join(HERE, "run_suite.py"), "--bench", bench, "--out", suite,
+                  "--timeout", str(args.timeout), "--"] + SUITES[args.suite] + ["--no-progress"])
+        if rc == 2 or not os.path.exists(suite):
+            log("the suite did not run")
+            return 2
+        codes.append(rc)
+
+    aa = os.path.join(args.out, "aa.json")
+    with Step("A/A", summary):
+        twin = os.path.join(args.out, "bench-twin")
+        shutil.copy2(bench, twin)
+        rc = run(PY + [os.path.join(ROOT, "plots", "compare.py"), "--run", bench, twin, "--workdir",
+                       os.path.join(args.out, "aa-rounds"), "--json", aa, "--"] + AA["gpu" if gpu else "cpu"],
+                 os.path.join(args.out, "aa.txt"))
+        if os.path.exists(aa):
+            with open(aa) as f:
+                doc = json.load(f)
+            ctx = pbjson.load(suite).context
+            entry = {"date": ctx.get("date"), "revision": ctx.get("parbench_git_revision"),
+                     "machine": machine_id(suite),
+                     "compared": len(doc["benchmarks"]), "counts": doc["summary"],
+                     "false_alarms": doc["summary"].get("SLOWER", 0) + doc["summary"].get("FASTER", 0)}
+            os.makedirs(args.history, exist_ok=True)
+            with open(os.path.join(args.history, "aa-ledger.jsonl"), "a") as f:
+                f.write(json.dumps(entry, sort_keys=True) + "\n")
+            log("A/A: %s" % doc["summary_line"])
+        else:
+            log("the A/A comparison did not run (exit %d): %s" % (rc, os.path.join(args.out, "aa.txt")))
+
+    with Step("ingest", summary):
+        rc = run(PY + [os.path.join(ROOT, "plots", "history.py"), "--history", args.history, "ingest", suite])
+        if rc != 0:
+            codes.append(2)
+
+    report = os.path.join(args.out, "report")
+    with Step("changes", summary):
+        rc = run(PY + [os.path.join(ROOT, "plots", "trends.py"), "--history", args.history, "--machine",
+                       machine_id(suite), "--out", os.path.join(report, "trends"),
+                       "--json", os.path.join(args.out, "changes.json")])
+        codes.append(rc)
+
+    with Step("baseline", summary):
+        base = baseline_path(args.history, machine_id(suite))
+        if not os.path.exists(base):
+            accept_baseline(suite, args.history, "the first night on this machine")
+        else:
+            cmd = PY + [os.path.join(ROOT, "plots", "compare.py"), base, suite, "--json",
+                        os.path.join(args.out, "baseline.json"), "--markdown", os.path.join(args.out, "baseline.md"),
+                        "--plot", os.path.join(args.out, "baseline.png")]
+            if os.path.exists(aa):
+                cmd += ["--noise", aa]
+            rc = run(cmd, os.path.join(args.out, "baseline.txt"))
+            codes.append(rc)
+
+    with Step("report", summary):
+        rc = run([os.path.join(ROOT, "plots", "plot"), suite, "--out", report],
+                 os.path.join(args.out, "report.log"))
+        if rc != 0:
+            log("the report failed (exit %d)" % rc)
+
+    with open(os.path.join(args.out, "nightly.json"), "w") as f:
+        json.dump({"suite": args.suite, "steps": summary, "exit_codes": codes}, f, indent=1, sort_keys=True)
+    total = sum(s["seconds"] for s in summary)
+    code = 3 if 3 in codes else 2 if 2 in codes else 1 if 1 in codes else 0
+    log("%s in %.0f s: exit %d" % (", ".join("%s %.0f s" % (s["step"], s["seconds"]) for s in summary), total, code))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
