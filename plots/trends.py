@@ -1,0 +1,842 @@
+#!/usr/bin/env python3
+"""Trends of the nightly history: what changed, where, by how much (ci/trends).
+
+    ci/trends --history DIR --out OUTDIR [--machine ID] [--json FILE]
+              [--floor [FAMILY/]DEVICE=PCT] [--confirm N] [--all]
+
+For one machine of the history (plots/history.py; the only one, or --machine),
+every benchmark's series is searched for change points (plots/changepoint.py:
+E-Divisive means, a t-test between the segments, the comparator's threshold
+max(floor, 2 x the run-to-run noise)). A history is per machine fingerprint; a
+driver, toolkit or compiler change starts a new segment of it, and the
+detector runs on each segment's runs apart: a change of segment is drawn as
+such, never reported as a change of the code.
+
+Floors: compare.DEFAULT_FLOORS for two files ("files": GPU 2%, CPU 10%), by
+the benchmark's device (CPU when unknown); --floor overrides them as in
+ci/compare. A change with fewer than --confirm runs from it on (its own
+included) is tentative; only a confirmed regression fails (exit 1).
+
+Writes OUTDIR/index.html (offline: styles and the table sorter inline, the
+charts beside it in OUTDIR/charts/ as PNG and SVG): the machine, runs, dates
+and revisions; a summary line; every change, worst first (confirmed
+regressions by size, then tentative ones, then improvements), each linking
+to its benchmark's chart; one chart per changed benchmark (every benchmark
+with --all) and one normalised chart per family. OUTDIR/changes.json (and
+--json FILE): every change with its benchmark, family, device and segment,
+and the counts; byte-identical when rerun on the same history.
+
+Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
+or usage (one line "trends: ...")."""
+import argparse
+import hashlib
+import html
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import changepoint  # noqa: E402
+import compare      # noqa: E402
+import history      # noqa: E402
+import pbjson       # noqa: E402
+import report_html  # noqa: E402
+import stats        # noqa: E402
+
+TOOL = "trends"
+FORMAT = 1
+EXIT_OK, EXIT_REGRESSION, EXIT_INPUT = 0, 1, 2
+MODE = "files"           # the floors of compare for two files: one nightly run against another
+BASELINE_RUNS = 3        # a family chart divides each benchmark by its median over these first runs
+MAX_TICKS = 40           # x tick labels at most (every k-th run beyond)
+MAX_THIN_LINES = 40      # a family chart draws each benchmark faintly up to this many
+
+SLOWER_C, FASTER_C, SEGMENT_C, SERIES_C = "#d62728", "#2ca02c", "#7f7f7f", "#1f77b4"
+
+
+class TrendsError(Exception):
+    """Bad input or usage: one line, exit 2."""
+
+
+def _stderr(line):
+    print("%s: %s" % (TOOL, line), file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ helpers
+
+def short_rev(rev):
+    """A git hash shortened to 8 digits (a "-dirty" suffix kept); other text as it is."""
+    if not rev:
+        return "?"
+    m = re.fullmatch(r"([0-9a-fA-F]{12,})(.*)", rev)
+    return m.group(1)[:8] + m.group(2) if m else rev
+
+
+def day(date):
+    return date[:10] if isinstance(date, str) and date else ""
+
+
+def when(date):
+    """A history date (ISO, UTC when it had an offset) as "YYYY-MM-DD HH:MM"."""
+    if not isinstance(date, str):
+        return ""
+    m = re.match(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(\+00:00|Z)?$", date)
+    if not m:
+        return date
+    return "%s %s%s" % (m.group(1), m.group(2), " UTC" if m.group(3) else "")
+
+
+def commit_range(c):
+    return "%s..%s" % (short_rev(c["revision_before"]), short_rev(c["revision_after"]))
+
+
+def pct(x, digits=1):
+    return "" if x is None else "%+.*f%%" % (digits, 100 * x)
+
+
+def upct(x, digits=1):
+    return "" if x is None else "%.*f%%" % (digits, 100 * x)
+
+
+def fmt_p(p):
+    if p is None:
+        return ""
+    if p == 0:
+        return "0"
+    return "%.2g" % p
+
+
+def chart_stem(name):
+    """A file name for a benchmark's chart: its name made safe, and a hash of it (names differ in
+    characters the safe form drops)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80]
+    return "%s_%s" % (safe or "benchmark", hashlib.sha1(name.encode("utf-8")).hexdigest()[:8])
+
+
+def family_stem(family):
+    return "family_" + (re.sub(r"[^A-Za-z0-9._-]+", "_", family or "none").strip("_") or "none")
+
+
+def wrap_name(name, width):
+    """A run name in lines of about `width` characters, broken after its slashes."""
+    lines, cur = [], ""
+    for part in re.split(r"(?<=/)", name):
+        if cur and len(cur) + len(part) > width:
+            lines.append(cur)
+            cur = ""
+        cur += part
+    if cur:
+        lines.append(cur)
+    return "\n".join(lines)
+
+
+def describe_segment_change(change, limit=None):
+    """ "gpu_driver 580 -> 590, cuda_runtime 12.8 -> 13.0" from [[key, old, new], ...]."""
+    parts = ["%s %s \u2192 %s" % (k, history._value(a) or "(none)", history._value(b) or "(none)")
+             for k, a, b in change]
+    if not parts:
+        return "segment changed"
+    if limit is not None and len(parts) > limit:
+        parts = parts[:limit] + ["+%d more" % (len(parts) - limit)]
+    return ", ".join(parts)
+
+
+def time_unit(values):
+    """(scale, unit) so that the values read between 1 and 1000."""
+    vals = [v for v in values if v is not None and v > 0]
+    ref = float(np.median(vals)) if vals else 1.0
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s")):
+        if ref >= scale:
+            return scale, unit
+    return 1e-9, "ns"
+
+
+def finite_or_none(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+# ---------------------------------------------------------------- analysis
+
+def parse_floor(spec):
+    try:
+        return compare._parse_floor(spec)
+    except argparse.ArgumentTypeError as e:
+        raise TrendsError(str(e))
+
+
+def benchmark_info(h, machine):
+    """{name: (family, device)} of the machine's entries (the most frequent when they vary)."""
+    rows = h._query("SELECT e.name, e.family, e.device, count(*) FROM entries e JOIN runs r ON r.id = e.run_id "
+                    "WHERE r.machine = ? GROUP BY e.name, e.family, e.device", (machine,))
+    best = {}
+    for name, family, device, n in rows:
+        key = (device is not None, n, family or "", device or "")
+        if name not in best or key > best[name][0]:
+            best[name] = (key, family, device)
+    return {name: (family, device) for name, (_, family, device) in best.items()}
+
+
+def split_segments(points):
+    """[(start, end)] of the runs of one machine segment each (a point with new_segment starts one)."""
+    bounds = [0] + [i for i, p in enumerate(points) if i and p.get("new_segment")] + [len(points)]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
+
+
+def _valid(p):
+    m = p.get("median")
+    return m is not None and m > 0 and math.isfinite(m)
+
+
+class Series:
+    """One benchmark on the machine: its points, change points, segments and threshold."""
+
+    def __init__(self, name, family, device, floor, points, ordinal, confirm, multiple):
+        self.name, self.family, self.device, self.floor = name, family, device, floor
+        self.points = points
+        self.x = [ordinal[p["run_id"]] for p in points]
+        self.stem = chart_stem(name)
+        self.changes = []          # detect's dicts, index into points, and segment
+        self.pieces = []           # (first x, last x, median) of the detector's segments
+        self.segments = split_segments(points)
+        for a, b in self.segments:
+            sub = points[a:b]
+            found = changepoint.detect(sub, floor, multiple=multiple, confirm=confirm)
+            for c in found:
+                c = dict(c)
+                c["index"] += a
+                c["segment"] = points[a]["segment"]
+                self.changes.append(c)
+            cuts = [a] + [c["index"] + a for c in found] + [b]
+            for i in range(len(cuts) - 1):
+                js = [j for j in range(cuts[i], cuts[i + 1]) if _valid(points[j])]
+                if js:
+                    self.pieces.append((self.x[js[0]], self.x[js[-1]],
+                                        float(np.median([points[j]["median"] for j in js]))))
+        # The threshold of the latest segment (detect gives it with each change; the
+        # same rule here when it found none), and the median it is drawn around.
+        self.threshold, self.noise, self.centre = None, None, None
+        if self.segments:
+            a, b = self.segments[-1]
+            mine = [c for c in self.changes if a <= c["index"] < b]
+            if mine:
+                self.threshold, self.noise = mine[-1]["threshold"], mine[-1]["noise"]
+            else:
+                logs = np.log([p["median"] for p in points[a:b] if _valid(p)])
+                noise = stats.robust_sd(logs - np.median(logs), axis=0) if logs.size >= 3 else float("nan")
+                self.noise = finite_or_none(noise)
+                self.threshold = changepoint.threshold(noise, floor, multiple)
+            last = [pc for pc in self.pieces if pc[1] >= self.x[a]]
+            if last:
+                self.centre = last[-1][2]
+
+    def prev_x(self, c):
+        """The x of the last measured run before change c (the commit range's start)."""
+        for i in range(c["index"] - 1, -1, -1):
+            if _valid(self.points[i]):
+                return self.x[i]
+        return self.x[c["index"]] - 1
+
+    def baseline(self):
+        """The median of the first BASELINE_RUNS measured runs of the benchmark's latest segment."""
+        for a, b in reversed(self.segments):
+            vals = [p["median"] for p in self.points[a:b] if _valid(p)]
+            if vals:
+                return float(np.median(vals[:BASELINE_RUNS]))
+        return None
+
+
+def rank(c):
+    """Worst first: confirmed regressions, tentative regressions, then improvements (confirmed
+    first); by size within each."""
+    group = {("confirmed", "slower"): 0, ("tentative", "slower"): 1,
+             ("confirmed", "faster"): 2, ("tentative", "faster"): 3}[(c["status"], c["direction"])]
+    return (group, -abs(c["step"]), c["name"], c["index"])
+
+
+def run_segments(runs):
+    """[(ordinal, run, [[key, old, new]])] where the machine's runs start a new segment."""
+    out = []
+    for i in range(1, len(runs)):
+        if runs[i]["segment"] != runs[i - 1]["segment"]:
+            out.append((i, runs[i], [list(c) for c in history.segment_changes(runs[i - 1]["context"],
+                                                                              runs[i]["context"])]))
+    return out
+
+
+# ------------------------------------------------------------------ charts
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "parbench-trends"   # the same SVG for the same data
+    import matplotlib.pyplot as pyplot
+    return pyplot
+
+
+def _save(fig, out, stem):
+    paths = []
+    for ext in ("png", "svg"):
+        path = os.path.join(out, "%s.%s" % (stem, ext))
+        fig.savefig(path, dpi=110, bbox_inches="tight",
+                    metadata={"Date": None} if ext == "svg" else None)
+        paths.append(path)
+    _plt().close(fig)
+    return paths
+
+
+def _fig_width(n):
+    return max(9.0, min(20.0, 5.5 + 0.16 * n))
+
+
+def _x_axis(ax, labels, lo, hi):
+    """Run ordinals lo..hi as ticks labelled "date revision", rotated, at most MAX_TICKS of them."""
+    xs = list(range(lo, hi + 1))
+    step = max(1, math.ceil(len(xs) / MAX_TICKS))
+    ticks = xs[::step]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([labels[i] for i in ticks], rotation=55, ha="right", rotation_mode="anchor", fontsize=7)
+    ax.set_xlim(lo - 0.6, hi + 0.6)
+    ax.set_xlabel("run (date, revision)", fontsize=8)
+
+
+LABEL_SIZE = 7.5
+
+
+def _vline_label(labels, x, text, color, top=True, alpha=1.0):
+    """A label along a vertical line, placed by _place_labels once the axes has its size."""
+    labels.append((x, text, color, top, alpha))
+
+
+def _place_labels(fig, ax, labels):
+    """The labels of the vertical lines, rotated, at the top (changes) or the bottom (segments) of the
+    axes, each cut ("...") to fit the axes' height: a label never pushes the axes smaller."""
+    import matplotlib.transforms as mtransforms
+    renderer = fig.canvas.get_renderer()
+    room = 0.95 * ax.get_window_extent(renderer).height
+    tr = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+    for x, text, color, top, alpha in labels:
+        t = ax.text(x, 0.985 if top else 0.015, text, transform=tr, rotation=90, ha="right",
+                    va="top" if top else "bottom", fontsize=LABEL_SIZE, color=color, alpha=alpha, zorder=6,
+                    clip_on=True, bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none", alpha=0.75))
+        keep = len(text)
+        while keep > 8 and t.get_window_extent(renderer).height > room:
+            keep -= max(1, int(keep * (1 - room / t.get_window_extent(renderer).height)))
+            t.set_text(text[:keep].rstrip(" ,:") + "\u2026")
+
+
+def _segment_lines(ax, labels, bounds):
+    """Grey vertical lines where a new segment starts, labelled with what changed (at the bottom)."""
+    for x, text in bounds:
+        ax.axvline(x, color=SEGMENT_C, lw=1.6, ls="-", alpha=0.8, zorder=1)
+        _vline_label(labels, x, text, "#555555", top=False)
+
+
+def _finish(fig, ax, handles, title, labels):
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _place_labels(fig, ax, labels)
+
+
+def draw_benchmark(s, labels, machine_label, out):
+    pyplot = _plt()
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    scale, unit = time_unit([p["median"] for p in s.points])
+    lo, hi = min(s.x), max(s.x)
+    fig, ax = pyplot.subplots(figsize=(_fig_width(hi - lo + 1), 4.8))
+    handles, labels_ = [], []
+    # the threshold band around the latest segment's median, across the latest machine segment
+    if s.centre is not None and s.threshold is not None:
+        t = s.threshold
+        start = s.x[s.segments[-1][0]]
+        ax.fill_between([start - 0.5 if len(s.segments) > 1 else lo - 0.6, hi + 0.6],
+                        s.centre / (1 + t) / scale, s.centre * (1 + t) / scale, color="#bbbbbb", alpha=0.3, lw=0,
+                        zorder=0)
+        handles.append(Patch(color="#bbbbbb", alpha=0.5,
+                             label="\u00b1 threshold (%s) around the latest median" % upct(t)))
+    # the series, one line per machine segment, with the repetitions' spread
+    for a, b in s.segments:
+        xs = [s.x[i] for i in range(a, b) if _valid(s.points[i])]
+        pts = [s.points[i] for i in range(a, b) if _valid(s.points[i])]
+        if not pts:
+            continue
+        ys = [p["median"] / scale for p in pts]
+        lows = [(p["low"] if p["low"] is not None else p["median"]) / scale for p in pts]
+        highs = [(p["high"] if p["high"] is not None else p["median"]) / scale for p in pts]
+        ax.vlines(xs, lows, highs, color=SERIES_C, alpha=0.4, lw=3, zorder=2)
+        ax.plot(xs, ys, "-o", color=SERIES_C, lw=1.1, ms=3.5, zorder=3)
+    handles.append(Line2D([], [], color=SERIES_C, marker="o", ms=3.5, lw=1.1, label="median of the repetitions"))
+    handles.append(Line2D([], [], color=SERIES_C, alpha=0.4, lw=3, label="repetitions: min to max"))
+    # the detector's segment medians
+    for x0, x1, m in s.pieces:
+        ax.hlines(m / scale, x0 - 0.35, x1 + 0.35, colors="#333333", lw=1.3, zorder=4)
+    if s.pieces:
+        handles.append(Line2D([], [], color="#333333", lw=1.3, label="segment median"))
+    # runs with no time (error entries)
+    errs = [s.x[i] for i, p in enumerate(s.points) if not _valid(p)]
+    if errs:
+        import matplotlib.transforms as mtransforms
+        tr = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+        ax.plot(errs, [0.03] * len(errs), "x", color=SLOWER_C, ms=6, mew=1.5, transform=tr, zorder=5)
+        handles.append(Line2D([], [], color=SLOWER_C, marker="x", ls="", ms=6, mew=1.5,
+                              label="no time (error entry)"))
+    # machine segment boundaries
+    bounds = []
+    for a, _ in s.segments[1:]:
+        p = s.points[a]
+        x = (s.x[a - 1] + s.x[a]) / 2.0
+        bounds.append((x, describe_segment_change(p["segment_change"], limit=1)))
+    _segment_lines(ax, labels_, bounds)
+    if bounds:
+        handles.append(Line2D([], [], color=SEGMENT_C, lw=1.6, label="new segment (driver, toolkit, build...)"))
+    # change points
+    kinds = set()
+    for c in s.changes:
+        x1 = s.x[c["index"]]
+        x0 = s.prev_x(c)
+        x = (x0 + x1) / 2.0
+        color = SLOWER_C if c["direction"] == "slower" else FASTER_C
+        tentative = c["status"] != "confirmed"
+        ax.axvline(x, color=color, lw=1.6, ls=":" if tentative else "--", alpha=0.55 if tentative else 1.0,
+                   zorder=5)
+        if tentative:
+            ax.axvspan(x0, x1, facecolor="none", edgecolor=color, hatch="///", lw=0, alpha=0.35, zorder=1)
+        text = "%s, %s%s" % (commit_range(c), pct(c["step"]), " (tentative)" if tentative else "")
+        _vline_label(labels_, x, text, color, top=True, alpha=0.7 if tentative else 1.0)
+        kinds.add((c["direction"], tentative))
+    for direction, tentative in sorted(kinds):
+        color = SLOWER_C if direction == "slower" else FASTER_C
+        handles.append(Line2D([], [], color=color, lw=1.6, ls=":" if tentative else "--",
+                              alpha=0.55 if tentative else 1.0,
+                              label="%s, %s" % (direction, "tentative" if tentative else "confirmed")))
+    _x_axis(ax, labels, lo, hi)
+    ax.set_ylabel("median time per iteration (%s)" % unit, fontsize=9)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    # room above the data for the change labels
+    ymin, ymax = ax.get_ylim()
+    ax.set_ylim(ymin, ymax + 0.12 * (ymax - ymin))
+    _finish(fig, ax, handles, "%s\n%s" % (wrap_name(s.name, int(_fig_width(hi - lo + 1) * 11)), machine_label),
+            labels_)
+    return _save(fig, out, s.stem)
+
+
+def draw_family(family, series, labels, run_bounds, machine_label, out):
+    """Each benchmark's median / its baseline; the family's median per run with the interquartile band;
+    the runs where some benchmark of the family had a confirmed change."""
+    pyplot = _plt()
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    per_x = {}
+    thin = []
+    for s in series:
+        base = s.baseline()
+        if not base:
+            continue
+        pts = [(x, p["median"] / base) for x, p in zip(s.x, s.points) if _valid(p)]
+        thin.append(pts)
+        for x, v in pts:
+            per_x.setdefault(x, []).append(v)
+    if not per_x:
+        return None
+    xs = sorted(per_x)
+    lo, hi = xs[0], xs[-1]
+    fig, ax = pyplot.subplots(figsize=(_fig_width(hi - lo + 1), 4.4))
+    handles, labels_ = [], []
+    if len(thin) <= MAX_THIN_LINES:
+        for pts in thin:
+            ax.plot([x for x, _ in pts], [v for _, v in pts], "-", color="#999999", lw=0.7, alpha=0.45, zorder=1)
+        handles.append(Line2D([], [], color="#999999", lw=0.7, alpha=0.6, label="each benchmark"))
+    # one band and median line per machine segment (no line across a segment change)
+    cuts = [b for b, _, _ in run_bounds]
+    groups, cur = [], []
+    for x in xs:
+        if cur and any(cur[-1] < b <= x for b in cuts):
+            groups.append(cur)
+            cur = []
+        cur.append(x)
+    groups.append(cur)
+    for g in groups:
+        q1 = [float(np.percentile(per_x[x], 25)) for x in g]
+        q3 = [float(np.percentile(per_x[x], 75)) for x in g]
+        med = [float(np.median(per_x[x])) for x in g]
+        ax.fill_between(g, q1, q3, color=SERIES_C, alpha=0.22, lw=0, zorder=2)
+        ax.plot(g, med, "-o", color=SERIES_C, lw=1.4, ms=3, zorder=3)
+    handles.append(Line2D([], [], color=SERIES_C, marker="o", ms=3, lw=1.4,
+                          label="median over the family's benchmarks"))
+    handles.append(Patch(color=SERIES_C, alpha=0.3, label="interquartile range"))
+    ax.axhline(1.0, color="#333333", lw=0.8, ls="-", alpha=0.6, zorder=1)
+    _segment_lines(ax, labels_, [(b - 0.5, describe_segment_change(ch, limit=1)) for b, _, ch in run_bounds
+                                 if lo < b <= hi])
+    if any(lo < b <= hi for b, _, _ in run_bounds):
+        handles.append(Line2D([], [], color=SEGMENT_C, lw=1.6, label="new segment (driver, toolkit, build...)"))
+    # confirmed changes, by run: one line and label per run (red when some change there is slower)
+    marks = {}
+    for s in series:
+        for c in s.changes:
+            if c["status"] == "confirmed":
+                marks.setdefault(s.x[c["index"]], []).append(c)
+    directions = set()
+    for x, cs in sorted(marks.items()):
+        slower = [c for c in cs if c["direction"] == "slower"]
+        color = SLOWER_C if slower else FASTER_C
+        directions.add("slower" if slower else "faster")
+        parts = []
+        for d in ("slower", "faster"):
+            mine = [c for c in cs if c["direction"] == d]
+            if mine:
+                worst = max(mine, key=lambda c: abs(c["step"]))
+                parts.append("%s%s (%d %s)" % ("up to " if len(mine) > 1 else "", pct(worst["step"]), len(mine), d))
+        worst = max(slower or cs, key=lambda c: abs(c["step"]))
+        ax.axvline(x - 0.5, color=color, lw=1.5, ls="--", zorder=4)
+        _vline_label(labels_, x - 0.5, "%s, %s" % (", ".join(parts), commit_range(worst)), color, top=True)
+    for direction in sorted(directions):
+        handles.append(Line2D([], [], color=SLOWER_C if direction == "slower" else FASTER_C, lw=1.5, ls="--",
+                              label="a confirmed change in some benchmark%s" % (
+                                  " (a slower one)" if direction == "slower" else " (faster)")))
+    _x_axis(ax, labels, lo, hi)
+    ax.set_ylabel("time / median of its first %d runs\nof the latest segment" % BASELINE_RUNS, fontsize=9)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ymin, ymax = ax.get_ylim()
+    ax.set_ylim(ymin, ymax + 0.15 * (ymax - ymin))
+    _finish(fig, ax, handles, "%s: %d benchmark%s, normalised\n%s" % (
+        family or "(no family)", len(thin), "" if len(thin) == 1 else "s", machine_label), labels_)
+    return _save(fig, out, family_stem(family))
+
+
+# ------------------------------------------------------------------- page
+
+CSS = report_html.CSS + """
+p.summary{font-size:15px;font-weight:600;margin:.6em 0}
+p.summary.bad{color:#b00}p.summary.good{color:#070}
+tr.slower.confirmed td{background:#fde2e2}tr.slower.tentative td{background:#fff3e6}
+tr.faster td{background:#e8f6e8}tr.faster.tentative td{background:#f4fbf4}
+td.status{font-weight:600;white-space:nowrap}td.name{overflow-wrap:anywhere;min-width:18em;max-width:40em}
+div.charts.wide{grid-template-columns:1fr}
+figure .changes{font-size:12px;margin:.1em 0 .3em}
+"""
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings):
+    h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+         "<title>parbench trends: %s</title><style>%s</style></head><body>" % (esc(info["hardware"]), CSS),
+         "<h1>parbench trends: %s</h1>" % esc(info["hardware"])]
+    h.append("<p class='note'>%s</p>" % esc(info["description"]))
+    summary_cls = "bad" if info["summary"]["confirmed_regressions"] else "good"
+    h.append("<p class='summary %s' id='summary'>%s%s</p>" % (
+        summary_cls, esc(info["summary_line"]),
+        " A confirmed regression fails the nightly job." if info["summary"]["confirmed_regressions"] else ""))
+    if info["one_run"]:
+        h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
+                 % (2 * changepoint.MIN_SIZE))
+    toc = [("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
+           ("Benchmarks", "benchmarks"), ("How changes are found", "method")]
+    h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
+        "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
+
+    h.append("<h2 id='changes'>What changed, worst first</h2>")
+    if rows:
+        cols = ("status", "benchmark", "step", "commit range", "date", "p", "threshold", "noise", "runs after")
+        h.append("<div class='scroll'><table class='sortable' id='changes-table'><thead><tr>%s</tr></thead><tbody>"
+                 % "".join("<th>%s</th>" % esc(c) for c in cols))
+        for c in rows:
+            link = "#b-%s" % c["stem"] if c["stem"] in bench_charts else ""
+            name = ("<a href='%s'>%s</a>" % (esc(link), esc(c["name"]))) if link else esc(c["name"])
+            cells = [("status", "%s %s" % (c["status"], c["direction"]), "%s %s" % (c["status"], c["direction"])),
+                     ("name", c["name"], name),
+                     ("num", repr(c["step"]), esc(pct(c["step"]))),
+                     ("text", commit_range(c), esc(commit_range(c))),
+                     ("text", c["date"] or "", esc(when(c["date"]))),
+                     ("num", repr(c["p"]), esc(fmt_p(c["p"]))),
+                     ("num", repr(c["threshold"]), esc(upct(c["threshold"]))),
+                     ("num", "" if c["noise"] is None else repr(c["noise"]), esc(upct(c["noise"], 2))),
+                     ("num", str(c["runs_after"]), str(c["runs_after"]))]
+            h.append("<tr class='%s %s'>%s</tr>" % (c["direction"], c["status"], "".join(
+                "<td class='%s' data-v='%s'>%s</td>" % (cls, esc(v), t) for cls, v, t in cells)))
+        h.append("</tbody></table></div>")
+        h.append("<p class='note'>Step: the median after the change over the median before it (+ is slower). "
+                 "Commit range: the last revision measured before the change and the first after it. p: the "
+                 "t-test between the two segments the change separates. Threshold: max(floor, %g x noise); noise: "
+                 "the run-to-run spread of the log medians (robust sd). Runs after: measured runs from the "
+                 "change on; %d or more confirm it. Click a column header to sort.</p>"
+                 % (settings["multiple"], settings["confirm"]))
+    else:
+        h.append("<p class='ok'>No change in any benchmark%s.</p>" % (
+            "" if not info["one_run"] else " (one run: no trend yet)"))
+
+    h.append("<h2 id='segments'>Segments</h2>")
+    if bounds:
+        h.append("<p class='note'>A driver, toolkit, compiler or build change starts a new segment: times across "
+                 "it are not compared, the detector runs on each segment alone, and the charts draw the boundary "
+                 "as a grey line.</p>")
+        h.append("<table class='kv'><thead><tr><th>from run</th><th>date</th><th>revision</th><th>what changed"
+                 "</th></tr></thead><tbody>%s</tbody></table>" % "".join(
+                     "<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                         i + 1, esc(when(r["date"])), esc(short_rev(r["revision"])),
+                         esc(describe_segment_change(ch))) for i, r, ch in bounds))
+    else:
+        h.append("<p>One segment: no driver, toolkit, compiler or build change in these runs.</p>")
+
+    h.append("<h2 id='families'>Families, normalised</h2>")
+    if family_charts:
+        h.append("<p class='note'>Each benchmark's median divided by its median over the first %d runs of its "
+                 "latest segment; the line is the median over the family's benchmarks per run, the band their "
+                 "interquartile range. Dashed lines: runs where some benchmark of the family had a confirmed "
+                 "change.</p><div class='charts wide'>" % BASELINE_RUNS)
+        for family, stem in family_charts:
+            h.append("<figure id='f-%s'><figcaption>%s</figcaption><a href='charts/%s.svg'>"
+                     "<img src='charts/%s.png' alt='%s'></a></figure>" % (
+                         esc(stem), esc(family), esc(stem), esc(stem), esc("%s, normalised" % family)))
+        h.append("</div>")
+    else:
+        h.append("<p>No family chart: %s.</p>" % ("one run, no trend yet" if info["one_run"] else "no times"))
+
+    h.append("<h2 id='benchmarks'>Benchmarks</h2>")
+    drawn = [s for s in series if s.stem in bench_charts]
+    if drawn:
+        h.append("<div class='charts wide'>")
+        for s in drawn:
+            cs = sorted(s.changes, key=lambda c: c["index"])
+            text = "; ".join("%s %s %s at %s" % (c["status"], c["direction"], pct(c["step"]), commit_range(c))
+                             for c in cs) or "no change"
+            h.append("<figure id='b-%s'><figcaption><b>%s</b></figcaption><p class='changes'>%s</p>"
+                     "<a href='charts/%s.svg'><img src='charts/%s.png' alt='%s'></a></figure>" % (
+                         esc(s.stem), esc(s.name), esc(text), esc(s.stem), esc(s.stem), esc(s.name)))
+        h.append("</div>")
+    unchanged = [s for s in series if not s.changes]
+    not_drawn = [s for s in unchanged if s.stem not in bench_charts]
+    if not_drawn:
+        h.append("<details id='unchanged'><summary>%d benchmark%s without a change (%s)</summary><ul>%s</ul>"
+                 "</details>" % (
+                     len(not_drawn), "" if len(not_drawn) == 1 else "s",
+                     "one run: no charts yet" if info["one_run"] else "no chart of their own; --all draws them",
+                     "".join("<li>%s</li>" % esc(s.name) for s in not_drawn)))
+    elif not drawn:
+        h.append("<p>No benchmark.</p>")
+
+    h.append("<h2 id='method'>How changes are found</h2>")
+    h.append("<p class='note'>Per benchmark and machine segment, on the log of the median time of each run: "
+             "E-Divisive means (Matteson &amp; James) proposes splits; a split is kept when the t-test between "
+             "the runs it separates gives p &le; %g and its step exceeds the threshold max(floor, %g x noise), "
+             "as the comparator's SLOWER needs both. Floors: %s. A change with fewer than %d runs from it on is "
+             "tentative; only a confirmed regression fails the nightly job (exit 1). plots/changepoint.py "
+             "describes the method.</p>" % (
+                 changepoint.MAX_PVALUE, settings["multiple"], esc(settings["floors_text"]), settings["confirm"]))
+    h.append(report_html.SCRIPT + "</body></html>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(h) + "\n")
+
+
+# -------------------------------------------------------------------- main
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise TrendsError("%s (see ci/trends --help)" % message)
+
+
+def make_parser():
+    p = _Parser(prog="trends", formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Change points in one machine's nightly history: a page of what changed, worst "
+                            "first, with trend charts, and changes.json.",
+                epilog="exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input or usage "
+                       "(one line \"trends: ...\")")
+    p.add_argument("--history", required=True, metavar="DIR", help="the history directory (ci/history)")
+    p.add_argument("--out", required=True, metavar="OUTDIR", help="where index.html, changes.json and charts/ go")
+    p.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when the history "
+                   "holds several")
+    p.add_argument("--json", metavar="FILE", help="also write changes.json here")
+    p.add_argument("--floor", action="append", default=[], metavar="[FAMILY/]DEVICE=PCT",
+                   help="the smallest change reported, per device or family (default: GPU %g%%%%, CPU %g%%%%)"
+                   % (100 * compare.DEFAULT_FLOORS[("gpu", MODE)], 100 * compare.DEFAULT_FLOORS[("cpu", MODE)]))
+    p.add_argument("--confirm", type=int, default=changepoint.CONFIRM, metavar="N",
+                   help="runs from a change on that confirm it (default: %(default)s)")
+    p.add_argument("--all", action="store_true", help="a chart for every benchmark, not only the changed ones")
+    return p
+
+
+def choose_machine(h, wanted):
+    machines = h.machines()
+    if not machines:
+        raise TrendsError("%s holds no runs (ci/history ingest FILE adds one)" % h.dir)
+    if wanted:
+        try:
+            mid = h.resolve_machine(wanted)
+        except history.HistoryError as e:
+            raise TrendsError(str(e))
+    elif len(machines) > 1:
+        raise TrendsError("the history holds %d machines: choose one with --machine (%s)" % (
+            len(machines), "; ".join(history._describe_machine(m) for m in machines)))
+    else:
+        mid = machines[0]["machine"]
+    return next(m for m in machines if m["machine"] == mid)
+
+
+def prepare_out(out):
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TrendsError("--out %s is a file, not a directory" % out)
+    charts = os.path.join(out, "charts")
+    try:
+        os.makedirs(charts, exist_ok=True)
+        for n in os.listdir(charts):   # an earlier page's charts: this one draws its own
+            if (n.endswith(".png") or n.endswith(".svg")) and not n.startswith("."):
+                os.remove(os.path.join(charts, n))
+    except OSError as e:
+        raise TrendsError("cannot write to %s: %s" % (out, e.strerror or e))
+    return charts
+
+
+def summary_line(summary, one_run):
+    def n(k, word, plural=None):
+        return "%d %s" % (k, word if k == 1 else (plural or word + "s"))
+    if one_run:
+        return "One run: no trend yet (%s)." % n(summary["benchmarks"], "benchmark")
+    return "%s, %s, %s, out of %s." % (
+        n(summary["confirmed_regressions"], "confirmed regression"),
+        n(summary["tentative_regressions"], "tentative regression"),
+        n(summary["improvements"], "improvement"), n(summary["benchmarks"], "benchmark"))
+
+
+def run(args, out=print):
+    confirm = args.confirm
+    if confirm < 1:
+        raise TrendsError("--confirm %d: give 1 or more runs" % confirm)
+    floors = dict(parse_floor(f) for f in args.floor)
+    settings = compare.Settings(MODE, floors=floors)
+    multiple = changepoint.MULTIPLE
+    try:
+        h = history.History(args.history, log=_stderr)
+    except history.HistoryError as e:
+        raise TrendsError(str(e))
+    with h:
+        m = choose_machine(h, args.machine)
+        machine = m["machine"]
+        runs = h.runs(machine)
+        if not runs:
+            raise TrendsError("machine %s has no runs" % machine)
+        ordinal = {r["id"]: i for i, r in enumerate(runs)}
+        labels = ["%s %s" % (day(r["date"]) or "run %d" % r["id"], short_rev(r["revision"])) for r in runs]
+        info_of = benchmark_info(h, machine)
+        series = []
+        for name in h.names(machine):
+            family, device = info_of.get(name, (None, None))
+            device = device if device in ("cpu", "gpu") else "cpu"
+            floor = settings.floor(family, device)
+            series.append(Series(name, family, device, floor, h.series(name, machine), ordinal, confirm, multiple))
+    charts_dir = prepare_out(args.out)
+    one_run = len(runs) == 1
+    bounds = run_segments(runs)
+
+    changes = []
+    for s in series:
+        for c in s.changes:
+            d = dict(c)
+            d.update(name=s.name, family=s.family, device=s.device, floor=s.floor, stem=s.stem,
+                     run_id=s.points[c["index"]]["run_id"])
+            changes.append(d)
+    changes.sort(key=rank)
+    gating = changepoint.gating(changes)
+    summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
+               "confirmed_regressions": len(gating),
+               "tentative_regressions": sum(1 for c in changes if c["direction"] == "slower"
+                                            and c["status"] != "confirmed"),
+               "improvements": sum(1 for c in changes if c["direction"] == "faster"),
+               "confirmed_improvements": sum(1 for c in changes if c["direction"] == "faster"
+                                             and c["status"] == "confirmed")}
+    hardware = m["gpu"] or m["cpu"] or "unknown hardware"
+    machine_label = "machine %s: %s" % (machine, "; ".join(x for x in (m["gpu"], m["cpu"]) if x) or hardware)
+    revs = [r["revision"] for r in runs if r["revision"]]
+    dates = [r["date"] for r in runs if r["date"]]
+    description = "History %s, machine %s (GPU: %s; CPU: %s): %d run%s%s%s; %d segment%s." % (
+        args.history, machine, m["gpu"] or "none", m["cpu"] or "not named", len(runs), "" if one_run else "s",
+        " from %s to %s" % (when(dates[0]), when(dates[-1])) if len(dates) > 1 else
+        (" on %s" % when(dates[0]) if dates else ""),
+        ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
+        (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
+    floors_text = "GPU %s, CPU %s (compare's two-file floors)%s" % (
+        upct(compare.DEFAULT_FLOORS[("gpu", MODE)], 0), upct(compare.DEFAULT_FLOORS[("cpu", MODE)], 0),
+        "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
+                                 for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
+    info = {"hardware": hardware, "description": description, "summary": summary,
+            "summary_line": summary_line(summary, one_run), "one_run": one_run}
+
+    # charts
+    bench_charts, family_charts = set(), []
+    if not one_run:
+        for s in series:
+            if (s.changes or args.all) and any(_valid(p) for p in s.points):
+                draw_benchmark(s, labels, machine_label, charts_dir)
+                bench_charts.add(s.stem)
+        families = sorted({s.family or "" for s in series}, key=lambda f: (
+            report_html.FAMILY_ORDER.index(f) if f in report_html.FAMILY_ORDER else len(report_html.FAMILY_ORDER), f))
+        for fam in families:
+            mine = [s for s in series if (s.family or "") == fam]
+            if draw_family(fam or None, mine, labels, bounds, machine_label, charts_dir):
+                family_charts.append((fam or "(no family)", family_stem(fam or None)))
+
+    write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts, bounds,
+               {"confirm": confirm, "multiple": multiple, "floors_text": floors_text})
+
+    keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
+            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status")
+    doc = {"parbench_trends": FORMAT,
+           "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
+           "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
+           "revisions": [revs[0], revs[-1]] if revs else [],
+           "settings": {"confirm": confirm, "multiple": multiple, "max_pvalue": changepoint.MAX_PVALUE,
+                        "floors": {"%s%s" % ("" if f is None else f + "/", d): v
+                                   for (f, d), v in sorted(floors.items(), key=str)},
+                        "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
+           "summary": dict(summary, fails_nightly=bool(gating)),
+           "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
+                         "changed": ch} for _, r, ch in bounds],
+           "changes": [{k: c[k] for k in keys} for c in changes]}
+    text = json.dumps(pbjson.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise TrendsError("cannot write %s: %s" % (path, e.strerror or e))
+
+    out(info["summary_line"])
+    for c in changes:
+        out("  %-9s %-6s %7s  %s  %s  (%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
+                                              c["name"], day(c["date"])))
+    out("report: %s" % os.path.join(args.out, "index.html"))
+    return EXIT_REGRESSION if gating else EXIT_OK
+
+
+def main(argv=None, out=print):
+    try:
+        args = make_parser().parse_args(argv)
+        return run(args, out)
+    except TrendsError as e:
+        _stderr(str(e))
+        return EXIT_INPUT
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        _stderr("interrupted")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as e:  # a bug: one line
+        _stderr("internal error (please report): %s: %s" % (type(e).__name__, e))
+        sys.exit(EXIT_INPUT)

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Tests of the trend report (plots/trends.py, ci/trends).
+
+A synthetic nightly history, ingested with plots/history.py: 12 runs
+(revisions r1..r12) of 4 benchmarks in 2 families, 1% run-to-run noise; one
+GPU benchmark 8% slower from r7 on; a driver update at r10 that moves another
+benchmark by 10% and changes no code; another failed in r3. Expected: exactly one change, confirmed
+and slower, naming r6..r7; the driver update a segment boundary, not a change;
+exit 1. Then: changes.json byte-identical on a rerun (and --json the same
+bytes), --floor and --confirm, the machine chosen among several, a one-run
+history, bad input (exit 2, one line), the page referencing only files and
+anchors that exist, the charts non-empty, and the page rendered in headless
+Chromium (skipped, saying so, without it).
+"""
+import html.parser
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import history  # noqa: E402
+
+TOOL = os.path.join(ROOT, "plots", "trends.py")
+WRAPPER = os.path.join(ROOT, "ci", "trends")
+CHROMIUM = "/usr/bin/chromium"
+
+STEPPED = "GEMM/cuBLAS/op:AB/type:f32/M:1024/N:1024/K:1024/manual_time"
+DRIVER = "GEMM/CUDA.Tiled/op:AB/type:f32/M:256/N:256/K:256/block:16/manual_time"
+SORT_A = "Sort/Std/key:u32/n:1048576/real_time"
+SORT_B = "Sort/Thrust/key:u32/n:1048576/manual_time"
+BENCHMARKS = {  # name: (device, median seconds)
+    STEPPED: ("gpu", 1.2e-3),
+    DRIVER: ("gpu", 3.4e-5),
+    SORT_A: ("cpu", 2.1e-2),
+    SORT_B: ("gpu", 4.5e-4),
+}
+RUNS = 12
+STEP_RUN = 7      # r7 is the first revision 8% slower
+DRIVER_RUN = 10   # the driver update
+FAILED_RUN = 3    # SORT_B failed in r3: no time
+
+CONTEXT = {"host_name": "h", "parbench_schema": 1, "parbench_profile": "nightly", "cpu_model": "Xeon",
+           "num_cpus": 16, "gpu": "NVIDIA H200", "gpu_sm_count": "132", "gpu_driver": "580.65",
+           "cuda_runtime": "13.0", "parbench_build_type": "Release", "parbench_fixtures_version": "1",
+           "parbench_seed": "7", "parbench_cxx_compiler": "GNU 13", "parbench_cuda_compiler": "NVIDIA 13.0",
+           "openblas_config": "OpenBLAS 0.3.26"}
+
+
+def entry(name, seconds, rep, reps, device, failed=False):
+    """One repetition, schema 1, seconds in the "s" unit; `failed`: an error entry."""
+    e = {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
+         "run_type": "iteration", "repetitions": reps, "repetition_index": rep, "threads": 1,
+         "iterations": 10, "real_time": seconds, "cpu_time": seconds, "time_unit": "s",
+         "parbench": {"disposition": "passed", "role": "variant", "device": device}}
+    if failed:
+        e.update(error_occurred=True, error_message="failed: the kernel launch failed", real_time=0, cpu_time=0)
+        e["parbench"].update(disposition="failed", reason="the kernel launch failed")
+    return e
+
+
+def doc(medians, rng, reps=5, failed=(), **ctx):
+    """A run: for each benchmark, `reps` repetitions spread 0.3% around its median; the benchmarks
+    in `failed` one error entry instead."""
+    c = dict(CONTEXT)
+    c.update(ctx)
+    b = []
+    for name, m in medians.items():
+        device = BENCHMARKS[name][0]
+        if name in failed:
+            b.append(entry(name, 0.0, 0, 1, device, failed=True))
+            continue
+        times = m * np.exp(rng.normal(0.0, 0.003, reps))
+        b += [entry(name, float(t), i, reps, device) for i, t in enumerate(times)]
+    return {"context": c, "benchmarks": b}
+
+
+def nightly(rng, runs=RUNS, step_run=STEP_RUN, driver_run=DRIVER_RUN, **ctx):
+    """The documents of the synthetic history, oldest first."""
+    docs = []
+    for r in range(1, runs + 1):
+        medians = {}
+        for name, (_, base) in BENCHMARKS.items():
+            m = base * math.exp(rng.normal(0.0, 0.01))
+            if name == STEPPED and r >= step_run:
+                m *= 1.08
+            if name == DRIVER and r >= driver_run:
+                m *= 1.10
+            medians[name] = m
+        c = {"date": "2026-11-%02dT02:00:00+00:00" % r, "parbench_git_revision": "r%d" % r}
+        if r >= driver_run:
+            c["gpu_driver"] = "590.10"
+        c.update(ctx)
+        docs.append(doc(medians, rng, failed=(SORT_B,) if r == FAILED_RUN else (), **c))
+    return docs
+
+
+def build_history(directory, docs, work):
+    h = history.History(directory, create=True, log=lambda line: None)
+    with h:
+        for i, d in enumerate(docs):
+            path = os.path.join(work, "run-%s-%02d.json" % (os.path.basename(directory), i))
+            with open(path, "w") as f:
+                json.dump(d, f)
+            h.ingest(path)
+
+
+def run_tool(*args, wrapper=False):
+    cmd = ([WRAPPER] if wrapper else [sys.executable, TOOL]) + list(args)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+
+class Refs(html.parser.HTMLParser):
+    """The hrefs, srcs and ids of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.refs, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for k in ("href", "src"):
+            if a.get(k) is not None:
+                self.refs.append((tag, a[k]))
+
+
+class Trends(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="trends-test-")
+        cls.hist = os.path.join(cls.dir, "hist")
+        build_history(cls.hist, nightly(np.random.default_rng(15)), cls.dir)
+        cls.out = os.path.join(cls.dir, "out")
+        cls.json_copy = os.path.join(cls.dir, "copy.json")
+        cls.p = run_tool("--history", cls.hist, "--out", cls.out, "--json", cls.json_copy, wrapper=True)
+        with open(os.path.join(cls.out, "changes.json"), "rb") as f:
+            cls.raw = f.read()
+        cls.doc = json.loads(cls.raw)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def clean(self, p):
+        self.assertNotIn("Traceback", p.stderr)
+        for line in p.stderr.splitlines():
+            self.assertTrue(line.startswith("trends: "), line)
+
+    def fails(self, *args, match=None):
+        p = run_tool(*args)
+        self.clean(p)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        if match:
+            self.assertIn(match, p.stderr)
+        return p
+
+    # ---- the stepped history
+
+    def test_one_confirmed_regression_naming_its_commit_range(self):
+        self.clean(self.p)
+        self.assertEqual(self.p.returncode, 1, self.p.stdout + self.p.stderr)
+        changes = self.doc["changes"]
+        self.assertEqual(len(changes), 1, json.dumps(changes, indent=1))
+        c = changes[0]
+        self.assertEqual((c["name"], c["status"], c["direction"]), (STEPPED, "confirmed", "slower"))
+        self.assertEqual((c["revision_before"], c["revision_after"]), ("r6", "r7"))
+        self.assertEqual((c["family"], c["device"], c["floor"]), ("GEMM", "gpu", 0.02))
+        self.assertAlmostEqual(c["step"], 0.08, delta=0.025)
+        self.assertEqual(c["runs_after"], DRIVER_RUN - STEP_RUN)   # the driver update ends its segment
+        self.assertGreater(c["step"], c["threshold"])
+        s = self.doc["summary"]
+        self.assertEqual((s["benchmarks"], s["confirmed_regressions"], s["tentative_regressions"],
+                          s["improvements"], s["fails_nightly"]), (4, 1, 0, 0, True))
+        self.assertEqual(self.doc["runs"], RUNS)
+        self.assertIn("1 confirmed regression", self.p.stdout)
+        self.assertIn("r6..r7", self.p.stdout)
+
+    def test_driver_update_is_a_segment_not_a_change(self):
+        segs = self.doc["segments"]
+        self.assertEqual(len(segs), 1)
+        self.assertEqual(segs[0]["revision"], "r%d" % DRIVER_RUN)
+        self.assertEqual(segs[0]["changed"], [["gpu_driver", "580.65", "590.10"]])
+        self.assertFalse([c for c in self.doc["changes"] if c["name"] == DRIVER])
+        with open(os.path.join(self.out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("gpu_driver 580.65 \u2192 590.10", page)
+
+    def test_json_byte_identical_on_rerun(self):
+        with open(self.json_copy, "rb") as f:
+            self.assertEqual(f.read(), self.raw)
+        out2 = os.path.join(self.dir, "out-again")
+        p = run_tool("--history", self.hist, "--out", out2)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(os.path.join(out2, "changes.json"), "rb") as f:
+            self.assertEqual(f.read(), self.raw)
+        self.assertEqual(p.stdout, self.p.stdout.replace(self.out, out2))
+
+    def test_page_references_only_what_exists(self):
+        with open(os.path.join(self.out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        parser = Refs()
+        parser.feed(page)
+        self.assertTrue(parser.refs)
+        files = 0
+        for tag, ref in parser.refs:
+            self.assertNotRegex(ref, r"^(https?:|//)", "an external resource: %s" % ref)
+            if ref.startswith("#"):
+                self.assertIn(ref[1:], parser.ids, "no anchor %s" % ref)
+            else:
+                files += 1
+                self.assertTrue(os.path.isfile(os.path.join(self.out, ref)), ref)
+        self.assertGreaterEqual(files, 6)   # the changed benchmark and two families, PNG and SVG
+        self.assertIn("<h1>parbench trends: NVIDIA H200</h1>", page)
+        self.assertIn("r6..r7", page)
+        self.assertIn("1 confirmed regression, 0 tentative regressions, 0 improvements, out of 4 benchmarks", page)
+        self.assertIn("3 benchmarks without a change", page)
+        self.assertIn("NVIDIA H200", page)
+        # the table row links to the changed benchmark's chart
+        self.assertRegex(page, r"<a href='#b-GEMM_cuBLAS[^']*'>%s</a>" % re.escape(STEPPED))
+
+    def test_charts_exist(self):
+        charts = os.path.join(self.out, "charts")
+        names = sorted(os.listdir(charts))
+        pngs = [n for n in names if n.endswith(".png")]
+        self.assertEqual(len(pngs), 3, names)     # one changed benchmark, two families
+        self.assertEqual(len(names), 6, names)
+        for n in names:
+            self.assertGreater(os.path.getsize(os.path.join(charts, n)), 5000, n)
+        for n in pngs:
+            with open(os.path.join(charts, n), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("family_GEMM.png", names)
+        self.assertIn("family_Sort.png", names)
+
+    def test_floor_and_confirm(self):
+        out = os.path.join(self.dir, "out-floor")
+        p = run_tool("--history", self.hist, "--out", out, "--floor", "GEMM/gpu=12")
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual(d["changes"], [])
+        self.assertEqual(d["settings"]["floors"], {"GEMM/gpu": 0.12})
+        out = os.path.join(self.dir, "out-confirm")
+        p = run_tool("--history", self.hist, "--out", out, "--confirm", "4")
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)   # tentative: does not fail
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual([(c["name"], c["status"]) for c in d["changes"]], [(STEPPED, "tentative")])
+        self.assertEqual(d["summary"]["tentative_regressions"], 1)
+
+    def test_all_draws_every_benchmark(self):
+        out = os.path.join(self.dir, "out-all")
+        p = run_tool("--history", self.hist, "--out", out, "--all")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        pngs = [n for n in os.listdir(os.path.join(out, "charts")) if n.endswith(".png")]
+        self.assertEqual(len(pngs), 6)   # 4 benchmarks, 2 families
+
+    # ---- bad input, one run, several machines
+
+    def test_bad_input(self):
+        out = os.path.join(self.dir, "out-bad")
+        self.fails("--history", os.path.join(self.dir, "nowhere"), "--out", out, match="no history")
+        empty = os.path.join(self.dir, "empty")
+        os.makedirs(empty)
+        self.fails("--history", empty, "--out", out, match="holds no runs")
+        self.fails("--history", self.hist, "--out", out, "--machine", "zzzz", match="no machine zzzz")
+        self.fails("--history", self.hist, "--out", out, "--floor", "tpu=3", match="--floor")
+        self.fails("--history", self.hist, "--out", out, "--confirm", "0", match="--confirm")
+        self.fails("--out", out, match="--history")
+        afile = os.path.join(self.dir, "a-file")
+        with open(afile, "w") as f:
+            f.write("x")
+        self.fails("--history", self.hist, "--out", afile, match="is a file")
+
+    def test_help(self):
+        p = run_tool("--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("--floor", p.stdout)
+        self.assertEqual(p.stderr, "")
+
+    def test_one_run(self):
+        work = tempfile.mkdtemp(dir=self.dir)
+        hist = os.path.join(work, "hist")
+        build_history(hist, nightly(np.random.default_rng(1), runs=1), work)
+        out = os.path.join(work, "out")
+        p = run_tool("--history", hist, "--out", out)
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("One run: no trend yet", page)
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual((d["runs"], d["changes"], d["summary"]["benchmarks"]), (1, [], 4))
+
+    def test_several_machines(self):
+        work = tempfile.mkdtemp(dir=self.dir)
+        hist = os.path.join(work, "hist")
+        docs = nightly(np.random.default_rng(15)) + nightly(np.random.default_rng(2), step_run=99, driver_run=99,
+                                                             gpu="NVIDIA H100", gpu_sm_count="132")
+        build_history(hist, docs, work)
+        out = os.path.join(work, "out")
+        p = self.fails("--history", hist, "--out", out, match="2 machines")
+        self.assertIn("NVIDIA H100", p.stderr)
+        with history.History(hist, log=lambda line: None) as h:
+            ms = {m["gpu"]: m["machine"] for m in h.machines()}
+        p = run_tool("--history", hist, "--out", out, "--machine", ms["NVIDIA H100"][:6])
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual((d["machine"]["gpu"], d["changes"], d["segments"]), ("NVIDIA H100", [], []))
+        p = run_tool("--history", hist, "--out", out, "--machine", ms["NVIDIA H200"])
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+
+    # ---- rendering
+
+    def test_renders_in_chromium(self):
+        if not os.access(CHROMIUM, os.X_OK):
+            self.skipTest("Chromium not installed (apt-get install chromium): trends page rendering not tested")
+        shot = os.path.join(self.dir, "page.png")
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--user-data-dir=" + tempfile.mkdtemp(dir=self.dir), "--virtual-time-budget=5000"]
+        url = "file://" + os.path.join(self.out, "index.html")
+        p = subprocess.run([CHROMIUM] + flags + ["--screenshot=" + shot, "--window-size=1400,2400", url],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertTrue(os.path.isfile(shot), p.stderr[-2000:])
+        with open(shot, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertGreater(os.path.getsize(shot), 20000)   # a blank page is a few kB
+        p = subprocess.run([CHROMIUM] + flags[:-2] + ["--user-data-dir=" + tempfile.mkdtemp(dir=self.dir),
+                                                      "--virtual-time-budget=5000", "--dump-dom", url],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        dom = p.stdout
+        self.assertIn("<h1>parbench trends: NVIDIA H200</h1>", dom)
+        loaded = re.search(r'data-images-loaded="(\d+)"', dom)
+        total = re.search(r'data-images-total="(\d+)"', dom)
+        self.assertTrue(loaded and total, dom[-500:])
+        self.assertEqual(loaded.group(1), total.group(1))
+        self.assertEqual(int(total.group(1)), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
