@@ -56,14 +56,17 @@ PY = [os.path.join(ROOT, "plots", "with-python")]
 # default profile but the MPI ones, with 9 repetitions (the comparator needs
 # them to decide) and a short minimum time; smoke: seconds, for trying the job.
 SUITES = {
-    "nightly": ["--benchmark_filter=-^KMeans/MPI/", "--benchmark_repetitions=9", "--benchmark_min_time=0.02s"],
-    "smoke": ["--profile=smoke", "--benchmark_repetitions=3"],
+    "nightly": {"profile": [], "args": ["--benchmark_filter=-^KMeans/MPI/", "--benchmark_repetitions=9",
+                                        "--benchmark_min_time=0.02"]},
+    "smoke": {"profile": ["--profile=smoke"], "args": ["--benchmark_repetitions=3"]},
 }
-# The A/A subset: a few fast, stable benchmarks per device.
+# The A/A subset, run with the suite's profile so that its names are the
+# suite's and its run-to-run noise serves the baseline comparison (--noise):
+# a few fast, stable benchmarks per device.
 AA = {
     "gpu": ["--benchmark_filter=^(GEMM/cuBLAS/op:AB/type:f32/|Sort/CUB/key:u32/payload:keys/order:asc/dist:uniform/)",
-            "--benchmark_min_time=0.02s"],
-    "cpu": ["--benchmark_filter=^GEMM/OpenBLAS/op:AB/type:f32/M:(256|512)/", "--benchmark_min_time=0.02s"],
+            "--benchmark_min_time=0.02"],
+    "cpu": ["--benchmark_filter=^GEMM/OpenBLAS/op:AB/type:f32/", "--benchmark_min_time=0.02"],
 }
 
 
@@ -185,7 +188,8 @@ def main(argv=None):
     suite = os.path.join(args.out, "suite.json")
     with Step("suite", summary):
         rc = run([sys.executable, os.path.join(HERE, "run_suite.py"), "--bench", bench, "--out", suite,
-                  "--timeout", str(args.timeout), "--"] + SUITES[args.suite] + ["--no-progress"])
+                  "--timeout", str(args.timeout), "--"] + SUITES[args.suite]["profile"] + SUITES[args.suite]["args"]
+                 + ["--no-progress"])
         if rc == 2 or not os.path.exists(suite):
             log("the suite did not run")
             return 2
@@ -196,7 +200,8 @@ def main(argv=None):
         twin = os.path.join(args.out, "bench-twin")
         shutil.copy2(bench, twin)
         rc = run(PY + [os.path.join(ROOT, "plots", "compare.py"), "--run", bench, twin, "--workdir",
-                       os.path.join(args.out, "aa-rounds"), "--json", aa, "--"] + AA["gpu" if gpu else "cpu"],
+                       os.path.join(args.out, "aa-rounds"), "--json", aa, "--"]
+                 + SUITES[args.suite]["profile"] + AA["gpu" if gpu else "cpu"],
                  os.path.join(args.out, "aa.txt"))
         if os.path.exists(aa):
             with open(aa) as f:
@@ -212,6 +217,7 @@ def main(argv=None):
             log("A/A: %s" % doc["summary_line"])
         else:
             log("the A/A comparison did not run (exit %d): %s" % (rc, os.path.join(args.out, "aa.txt")))
+            codes.append(2)
 
     with Step("ingest", summary):
         rc = run(PY + [os.path.join(ROOT, "plots", "history.py"), "--history", args.history, "ingest", suite])

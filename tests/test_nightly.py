@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The nightly job end to end on the smoke suite, twice, with the bench of
+this build (no build, no tests inside): history, A/A ledger, change points,
+baseline, report; then a baseline accepted by hand.
+
+    test_nightly.py BUILD_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+NIGHTLY = os.path.join(ROOT, "ci", "nightly.py")
+BUILD = None
+
+
+def nightly(*args):
+    return subprocess.run([sys.executable, NIGHTLY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+class Nightly(unittest.TestCase):
+    def test_two_nights(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            hist = os.path.join(tmp, "history")
+            for night in (1, 2):
+                out = os.path.join(tmp, "night%d" % night)
+                p = nightly("--history", hist, "--out", out, "--suite", "smoke", "--build-dir", BUILD,
+                            "--skip-build", "--skip-tests")
+                self.assertNotIn("Traceback", p.stderr)
+                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                for f in ("suite.json", "aa.json", "changes.json", "report/index.html", "report/trends/index.html",
+                          "nightly.json"):
+                    self.assertTrue(os.path.exists(os.path.join(out, f)), f)
+                steps = [s["step"] for s in json.load(open(os.path.join(out, "nightly.json")))["steps"]]
+                self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "baseline", "report"])
+            self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
+            with open(os.path.join(hist, "aa-ledger.jsonl")) as f:
+                ledger = [json.loads(l) for l in f]
+            self.assertEqual(len(ledger), 2)
+            self.assertTrue(all(e["compared"] > 0 for e in ledger))
+            p = subprocess.run([os.path.join(ROOT, "ci", "history"), "--history", hist, "list"],
+                               stdout=subprocess.PIPE, universal_newlines=True)
+            self.assertEqual(p.returncode, 0)
+            # A baseline accepted on purpose, with its reason logged.
+            p = nightly("--accept-baseline", os.path.join(tmp, "night2", "suite.json"), "--history", hist,
+                        "--reason", "test")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(hist, "baselines", "log.jsonl")) as f:
+                self.assertEqual([json.loads(l)["reason"] for l in f], ["the first night on this machine", "test"])
+            p = nightly("--accept-baseline", os.path.join(tmp, "nope.json"), "--history", hist)
+            self.assertEqual(p.returncode, 2)
+            self.assertNotIn("Traceback", p.stderr)
+
+
+if __name__ == "__main__":
+    BUILD = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
