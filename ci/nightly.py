@@ -27,7 +27,9 @@ on where the later steps can, so one night gives every result it can):
 Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 (a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
 step could not run (build, bad input); 3 the baseline is not comparable (a
-new machine or toolkit: accept a new baseline).
+new machine or toolkit: accept a new baseline); 4 stopped by --max-seconds
+(the same command with --resume goes on: a GPU machine lent in 10-minute
+calls runs a night in several).
 
 Accepting a baseline (after an intended change, or a new driver):
   ci/nightly --accept-baseline OUT/suite.json --reason "faster sort merged (PR 42)"
@@ -149,6 +151,10 @@ def main(argv=None):
     p.add_argument("--skip-build", action="store_true", help="use the bench already in --build-dir")
     p.add_argument("--skip-tests", action="store_true")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds one suite process may run")
+    p.add_argument("--resume", action="store_true", help="go on with a night an earlier call left in --out "
+                   "(tests already run are not run again; the suite and the A/A rounds resume)")
+    p.add_argument("--max-seconds", type=float, help="stop starting suite processes and A/A rounds after this "
+                   "many seconds: exit 4, and the same command with --resume goes on")
     p.add_argument("--accept-baseline", metavar="RUN.json", help="make this run the machine's baseline and stop")
     p.add_argument("--reason", default="accepted by hand", help="why (kept in the baselines' log)")
     args = p.parse_args(argv)
@@ -177,7 +183,16 @@ def main(argv=None):
     if not os.access(bench, os.X_OK):
         log("%s is missing: build first (or drop --skip-build)" % bench)
         return 2
-    if not args.skip_tests:
+    started = time.monotonic()
+
+    def left():
+        return None if args.max_seconds is None else max(0.0, args.max_seconds - (time.monotonic() - started))
+
+    tests_log = os.path.join(args.out, "tests.log")
+    if not args.skip_tests and args.resume and os.path.exists(tests_log) and \
+            "tests passed" in open(tests_log).read():
+        log("tests: already run in this night (%s)" % tests_log)
+    elif not args.skip_tests:
         with Step("tests", summary):
             # Not the test that runs this job itself (tests/test_nightly.py).
             rc = run(["ctest", "--test-dir", args.build_dir, "-j", "4", "--output-on-failure", "-E", "^nightly$"],
@@ -188,9 +203,16 @@ def main(argv=None):
 
     suite = os.path.join(args.out, "suite.json")
     with Step("suite", summary):
-        rc = run([sys.executable, os.path.join(HERE, "run_suite.py"), "--bench", bench, "--out", suite,
-                  "--timeout", str(args.timeout), "--"] + SUITES[args.suite]["profile"] + SUITES[args.suite]["args"]
-                 + ["--no-progress"])
+        cmd = [sys.executable, os.path.join(HERE, "run_suite.py"), "--bench", bench, "--out", suite,
+               "--timeout", str(args.timeout)]
+        if args.resume:
+            cmd.append("--resume")
+        if left() is not None:
+            cmd += ["--max-seconds", str(left())]
+        rc = run(cmd + ["--"] + SUITES[args.suite]["profile"] + SUITES[args.suite]["args"] + ["--no-progress"])
+        if rc == 4:
+            log("stopped in the suite (--max-seconds): run the same command with --resume to go on")
+            return 4
         if rc == 2 or not os.path.exists(suite):
             log("the suite did not run")
             return 2
@@ -199,11 +221,16 @@ def main(argv=None):
     aa = os.path.join(args.out, "aa.json")
     with Step("A/A", summary):
         twin = os.path.join(args.out, "bench-twin")
-        shutil.copy2(bench, twin)
+        if not os.path.exists(twin):
+            shutil.copy2(bench, twin)
+        limit = [] if left() is None else ["--max-seconds", str(left())]
         rc = run(PY + [os.path.join(ROOT, "plots", "compare.py"), "--run", bench, twin, "--workdir",
-                       os.path.join(args.out, "aa-rounds"), "--json", aa, "--"]
+                       os.path.join(args.out, "aa-rounds"), "--json", aa] + limit + ["--"]
                  + SUITES[args.suite]["profile"] + AA["gpu" if gpu else "cpu"],
                  os.path.join(args.out, "aa.txt"))
+        if rc == 4:
+            log("stopped in the A/A rounds (--max-seconds): run the same command with --resume to go on")
+            return 4
         if os.path.exists(aa):
             with open(aa) as f:
                 doc = json.load(f)

@@ -21,7 +21,8 @@ and parbench_suite: the groups, their processes and what ended them).
 Progress on stderr: group i of n, elapsed time, an estimate of the time left.
 Exit status: 0 every entry passed or is unsupported; 1 an entry is an error
 (incorrect, out of memory, failed: including those the runner recorded);
-2 bad usage or a bench that refuses its arguments.
+2 bad usage or a bench that refuses its arguments; 4 stopped by --max-seconds
+(the state is in the workdir: the same command with --resume goes on).
 """
 import argparse
 import json
@@ -135,7 +136,15 @@ def _fmt(seconds):
     return "%dm%02ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds
 
 
-def run_suite(bench, args, out, split, timeout, workdir, log):
+def _save_state(path, state):
+    with open(path + ".part", "w") as f:
+        json.dump(state, f, indent=1, sort_keys=True)
+    os.replace(path + ".part", path)
+
+
+def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None):
+    """Runs the suite; returns the exit status (4: stopped by max_seconds,
+    the state kept in workdir for resume)."""
     instances = list_instances(bench, args)
     if not instances:
         raise UsageError("the bench arguments select no instance")
@@ -148,17 +157,52 @@ def run_suite(bench, args, out, split, timeout, workdir, log):
     got = {}           # instance -> list of entries (repetitions, aggregates)
     context, kinds = None, {}
     parts_log = []
+    # The state after every part, so --resume goes on after an interrupted or
+    # --max-seconds run (a GPU machine's calls are limited in time).
+    state_path = os.path.join(workdir, "state.json")
+    state = {"args": args, "split": split, "instances": instances, "parts": []}
+    if resume and os.path.exists(state_path):
+        try:
+            with open(state_path) as f:
+                old = json.load(f)
+        except ValueError:
+            old = None
+        if not old or any(old.get(k) != state[k] for k in ("args", "split", "instances")):
+            raise UsageError("%s holds another suite's state (other arguments or instances); use another --workdir"
+                             % workdir)
+        for rec in old["parts"]:
+            ctx, entries = read_part(rec["path"])
+            if ctx and context is None:
+                context = ctx
+            if isinstance(ctx.get("parbench_counters"), dict):
+                kinds.update(ctx["parbench_counters"])
+            for e in entries:
+                got.setdefault(e.get("run_name", e.get("name")), []).append(e)
+            if rec.get("victim"):
+                got[rec["victim"]] = [failed_entry(rec["victim"], rec["victim_reason"])]
+            parts_log.append({k: rec[k] for k in ("group", "part", "instances", "seconds", "exit", "timed_out",
+                                                  "end")})
+        state["parts"] = old["parts"]
+        log("run-suite: resuming: %d of %d instances done earlier" % (len(got), len(instances)))
     started = time.monotonic()
     done_instances = 0
     for gi, (key, names) in enumerate(groups):
+        if all(n in got for n in names):
+            done_instances += len(names)
+            continue
         elapsed = time.monotonic() - started
         left = ("; about %s left" % _fmt(elapsed / done_instances * (len(instances) - done_instances))
                 if done_instances else "")
         log("run-suite: group %d of %d: %s (%d instances); %s elapsed%s"
             % (gi + 1, len(groups), key, len(names), _fmt(elapsed), left))
-        todo = list(names)
-        part = 0
+        todo = [n for n in names if n not in got]
+        part = max([r["part"] for r in state["parts"] if r["group"] == key] + [0])
         while todo:
+            if max_seconds is not None and time.monotonic() - started > max_seconds:
+                _save_state(state_path, state)
+                log("run-suite: stopped after %s (--max-seconds) with %d of %d instances done; run the same "
+                    "command with --resume to go on" % (_fmt(time.monotonic() - started), len(got), len(instances)))
+                return 4
             part += 1
             path = os.path.join(workdir, "%02d-%s-%d.json" % (gi + 1, re.sub(r"[^A-Za-z0-9_.-]", "_", key), part))
             rc, timed_out, secs = run_part(bench, base_args, todo, path, timeout)
@@ -184,12 +228,17 @@ def run_suite(bench, args, out, split, timeout, workdir, log):
             end = "ok" if not rest else describe_end(rc, timed_out, timeout)
             parts_log.append({"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3),
                               "exit": rc, "timed_out": timed_out, "end": end})
+            rec = {"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3), "exit": rc,
+                   "timed_out": timed_out, "end": end, "path": path}
             if rest:
                 victim = rest[0]
                 reason = "%s while running this instance" % end
                 log("run-suite:   %s: %s" % (victim, reason))
                 got[victim] = [failed_entry(victim, reason)]
                 rest = rest[1:]
+                rec.update(victim=victim, victim_reason=reason)
+            state["parts"].append(rec)
+            _save_state(state_path, state)
             todo = rest
         done_instances += len(names)
     merged = []
@@ -224,6 +273,10 @@ def main(argv=None):
                    help="one process per family (default) or per Family/Variant")
     p.add_argument("--timeout", type=float, default=1800.0, help="seconds one process may run (default 1800)")
     p.add_argument("--workdir", help="where the parts and their logs go (default OUT.parts/)")
+    p.add_argument("--resume", action="store_true", help="go on from the parts an earlier run of the same "
+                   "suite left in --workdir")
+    p.add_argument("--max-seconds", type=float, help="start no process after this many seconds: exit 4, "
+                   "the state kept for --resume")
     args = p.parse_args(argv)
     for a in bench_args:
         if a.startswith("--benchmark_out") or a == "--benchmark_list_tests":
@@ -238,7 +291,7 @@ def main(argv=None):
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
                          args.workdir or args.out + ".parts",
-                         lambda s: print(s, file=sys.stderr, flush=True))
+                         lambda s: print(s, file=sys.stderr, flush=True), args.resume, args.max_seconds)
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2

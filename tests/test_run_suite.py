@@ -102,6 +102,27 @@ class RunSuite(unittest.TestCase):
         others = [v[0].disposition for n, v in by.items() if n.split("/")[1] != group]
         self.assertTrue(others and all(d == "passed" for d in others), others)
 
+    def test_stop_and_resume(self):
+        out = os.path.join(self.tmp, "suite.json")
+        args = ["--bench", BENCH, "--out", out, "--split", "variant"]
+        bench_args = ["--", "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"]
+        p = run(args + ["--max-seconds", "0"] + bench_args)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("--resume", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        p = run(args + ["--resume"] + bench_args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.check_complete(pbjson.load(out), CPU)
+        # Resuming a finished suite runs nothing and writes the same JSON.
+        before = open(out).read()
+        p = run(args + ["--resume"] + bench_args)
+        self.assertIn("6 of 6 instances done earlier" if len(listed(CPU)) == 6 else "done earlier", p.stderr)
+        self.assertEqual(open(out).read(), before)
+        # Another suite's state is refused.
+        p = run(args + ["--resume", "--", "--profile=smoke", "--benchmark_filter=^GEMM/Naive/", "--no-progress"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("another suite's state", p.stderr)
+
     def test_bad_usage(self):
         out = os.path.join(self.tmp, "x.json")
         for args, text in ((["--bench", BENCH, "--out", out, "--", "--benchmark_out=y.json"], "writes the JSON"),
