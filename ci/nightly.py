@@ -287,4 +287,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    pbjson.run_tool(TOOL, main)

@@ -301,8 +301,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % TOOL, file=sys.stderr)
-        sys.exit(130)
+    pbjson.run_tool(TOOL, main)

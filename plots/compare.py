@@ -1140,13 +1140,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("%s: interrupted" % TOOL, file=sys.stderr)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
-    except Exception as e:  # a bug: one line, and not exit 1, which a CI gate reads as a regression
-        print("%s: internal error (please report): %s: %s" % (TOOL, type(e).__name__, e), file=sys.stderr)
-        sys.exit(EXIT_INPUT)
+    pbjson.run_tool(TOOL, main)

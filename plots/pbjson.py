@@ -675,3 +675,23 @@ def dumps(doc):
 def dump(doc, file):
     """Write doc to the open text file as strict JSON (see dumps): every tool that writes JSON uses this."""
     file.write(dumps(doc))
+
+
+# ------------------------------------------------------------ tool mains
+
+def run_tool(tool, main):
+    """sys.exit(main()) for a command-line tool: Ctrl-C is exit 130, a closed
+    pipe exit 0, and an unexpected exception (a bug) one line "TOOL: internal
+    error ..." and exit 2, never a traceback, and never exit 1, which gates
+    read as a regression or an error entry."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("%s: interrupted" % tool, file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    except Exception as e:  # noqa: BLE001 (a bug: one line)
+        print("%s: internal error (please report): %s: %s" % (tool, type(e).__name__, e), file=sys.stderr)
+        code = 2
+    sys.exit(code)

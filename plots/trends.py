@@ -830,13 +830,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        _stderr("interrupted")
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
-    except Exception as e:  # a bug: one line
-        _stderr("internal error (please report): %s: %s" % (type(e).__name__, e))
-        sys.exit(EXIT_INPUT)
+    pbjson.run_tool(TOOL, main)
