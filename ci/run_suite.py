@@ -260,11 +260,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    bench_args = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, bench_args = argv[:i], argv[i + 1:]
+    argv, bench_args = pbjson.split_at_dashes(argv)
     p = argparse.ArgumentParser(prog="run-suite", description=__doc__.split("\n\n")[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="the bench binary")

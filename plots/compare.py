@@ -1063,11 +1063,7 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    bench_args = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, bench_args = argv[:i], argv[i + 1:]
+    argv, bench_args = pbjson.split_at_dashes(argv)
     parser = make_parser()
     args = parser.parse_args(argv)
 

@@ -679,6 +679,15 @@ def dump(doc, file):
 
 # ------------------------------------------------------------ tool mains
 
+def split_at_dashes(argv=None):
+    """(the tool's arguments, those after the first "--", for bench)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in argv:
+        return argv, []
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
 def run_tool(tool, main):
     """sys.exit(main()) for a command-line tool: Ctrl-C is exit 130, a closed
     pipe exit 0, and an unexpected exception (a bug) one line "TOOL: internal
