@@ -84,9 +84,15 @@ def tool(name, *args):
 
 
 def is_benchmark_json(path):
-    """Not the comparator's verdict files (ci/compare --json), also under results/."""
+    """Google Benchmark files, not the other JSON kept under results/ (the
+    comparator's verdicts, change lists, summaries)."""
     with open(path, encoding="utf-8") as f:
-        return '"parbench_compare"' not in f.read(200)
+        try:
+            doc = json.load(f)
+        except ValueError:
+            return True  # a broken file must still fail the tests below
+    return not isinstance(doc, dict) or ("benchmarks" in doc and "context" in doc) or \
+        not any(k in doc for k in ("parbench_compare", "parbench_trends", "changes", "at_step"))
 
 
 def committed_json():
