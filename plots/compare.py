@@ -51,6 +51,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pbjson  # noqa: E402
+import report_html  # noqa: E402  (its formatters; stdlib only)
 import stats   # noqa: E402
 
 TOOL = "compare"
@@ -624,14 +625,9 @@ def describe_exit(code):
 
 
 def _time(v, unit):
-    if v is None:
-        return "-"
-    if unit != "s":
+    if v is not None and unit != "s":
         return "%.4g" % v
-    for scale, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
-        if v >= scale:
-            return "%.4g %s" % (v / scale, u)
-    return "%.3g ns" % (v / 1e-9)
+    return report_html.fmt_time(v, "-", "us")
 
 
 def _rate(r):

@@ -56,6 +56,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pbjson  # noqa: E402
+import report_html  # noqa: E402  (its time formatter; stdlib only)
 
 TOOL = "history"
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -721,12 +722,7 @@ class History:
 # ------------------------------------------------------------------ output
 
 def fmt_time(v):
-    if v is None:
-        return "-"
-    for scale, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
-        if v >= scale:
-            return "%.4g %s" % (v / scale, u)
-    return "%.3g ns" % (v / 1e-9)
+    return report_html.fmt_time(v, "-", "us")
 
 
 def table(head, rows, left=()):

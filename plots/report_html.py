@@ -173,12 +173,14 @@ def fmt_num(v):
     return "%.4g" % v
 
 
-def fmt_time(s):
-    """Seconds with a unit chosen so that the number reads between 1 and 1000."""
+def fmt_time(s, missing="", micro="\u00b5s"):
+    """Seconds with a unit chosen so that the number reads between 1 and 1000
+    (`missing` for None; consoles pass micro="us"). The one time formatter:
+    the comparator's and the history's tables use it too."""
     if s is None:
-        return ""
+        return missing
     a = abs(s)
-    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s"), (1e-9, "ns")):
+    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, micro), (1e-9, "ns")):
         if a >= div:
             return "%s %s" % (_sig4(s / div), unit)
     if a == 0:
