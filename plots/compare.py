@@ -84,22 +84,11 @@ MIN_ROUNDS = 8
 CLOCK_TOLERANCE = 0.02   # SM clock medians further apart than this: UNRELIABLE
 RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers must match
 
-# Context keys of the fingerprint, by the scope of the entries they matter to.
-# Hard: a difference refuses the comparison (exit 3). Soft: a warning.
-HARD = {
-    "all": ("parbench_fixtures_version", "parbench_build_type", "parbench_seed"),
-    "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler"),
-    "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2",
-            "parbench_gpu_start"),
-    "openblas": ("openblas_config",),
-}
-SOFT = {
-    "all": ("library_version", "library_build_type", "parbench_cxx_flags"),
-    "cpu": ("omp_places", "omp_proc_bind"),
-    "gpu": ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_flags"),
-    "openblas": ("openblas_num_threads_at_start",),
-    "cublas": (),
-}
+# Context keys of the fingerprint (pbjson.FINGERPRINT_*), by the scope of
+# the entries they matter to. Hard: a difference refuses the comparison
+# (exit 3). Soft: a warning.
+HARD = pbjson.FINGERPRINT_HARD
+SOFT = pbjson.FINGERPRINT_SOFT
 
 
 class InputError(Exception):

@@ -65,24 +65,22 @@ ARCHIVE_FORMAT = 1         # "parbench_history" in an archive member's gzip comm
 ARCHIVE, INDEX = "archive", "index.sqlite"
 DEFAULT_DIR = "history"
 
-# The context keys that identify a machine and a segment. Together they hold
-# every key of compare.HARD (tests/test_history.py checks), so two runs of one
-# machine and segment are always comparable by ci/compare.
+# The context keys that identify a machine and a segment, from the
+# comparator's fingerprint (pbjson.FINGERPRINT_HARD / _SOFT): together they
+# hold every hard key, so two runs of one machine and segment are always
+# comparable by ci/compare.
 #
 # Machine: the hardware. A different CPU or GPU is a different series, never a
-# step in one (compare.HARD "cpu" and "gpu": cpu_model, num_cpus, gpu,
-# gpu_sm_count).
+# step in one.
 MACHINE_KEYS = ("cpu_model", "num_cpus", "gpu", "gpu_sm_count")
 # Segment: the software and settings the times depend on, which change on the
-# same hardware: the driver and CUDA versions (compare.SOFT "gpu": they warn
-# there, but a driver update moves launch-bound kernels), the compilers, the
-# linear-algebra library build, Google Benchmark's version (compare.SOFT "all"), the build
-# type, how the GPU is started, the fixtures (compare.HARD), and the rest of
-# compare.HARD: seed, CUDA architectures, L2 flushing.
-SEGMENT_KEYS = ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_compiler",
-                "parbench_cxx_compiler", "openblas_config", "library_version", "parbench_build_type",
-                "parbench_gpu_start", "parbench_fixtures_version",
-                "parbench_seed", "parbench_cuda_architectures", "parbench_flush_l2")
+# same hardware: every other hard key (compilers, build type, the BLAS build,
+# how the GPU is started, fixtures, seed, ...) and the soft keys that move
+# times although the comparator only warns about them: the driver and CUDA
+# versions (a driver update moves launch-bound kernels) and Google Benchmark's.
+_SEGMENT_SOFT = ("gpu_driver", "cuda_runtime", "cuda_driver_api", "library_version")
+SEGMENT_KEYS = _SEGMENT_SOFT + tuple(k for keys in pbjson.FINGERPRINT_HARD.values() for k in keys
+                                     if k not in MACHINE_KEYS)
 
 SCHEMA = """
 PRAGMA user_version = %d;

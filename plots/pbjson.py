@@ -43,6 +43,25 @@ PREFIXES = (("unsupported: ", "unsupported"), ("incorrect: ", "incorrect"),
             ("out of memory: ", "out_of_memory"), ("failed: ", "failed"))
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
+# The context keys that decide whether two runs can be compared, by the
+# entries they matter to ("all", a device, or a parbench.library). HARD: a
+# difference means other hardware, build or inputs (the comparator refuses,
+# the history starts another machine or segment). SOFT: worth a warning.
+FINGERPRINT_HARD = {
+    "all": ("parbench_fixtures_version", "parbench_build_type", "parbench_seed"),
+    "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler"),
+    "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2",
+            "parbench_gpu_start"),
+    "openblas": ("openblas_config",),
+}
+FINGERPRINT_SOFT = {
+    "all": ("library_version", "library_build_type", "parbench_cxx_flags"),
+    "cpu": ("omp_places", "omp_proc_bind"),
+    "gpu": ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_flags"),
+    "openblas": ("openblas_num_threads_at_start",),
+    "cublas": (),
+}
+
 # Knob arguments: how a variant runs, not what it solves (a reference variant
 # may lack some of them).
 KNOBS = ("threads", "block", "ranks")

@@ -418,8 +418,13 @@ class Machines(Base):
         except ImportError as e:  # numpy missing: nothing to check against
             self.skipTest("compare.py cannot be imported: %s" % e)
         hard = {k for keys in compare.HARD.values() for k in keys}
+        soft = {k for keys in compare.SOFT.values() for k in keys}
         self.assertEqual(hard - set(history.MACHINE_KEYS) - set(history.SEGMENT_KEYS), set())
         self.assertEqual(set(history.MACHINE_KEYS) & set(history.SEGMENT_KEYS), set())
+        # Every key names a fingerprint key the comparator knows, once.
+        self.assertEqual(set(history.MACHINE_KEYS) - hard, set())
+        self.assertEqual(set(history.SEGMENT_KEYS) - hard - soft, set())
+        self.assertEqual(len(set(history.SEGMENT_KEYS)), len(history.SEGMENT_KEYS))
 
 
 class Command(Base):
