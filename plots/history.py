@@ -74,7 +74,7 @@ DEFAULT_DIR = "history"
 # step in one.
 MACHINE_KEYS = ("cpu_model", "num_cpus", "gpu", "gpu_sm_count")
 # Segment: the software and settings the times depend on, which change on the
-# same hardware: every other hard key (compilers, build type, the BLAS build,
+# same hardware: every other hard key (compilers, build type, the linear-algebra library build,
 # how the GPU is started, fixtures, seed, ...) and the soft keys that move
 # times although the comparator only warns about them: the driver and CUDA
 # versions (a driver update moves launch-bound kernels) and Google Benchmark's.
