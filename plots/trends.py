@@ -295,6 +295,16 @@ def _fig_width(n):
     return max(9.0, min(20.0, 5.5 + 0.16 * n))
 
 
+def _axes(ax, labels, lo, hi, ylabel, headroom):
+    """Both axes of a trend chart, with room above the data for the change labels."""
+    _x_axis(ax, labels, lo, hi)
+    ax.set_ylabel(ylabel, fontsize=9)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ymin, ymax = ax.get_ylim()
+    ax.set_ylim(ymin, ymax + headroom * (ymax - ymin))
+
+
 def _x_axis(ax, labels, lo, hi):
     """Run ordinals lo..hi as ticks labelled "date revision", rotated, at most MAX_TICKS of them."""
     xs = list(range(lo, hi + 1))
@@ -417,13 +427,7 @@ def draw_benchmark(s, labels, machine_label, out):
         handles.append(Line2D([], [], color=color, lw=1.6, ls=":" if tentative else "--",
                               alpha=0.55 if tentative else 1.0,
                               label="%s, %s" % (direction, "tentative" if tentative else "confirmed")))
-    _x_axis(ax, labels, lo, hi)
-    ax.set_ylabel("median time per iteration (%s)" % unit, fontsize=9)
-    ax.tick_params(axis="y", labelsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    # room above the data for the change labels
-    ymin, ymax = ax.get_ylim()
-    ax.set_ylim(ymin, ymax + 0.12 * (ymax - ymin))
+    _axes(ax, labels, lo, hi, "median time per iteration (%s)" % unit, 0.12)
     _finish(fig, ax, handles, "%s\n%s" % (wrap_name(s.name, int(_fig_width(hi - lo + 1) * 11)), machine_label),
             labels_)
     return _save(fig, out, s.stem)
@@ -502,12 +506,7 @@ def draw_family(family, series, labels, run_bounds, machine_label, out):
         handles.append(Line2D([], [], color=SLOWER_C if direction == "slower" else FASTER_C, lw=1.5, ls="--",
                               label="a confirmed change in some benchmark%s" % (
                                   " (a slower one)" if direction == "slower" else " (faster)")))
-    _x_axis(ax, labels, lo, hi)
-    ax.set_ylabel("time / median of its first %d runs\nof the latest segment" % BASELINE_RUNS, fontsize=9)
-    ax.tick_params(axis="y", labelsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    ymin, ymax = ax.get_ylim()
-    ax.set_ylim(ymin, ymax + 0.15 * (ymax - ymin))
+    _axes(ax, labels, lo, hi, "time / median of its first %d runs\nof the latest segment" % BASELINE_RUNS, 0.15)
     _finish(fig, ax, handles, "%s: %d benchmark%s, normalised\n%s" % (
         family or "(no family)", len(thin), "" if len(thin) == 1 else "s", machine_label), labels_)
     return _save(fig, out, family_stem(family))
