@@ -451,28 +451,27 @@ def _decide_rows(rows, settings):
     n = len(rows)
     est, lo, hi = np.full(n, np.nan), np.full(n, -np.inf), np.full(n, np.inf)
     p_two, noise, min_p = np.full(n, np.nan), np.full(n, np.nan), np.ones(n)
+    # --noise: in paired mode it raises the measured noise (decide_paired),
+    # with two files it is the run-to-run term of the threshold.
     run_noise = np.array([settings.noise.get(row["name"], np.nan) for row in rows])
-    base_med, new_med = np.zeros(n), np.zeros(n)
     for key, members in groups.items():
         idx = np.array([i for i, _ in members])
-        extra = np.array([settings.noise.get(rows[i]["name"], np.nan) for i in idx])
         if key[0] == "paired":
             if key[1] < 2:
                 continue
             D = np.array([d for _, d in members])
-            r = decide_paired(D, settings.level, extra)
+            r = decide_paired(D, settings.level, run_noise[idx])
         else:
             if key[1] < 1 or key[2] < 1:
                 continue
             X = np.array([x for _, (x, _) in members])
             Y = np.array([y for _, (_, y) in members])
-            r = decide_unpaired(X, Y, settings.level, extra)
+            r = decide_unpaired(X, Y, settings.level)
         est[idx], lo[idx], hi[idx] = r["est"], r["lo"], r["hi"]
         p_two[idx], noise[idx], min_p[idx] = r["p_two"], r["noise"], r["min_p"]
     floors = np.array([settings.floor(row["family"], row["device"]) for row in rows])
     if settings.mode == "paired":
-        noise = np.fmax(noise, run_noise)
-        run_noise[:] = np.nan
+        run_noise[:] = np.nan  # already in noise
     r = verdicts({"est": est, "lo": lo, "hi": hi, "p_two": p_two, "noise": noise, "min_p": min_p,
                   "run_noise": run_noise}, floors, settings.multiple, settings.alpha)
     thr = r["threshold"]
