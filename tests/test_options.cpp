@@ -62,6 +62,13 @@ TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   EXPECT_EQ(left, std::vector<std::string>{"--benchmark_filter=GEMM"});
 }
 
+TEST(Options, ThreadsCoresIsTheHostsCoreCount) {
+  EXPECT_EQ(*parse({"--threads=cores"}).threads, std::vector<int>{core_count()});
+  EXPECT_EQ(*parse({"--threads=1,cores"}).threads, (std::vector<int>{1, core_count()}));
+  EXPECT_EQ(default_thread_axis().back(), core_count());
+  EXPECT_THROW(parse({"--threads=core"}), UsageError);
+}
+
 TEST(Options, UnknownFlagsAndValuesAreUsageErrors) {
   EXPECT_THROW(parse({"--profile=huge"}), UsageError);
   EXPECT_THROW(parse({"--precision=f16"}), UsageError);

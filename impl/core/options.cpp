@@ -174,7 +174,11 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--sizes", v)) {
       o.sizes = parse_sizes(v);
     } else if (take(a, "--threads", v)) {
-      o.threads = parse_int_list("--threads", v, 1, 4096);
+      // "cores" stands for every core of this host, where the default sweep ends.
+      std::string spelled;
+      for (const auto& item : split(v, ','))
+        spelled += (spelled.empty() ? "" : ",") + (item == "cores" ? std::to_string(core_count()) : item);
+      o.threads = parse_int_list("--threads", spelled, 1, 4096);
     } else if (take(a, "--block", v)) {
       o.blocks = parse_int_list("--block", v, 1, 1024);
     } else if (take(a, "--precision", v)) {
@@ -245,7 +249,8 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
                                 given); default takes minutes; full sweeps the largest sizes
   --sizes=LIST        GEMM shapes, comma-separated, each N (square) or MxNxK,
                       e.g. --sizes=1000x1500x777,4096
-  --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16
+  --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16; "cores"
+                      is every core of this host (--threads=cores)
   --block=LIST        CUDA block / tile sizes where a variant has that axis
   --precision=LIST    f32, f64
   --op=LIST           GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)
