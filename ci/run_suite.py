@@ -18,11 +18,14 @@ The entries are merged in the order bench lists them into one Google
 Benchmark JSON (the first part's context, the union of parbench_counters,
 and parbench_suite: the groups, their processes and what ended them).
 
-Progress on stderr: group i of n, elapsed time, an estimate of the time left.
+Progress on stderr: group i of n when it starts and every 30 s while it runs
+(instances done, elapsed time, an estimate of the time left).
 Exit status: 0 every entry passed or is unsupported; 1 an entry is an error
 (incorrect, out of memory, failed: including those the runner recorded);
 2 bad usage or a bench that refuses its arguments; 4 stopped by --max-seconds
-(the state is in the workdir: the same command with --resume goes on).
+(the state is in the workdir: the same command with --resume goes on);
+128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the bench process is
+killed with the runner, never left running, and --resume goes on too.
 """
 import argparse
 import json
@@ -93,21 +96,86 @@ def describe_end(rc, timed_out, timeout):
     return "the process exited with status %d" % rc
 
 
-def run_part(bench, args, names, path, timeout):
-    """Runs bench on exactly `names`; returns (rc, timed_out, seconds)."""
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP reached the runner (a CI step's time limit, a
+    `timeout`): the running bench is killed with it and the state kept."""
+
+
+def _interrupt(signum, _frame):
+    raise Interrupted(signal.Signals(signum).name)
+
+
+def _done_in_log(path, names):
+    """The instances of `names` the console log at path shows finished (a
+    line per repetition, starting with the run name)."""
+    want, seen = set(names), set()
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                word = line.split(" ", 1)[0]
+                if word in want:
+                    seen.add(word)
+    except OSError:
+        pass
+    return len(seen)
+
+
+def run_part(bench, args, names, path, timeout, deadline=None, tick=None):
+    """Runs bench on exactly `names`; returns (rc, timed_out, stopped,
+    seconds): timed_out when it ran past `timeout`, stopped when it was killed
+    at `deadline` (time.monotonic()). Every `tick[0]` seconds it calls
+    tick[1](instances finished so far). Any exception here (Ctrl-C, SIGTERM)
+    kills the bench process group first: a runner never leaves a bench behind
+    to write into a part file a resumed runner uses."""
     cmd = [bench] + args + ["--benchmark_filter=" + exact_filter(names), "--benchmark_out=" + path,
                             "--benchmark_out_format=json"]
     t0 = time.monotonic()
+    timed_out = stopped = False
     with open(path + ".log", "w") as log:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            rc = p.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            rc = p.wait()
-            timed_out = True
-    return rc, timed_out, time.monotonic() - t0
+            while True:
+                now = time.monotonic()
+                limit, why = t0 + timeout, "timeout"
+                if deadline is not None and deadline < limit:
+                    limit, why = deadline, "deadline"
+                wait = limit - now
+                if tick is not None:
+                    wait = min(wait, tick[0])
+                try:
+                    rc = p.wait(timeout=max(wait, 0.0))
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= limit:
+                        os.killpg(p.pid, signal.SIGKILL)
+                        rc = p.wait()
+                        timed_out, stopped = why == "timeout", why == "deadline"
+                        break
+                    if tick is not None:
+                        tick[1](_done_in_log(path + ".log", names))
+        except BaseException:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            raise
+    return rc, timed_out, stopped, time.monotonic() - t0
+
+
+def complete_instances(entries):
+    """The run names whose every repetition is in `entries` (or that ended in
+    an error entry). A process killed mid-write may leave an instance with only
+    some of its repetitions on disk; that instance runs again."""
+    reps, count, error = {}, {}, set()
+    for e in entries:
+        n = e.get("run_name", e.get("name"))
+        if e.get("error_occurred"):
+            error.add(n)
+        if e.get("run_type", "iteration") == "iteration":
+            count[n] = count.get(n, 0) + 1
+            reps[n] = int(e.get("repetitions", 1) or 1)
+    return {n for n in count if n in error or count[n] >= reps[n]} | error
 
 
 def read_part(path):
@@ -142,9 +210,19 @@ def _save_state(path, state):
     os.replace(path + ".part", path)
 
 
-def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None):
+def _stop(state_path, state, started, got, instances, log):
+    _save_state(state_path, state)
+    log("run-suite: stopped after %s (--max-seconds) with %d of %d instances done; run the same "
+        "command with --resume to go on" % (_fmt(time.monotonic() - started), len(got), len(instances)))
+    return 4
+
+
+def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None,
+              progress_every=30.0):
     """Runs the suite; returns the exit status (4: stopped by max_seconds,
-    the state kept in workdir for resume)."""
+    the state kept in workdir for resume). max_seconds is a hard limit: a
+    process still running then is killed and its unfinished instances run
+    again on resume."""
     instances = list_instances(bench, args)
     if not instances:
         raise UsageError("the bench arguments select no instance")
@@ -172,6 +250,8 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                              % workdir)
         for rec in old["parts"]:
             ctx, entries = read_part(rec["path"])
+            whole = complete_instances(entries)
+            entries = [e for e in entries if e.get("run_name", e.get("name")) in whole]
             if ctx and context is None:
                 context = ctx
             if isinstance(ctx.get("parbench_counters"), dict):
@@ -185,27 +265,37 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         state["parts"] = old["parts"]
         log("run-suite: resuming: %d of %d instances done earlier" % (len(got), len(instances)))
     started = time.monotonic()
-    done_instances = 0
+    deadline = None if max_seconds is None else started + max_seconds
+    done_before = len(got)  # the estimate of time left counts only this call's work
+
+    def left_text(done_now):
+        ran = done_now - done_before
+        if ran < 10:
+            return ""
+        rest = len(instances) - done_now
+        return "; about %s left (by instance count)" % _fmt((time.monotonic() - started) / ran * rest)
+
     for gi, (key, names) in enumerate(groups):
         if all(n in got for n in names):
-            done_instances += len(names)
             continue
-        elapsed = time.monotonic() - started
-        left = ("; about %s left" % _fmt(elapsed / done_instances * (len(instances) - done_instances))
-                if done_instances else "")
-        log("run-suite: group %d of %d: %s (%d instances); %s elapsed%s"
-            % (gi + 1, len(groups), key, len(names), _fmt(elapsed), left))
         todo = [n for n in names if n not in got]
+        log("run-suite: group %d of %d: %s (%d instances); %s elapsed%s"
+            % (gi + 1, len(groups), key, len(names), _fmt(time.monotonic() - started),
+               left_text(len(got))))
         part = max([r["part"] for r in state["parts"] if r["group"] == key] + [0])
         while todo:
-            if max_seconds is not None and time.monotonic() - started > max_seconds:
-                _save_state(state_path, state)
-                log("run-suite: stopped after %s (--max-seconds) with %d of %d instances done; run the same "
-                    "command with --resume to go on" % (_fmt(time.monotonic() - started), len(got), len(instances)))
-                return 4
+            if deadline is not None and time.monotonic() >= deadline:
+                return _stop(state_path, state, started, got, instances, log)
             part += 1
             path = os.path.join(workdir, "%02d-%s-%d.json" % (gi + 1, re.sub(r"[^A-Za-z0-9_.-]", "_", key), part))
-            rc, timed_out, secs = run_part(bench, base_args, todo, path, timeout)
+            base = len(got)
+
+            def tick(k, gi=gi, key=key, todo=todo, base=base):
+                log("run-suite: group %d of %d: %s: %d of %d instances done; %s elapsed%s"
+                    % (gi + 1, len(groups), key, len(names) - len(todo) + k, len(names),
+                       _fmt(time.monotonic() - started), left_text(base + k)))
+            rc, timed_out, stopped, secs = run_part(bench, base_args, todo, path, timeout, deadline,
+                                                    (progress_every, tick))
             ctx, entries = read_part(path)
             if rc == 2 and not entries:
                 with open(path + ".log") as f:
@@ -215,9 +305,12 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                 context = ctx
             if isinstance(ctx.get("parbench_counters"), dict):
                 kinds.update(ctx["parbench_counters"])
+            whole = complete_instances(entries)
             seen = []
             for e in entries:
                 n = e.get("run_name", e.get("name"))
+                if n not in whole:
+                    continue
                 if n in todo and n not in seen:
                     seen.append(n)
                 got.setdefault(n, []).append(e)
@@ -225,6 +318,16 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
             # done, and a file cut off inside one is closed before it
             # (pbjson.parse_document): what was read is whole.
             rest = [n for n in todo if n not in seen]
+            if stopped:
+                # --max-seconds ran out inside this process: what it finished
+                # is kept, the rest (the instance it was in included) runs on
+                # --resume; nothing is charged to that instance.
+                rec = {"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3), "exit": rc,
+                       "timed_out": False, "end": "stopped (--max-seconds)", "path": path}
+                parts_log.append({k: rec[k] for k in ("group", "part", "instances", "seconds", "exit",
+                                                      "timed_out", "end")})
+                state["parts"].append(rec)
+                return _stop(state_path, state, started, got, instances, log)
             end = "ok" if not rest else describe_end(rc, timed_out, timeout)
             parts_log.append({"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3),
                               "exit": rc, "timed_out": timed_out, "end": end})
@@ -240,7 +343,6 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
             state["parts"].append(rec)
             _save_state(state_path, state)
             todo = rest
-        done_instances += len(names)
     merged = []
     for n in instances:
         merged.extend(got.get(n, []))
@@ -271,8 +373,8 @@ def main(argv=None):
     p.add_argument("--workdir", help="where the parts and their logs go (default OUT.parts/)")
     p.add_argument("--resume", action="store_true", help="go on from the parts an earlier run of the same "
                    "suite left in --workdir")
-    p.add_argument("--max-seconds", type=float, help="start no process after this many seconds: exit 4, "
-                   "the state kept for --resume")
+    p.add_argument("--max-seconds", type=float, help="stop after this many seconds, killing the process that "
+                   "is running then (its finished instances are kept): exit 4, the state kept for --resume")
     args = p.parse_args(argv)
     for a in bench_args:
         if a.startswith("--benchmark_out") or a == "--benchmark_list_tests":
@@ -284,10 +386,17 @@ def main(argv=None):
     if not args.timeout > 0:
         print("%s: --timeout must be positive" % TOOL, file=sys.stderr)
         return 2
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
-                         args.workdir or args.out + ".parts",
-                         lambda s: print(s, file=sys.stderr, flush=True), args.resume, args.max_seconds)
+                         args.workdir or args.out + ".parts", say, args.resume, args.max_seconds)
+    except (Interrupted, KeyboardInterrupt) as e:
+        name = str(e) or "SIGINT"
+        say("%s: stopped by %s; the bench process it ran was killed; the same command with --resume goes on"
+            % (TOOL, name))
+        return 128 + int(getattr(signal, name, signal.SIGINT))
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2

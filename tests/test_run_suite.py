@@ -6,9 +6,11 @@ costs only itself, and the merged JSON holds every instance once.
 
     test_run_suite.py BENCH"""
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -122,6 +124,46 @@ class RunSuite(unittest.TestCase):
         p = run(args + ["--resume", "--", "--profile=smoke", "--benchmark_filter=^GEMM/Naive/", "--no-progress"])
         self.assertEqual(p.returncode, 2)
         self.assertIn("another suite's state", p.stderr)
+
+    def test_max_seconds_is_a_hard_limit(self):
+        # A process still running when --max-seconds runs out is killed; the
+        # instance it was in is not charged with a failure and runs on --resume.
+        victim = listed(CPU)[2]
+        out = os.path.join(self.tmp, "suite.json")
+        args = ["--bench", BENCH, "--out", out, "--split", "family", "--timeout", "600"]
+        bench_args = ["--", "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"]
+        t0 = time.monotonic()
+        p = run(args + ["--max-seconds", "4"] + bench_args, fault="hang:^" + victim.replace(".", "[.]") + "$")
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertLess(time.monotonic() - t0, 60)
+        self.assertNotIn("while running this instance", p.stderr)
+        p = run(args + ["--resume"] + bench_args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        by = self.check_complete(pbjson.load(out), CPU)
+        self.assertTrue(all(v[0].disposition == "passed" for v in by.values()))
+        parts = pbjson.load(out).context["parbench_suite"]["parts"]
+        self.assertEqual([x["end"] for x in parts], ["stopped (--max-seconds)", "ok"])
+
+    def test_a_terminated_runner_leaves_no_bench_running(self):
+        victim = listed(CPU)[0]
+        out = os.path.join(self.tmp, "suite.json")
+        env = dict(os.environ, PARBENCH_TEST_FAULT="hang:^" + victim.replace(".", "[.]") + "$")
+        p = subprocess.Popen([sys.executable, RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600", "--",
+                              "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
+        mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
+                                      universal_newlines=True).stdout.split()
+        for _ in range(300):
+            if mine():
+                break
+            time.sleep(0.1)
+        self.assertTrue(mine(), "the bench process never started")
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertIn("stopped by SIGTERM", err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(mine(), [])
 
     def test_bad_usage(self):
         out = os.path.join(self.tmp, "x.json")
