@@ -104,14 +104,6 @@ class Step:
         return False
 
 
-class Interrupted(Exception):
-    pass
-
-
-def _interrupt(signum, _frame):
-    raise Interrupted(signal.Signals(signum).name)
-
-
 def run(cmd, logfile=None, env=None):
     """Runs cmd; its output to logfile (or through). Returns the exit status.
     When the job is stopped (SIGTERM, Ctrl-C) the step gets SIGTERM and time
@@ -322,16 +314,5 @@ def main(argv=None):
     return code
 
 
-def guarded_main(argv=None):
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _interrupt)
-    try:
-        return main(argv)
-    except (Interrupted, KeyboardInterrupt) as e:
-        name = str(e) or "SIGINT"
-        log("stopped by %s; the same command with --resume goes on" % name)
-        return 128 + int(getattr(signal, name, signal.SIGINT))
-
-
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, guarded_main)
+    pbjson.run_tool(TOOL, main, "; the same command with --resume goes on")

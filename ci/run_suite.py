@@ -96,15 +96,6 @@ def describe_end(rc, timed_out, timeout):
     return "the process exited with status %d" % rc
 
 
-class Interrupted(Exception):
-    """SIGTERM or SIGHUP reached the runner (a CI step's time limit, a
-    `timeout`): the running bench is killed with it and the state kept."""
-
-
-def _interrupt(signum, _frame):
-    raise Interrupted(signal.Signals(signum).name)
-
-
 def _done_in_log(path, names):
     """The instances of `names` the console log at path shows finished (a
     line per repetition, starting with the run name)."""
@@ -386,17 +377,10 @@ def main(argv=None):
     if not args.timeout > 0:
         print("%s: --timeout must be positive" % TOOL, file=sys.stderr)
         return 2
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _interrupt)
     say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
                          args.workdir or args.out + ".parts", say, args.resume, args.max_seconds)
-    except (Interrupted, KeyboardInterrupt) as e:
-        name = str(e) or "SIGINT"
-        say("%s: stopped by %s; the bench process it ran was killed; the same command with --resume goes on"
-            % (TOOL, name))
-        return 128 + int(getattr(signal, name, signal.SIGINT))
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2
@@ -406,4 +390,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main)
+    pbjson.run_tool(TOOL, main, "; the bench process it ran was killed; the same command with --resume goes on")

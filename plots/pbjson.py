@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import zlib
 
@@ -707,16 +708,34 @@ def split_at_dashes(argv=None):
     return argv[:i], argv[i + 1:]
 
 
-def run_tool(tool, main):
-    """sys.exit(main()) for a command-line tool: Ctrl-C is exit 130, a closed
-    pipe exit 0, and an unexpected exception (a bug) one line "TOOL: internal
-    error ..." and exit 2, never a traceback, and never exit 1, which gates
-    read as a regression or an error entry."""
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP reached a tool run by run_tool (a CI step's time
+    limit, `timeout`). A KeyboardInterrupt, so every `finally` and cleanup
+    that handles Ctrl-C (killing a child process) handles it too."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop(signum, _frame):
+    raise Stopped(signum)
+
+
+def run_tool(tool, main, on_stop=""):
+    """sys.exit(main()) for a command-line tool: Ctrl-C, SIGTERM and SIGHUP
+    stop it with one line ("TOOL: stopped by SIGTERM" and on_stop) and exit
+    128+N, a closed pipe is exit 0, and an unexpected exception (a bug) one
+    line "TOOL: internal error ..." and exit 2, never a traceback, and never
+    exit 1, which gates read as a regression or an error entry."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)
     try:
         code = main()
-    except KeyboardInterrupt:
-        print("%s: interrupted" % tool, file=sys.stderr)
-        code = 130
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        print("%s: stopped by %s%s" % (tool, signal.Signals(signum).name, on_stop), file=sys.stderr)
+        code = 128 + int(signum)
     except BrokenPipeError:
         code = 0
     except Exception as e:  # noqa: BLE001 (a bug: one line)
