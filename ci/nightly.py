@@ -15,14 +15,16 @@ on where the later steps can, so one night gives every result it can):
              a time limit each, repetitions (nightly: 9) -> OUT/suite.json
  4. A/A      ci/compare --run with the same binary on both sides, on a small
              subset: any SLOWER/FASTER there is a false alarm; its counts go to
-             the false-alarm ledger HISTORY/aa-ledger.jsonl (shown in the report)
+             the false-alarm ledger HISTORY/aa-ledger.jsonl (shown on the trends page)
  5. ingest   ci/history ingest OUT/suite.json
  6. changes  ci/trends: change points of every series of this machine, the
-             trend charts and the page of what changed -> OUT/report/trends/
+             trend charts and the page of what changed -> OUT/report/trends/;
+             a regression measured at or before the accepted baseline's run
+             was accepted with it and does not fail the night
  7. baseline ci/compare BASELINE OUT/suite.json --noise OUT/aa.json, where
              BASELINE is HISTORY/baselines/MACHINE.json.gz, the run accepted on
              purpose (--accept-baseline); the first night's run becomes it
- 8. report   plots/plot OUT/suite.json -> OUT/report/ (and the ledger)
+ 8. report   plots/plot OUT/suite.json -> OUT/report/
 
 Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 (a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
@@ -190,6 +192,47 @@ def main(argv=None):
 
     os.makedirs(args.out, exist_ok=True)
     summary, codes = [], []
+    t0 = time.time()
+    code = None  # stays None when a signal stops the call
+    try:
+        code = night(args, summary, codes)
+    finally:
+        record_call(args, summary, t0, code)
+    return code
+
+
+def record_call(args, summary, t0, code):
+    """Keeps this call's steps in OUT/nightly-calls.jsonl (a night run in
+    several calls has one line per call, stopped ones included) and writes
+    OUT/nightly.json: this call's steps, every call, and each step's seconds
+    summed over the night's calls (what the night cost, rebuilds on a fresh
+    machine and A/A rounds cut short included)."""
+    ledger = os.path.join(args.out, "nightly-calls.jsonl")
+    with open(ledger, "a") as f:
+        f.write(json.dumps({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
+                            "seconds": round(time.time() - t0, 1), "steps": summary, "exit": code},
+                           sort_keys=True) + "\n")
+    calls = []
+    with open(ledger) as f:
+        for line in f:
+            try:
+                calls.append(json.loads(line))
+            except ValueError:
+                pass  # a line cut by a killed call
+    totals = {}
+    for c in calls:
+        for s in c.get("steps", []):
+            totals[s["step"]] = round(totals.get(s["step"], 0.0) + s["seconds"], 1)
+    with open(os.path.join(args.out, "nightly.json"), "w") as f:
+        json.dump({"suite": args.suite, "steps": summary, "exit": code, "calls": calls,
+                   "night_step_seconds": totals, "night_seconds": round(sum(totals.values()), 1)},
+                  f, indent=1, sort_keys=True)
+    if len(calls) > 1:
+        log("the night so far, %d calls: %s; %.0f s" % (
+            len(calls), ", ".join("%s %.0f s" % kv for kv in totals.items()), sum(totals.values())))
+
+
+def night(args, summary, codes):
     bench = os.path.join(args.build_dir, "bench")
     gpu = gpu_present()
     env = dict(os.environ)
@@ -282,9 +325,21 @@ def main(argv=None):
 
     report = os.path.join(args.out, "report")
     with Step("changes", summary):
+        # Regressions measured at or before the accepted baseline were accepted
+        # with it: listed, not failing the night.
+        base = baseline_path(args.history, machine_id(suite))
+        accepted = []
+        if os.path.exists(base):
+            try:
+                date = pbjson.load(base).context.get("date")
+            except pbjson.LoadError as e:
+                log("the baseline cannot be read (%s): every confirmed regression fails" % e)
+                date = None
+            if date:
+                accepted = ["--accepted-through", str(date)]
         rc = run(PY + [os.path.join(ROOT, "plots", "trends.py"), "--history", args.history, "--machine",
                        machine_id(suite), "--out", os.path.join(report, "trends"),
-                       "--json", os.path.join(args.out, "changes.json")])
+                       "--json", os.path.join(args.out, "changes.json")] + accepted)
         codes.append(rc)
 
     with Step("baseline", summary):
@@ -306,8 +361,6 @@ def main(argv=None):
         if rc != 0:
             log("the report failed (exit %d)" % rc)
 
-    with open(os.path.join(args.out, "nightly.json"), "w") as f:
-        json.dump({"suite": args.suite, "steps": summary, "exit_codes": codes}, f, indent=1, sort_keys=True)
     total = sum(s["seconds"] for s in summary)
     code = 3 if 3 in codes else 2 if 2 in codes else 1 if 1 in codes else 0
     log("%s in %.0f s: exit %d" % (", ".join("%s %.0f s" % (s["step"], s["seconds"]) for s in summary), total, code))

@@ -29,6 +29,7 @@ and the counts; byte-identical when rerun on the same history.
 Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
 or usage (one line "trends: ...")."""
 import argparse
+import datetime
 import hashlib
 import html
 import json
@@ -88,6 +89,17 @@ def when(date):
     if not m:
         return date
     return "%s %s%s" % (m.group(1), m.group(2), " UTC" if m.group(3) else "")
+
+
+def instant(date):
+    """An ISO date as an aware datetime (UTC when it has no offset), or None."""
+    if not isinstance(date, str):
+        return None
+    try:
+        d = datetime.datetime.fromisoformat(date.strip())
+    except ValueError:
+        return None
+    return d if d.tzinfo is not None else d.replace(tzinfo=datetime.timezone.utc)
 
 
 def commit_range(c):
@@ -529,7 +541,69 @@ def esc(s):
     return html.escape(str(s), quote=True)
 
 
-def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings):
+AA_LEDGER = "aa-ledger.jsonl"
+
+
+def read_aa_ledger(hist, machine):
+    """The nightly job's A/A checks of this machine (HISTORY/aa-ledger.jsonl,
+    one line per night: the comparator run with one binary on both sides, so
+    every SLOWER or FASTER is a false alarm). Returns (nights, totals);
+    unreadable lines are counted in totals["unreadable"], not fatal."""
+    nights, unreadable = [], 0
+    path = os.path.join(hist, AA_LEDGER)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                try:
+                    e = json.loads(line)
+                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict):
+                        raise ValueError
+                    compared, alarms = int(e["compared"]), int(e["false_alarms"])
+                except (ValueError, KeyError, TypeError):
+                    unreadable += 1
+                    continue
+                if e.get("machine") == machine:
+                    nights.append({"date": e.get("date"), "revision": e.get("revision"), "compared": compared,
+                                   "false_alarms": alarms,
+                                   "counts": {str(k): int(v) for k, v in sorted(e["counts"].items())
+                                              if isinstance(v, int)}})
+    nights.sort(key=lambda n: n["date"] or "")
+    compared = sum(n["compared"] for n in nights)
+    alarms = sum(n["false_alarms"] for n in nights)
+    totals = {"nights": len(nights), "compared": compared, "false_alarms": alarms,
+              "rate": alarms / compared if compared else None, "unreadable": unreadable}
+    return nights, totals
+
+
+def aa_section(nights, totals):
+    h = ["<h2 id='aa'>The comparator on itself (A/A)</h2>"]
+    if not nights:
+        h.append("<p>No A/A check of this machine in the history yet: the nightly job adds one per night.</p>")
+    else:
+        h.append("<p class='summary %s'>%d false alarm%s in %d comparisons over %d night%s (%s).</p>" % (
+            "bad" if totals["false_alarms"] else "good", totals["false_alarms"],
+            "" if totals["false_alarms"] == 1 else "s", totals["compared"], totals["nights"],
+            "" if totals["nights"] == 1 else "s", upct(totals["rate"], 2)))
+        verdicts = sorted({k for n in nights for k, v in n["counts"].items() if v} | {"SAME", "SLOWER", "FASTER"})
+        h.append("<div class='scroll'><table class='kv'><thead><tr><th>date</th><th>revision</th><th>compared</th>%s"
+                 "<th>false alarms</th></tr></thead><tbody>" % "".join("<th>%s</th>" % esc(v) for v in verdicts))
+        for n in nights:
+            h.append("<tr%s><td>%s</td><td>%s</td><td>%d</td>%s<td>%d</td></tr>" % (
+                " class='slower confirmed'" if n["false_alarms"] else "", esc(when(n["date"])),
+                esc(short_rev(n["revision"])), n["compared"],
+                "".join("<td>%d</td>" % n["counts"].get(v, 0) for v in verdicts), n["false_alarms"]))
+        h.append("</tbody></table></div>")
+    h.append("<p class='note'>Each night the job runs the comparator's paired rounds (ci/compare --run) with the "
+             "night's bench on both sides, on a few fast, stable benchmarks. The code is the same, so any SLOWER "
+             "or FASTER is a false alarm: this is the comparator's false-alarm rate on this machine, measured.%s"
+             "</p>" % (" %d unreadable ledger line%s skipped." % (
+                 totals["unreadable"], "" if totals["unreadable"] == 1 else "s") if totals["unreadable"] else ""))
+    return h
+
+
+def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa):
     h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
          "<meta name='viewport' content='width=device-width, initial-scale=1'>",
          "<title>parbench trends: %s</title><style>%s</style></head><body>" % (esc(info["hardware"]), CSS),
@@ -543,7 +617,7 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
         h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
                  % (2 * changepoint.MIN_SIZE))
     toc = [("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
-           ("Benchmarks", "benchmarks"), ("How changes are found", "method")]
+           ("Benchmarks", "benchmarks"), ("The comparator on itself (A/A)", "aa"), ("How changes are found", "method")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
         "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
 
@@ -555,7 +629,8 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
         for c in rows:
             link = "#b-%s" % c["stem"] if c["stem"] in bench_charts else ""
             name = ("<a href='%s'>%s</a>" % (esc(link), esc(c["name"]))) if link else esc(c["name"])
-            cells = [("status", "%s %s" % (c["status"], c["direction"]), "%s %s" % (c["status"], c["direction"])),
+            status = "%s %s%s" % (c["status"], c["direction"], " (accepted)" if c["accepted"] else "")
+            cells = [("status", status, esc(status)),
                      ("name", c["name"], name),
                      ("num", repr(c["step"]), esc(pct(c["step"]))),
                      ("text", commit_range(c), esc(commit_range(c))),
@@ -627,6 +702,8 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
     elif not drawn:
         h.append("<p>No benchmark.</p>")
 
+    h.extend(aa_section(*aa))
+
     h.append("<h2 id='method'>How changes are found</h2>")
     h.append("<p class='note'>Per benchmark and machine segment, on the log of the median time of each run: "
              "E-Divisive means (Matteson &amp; James) proposes splits; a split is kept when the t-test between "
@@ -664,6 +741,9 @@ def make_parser():
     p.add_argument("--confirm", type=int, default=changepoint.CONFIRM, metavar="N",
                    help="runs from a change on that confirm it (default: %(default)s)")
     p.add_argument("--all", action="store_true", help="a chart for every benchmark, not only the changed ones")
+    p.add_argument("--accepted-through", metavar="DATE", help="the date of the run accepted as the machine's "
+                   "baseline (ci/nightly passes it): a regression first measured at or before it was accepted "
+                   "with that baseline and no longer fails the job (it stays listed, marked accepted)")
     return p
 
 
@@ -703,10 +783,12 @@ def summary_line(summary, one_run):
         return "%d %s" % (k, word if k == 1 else (plural or word + "s"))
     if one_run:
         return "One run: no trend yet (%s)." % n(summary["benchmarks"], "benchmark")
-    return "%s, %s, %s, out of %s." % (
+    return "%s, %s, %s, out of %s%s." % (
         n(summary["confirmed_regressions"], "confirmed regression"),
         n(summary["tentative_regressions"], "tentative regression"),
-        n(summary["improvements"], "improvement"), n(summary["benchmarks"], "benchmark"))
+        n(summary["improvements"], "improvement"), n(summary["benchmarks"], "benchmark"),
+        " (and %s accepted with the baseline)" % n(summary["accepted_regressions"], "regression")
+        if summary.get("accepted_regressions") else "")
 
 
 def run(args, out=print):
@@ -747,9 +829,20 @@ def run(args, out=print):
                      run_id=s.points[c["index"]]["run_id"])
             changes.append(d)
     changes.sort(key=rank)
-    gating = changepoint.gating(changes)
+    accepted_through = None
+    if args.accepted_through is not None:
+        accepted_through = instant(args.accepted_through)
+        if accepted_through is None:
+            raise TrendsError("--accepted-through %r: not an ISO date (e.g. 2026-11-23T12:32:06+00:00)"
+                              % args.accepted_through)
+    for c in changes:
+        d = instant(c["date"])
+        c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
+                             and d <= accepted_through)
+    accepted = [c for c in changepoint.gating(changes) if c["accepted"]]
+    gating = [c for c in changepoint.gating(changes) if not c["accepted"]]
     summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
-               "confirmed_regressions": len(gating),
+               "confirmed_regressions": len(gating), "accepted_regressions": len(accepted),
                "tentative_regressions": sum(1 for c in changes if c["direction"] == "slower"
                                             and c["status"] != "confirmed"),
                "improvements": sum(1 for c in changes if c["direction"] == "faster"),
@@ -786,23 +879,25 @@ def run(args, out=print):
             if draw_family(fam or None, mine, labels, bounds, machine_label, charts_dir):
                 family_charts.append((fam or "(no family)", family_stem(fam or None)))
 
+    aa_nights, aa_totals = read_aa_ledger(args.history, machine)
     write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts, bounds,
-               {"confirm": confirm, "multiple": multiple, "floors_text": floors_text})
+               {"confirm": confirm, "multiple": multiple, "floors_text": floors_text}, (aa_nights, aa_totals))
 
     keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
-            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status")
+            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted")
     doc = {"parbench_trends": FORMAT,
            "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
            "revisions": [revs[0], revs[-1]] if revs else [],
-           "settings": {"confirm": confirm, "multiple": multiple, "max_pvalue": changepoint.MAX_PVALUE,
+           "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple, "max_pvalue": changepoint.MAX_PVALUE,
                         "floors": {"%s%s" % ("" if f is None else f + "/", d): v
                                    for (f, d), v in sorted(floors.items(), key=str)},
                         "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
            "summary": dict(summary, fails_nightly=bool(gating)),
            "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
                          "changed": ch} for _, r, ch in bounds],
-           "changes": [{k: c[k] for k in keys} for c in changes]}
+           "changes": [{k: c[k] for k in keys} for c in changes],
+           "aa": {"summary": aa_totals, "nights": aa_nights}}
     text = json.dumps(pbjson.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
         try:
@@ -813,8 +908,8 @@ def run(args, out=print):
 
     out(info["summary_line"])
     for c in changes:
-        out("  %-9s %-6s %7s  %s  %s  (%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
-                                              c["name"], day(c["date"])))
+        out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
+                                                c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
     out("report: %s" % os.path.join(args.out, "index.html"))
     return EXIT_REGRESSION if gating else EXIT_OK
 

@@ -17,6 +17,11 @@ NIGHTLY = os.path.join(ROOT, "ci", "nightly.py")
 BUILD = None
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def nightly(*args):
     return subprocess.run([sys.executable, NIGHTLY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
@@ -35,7 +40,7 @@ class Nightly(unittest.TestCase):
                 for f in ("suite.json", "aa.json", "changes.json", "report/index.html", "report/trends/index.html",
                           "nightly.json"):
                     self.assertTrue(os.path.exists(os.path.join(out, f)), f)
-                steps = [s["step"] for s in json.load(open(os.path.join(out, "nightly.json")))["steps"]]
+                steps = [s["step"] for s in load(os.path.join(out, "nightly.json"))["steps"]]
                 self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "baseline", "report"])
             self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
             with open(os.path.join(hist, "aa-ledger.jsonl")) as f:
@@ -54,6 +59,31 @@ class Nightly(unittest.TestCase):
             p = nightly("--accept-baseline", os.path.join(tmp, "nope.json"), "--history", hist)
             self.assertEqual(p.returncode, 2)
             self.assertNotIn("Traceback", p.stderr)
+
+    def test_a_night_in_two_calls_keeps_both_calls_steps(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            hist, out = os.path.join(tmp, "history"), os.path.join(tmp, "night")
+            common = ["--history", hist, "--out", out, "--suite", "smoke", "--build-dir", BUILD, "--skip-build",
+                      "--skip-tests"]
+            p = nightly(*(common + ["--max-seconds", "0"]))
+            self.assertEqual(p.returncode, 4, p.stderr[-2000:])
+            self.assertIn("--resume", p.stderr)
+            first = load(os.path.join(out, "nightly.json"))
+            self.assertEqual(first["exit"], 4)
+            self.assertEqual([s["step"] for s in first["steps"]], ["suite"])
+            p = nightly(*(common + ["--resume"]))
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            self.assertIn("the night so far, 2 calls", p.stderr)
+            doc = load(os.path.join(out, "nightly.json"))
+            self.assertEqual([c["exit"] for c in doc["calls"]], [4, 0])
+            self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "baseline",
+                                                                 "report"])
+            by_call = [{s["step"]: s["seconds"] for s in c["steps"]} for c in doc["calls"]]
+            self.assertAlmostEqual(doc["night_step_seconds"]["suite"], by_call[0]["suite"] + by_call[1]["suite"],
+                                   places=6)
+            self.assertAlmostEqual(doc["night_seconds"], sum(doc["night_step_seconds"].values()), places=6)
+            with open(os.path.join(out, "nightly-calls.jsonl")) as f:
+                self.assertEqual(len(f.readlines()), 2)
 
 
 if __name__ == "__main__":

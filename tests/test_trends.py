@@ -262,6 +262,28 @@ class Trends(unittest.TestCase):
         self.assertEqual([(c["name"], c["status"]) for c in d["changes"]], [(STEPPED, "tentative")])
         self.assertEqual(d["summary"]["tentative_regressions"], 1)
 
+    def test_accepted_through_the_baseline(self):
+        import datetime
+        date = self.doc["changes"][0]["date"]  # the first run measured after the step
+        before = (datetime.datetime.fromisoformat(date) - datetime.timedelta(seconds=1)).isoformat()
+        out = os.path.join(self.dir, "out-accepted")
+        p = run_tool("--history", self.hist, "--out", out, "--accepted-through", before)
+        self.clean(p)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # a baseline older than the step: still fails
+        p = run_tool("--history", self.hist, "--out", out, "--accepted-through", date)
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual([(c["name"], c["status"], c["accepted"]) for c in d["changes"]],
+                         [(STEPPED, "confirmed", True)])
+        self.assertEqual((d["summary"]["confirmed_regressions"], d["summary"]["accepted_regressions"],
+                          d["summary"]["fails_nightly"]), (0, 1, False))
+        self.assertIn("(and 1 regression accepted with the baseline)", p.stdout)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            self.assertIn("confirmed slower (accepted)", f.read())
+        self.fails("--history", self.hist, "--out", out, "--accepted-through", "last tuesday", match="ISO date")
+
     def test_all_draws_every_benchmark(self):
         out = os.path.join(self.dir, "out-all")
         p = run_tool("--history", self.hist, "--out", out, "--all")
@@ -326,6 +348,42 @@ class Trends(unittest.TestCase):
         self.assertEqual((d["machine"]["gpu"], d["changes"], d["segments"]), ("NVIDIA H100", [], []))
         p = run_tool("--history", hist, "--out", out, "--machine", ms["NVIDIA H200"])
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+
+    def test_aa_ledger_on_the_page_and_in_the_json(self):
+        work = tempfile.mkdtemp(dir=self.dir)
+        hist = os.path.join(work, "hist")
+        build_history(hist, nightly(np.random.default_rng(3), runs=2), work)
+        out = os.path.join(work, "out")
+        p = run_tool("--history", hist, "--out", out)
+        self.clean(p)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            self.assertIn("No A/A check of this machine", f.read())
+        with open(os.path.join(out, "changes.json")) as f:
+            d = json.load(f)
+        self.assertEqual(d["aa"]["summary"]["nights"], 0)
+        self.assertIsNone(d["aa"]["summary"]["rate"])
+        me = d["machine"]["id"]
+        lines = [{"machine": me, "date": "2026-11-02T01:00:00+00:00", "revision": "r2", "compared": 12,
+                  "counts": {"SAME": 11, "SLOWER": 1}, "false_alarms": 1},
+                 {"machine": "another", "date": "2026-11-02T01:00:00+00:00", "revision": "r2", "compared": 50,
+                  "counts": {"SAME": 40, "FASTER": 10}, "false_alarms": 10},
+                 {"machine": me, "date": "2026-11-01T01:00:00+00:00", "revision": "r1", "compared": 12,
+                  "counts": {"SAME": 12}, "false_alarms": 0}]
+        with open(os.path.join(hist, "aa-ledger.jsonl"), "w") as f:
+            f.write("".join(json.dumps(e) + "\n" for e in lines) + '{"machine": "cut off by a kill\n')
+        p = run_tool("--history", hist, "--out", out)
+        self.clean(p)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(out, "changes.json")) as f:
+            aa = json.load(f)["aa"]
+        self.assertEqual(aa["summary"], {"nights": 2, "compared": 24, "false_alarms": 1, "rate": 1 / 24,
+                                         "unreadable": 1})
+        self.assertEqual([n["revision"] for n in aa["nights"]], ["r1", "r2"])  # date order
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("1 false alarm in 24 comparisons over 2 nights (4.17%)", page)
+        self.assertIn("1 unreadable ledger line skipped", page)
+        self.assertIn("href='#aa'", page)
 
     # ---- rendering
 
