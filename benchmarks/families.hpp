@@ -1,8 +1,9 @@
 #pragma once
-// One registration function per family. Each throws UsageError on an axis
-// value it cannot accept, before anything runs.
-#include <cmath>
+// The families: each declares its flags (a FlagSection; core/options knows
+// none) and registers its instances. Registration throws UsageError on an
+// axis value it cannot accept, before anything runs.
 #include <string>
+#include <vector>
 
 #include "core/knobs.hpp"
 #include "core/options.hpp"
@@ -11,15 +12,6 @@
 
 namespace pb {
 
-// Why the profile leaves out an instance whose `measure` (e.g. "M*N*K") is
-// `work`, above 2^cap_log2 for this variant; empty when it runs.
-inline std::string excluded_by_profile(Profile p, const std::string& variant, const char* measure, double work,
-                                       int cap_log2) {
-  if (work <= std::ldexp(1.0, cap_log2)) return {};
-  return std::string("size excluded by profile '") + to_string(p) + "': " + variant + " runs " + measure +
-         " <= 2^" + std::to_string(cap_log2) + " (use --profile=full)";
-}
-
 void register_gemm(const Options& opt);
 void register_ceiling(const Options& opt);
 // One GEMM instance of a listed variant under any run name (the Ceiling family's GEMM rates).
@@ -27,4 +19,17 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
 void register_kmeans(const Options& opt);
 void register_sort(const Options& opt);
+FlagSection gemm_flags();
+FlagSection kmeans_flags();
+FlagSection sort_flags();
+
+struct Family {
+  const char* name;
+  FlagSection (*flags)();  // nullptr: no flags of its own
+  void (*register_instances)(const Options&);
+};
+// Every family, in registration order.
+const std::vector<Family>& families();
+// Their flag sections, for parse_options() and usage().
+std::vector<FlagSection> family_flags();
 }  // namespace pb

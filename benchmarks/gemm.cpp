@@ -3,10 +3,8 @@
 #include <cmath>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/variant_job.hpp"
 #include "core/registrar.hpp"
-#include "gemm/case.hpp"
-#include "gemm/registry.hpp"
+#include "gemm/job.hpp"
 
 namespace pb {
 namespace {
@@ -26,32 +24,6 @@ std::vector<Shape3> default_sizes(Profile p) {
   return {};
 }
 
-// log2 of the largest M*N*K a slow CPU variant runs in each profile (cost 1: vectorised
-// loop, ~5-10 GFLOP/s a core; cost 2: textbook loop, ~1 GFLOP/s): about a
-// second per call at the cap, so a sweep stays in minutes. The caps hold for
-// --sizes too: a 4096^3 textbook loop would take minutes a call.
-int work_cap_log2(int cost, Profile p) {
-  if (cost == 0) return 1023;  // no cap
-  const int exp2[2][3] = {{24, 30, 33}, {21, 27, 30}};  // [cost-1][smoke, default, full]
-  return exp2[cost - 1][int(p)];
-}
-
-template <class T>
-class GemmJob final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>, &shared_case<T>> {
- public:
-  using VariantJob<Entry<T>, Variant<T>, Problem, Case<T>, &shared_case<T>>::VariantJob;
-  Check check() override {
-    std::vector<T> out;
-    this->variant_->result(out);
-    return this->case_->oracle().check(out);
-  }
-  void report(Counters& out, double seconds, std::int64_t iterations) override {
-    const double flops = this->problem_.flops();
-    out.emplace_back("GFLOPS", seconds > 0 ? flops * iterations / seconds * 1e-9 : 0.0);
-    out.emplace_back("flops_per_call", flops);
-  }
-};
-
 void declare_counters() {
   declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
   declare_counter("flops_per_call", CounterKind::Model, "flop");
@@ -60,15 +32,19 @@ void declare_counters() {
 
 // Role, device and rate of a GEMM instance: GFLOP/s reads against the GEMM
 // ceiling of its precision.
-void describe(RegisterOptions& ro, const std::string& variant, Backend backend, const std::string& type) {
-  ro.role = variant == kBaseline ? Role::Baseline : Role::Variant;
-  ro.backend = backend;
+template <class T>
+void describe(RegisterOptions& ro, const gemm::Entry<T>& e, const std::string& type) {
+  ro.role = e.baseline ? Role::Baseline : Role::Variant;
+  ro.backend = e.backend;
   ro.rate = Rate{"GFLOPS", type == "f64" ? "gemm_f64" : "gemm_f32"};
 }
 
+const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
+
 template <class T>
 void register_type(const Options& opt, Op op, const char* type) {
-  const auto sizes = opt.sizes ? *opt.sizes : default_sizes(opt.profile);
+  const auto* given = opt.flag("--gemm-shapes");
+  const auto sizes = given ? parse_sizes(*given, "--gemm-shapes") : default_sizes(opt.profile);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   for (const auto& s : sizes) {
     Problem p{op, s.m, s.n, s.k};
@@ -88,14 +64,13 @@ void register_type(const Options& opt, Op op, const char* type) {
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
         add_knob(e.knob, k, name, ro);
-        ro.excluded = excluded_by_profile(opt.profile, e.name, "M*N*K", double(p.m) * p.n * p.k,
-                                          work_cap_log2(e.cost, opt.profile));
-        describe(ro, e.name, e.backend, type);
+        ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "M*N*K", double(p.m) * p.n * p.k);
+        describe(ro, e, type);
         ro.library = e.library;
-        const Entry<T>* entry = &e;
+        const gemm::Entry<T>* entry = &e;
         const std::uint64_t seed = opt.seed;
         register_job(
-            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, ro);
+            name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, ro);
       }
     }
   }
@@ -110,12 +85,12 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
     using T = decltype(tag);
     for (const auto& e : registry<T>())
       if (variant == e.name) {
-        const Entry<T>* entry = &e;
+        const gemm::Entry<T>* entry = &e;
         // A Ceiling's GEMM calls the variant's library like the variant does.
         RegisterOptions r = ro;
         r.library = e.library;
         register_job(
-            name, [entry, k, p, seed] { return std::make_unique<GemmJob<T>>(*entry, k, p, seed); }, r);
+            name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, r);
         return;
       }
     throw std::logic_error("no GEMM variant " + variant);
@@ -128,7 +103,8 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
 
 void register_gemm(const Options& opt) {
   declare_counters();
-  const auto ops = opt.ops ? *opt.ops : std::vector<std::string>{"AB", "AtB", "ABtC"};
+  const auto* given = opt.flag("--gemm-op");
+  const auto ops = given ? parse_word_list("--gemm-op", *given, kOps) : kOps;
   const auto types = opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64"};
   for (const auto& o : ops) {
     Op op = parse_op(o);
@@ -139,6 +115,18 @@ void register_gemm(const Options& opt) {
         register_type<double>(opt, op, "f64");
     }
   }
+}
+
+FlagSection gemm_flags() {
+  return {"GEMM",
+          {{"--gemm-shapes", "LIST",
+            "GEMM shapes, comma-separated, each N (a cube) or MxNxK, e.g. --gemm-shapes=1000x1500x777,4096",
+            [](const std::string& flag, const std::string& v) { parse_sizes(v, flag); },
+            {"--sizes"}},
+           {"--gemm-op", "LIST", "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
+            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kOps); },
+            {"--op"}}},
+          nullptr};
 }
 
 }  // namespace pb

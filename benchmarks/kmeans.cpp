@@ -1,14 +1,15 @@
 // K-means axes: configuration x distribution x variant x (threads | block).
 // Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
+#include <cerrno>
 #include <cmath>
-#include <thread>
+#include <cstdlib>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/variant_job.hpp"
-#include "core/mpi.hpp"
+#include "core/mpi_family.hpp"
 #include "core/registrar.hpp"
-#include "kmeans/case.hpp"
-#include "kmeans/registry.hpp"
+#include "core/status.hpp"
+#include "core/strings.hpp"
+#include "kmeans/job.hpp"
 
 namespace pb {
 namespace {
@@ -32,12 +33,48 @@ Config seed001(std::int64_t n) { return {"seed001", n, 100, std::llround(std::sq
 // seed 000: 256 MB of points of D coordinates, K = 16, 10 fixed loops.
 Config seed000(std::int64_t d) { return {"seed000", (std::int64_t(256) << 20) / (d * 8), d, 16, fixed(10)}; }
 
-std::vector<Config> configs(const Options& opt) {
-  if (opt.kmeans_shapes) {
-    std::vector<Config> out;
-    for (const auto& s : *opt.kmeans_shapes) out.push_back({"custom", s.m, s.n, s.k, Criteria{}});
-    return out;
+// k-means problems: each exactly NxDxK (points x dimensions x clusters), K <= N.
+std::vector<Config> parse_shapes(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<Config> out;
+  for (const auto& item : split(text, ',')) {
+    const auto dims = split(item, 'x');
+    if (dims.size() != 3)
+      throw UsageError(flag + ": '" + item + "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
+    const std::int64_t big = std::int64_t(1) << 31;
+    Config c{"custom", parse_int(flag, dims[0], 1, big), parse_int(flag, dims[1], 1, big),
+             parse_int(flag, dims[2], 1, big), Criteria{}};
+    if (c.k > c.n)
+      throw UsageError(flag + ": K=" + std::to_string(c.k) + " exceeds N=" + std::to_string(c.n) + " in " + item);
+    out.push_back(c);
   }
+  return out;
+}
+
+// "maxIterations,minChangesFraction,precision" as exit criteria.
+Criteria parse_exit(const std::string& flag, const std::string& text) {
+  auto parts = split(text, ',');
+  if (parts.size() != 3) throw UsageError(flag + ": want maxIterations,minChangesFraction,precision");
+  Criteria c;
+  c.max_iter = int(parse_int(flag + " max iterations", parts[0], 1, 1000000000));
+  for (int i = 1; i < 3; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end != '\0' || errno == ERANGE || !(v >= 0) || v > 1e300)
+      throw UsageError(flag + ": '" + parts[i] + "' is not a finite number >= 0");
+    if (i == 1 && v > 1) throw UsageError(flag + ": min changes fraction " + parts[i] + " is above 1");
+    (i == 1 ? c.min_changes : c.precision) = v;
+  }
+  return c;
+}
+
+int parse_loops(const std::string& flag, const std::string& text) { return int(parse_int(flag, text, 1, 1000000)); }
+
+const std::vector<std::string> kDists{"uniform", "blobs"};
+
+std::vector<Config> configs(const Options& opt) {
+  if (const auto* given = opt.flag("--kmeans-shapes")) return parse_shapes("--kmeans-shapes", *given);
   switch (opt.profile) {
     case Profile::Smoke:
       return {{"smoke", 1000, 4, 8, Criteria{}},
@@ -60,82 +97,7 @@ std::vector<Config> configs(const Options& opt) {
   return {};
 }
 
-// log2 of the largest N*K*D (one assignment step's work) a slow CPU variant runs in
-// each profile: Seq, one thread, does ~1-3e9 distance terms a second.
-int work_cap_log2(int cost, Profile p) {
-  if (cost == 0) return 1023;  // no cap
-  const int exp2[2][3] = {{30, 34, 40}, {26, 32, 36}};  // [cost-1][smoke, default, full]
-  return exp2[cost - 1][int(p)];
-}
 
-class KMeansJob final : public VariantJob<Entry, Variant, Problem, Case, &shared_case> {
- public:
-  using VariantJob::VariantJob;
-  void reset() override { variant_->reset(); }
-  Check check() override {
-    Result r;
-    variant_->result(r);
-    iterations_ = r.iterations;
-    inertia_ = r.inertia;
-    if (entry_.backend != Backend::Mpi) return compare(problem_, case_->reference(), r);
-    // Every rank holds the same gathered result (result() broadcasts it):
-    // rank 0 alone computes the reference, on every core while the other
-    // ranks wait idle, and its verdict goes to all, so they leave or enter the
-    // timed loop together. Only rank 0 reports the message.
-    Check c;
-    if (mpi::rank() == 0) c = compare(problem_, case_->reference(), r);
-    if (!mpi::root_says(c.passed) && mpi::rank() != 0) c = Check{false, "rank 0 found the result incorrect", ""};
-    return c;
-  }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const auto b = variant_->breakdown();               // of the last timed run
-    out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
-    out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
-    out.emplace_back("inertia", inertia_);
-    // The least any variant moves: every point read once an iteration.
-    const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
-    const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
-    out.emplace_back("bytes_per_iteration", bytes);
-    out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
-    out.emplace_back("h2d_s", b.h2d);
-    out.emplace_back("kernel_s", b.kernel);
-    out.emplace_back("d2h_s", b.d2h);
-    // A CPU variant's whole run is host compute.
-    out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
-  }
-
- private:
-  int iterations_ = 0;
-  double inertia_ = 0;
-};
-
-// Cores of this host, whatever the affinity mpirun gave this rank.
-int host_cores() { return std::max(1, int(std::thread::hardware_concurrency())); }
-
-// The MPI variant runs ranks x threads; the ranks on one host share its cores.
-void check_mpi_grid(const Options& opt, const std::string& cfg, const Problem& p, const std::vector<int>& threads) {
-  const int ranks = mpi::size();
-  if (p.n < ranks)
-    throw UsageError("KMeans/MPI: more ranks (" + std::to_string(ranks) + ") than points (N=" +
-                     std::to_string(p.n) + " in configuration " + cfg + ")");
-  // One rank (no mpirun) may oversubscribe like any OpenMP variant.
-  if (ranks == 1 || !opt.threads || opt.oversubscribe) return;
-  for (int t : threads)
-    if (std::int64_t(mpi::local_size()) * t > host_cores())
-      throw UsageError("KMeans/MPI: " + std::to_string(mpi::local_size()) + " ranks on this host x " +
-                       std::to_string(t) + " threads exceeds its " + std::to_string(host_cores()) +
-                       " cores (fewer --threads, or --oversubscribe)");
-}
-
-// Default thread axis under MPI: the counts that fit beside this host's ranks.
-std::vector<int> mpi_threads(const Options& opt, const std::vector<int>& threads) {
-  if (opt.threads || opt.oversubscribe) return threads;
-  std::vector<int> out;
-  for (int t : threads)
-    if (std::int64_t(mpi::local_size()) * t <= host_cores()) out.push_back(t);
-  if (out.empty()) out.push_back(1);
-  return out;
-}
 
 }  // namespace
 
@@ -153,22 +115,23 @@ void register_kmeans(const Options& opt) {
                                               ? std::vector<int>{32, 64, 128, 256, 512, 1024}
                                               : std::vector<int>{64, 256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
-  const auto dists = opt.dists ? *opt.dists : std::vector<std::string>{"uniform"};
+  const auto* dist_flag = opt.flag("--kmeans-dist");
+  const auto dists = dist_flag ? parse_word_list("--kmeans-dist", *dist_flag, kDists) : std::vector<std::string>{"uniform"};
+  const auto* loops = opt.flag("--kmeans-loops");
+  const auto* exit_rule = opt.flag("--kmeans-exit");
   for (const auto& cfg : configs(opt)) {
     for (const auto& dist : dists) {
       Problem p{cfg.n, cfg.d, cfg.k, dist == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
-      if (opt.kmeans_loops) p.crit = fixed(*opt.kmeans_loops);
-      if (opt.kmeans_exit) {
-        p.crit = Criteria{};
-        p.crit.max_iter = int((*opt.kmeans_exit)[0]);
-        p.crit.min_changes = (*opt.kmeans_exit)[1];
-        p.crit.precision = (*opt.kmeans_exit)[2];
-      }
+      if (loops) p.crit = fixed(parse_loops("--kmeans-loops", *loops));
+      if (exit_rule) p.crit = parse_exit("--kmeans-exit", *exit_rule);
       validate(p);  // UsageError before anything runs
       for (const auto& e : registry()) {
         const bool is_mpi = e.backend == Backend::Mpi;
-        if (is_mpi) check_mpi_grid(opt, cfg.name, p, threads);
-        const auto knobs = knob_values(e.knob, is_mpi ? mpi_threads(opt, threads) : threads, blocks);
+        if (is_mpi)
+          mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
+                          "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")", threads);
+        const auto knobs = knob_values(e.knob, is_mpi ? mpi::thread_axis(opt, threads) : threads,
+                                       opt.blocks || e.blocks.empty() ? blocks : e.blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
                        e.name,
@@ -183,26 +146,48 @@ void register_kmeans(const Options& opt) {
           ro.unit = benchmark::kMillisecond;
           ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
-          if (is_mpi) {
-            name.args.emplace_back("ranks", std::to_string(mpi::size()));
-            ro.axes.emplace_back("ranks", mpi::size());
-            ro.mpi = true;
-          }
+          if (is_mpi) mpi::add_ranks(name, ro);
           add_knob(e.knob, k, name, ro);
-          ro.excluded = excluded_by_profile(opt.profile, e.name, "N*K*D", double(p.n) * p.k * p.d,
-                                            work_cap_log2(e.cost, opt.profile));
-          ro.role = e.name == std::string(kBaseline) ? Role::Baseline : Role::Variant;
+          ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "N*K*D", double(p.n) * p.k * p.d);
+          ro.role = e.baseline ? Role::Baseline : Role::Variant;
           ro.backend = e.backend;
           ro.rate = Rate{"GBps", "bandwidth"};
           ro.library = e.library;
-          const Entry* entry = &e;
+          const kmeans::Entry* entry = &e;
           const std::uint64_t seed = opt.seed;
           register_job(
-              name, [entry, k, p, seed] { return std::make_unique<KMeansJob>(*entry, k, p, seed); }, ro);
+              name, [entry, k, p, seed] { return std::make_unique<kmeans::Job>(*entry, k, p, seed); }, ro);
         }
       }
     }
   }
+}
+
+FlagSection kmeans_flags() {
+  return {"k-means",
+          {{"--kmeans-shapes", "LIST",
+            "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
+            [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
+            {}},
+           {"--kmeans-dist", "LIST", "k-means data: uniform, blobs (well-separated clusters)",
+            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kDists); },
+            {"--dist"}},
+           {"--kmeans-loops", "L",
+            "run exactly L iterations (the fixed loop of the large-data configuration); not together with "
+            "--kmeans-exit",
+            [](const std::string& flag, const std::string& v) { parse_loops(flag, v); },
+            {}},
+           {"--kmeans-exit", "I,C,P",
+            "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= C or no "
+            "centroid moved more than P (the course report's rule: 500,0.01,0.01)",
+            [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
+            {}}},
+          [](const Options& o) {
+            // Two exit rules at once would leave one silently unused.
+            if (o.flag("--kmeans-loops") && o.flag("--kmeans-exit"))
+              throw UsageError("--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
+                               "number of iterations or stops on the exit rule");
+          }};
 }
 
 }  // namespace pb

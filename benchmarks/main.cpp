@@ -217,17 +217,17 @@ int main(int argc, char** argv) {
   std::string err;
   int selected = 0;
   try {
-    opt = pb::parse_options(argc, argv);
+    const auto sections = pb::family_flags();
+    opt = pb::parse_options(argc, argv, sections);
+    if (rank == 0)
+      for (const auto& note : opt.notes) std::fprintf(stderr, "bench: %s\n", note.c_str());
     pb::set_gpu_idle_start(opt.gpu_idle_start);
     if (opt.help) {
-      std::fputs(pb::usage().c_str(), stdout);
+      std::fputs(pb::usage(sections).c_str(), stdout);
       std::fputs("\nGoogle Benchmark's flags:\n", stdout);
       std::fflush(stdout);
     } else {
-      pb::register_ceiling(opt);
-      pb::register_gemm(opt);
-      pb::register_kmeans(opt);
-      pb::register_sort(opt);
+      for (const auto& family : pb::families()) family.register_instances(opt);
     }
     if (!opt.help) {
       selected = selected_count(argc, argv);

@@ -7,10 +7,8 @@
 #include <cmath>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/variant_job.hpp"
 #include "core/registrar.hpp"
-#include "sort/reference.hpp"
-#include "sort/registry.hpp"
+#include "sort/job.hpp"
 
 namespace pb {
 namespace {
@@ -42,30 +40,32 @@ std::vector<std::int64_t> default_lengths(Profile p) {
   return {};
 }
 
-class SortJob final : public VariantJob<Entry, Variant, Problem, Case, &shared_case> {
- public:
-  using VariantJob::VariantJob;
-  void reset() override { variant_->reset(); }
-  Check check() override {
-    Output out;
-    variant_->result(out);
-    return verify(problem_, case_->inputs, case_->ref(), out, variant_->stable());
-  }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
-    const double n = double(problem_.n);
-    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
-    const double bytes = 2.0 * n * (problem_.pairs() ? 8.0 : 4.0);
-    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
-  }
-};
 
+const std::vector<std::string> kKeys{"u32", "f32"}, kPayloads{"keys", "pairs"}, kOrders{"asc", "desc"},
+    kDists{"uniform", "sorted", "reversed", "few-unique", "all-equal"};
+
+// A word axis: the flag's values (checked against `allowed`), or the fallback.
 template <class E, class F>
-std::vector<E> words(const std::optional<std::vector<std::string>>& given, std::vector<E> fallback, F parse) {
+std::vector<E> words(const Options& opt, const char* flag, const std::vector<std::string>& allowed,
+                     std::vector<E> fallback, F parse) {
+  const auto* given = opt.flag(flag);
   if (!given) return fallback;
   std::vector<E> out;
-  for (const auto& w : *given) out.push_back(parse(w));
+  for (const auto& w : parse_word_list(flag, *given, allowed)) out.push_back(parse(w));
   return out;
+}
+
+std::vector<std::int64_t> parse_totals(const std::string& flag, const std::string& v) {
+  return parse_counts(flag, v, std::int64_t(1) << 30);
+}
+std::vector<std::int64_t> parse_lengths(const std::string& flag, const std::string& v) {
+  return parse_counts(flag, v, std::int64_t(1) << 30, true);
+}
+
+FamilyFlag word_flag(const char* name, const char* help, const std::vector<std::string>* allowed, const char* old) {
+  return {name, "LIST", help,
+          [allowed](const std::string& flag, const std::string& v) { parse_word_list(flag, v, *allowed); },
+          old ? std::vector<std::string>{old} : std::vector<std::string>{}};
 }
 
 }  // namespace
@@ -75,28 +75,30 @@ void register_sort(const Options& opt) {
   declare_counter("GBps", CounterKind::Rate, "GB/s");
   declare_counter("n", CounterKind::Problem);
   declare_counter("length", CounterKind::Problem);
-  const auto totals = opt.elements ? *opt.elements : default_totals(opt.profile);
+  const auto* totals_flag = opt.flag("--sort-elements");
+  const auto totals = totals_flag ? parse_totals("--sort-elements", *totals_flag) : default_totals(opt.profile);
+  const auto* lengths_flag = opt.flag("--sort-length");
+  const auto given_lengths = lengths_flag ? parse_lengths("--sort-length", *lengths_flag) : std::vector<std::int64_t>{};
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke  ? std::vector<int>{128}
                                           : opt.profile == Profile::Full ? std::vector<int>{128, 256, 512, 1024}
                                                                          : std::vector<int>{256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
-  const auto keys = words<Key>(opt.keys, {Key::U32, Key::F32}, parse_key);
-  const auto payloads = words<Payload>(opt.payloads, {Payload::Keys, Payload::Pairs}, parse_payload);
-  const auto orders = words<Order>(opt.orders, {Order::Asc}, parse_order);
-  const auto dists = words<Dist>(opt.sort_dists, {Dist::Uniform}, parse_dist);
-  const int prof = int(opt.profile);
+  const auto keys = words<Key>(opt, "--sort-key", kKeys, {Key::U32, Key::F32}, parse_key);
+  const auto payloads = words<Payload>(opt, "--sort-payload", kPayloads, {Payload::Keys, Payload::Pairs}, parse_payload);
+  const auto orders = words<Order>(opt, "--sort-order", kOrders, {Order::Asc}, parse_order);
+  const auto dists = words<Dist>(opt, "--sort-dist", kDists, {Dist::Uniform}, parse_dist);
 
   for (const std::int64_t n : totals) {
     // Lengths: the user's (each must divide every total), or one whole array
     // plus the profile's batched lengths that divide this total.
     std::vector<std::int64_t> lengths;
-    if (opt.lengths) {
-      for (std::int64_t l : *opt.lengths) {
+    if (lengths_flag) {
+      for (std::int64_t l : given_lengths) {
         if (l == 0) l = n;
         if (l > n || n % l != 0)
-          throw UsageError("--length: " + std::to_string(l) + " does not divide the total " + std::to_string(n) +
-                           " (each length must divide every --elements value)");
+          throw UsageError("--sort-length: " + std::to_string(l) + " does not divide the total " +
+                           std::to_string(n) + " (each length must divide every --sort-elements value)");
         lengths.push_back(l);
       }
     } else {
@@ -114,8 +116,8 @@ void register_sort(const Options& opt) {
               p.n = n, p.length = length, p.key = key, p.payload = payload, p.order = order, p.dist = dist;
               validate(p);  // UsageError before anything runs
               for (const auto& e : registry()) {
-                if (length != n && !e.batched) continue;  // batches are the networks' axis
-                for (const auto& k : knob_values(e.knob, threads, blocks)) {
+                if (length != n && !e.traits.batched) continue;  // batches are the networks' axis
+                for (const auto& k : knob_values(e.knob, threads, opt.blocks || e.blocks.empty() ? blocks : e.blocks)) {
                   RunName name{"Sort",
                                e.name,
                                {{"key", to_string(key)},
@@ -131,19 +133,37 @@ void register_sort(const Options& opt) {
                   ro.flush_l2 = opt.flush_l2;
                   ro.axes = {{"n", double(n)}, {"length", double(length)}};
                   add_knob(e.knob, k, name, ro);
-                  ro.excluded = excluded_by_profile(opt.profile, e.name, "n", double(n), e.max_log2[prof]);
-                  ro.role = e.name == std::string(kBaseline) ? Role::Baseline : Role::Variant;
+                  ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "n", double(n));
+                  ro.role = e.baseline ? Role::Baseline : Role::Variant;
                   ro.backend = e.backend;
                   ro.rate = Rate{"GBps", "bandwidth"};
                   ro.library = e.library;
-                  const Entry* entry = &e;
+                  const sort::Entry* entry = &e;
                   const std::uint64_t seed = opt.seed;
                   register_job(
-                      name, [entry, k, p, seed] { return std::make_unique<SortJob>(*entry, k, p, seed); }, ro);
+                      name, [entry, k, p, seed] { return std::make_unique<sort::Job>(*entry, k, p, seed); }, ro);
                 }
               }
             }
   }
+}
+
+FlagSection sort_flags() {
+  return {"sorting",
+          {{"--sort-elements", "LIST", "total keys, each N or 2^K, e.g. 2^24,1000003",
+            [](const std::string& flag, const std::string& v) { parse_totals(flag, v); },
+            {"--elements"}},
+           {"--sort-length", "LIST",
+            "keys per array (batch = total / length; must divide the total), N, 2^K or all (one array); the "
+            "networks sweep it",
+            [](const std::string& flag, const std::string& v) { parse_lengths(flag, v); },
+            {"--length"}},
+           word_flag("--sort-key", "u32, f32 (f32: -0.0 sorts equal to +0.0)", &kKeys, "--key"),
+           word_flag("--sort-payload", "keys (keys only), pairs (32-bit values move with keys)", &kPayloads,
+                     "--payload"),
+           word_flag("--sort-order", "asc, desc", &kOrders, "--order"),
+           word_flag("--sort-dist", "uniform, sorted, reversed, few-unique, all-equal", &kDists, nullptr)},
+          nullptr};
 }
 
 }  // namespace pb

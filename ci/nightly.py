@@ -224,7 +224,7 @@ def record_call(args, summary, t0, code):
         for s in c.get("steps", []):
             totals[s["step"]] = round(totals.get(s["step"], 0.0) + s["seconds"], 1)
     with open(os.path.join(args.out, "nightly.json"), "w") as f:
-        json.dump({"suite": args.suite, "steps": summary, "exit": code, "calls": calls,
+        json.dump({"parbench_nightly": 1, "suite": args.suite, "steps": summary, "exit": code, "calls": calls,
                    "night_step_seconds": totals, "night_seconds": round(sum(totals.values()), 1)},
                   f, indent=1, sort_keys=True)
     if len(calls) > 1:

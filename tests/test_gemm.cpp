@@ -11,7 +11,6 @@
 #include "core/gpu.hpp"
 #include "tests/gpu_test.hpp"
 #include "gemm/case.hpp"
-#include "gemm/cpu/cpu_variant.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/registry.hpp"
 #include "gemm/verify.hpp"
@@ -70,7 +69,7 @@ std::vector<Case_> all_cases() {
 }
 
 template <class T>
-const Entry<T>& find(const std::string& name) {
+const gemm::Entry<T>& find(const std::string& name) {
   for (const auto& e : registry<T>())
     if (name == e.name) return e;
   throw std::logic_error("no variant " + name);
@@ -144,7 +143,7 @@ TEST(GemmOracle, ToleranceFollowsKTimesEps) {
 TEST(GemmOracle, SampledModeCatchesAnErrorOutsideTheSampledLines) {
   Problem p{Op::AtB, 2048, 2048, 1100};  // 4.6e9 multiply-adds > 2^32
   Case<float> data(p, 2);
-  auto v = make_openblas<float>(2);
+  auto v = find_entry(registry<float>(), "OpenBLAS")->make(Knobs{2, 0});
   v->prepare(p, data.inputs);
   v->run();
   std::vector<float> out;

@@ -21,7 +21,7 @@ namespace {
 
 using pb::testing::VariantCase;
 std::vector<VariantCase> all_variants() { return pb::testing::variant_cases(registry(), 32, 256); }
-const Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
+const kmeans::Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
 
 Criteria fixed(int loops) {
   Criteria c;

@@ -69,7 +69,7 @@ class Nightly(unittest.TestCase):
             self.assertEqual(p.returncode, 4, p.stderr[-2000:])
             self.assertIn("--resume", p.stderr)
             first = load(os.path.join(out, "nightly.json"))
-            self.assertEqual(first["exit"], 4)
+            self.assertEqual((first["parbench_nightly"], first["exit"]), (1, 4))
             self.assertEqual([s["step"] for s in first["steps"]], ["suite"])
             p = nightly(*(common + ["--resume"]))
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])

@@ -3,26 +3,28 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/families.hpp"
 #include "core/options.hpp"
 #include "core/status.hpp"
 
 using namespace pb;
 
 namespace {
-Options parse(std::vector<std::string> args, std::vector<std::string>* left = nullptr) {
+Options parse(std::vector<std::string> args, std::vector<std::string>* left = nullptr,
+              const std::vector<FlagSection>& sections = family_flags()) {
   args.insert(args.begin(), "bench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int argc = int(args.size());
-  Options o = parse_options(argc, argv.data());
+  Options o = parse_options(argc, argv.data(), sections);
   if (left) left->assign(argv.begin() + 1, argv.begin() + argc);
   return o;
 }
 }  // namespace
 
 TEST(Options, SizesAcceptSquareAndTriples) {
-  auto s = parse_sizes("1000x1500x777,4096");
+  auto s = parse_sizes("1000x1500x777,4096", "--gemm-shapes");
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].m, 1000);
   EXPECT_EQ(s[0].n, 1500);
@@ -33,7 +35,7 @@ TEST(Options, SizesAcceptSquareAndTriples) {
 TEST(Options, SizesRejectNonsense) {
   for (const char* bad :
        {"", "0", "-5", "10x20", "12xab", "1x2x3x4", "1,,2", "99999999999", "4096x0x1", "3.5"})
-    EXPECT_THROW(parse_sizes(bad), UsageError) << bad;
+    EXPECT_THROW(parse_sizes(bad, "--gemm-shapes"), UsageError) << bad;
 }
 
 TEST(Options, ListsAreValidated) {
@@ -45,15 +47,16 @@ TEST(Options, ListsAreValidated) {
 
 TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   std::vector<std::string> left;
-  auto o = parse({"--profile=smoke", "--benchmark_filter=GEMM", "--sizes=8x9x10", "--threads=1,3",
-                  "--precision=f64", "--op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
+  auto o = parse({"--profile=smoke", "--benchmark_filter=GEMM", "--gemm-shapes=8x9x10", "--threads=1,3",
+                  "--precision=f64", "--gemm-op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
                  &left);
   EXPECT_EQ(o.profile, Profile::Smoke);
-  ASSERT_TRUE(o.sizes);
-  EXPECT_EQ((*o.sizes)[0].str(), "8x9x10");
+  ASSERT_TRUE(o.flag("--gemm-shapes"));
+  EXPECT_EQ(*o.flag("--gemm-shapes"), "8x9x10");
   EXPECT_EQ(*o.threads, (std::vector<int>{1, 3}));
   EXPECT_EQ(*o.precisions, std::vector<std::string>{"f64"});
-  EXPECT_EQ(*o.ops, std::vector<std::string>{"AtB"});
+  EXPECT_EQ(*o.flag("--gemm-op"), "AtB");
+  EXPECT_TRUE(o.notes.empty());
   EXPECT_EQ(*o.blocks, std::vector<int>{16});
   EXPECT_TRUE(o.flush_l2);
   EXPECT_TRUE(o.gpu_idle_start);
@@ -74,6 +77,69 @@ TEST(Options, UnknownFlagsAndValuesAreUsageErrors) {
   EXPECT_THROW(parse({"--precision=f16"}), UsageError);
   EXPECT_THROW(parse({"--frobnicate"}), UsageError);
   EXPECT_THROW(parse({"--sizes"}), UsageError);
+  EXPECT_THROW(parse({"--gemm-shapes"}), UsageError);
+  EXPECT_THROW(parse({"--sort-key=u64"}), UsageError);
+}
+
+// Core knows no family flag: without the families' sections they are unknown.
+TEST(Options, FamilyFlagsComeFromTheFamilies) {
+  for (const char* a : {"--gemm-shapes=64", "--kmeans-dist=blobs", "--sort-key=u32", "--sizes=64"}) {
+    try {
+      parse({a}, nullptr, {});
+      ADD_FAILURE() << a << " parsed without the family sections";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown argument"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& sec : family_flags())
+    for (const auto& f : sec.flags) names.push_back(f.name);
+  // One scheme: every family flag is --<family>-<axis>.
+  for (const auto& n : names)
+    EXPECT_TRUE(n.rfind("--gemm-", 0) == 0 || n.rfind("--kmeans-", 0) == 0 || n.rfind("--sort-", 0) == 0) << n;
+  EXPECT_EQ(names.size(), 12u);
+}
+
+// The old spellings still work for one release, with a note, and a bad value
+// names the flag as the user typed it.
+TEST(Options, OldSpellingsAreDeprecatedNotGone) {
+  const std::vector<std::pair<std::string, std::string>> renamed = {
+      {"--sizes=8x9x10", "--gemm-shapes"}, {"--op=AtB", "--gemm-op"},       {"--dist=blobs", "--kmeans-dist"},
+      {"--elements=2^10", "--sort-elements"}, {"--length=all", "--sort-length"}, {"--key=f32", "--sort-key"},
+      {"--payload=pairs", "--sort-payload"},  {"--order=desc", "--sort-order"}};
+  for (const auto& [arg, now] : renamed) {
+    auto o = parse({arg});
+    ASSERT_TRUE(o.flag(now)) << arg;
+    EXPECT_EQ(*o.flag(now), arg.substr(arg.find('=') + 1));
+    ASSERT_EQ(o.notes.size(), 1u) << arg;
+    const auto old = arg.substr(0, arg.find('='));
+    EXPECT_EQ(o.notes[0], old + " is deprecated and goes in the next release: use " + now);
+  }
+  try {
+    parse({"--sizes=0"});
+    ADD_FAILURE() << "--sizes=0 parsed";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--sizes: 0 is out of range", 0), 0u) << e.what();
+  }
+}
+
+TEST(Options, SectionRulesAcrossFlags) {
+  EXPECT_THROW(parse({"--kmeans-loops=3", "--kmeans-exit=5,0.1,0.1"}), UsageError);
+  EXPECT_NO_THROW(parse({"--kmeans-loops=3"}));
+  EXPECT_THROW(parse({"--kmeans-exit=10,2,0.01"}), UsageError);  // fraction above 1
+  EXPECT_THROW(parse({"--kmeans-shapes=100x4x200"}), UsageError);  // K > N
+}
+
+TEST(Options, HelpListsEveryFamilyFlagWithItsOldName) {
+  std::string text;  // whitespace runs as one space: the help is wrapped
+  for (char c : usage(family_flags()))
+    if (!(c == ' ' || c == '\n') || text.empty() || text.back() != ' ') text += (c == '\n' ? ' ' : c);
+  for (const auto& sec : family_flags())
+    for (const auto& f : sec.flags) {
+      EXPECT_NE(text.find(" " + f.name + "=" + f.metavar + " "), std::string::npos) << f.name;
+      for (const auto& old : f.old_names) EXPECT_NE(text.find("formerly " + old), std::string::npos) << old;
+    }
+  EXPECT_EQ(usage().find("--gemm-shapes"), std::string::npos);
 }
 
 TEST(Options, DefaultThreadAxisEndsAtCoreCount) {

@@ -25,7 +25,7 @@ namespace {
 
 using pb::testing::VariantCase;
 std::vector<VariantCase> all_variants() { return pb::testing::variant_cases(registry(), 32, 512); }
-const Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
+const sort::Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
 
 Problem make(std::int64_t n, std::int64_t length, Key key, Payload pay, Order order, Dist dist) {
   Problem p;
@@ -38,14 +38,14 @@ class SortVariants : public ::testing::TestWithParam<VariantCase> {
   void SetUp() override {
     if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
   }
-  const Entry& entry() const { return find(GetParam().name); }
+  const sort::Entry& entry() const { return find(GetParam().name); }
   // Runs p, then other inputs of p's shape on the same variant, and verifies each.
   // Returns false (and records why) when the variant does not support p.
   bool expect_sorted(const Problem& p) {
     auto v = entry().make(GetParam().knobs);
     auto s = v->supports(p);
     if (!s.ok()) {
-      EXPECT_TRUE(!entry().batched && p.batch() > 1) << "unexpectedly unsupported " << p.str() << ": " << s.reason;
+      EXPECT_TRUE(!entry().traits.batched && p.batch() > 1) << "unexpectedly unsupported " << p.str() << ": " << s.reason;
       return false;
     }
     // Round 1 on p; round 2 on the same variant prepared again with other
@@ -101,7 +101,7 @@ TEST_P(SortVariants, Batches) {
   const bool b = expect_sorted(make(64 * 7, 64, Key::F32, Payload::Keys, Order::Desc, Dist::Uniform));
   const bool c = expect_sorted(make(1 << 15, 1 << 12, Key::U32, Payload::Keys, Order::Asc, Dist::Reversed));
   const bool d = expect_sorted(make(3 * 5, 3, Key::U32, Payload::Pairs, Order::Desc, Dist::AllEqual));
-  EXPECT_EQ(a && b && c && d, entry().batched) << "batched support must match the registry";
+  EXPECT_EQ(a && b && c && d, entry().traits.batched) << "batched support must match the registry";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, SortVariants, ::testing::ValuesIn(all_variants()),

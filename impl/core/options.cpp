@@ -13,7 +13,6 @@
 #include "core/strings.hpp"
 
 namespace pb {
-namespace {
 
 std::int64_t parse_int(const std::string& what, const std::string& text, std::int64_t lo, std::int64_t hi) {
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-'))
@@ -27,6 +26,8 @@ std::int64_t parse_int(const std::string& what, const std::string& text, std::in
                      std::to_string(hi) + "]");
   return v;
 }
+
+namespace {
 
 bool take(const char* arg, const char* flag, std::string& value) {
   auto n = std::strlen(flag);
@@ -64,40 +65,6 @@ std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag
     std::vector<std::int64_t> v;
     for (const auto& d : dims) v.push_back(parse_int(flag, d, 1, max));
     out.push_back(v.size() == 1 ? Shape3{v[0], v[0], v[0]} : Shape3{v[0], v[1], v[2]});
-  }
-  return out;
-}
-
-std::vector<Shape3> parse_kmeans_shapes(const std::string& text) {
-  const std::string flag = "--kmeans-shapes";
-  if (text.empty()) throw UsageError(flag + ": empty list");
-  std::vector<Shape3> out;
-  for (const auto& item : split(text, ',')) {
-    const auto dims = split(item, 'x');
-    if (dims.size() != 3)
-      throw UsageError(flag + ": '" + item + "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
-    Shape3 s{parse_int(flag, dims[0], 1, std::int64_t(1) << 31), parse_int(flag, dims[1], 1, std::int64_t(1) << 31),
-             parse_int(flag, dims[2], 1, std::int64_t(1) << 31)};
-    if (s.k > s.m)
-      throw UsageError(flag + ": K=" + std::to_string(s.k) + " exceeds N=" + std::to_string(s.m) + " in " + s.str());
-    out.push_back(s);
-  }
-  return out;
-}
-
-std::vector<double> parse_exit(const std::string& text) {
-  auto parts = split(text, ',');
-  if (parts.size() != 3) throw UsageError("--kmeans-exit: want maxIterations,minChangesFraction,precision");
-  std::vector<double> out;
-  out.push_back(double(parse_int("--kmeans-exit max iterations", parts[0], 1, 1000000000)));
-  for (int i = 1; i < 3; ++i) {
-    char* end = nullptr;
-    errno = 0;
-    double v = std::strtod(parts[i].c_str(), &end);
-    if (parts[i].empty() || *end != '\0' || errno == ERANGE || !(v >= 0) || v > 1e300)
-      throw UsageError("--kmeans-exit: '" + parts[i] + "' is not a finite number >= 0");
-    if (i == 1 && v > 1) throw UsageError("--kmeans-exit: min changes fraction " + parts[i] + " is above 1");
-    out.push_back(v);
   }
   return out;
 }
@@ -153,13 +120,63 @@ std::vector<int> default_thread_axis() {
   return out;
 }
 
-Options parse_options(int& argc, char** argv) {
+namespace {
+
+// Wraps `text` at `width` columns, every line indented by `indent` spaces
+// (the first too, unless `first` is given: then it goes first, padded).
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width, const std::string& first) {
+  std::string out, line = first;
+  if (line.size() < indent) line.resize(indent, ' ');
+  else if (!first.empty()) {
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+    line.assign(indent, ' ');
+  }
+  bool empty = true;
+  for (const auto& word : split(text, ' ')) {
+    if (word.empty()) continue;
+    if (!empty && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.assign(indent, ' ');
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+  }
+  return out + line + "\n";
+}
+
+// The family flag `arg` names (current or old spelling), or nullptr.
+const FamilyFlag* find_family_flag(const std::vector<FlagSection>& sections, const char* arg, std::string& value,
+                                   std::string& typed) {
+  for (const auto& sec : sections)
+    for (const auto& f : sec.flags) {
+      if (take(arg, f.name.c_str(), value)) {
+        typed = f.name;
+        return &f;
+      }
+      for (const auto& old : f.old_names)
+        if (take(arg, old.c_str(), value)) {
+          typed = old;
+          return &f;
+        }
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& sections) {
   Options o;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    std::string v;
-    if (take(a, "--profile", v)) {
+    std::string v, typed;
+    if (const FamilyFlag* f = find_family_flag(sections, a, v, typed)) {
+      f->check(typed, v);
+      if (typed != f->name)
+        o.notes.push_back(typed + " is deprecated and goes in the next release: use " + f->name);
+      o.family[f->name] = v;
+    } else if (take(a, "--profile", v)) {
       if (v == "smoke")
         o.profile = Profile::Smoke;
       else if (v == "default")
@@ -171,8 +188,6 @@ Options parse_options(int& argc, char** argv) {
     } else if (take(a, "--seed", v)) {
       o.seed =
           static_cast<std::uint64_t>(parse_int("--seed", v, 0, std::numeric_limits<std::int64_t>::max()));
-    } else if (take(a, "--sizes", v)) {
-      o.sizes = parse_sizes(v);
     } else if (take(a, "--threads", v)) {
       // "cores" stands for every core of this host, where the default sweep ends.
       std::string spelled;
@@ -183,29 +198,6 @@ Options parse_options(int& argc, char** argv) {
       o.blocks = parse_int_list("--block", v, 1, 1024);
     } else if (take(a, "--precision", v)) {
       o.precisions = parse_word_list("--precision", v, {"f32", "f64"});
-    } else if (take(a, "--op", v)) {
-      o.ops = parse_word_list("--op", v, {"AB", "AtB", "ABtC"});
-    } else if (take(a, "--kmeans-shapes", v)) {
-      o.kmeans_shapes = parse_kmeans_shapes(v);
-    } else if (take(a, "--dist", v)) {
-      o.dists = parse_word_list("--dist", v, {"uniform", "blobs"});
-    } else if (take(a, "--kmeans-loops", v)) {
-      o.kmeans_loops = int(parse_int("--kmeans-loops", v, 1, 1000000));
-    } else if (take(a, "--kmeans-exit", v)) {
-      o.kmeans_exit = parse_exit(v);
-    } else if (take(a, "--elements", v)) {
-      o.elements = parse_counts("--elements", v, std::int64_t(1) << 30);
-    } else if (take(a, "--length", v)) {
-      o.lengths = parse_counts("--length", v, std::int64_t(1) << 30, true);
-    } else if (take(a, "--key", v)) {
-      o.keys = parse_word_list("--key", v, {"u32", "f32"});
-    } else if (take(a, "--payload", v)) {
-      o.payloads = parse_word_list("--payload", v, {"keys", "pairs"});
-    } else if (take(a, "--order", v)) {
-      o.orders = parse_word_list("--order", v, {"asc", "desc"});
-    } else if (take(a, "--sort-dist", v)) {
-      o.sort_dists =
-          parse_word_list("--sort-dist", v, {"uniform", "sorted", "reversed", "few-unique", "all-equal"});
     } else if (std::strcmp(a, "--oversubscribe") == 0) {
       o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
@@ -230,45 +222,37 @@ Options parse_options(int& argc, char** argv) {
   }
   argc = kept;
   argv[argc] = nullptr;
-  // Two exit rules at once would leave one silently unused.
-  if (o.kmeans_loops && o.kmeans_exit)
-    throw UsageError("--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed number of "
-                     "iterations (seed 000) or stops on the exit criteria (seed 001)");
+  for (const auto& sec : sections)
+    if (sec.check_together) sec.check_together(o);
   return o;
 }
 
-std::string usage() {
+std::string usage(const std::vector<FlagSection>& sections) {
+  std::string families;
+  for (const auto& sec : sections) {
+    families += "\n" + sec.title + " (an axis flag replaces that axis):\n";
+    for (const auto& f : sec.flags) {
+      families += wrap(f.help, 22, 86, "  " + f.name + "=" + f.metavar + "  ");
+      if (!f.old_names.empty()) {
+        std::string old = "formerly";
+        for (const auto& o : f.old_names) old += " " + o;
+        families += wrap(old + ", still accepted until the next release", 22, 86, "");
+      }
+    }
+  }
   return R"(parbench: classic parallel algorithms, every variant verified, then timed.
 
 usage: bench [parbench flags] [Google Benchmark flags]
 
-parbench flags (an axis flag replaces that axis of every family it applies to):
+parbench flags:
   --profile=smoke|default|full  problem-size set: smoke takes seconds on a laptop and
                                 about a minute on a 2-core CI machine (tiny sizes, each
                                 instance timed for 0.01 s unless --benchmark_min_time is
                                 given); default takes minutes; full sweeps the largest sizes
-  --sizes=LIST        GEMM shapes, comma-separated, each N (square) or MxNxK,
-                      e.g. --sizes=1000x1500x777,4096
   --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16; "cores"
                       is every core of this host (--threads=cores)
   --block=LIST        CUDA block / tile sizes where a variant has that axis
-  --precision=LIST    f32, f64
-  --op=LIST           GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)
-  --kmeans-shapes=LIST  k-means problems, each exactly NxDxK (points x dimensions x
-                      clusters), e.g. 100000x100x316
-  --dist=LIST         k-means data: uniform, blobs (well-separated clusters)
-  --kmeans-loops=L    k-means: run exactly L iterations (seed 000's fixed loop);
-                      not together with --kmeans-exit
-  --kmeans-exit=I,C,P k-means exit: at most I iterations, stop when the fraction of
-                      points that changed cluster is <= C or no centroid moved more
-                      than P (seed 001: 500,0.01,0.01)
-  --elements=LIST     sorts: total keys, each N or 2^K, e.g. 2^24,1000003
-  --length=LIST       sorts: keys per array (batch = total / length; must divide
-                      the total), N, 2^K or all (one array); the networks sweep it
-  --key=LIST          sorts: u32, f32 (f32: -0.0 sorts equal to +0.0)
-  --payload=LIST      sorts: keys (keys only), pairs (32-bit values move with keys)
-  --order=LIST        sorts: asc, desc
-  --sort-dist=LIST    sorts: uniform, sorted, reversed, few-unique, all-equal
+  --precision=LIST    f32, f64, in every family with a precision axis
   --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration
@@ -281,7 +265,7 @@ parbench flags (an axis flag replaces that axis of every family it applies to):
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed
   --help              this text, then Google Benchmark's
-
+)" + families + R"(
 Run names read Family/Variant/key:value/...; filter them with
 --benchmark_filter (a regex), e.g. --benchmark_filter='GEMM/cuBLAS/op:AB/type:f32'.
 Results: --benchmark_out=run.json --benchmark_out_format=json.

@@ -1,8 +1,12 @@
 #pragma once
 // parbench's own command-line flags (everything that is not --benchmark_*):
-// the profile and the axis overrides. parse_options() removes what it consumes
-// from argv so Google Benchmark sees only its own flags.
+// core's (the profile, the axes every family shares: threads, blocks,
+// precision) and the ones each family declares in its FlagSection (core knows
+// none of them). parse_options() removes what it consumes from argv so Google
+// Benchmark sees only its own flags.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,48 +21,70 @@ struct Shape3 {
   std::string str() const;  // "MxNxK"
 };
 
+struct Options;
+
+// A flag a family declares: --NAME=VALUE, the override of one of its axes.
+// Family flags are named --<family>-<axis> (--gemm-shapes, --sort-key); the
+// axes all families share (--threads, --block, --precision) belong to core.
+struct FamilyFlag {
+  std::string name;     // "--gemm-shapes"
+  std::string metavar;  // "LIST"
+  std::string help;     // one paragraph; usage() wraps it
+  // Throws UsageError on a bad value, naming `flag` (the spelling the user typed).
+  std::function<void(const std::string& flag, const std::string& value)> check;
+  // Earlier spellings, still accepted for one release with a note on stderr.
+  std::vector<std::string> old_names;
+};
+
+struct FlagSection {
+  std::string title;  // "GEMM"
+  std::vector<FamilyFlag> flags;
+  // Rules across the section's flags, after every flag parsed; UsageError.
+  std::function<void(const Options&)> check_together;
+};
+
 struct Options {
   Profile profile = Profile::Default;
   std::uint64_t seed = 0x9a7b3e1d5c4f2a60ull;  // base seed of every fixture
   bool flush_l2 = false;                       // GPU: flush L2 between timed iterations
   bool gpu_idle_start = false;                 // GPU: start the clock on an idle GPU (launch latency timed)
-  std::optional<std::vector<Shape3>> sizes;
+  // Axes every family with such an axis shares.
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;
   std::optional<std::vector<std::string>> precisions;
-  std::optional<std::vector<std::string>> ops;
-  // k-means
-  std::optional<std::vector<Shape3>> kmeans_shapes;  // NxDxK
-  std::optional<std::vector<std::string>> dists;     // uniform, blobs
-  std::optional<int> kmeans_loops;                   // fixed mode with this many iterations
-  std::optional<std::vector<double>> kmeans_exit;    // max_iter, min_changes, precision
-  // sorting
-  std::optional<std::vector<std::int64_t>> elements;  // totals
-  std::optional<std::vector<std::int64_t>> lengths;   // array lengths; 0 = the whole input
-  std::optional<std::vector<std::string>> keys, payloads, orders, sort_dists;
   bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
+  // Family flags as given (checked), by their current name.
+  std::map<std::string, std::string> family;
+  // One line per deprecated spelling used, for stderr.
+  std::vector<std::string> notes;
   // Console and exit status.
   bool hide_unsupported = false;  // console: leave unsupported entries out (the JSON keeps them)
   bool no_progress = false;       // no progress line on stderr (it is drawn only on a terminal anyway)
   bool allow_errors = false;      // exit 0 even when an entry was incorrect or failed
   bool help = false;
+
+  // The value of a family flag (by its current name), or nullptr when not given.
+  const std::string* flag(const std::string& name) const {
+    auto it = family.find(name);
+    return it == family.end() ? nullptr : &it->second;
+  }
 };
 
-// Throws UsageError on a malformed or out-of-range value.
-Options parse_options(int& argc, char** argv);
-std::string usage();
+// Throws UsageError on a malformed or out-of-range value, or a flag no
+// section declares.
+Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& sections = {});
+std::string usage(const std::vector<FlagSection>& sections = {});
 
-// Parsers, exposed for tests. Each throws UsageError with the offending text.
-// GEMM shapes: each item N (square) or MxNxK; every number in [1, max].
-std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag = "--sizes",
+// Parsers for flags, shared by the families. Each throws UsageError naming
+// `flag` and the offending text.
+// Shapes: each item N (a cube) or MxNxK; every number in [1, max].
+std::vector<Shape3> parse_sizes(const std::string& text, const std::string& flag,
                                 std::int64_t max = std::int64_t(1) << 22);
 // Comma-separated counts, each N or 2^K, in [1, max]; with allow_all, the
 // word "all" too (returned as 0).
 std::vector<std::int64_t> parse_counts(const std::string& flag, const std::string& text, std::int64_t max,
                                        bool allow_all = false);
-std::vector<double> parse_exit(const std::string& text);  // "maxIt,minChanges,precision"
-// k-means problems: each exactly NxDxK (points x dimensions x clusters), K <= N.
-std::vector<Shape3> parse_kmeans_shapes(const std::string& text);
+std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
                                          const std::vector<std::string>& allowed);

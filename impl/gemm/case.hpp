@@ -1,7 +1,6 @@
 #pragma once
-// One problem's inputs and oracle, shared by every variant that runs it.
-// Benchmarks are registered problem by problem, so a one-entry cache means
-// inputs are generated and the reference computed once per problem.
+// One problem's inputs and oracle, shared by every variant that runs it
+// (pb::shared_case in core/family.hpp keeps the last one).
 #include <memory>
 #include <mutex>
 
@@ -13,6 +12,10 @@ namespace pb::gemm {
 template <class T>
 class Case {
  public:
+  // Problems with the same inputs and reference share a Case.
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k;
+  }
   Case(const Problem& p, std::uint64_t base_seed)
       : problem(p), seed(base_seed), inputs(make_inputs<T>(p, base_seed)) {}
   const Problem problem;
@@ -28,9 +31,5 @@ class Case {
   std::once_flag once_;
   std::unique_ptr<Oracle<T>> oracle_;
 };
-
-// The case of (problem, seed), reusing the previous one when it matches.
-template <class T>
-std::shared_ptr<Case<T>> shared_case(const Problem& p, std::uint64_t base_seed);
 
 }  // namespace pb::gemm

@@ -1,44 +1,48 @@
 #include "gemm/registry.hpp"
 
-#include "gemm/cpu/cpu_variant.hpp"
+namespace pb::gemm {
+
+// The variants' factories, each defined in its own file.
+template <class T>
+std::unique_ptr<Variant<T>> make_cpu_naive();
+template <class T>
+std::unique_ptr<Variant<T>> make_cpu_omp(int threads);
+template <class T>
+std::unique_ptr<Variant<T>> make_openblas(int threads);
 #ifdef PARBENCH_WITH_CUDA
-#include "gemm/cuda/factories.hpp"
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_naive(int block);
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_tiled(int block);
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_regblock();
+template <class T>
+std::unique_ptr<Variant<T>> make_cublas();
 #endif
 
-namespace pb::gemm {
+// The largest M*N*K a slow CPU variant runs per profile, about a second a call
+// at the cap: a textbook loop does ~1 GFLOP/s, a vectorised one ~5-10 a core.
+constexpr WorkCap kTextbookLoop{21, 27, 30};
+constexpr WorkCap kVectorisedLoop{24, 30, 33};
 
 template <class T>
 const std::vector<Entry<T>>& registry() {
+  // name, backend, knob, blocks, cap, baseline, factory[, library]
   static const std::vector<Entry<T>> list = {
-      {"Naive", Backend::Cpu, Knob::None, {}, 2, [](const Knobs&) { return make_cpu_naive<T>(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, 1, [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
-      {"OpenBLAS",
-       Backend::Cpu,
-       Knob::Threads,
-       {},
-       0,
-       [](const Knobs& k) { return make_openblas<T>(k.threads); },
-       "openblas"},
+      {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, [](const Knobs&) { return make_cpu_naive<T>(); }},
+      {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false,
+       [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
+      {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
+       [](const Knobs& k) { return make_openblas<T>(k.threads); }, "openblas"},
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive",
-       Backend::Cuda,
-       Knob::Block,
-       {16, 32},
-       0,
+      {"CUDA.Naive", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_naive<T>(k.block); }},
-      {"CUDA.Tiled",
-       Backend::Cuda,
-       Knob::Block,
-       {16, 32},
-       0,
+      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_tiled<T>(k.block); }},
-      {"CUDA.RegBlock",
-       Backend::Cuda,
-       Knob::None,
-       {},
-       0,
+      {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false,
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, 0, [](const Knobs&) { return make_cublas<T>(); }, "cublas"},
+      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas<T>(); },
+       "cublas"},
 #endif
   };
   return list;

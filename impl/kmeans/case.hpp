@@ -1,6 +1,6 @@
 #pragma once
 // One problem's inputs and reference result, shared by every variant that
-// runs it (benchmarks are registered problem by problem: a one-entry cache).
+// runs it (pb::shared_case in core/family.hpp keeps the last one).
 #include <memory>
 #include <mutex>
 
@@ -10,6 +10,12 @@ namespace pb::kmeans {
 
 class Case {
  public:
+  // Problems with the same inputs and reference share a Case.
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.n == b.n && a.d == b.d && a.k == b.k && a.dist == b.dist && a.crit.fixed == b.crit.fixed &&
+           a.crit.loops == b.crit.loops && a.crit.max_iter == b.crit.max_iter &&
+           a.crit.min_changes == b.crit.min_changes && a.crit.precision == b.crit.precision;
+  }
   Case(const Problem& p, std::uint64_t base_seed)
       : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
   const Problem problem;
@@ -26,7 +32,5 @@ class Case {
   std::once_flag once_;
   Result ref_;
 };
-
-std::shared_ptr<Case> shared_case(const Problem& p, std::uint64_t base_seed);
 
 }  // namespace pb::kmeans

@@ -174,23 +174,3 @@ class Seq final : public Variant {
 std::unique_ptr<Variant> make_seq() { return std::make_unique<Seq>(); }
 
 }  // namespace pb::kmeans
-
-#include "kmeans/case.hpp"
-
-namespace pb::kmeans {
-
-std::shared_ptr<Case> shared_case(const Problem& p, std::uint64_t base_seed) {
-  static std::mutex mu;
-  static std::shared_ptr<Case> last;
-  std::lock_guard<std::mutex> lock(mu);
-  const auto& q = last ? last->problem : p;
-  if (last && last->seed == base_seed && q.n == p.n && q.d == p.d && q.k == p.k && q.dist == p.dist &&
-      q.crit.fixed == p.crit.fixed && q.crit.loops == p.crit.loops && q.crit.max_iter == p.crit.max_iter &&
-      q.crit.min_changes == p.crit.min_changes && q.crit.precision == p.crit.precision)
-    return last;
-  last.reset();
-  last = std::make_shared<Case>(p, base_seed);
-  return last;
-}
-
-}  // namespace pb::kmeans

@@ -15,6 +15,4 @@ void lloyd(const Problem& p, const Inputs& in, int threads, Result& out);
 // centroids / inertia within a relative 1e-9 (different summation orders).
 Check compare(const Problem& p, const Result& ref, const Result& got);
 
-std::unique_ptr<Variant> make_seq();
-
 }  // namespace pb::kmeans

@@ -1,35 +1,52 @@
 #include "kmeans/registry.hpp"
 
-#include "kmeans/cpu/cpu_variants.hpp"
-#include "kmeans/reference.hpp"
-#ifdef PARBENCH_WITH_CUDA
-#include "kmeans/cuda/factories.hpp"
-#endif
-
 namespace pb::kmeans {
 
-const std::vector<Entry>& registry() {
-  static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, 2, [](const Knobs&) { return make_seq(); }},
-      {"OMP.Atomic", Backend::Cpu, Knob::Threads, 1,
-       [](const Knobs& k) { return make_omp_atomic(k.threads); }},
-      {"OMP.Reduce", Backend::Cpu, Knob::Threads, 1,
-       [](const Knobs& k) { return make_omp_reduce(k.threads); }},
-      {"BLAS", Backend::Cpu, Knob::Threads, 1, [](const Knobs& k) { return make_blas(k.threads); },
-       "openblas"},
+// The variants' factories, each defined in its own file.
+std::unique_ptr<Variant> make_seq();
+std::unique_ptr<Variant> make_omp_atomic(int threads);
+std::unique_ptr<Variant> make_omp_reduce(int threads);
+std::unique_ptr<Variant> make_blas(int threads);
 #ifdef PARBENCH_WITH_MPI
-      {"MPI", Backend::Mpi, Knob::Threads, 1, [](const Knobs& k) { return make_mpi(k.threads); }},
+std::unique_ptr<Variant> make_mpi(int threads);
 #endif
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_naive(k.block); }},
-      {"CUDA.Transpose", Backend::Cuda, Knob::Block, 0,
+std::unique_ptr<Variant> make_cuda_naive(int block);
+std::unique_ptr<Variant> make_cuda_transpose(int block);
+std::unique_ptr<Variant> make_cuda_shared(int block);
+std::unique_ptr<Variant> make_cuda_allgpu(int block);
+std::unique_ptr<Variant> make_cuda_tiled(int block);
+std::unique_ptr<Variant> make_cuda_gemm();
+#endif
+
+// The largest N*K*D (one assignment step's work) a CPU variant runs per
+// profile: one thread does ~1-3e9 distance terms a second.
+constexpr WorkCap kOneThread{26, 32, 36};
+constexpr WorkCap kCpuParallel{30, 34, 40};
+
+const std::vector<Entry>& registry() {
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory[, library]
+  static const std::vector<Entry> list = {
+      {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, [](const Knobs&) { return make_seq(); }},
+      {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
+       [](const Knobs& k) { return make_omp_atomic(k.threads); }},
+      {"OMP.Reduce", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
+       [](const Knobs& k) { return make_omp_reduce(k.threads); }},
+      {"BLAS", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, [](const Knobs& k) { return make_blas(k.threads); },
+       "openblas"},
+#ifdef PARBENCH_WITH_MPI
+      {"MPI", Backend::Mpi, Knob::Threads, {}, kCpuParallel, false, [](const Knobs& k) { return make_mpi(k.threads); }},
+#endif
+#ifdef PARBENCH_WITH_CUDA
+      {"CUDA.Naive", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_naive(k.block); }},
+      {"CUDA.Transpose", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_transpose(k.block); }},
-      {"CUDA.Shared", Backend::Cuda, Knob::Block, 0,
+      {"CUDA.Shared", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_shared(k.block); }},
-      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, 0,
+      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
-      {"CUDA.Tiled", Backend::Cuda, Knob::Block, 0, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
-      {"CUDA.GEMM", Backend::Cuda, Knob::None, 0, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
+      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
+      {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
 #endif
   };
   return list;

@@ -215,19 +215,4 @@ Check verify(const Problem& p, const Inputs& in, const std::vector<std::uint32_t
   return {true, "", "full"};
 }
 
-std::shared_ptr<Case> shared_case(const Problem& p, std::uint64_t base_seed) {
-  static std::mutex mu;
-  static std::shared_ptr<Case> last;
-  std::lock_guard<std::mutex> lock(mu);
-  if (last) {
-    const auto& q = last->problem;
-    if (last->seed == base_seed && q.n == p.n && q.length == p.length && q.key == p.key && q.order == p.order &&
-        q.dist == p.dist)
-      return last;
-  }
-  last.reset();
-  last = std::make_shared<Case>(p, base_seed);
-  return last;
-}
-
 }  // namespace pb::sort

@@ -26,6 +26,11 @@ Check verify(const Problem& p, const Inputs& in, const std::vector<std::uint32_t
 // One problem's inputs and reference, shared by the variants that run it.
 class Case {
  public:
+  // Problems with the same inputs and reference share a Case: everything but
+  // the payload (the reference permutation serves keys-only and pairs alike).
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.n == b.n && a.length == b.length && a.key == b.key && a.order == b.order && a.dist == b.dist;
+  }
   Case(const Problem& p, std::uint64_t base_seed) : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
   const Problem problem;
   const std::uint64_t seed;
@@ -39,9 +44,5 @@ class Case {
   std::once_flag once_;
   std::vector<std::uint32_t> ref_;
 };
-
-// One-entry cache keyed by everything but the payload (the reference
-// permutation serves keys-only and pairs alike).
-std::shared_ptr<Case> shared_case(const Problem& p, std::uint64_t base_seed);
 
 }  // namespace pb::sort

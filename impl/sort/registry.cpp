@@ -1,34 +1,52 @@
 #include "sort/registry.hpp"
 
-#include "sort/cpu/cpu_variants.hpp"
-#ifdef PARBENCH_WITH_CUDA
-#include "sort/cuda/factories.hpp"
-#endif
-
 namespace pb::sort {
 
-const std::vector<Entry>& registry() {
-  // Networks do n log^2 n work: on the CPU they stop two sizes below the rest.
-  static const std::vector<Entry> list = {
-      {"Std", Backend::Cpu, Knob::None, {16, 26, 28}, true, [](const Knobs&) { return make_std(); }},
-      {"ParallelMode", Backend::Cpu, Knob::Threads, {16, 26, 28}, true,
-       [](const Knobs& k) { return make_parallel_mode(k.threads); }},
-      {"OMP.Radix", Backend::Cpu, Knob::Threads, {16, 26, 28}, false,
-       [](const Knobs& k) { return make_omp_radix(k.threads); }},
-      {"OMP.Bitonic", Backend::Cpu, Knob::Threads, {14, 22, 24}, true,
-       [](const Knobs& k) { return make_omp_bitonic(k.threads); }},
-      {"OMP.OddEvenMerge", Backend::Cpu, Knob::Threads, {14, 22, 24}, true,
-       [](const Knobs& k) { return make_omp_odd_even(k.threads); }},
+// The variants' factories, each defined in its own file.
+std::unique_ptr<Variant> make_std();                       // std::sort / std::stable_sort, one thread
+std::unique_ptr<Variant> make_parallel_mode(int threads);  // libstdc++ parallel mode
+std::unique_ptr<Variant> make_omp_radix(int threads);
+std::unique_ptr<Variant> make_omp_bitonic(int threads);
+std::unique_ptr<Variant> make_omp_odd_even(int threads);
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {16, 28, 30}, true,
-       [](const Knobs& k) { return make_cuda_bitonic(k.block); }},
-      {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {16, 28, 30}, true,
-       [](const Knobs& k) { return make_cuda_odd_even(k.block); }},
-      {"Thrust", Backend::Cuda, Knob::None, {16, 28, 30}, false,
-       [](const Knobs&) { return make_thrust(); }, "thrust"},
-      {"CUB", Backend::Cuda, Knob::None, {16, 28, 30}, false, [](const Knobs&) { return make_cub(); }, "cub"},
-      {"CUB.Offset64", Backend::Cuda, Knob::None, {16, 28, 30}, false,
-       [](const Knobs&) { return make_cub_offset64(); }, "cub"},
+std::unique_ptr<Variant> make_cuda_bitonic(int block);
+std::unique_ptr<Variant> make_cuda_odd_even(int block);
+std::unique_ptr<Variant> make_thrust();
+std::unique_ptr<Variant> make_cub();
+std::unique_ptr<Variant> make_cub_offset64();
+#endif
+
+// The largest total n per profile. Networks do n log^2 n work: on the CPU they
+// stop two sizes below the rest.
+constexpr WorkCap kCpu{16, 26, 28};
+constexpr WorkCap kCpuNetwork{14, 22, 24};
+constexpr WorkCap kGpu{16, 28, 30};
+constexpr Traits kBatched{true};
+constexpr Traits kOneArray{false};
+
+const std::vector<Entry>& registry() {
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory, library, traits
+  static const std::vector<Entry> list = {
+      {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_std(); }, "", kBatched},
+      {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false,
+       [](const Knobs& k) { return make_parallel_mode(k.threads); }, "", kBatched},
+      {"OMP.Radix", Backend::Cpu, Knob::Threads, {}, kCpu, false,
+       [](const Knobs& k) { return make_omp_radix(k.threads); }, "", kOneArray},
+      {"OMP.Bitonic", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false,
+       [](const Knobs& k) { return make_omp_bitonic(k.threads); }, "", kBatched},
+      {"OMP.OddEvenMerge", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false,
+       [](const Knobs& k) { return make_omp_odd_even(k.threads); }, "", kBatched},
+#ifdef PARBENCH_WITH_CUDA
+      {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {}, kGpu, false,
+       [](const Knobs& k) { return make_cuda_bitonic(k.block); }, "", kBatched},
+      {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false,
+       [](const Knobs& k) { return make_cuda_odd_even(k.block); }, "", kBatched},
+      {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_thrust(); }, "thrust",
+       kOneArray},
+      {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub(); }, "cub",
+       kOneArray},
+      {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub_offset64(); },
+       "cub", kOneArray},
 #endif
   };
   return list;

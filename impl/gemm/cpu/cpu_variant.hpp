@@ -24,11 +24,4 @@ class CpuVariant : public Variant<T> {
   std::vector<T> out_;
 };
 
-template <class T>
-std::unique_ptr<Variant<T>> make_cpu_naive();
-template <class T>
-std::unique_ptr<Variant<T>> make_cpu_omp(int threads);
-template <class T>
-std::unique_ptr<Variant<T>> make_openblas(int threads);
-
 }  // namespace pb::gemm

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
-#include "gemm/cuda/factories.hpp"
+#include "gemm/gemm.hpp"
 
 namespace pb::gemm {
 

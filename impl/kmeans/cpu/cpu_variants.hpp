@@ -32,11 +32,6 @@ class CpuKMeans : public Variant {
   std::vector<double> best_d_;
 };
 
-std::unique_ptr<Variant> make_omp_atomic(int threads);
-std::unique_ptr<Variant> make_omp_reduce(int threads);
-std::unique_ptr<Variant> make_blas(int threads);
-std::unique_ptr<Variant> make_mpi(int threads);  // built with MPI only
-
 // Call from inside a parallel region of nt threads after every thread filled
 // its slice t of S (nt x K x D) and Cnt (nt x K): adds the slices into slice 0
 // in thread order, work split over the team. Ends with the team's barrier.

@@ -18,7 +18,7 @@
 
 #include "core/cuda/buffer.cuh"
 #include "core/gpu.hpp"
-#include "kmeans/cuda/factories.hpp"
+#include "kmeans/kmeans.hpp"
 
 namespace pb::kmeans {
 

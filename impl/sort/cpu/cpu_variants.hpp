@@ -24,10 +24,4 @@ class CpuSort : public Variant {
   Output out_;
 };
 
-std::unique_ptr<Variant> make_std();                    // std::sort / std::stable_sort, one thread
-std::unique_ptr<Variant> make_parallel_mode(int threads);  // libstdc++ parallel mode
-std::unique_ptr<Variant> make_omp_bitonic(int threads);
-std::unique_ptr<Variant> make_omp_odd_even(int threads);
-std::unique_ptr<Variant> make_omp_radix(int threads);
-
 }  // namespace pb::sort

@@ -23,10 +23,11 @@
 #include <thrust/functional.h>
 #include <thrust/sort.h>
 
+#include <memory>
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
-#include "sort/cuda/factories.hpp"
+#include "sort/sort.hpp"
 
 namespace pb::sort {
 namespace {

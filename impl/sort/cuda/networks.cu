@@ -14,9 +14,10 @@
 // reads and writes the data ceil(s/3) times instead of s times. Odd-even merge
 // keeps one global pass per step, as in the samples.
 #include <algorithm>
+#include <memory>
 
 #include "core/cuda/buffer.cuh"
-#include "sort/cuda/factories.hpp"
+#include "sort/sort.hpp"
 
 namespace pb::sort {
 namespace {

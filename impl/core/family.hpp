@@ -1,0 +1,127 @@
+#pragma once
+// The skeleton every family shares: its registry entries, the per-profile
+// caps on slow variants, the one-problem cache of inputs and reference, and
+// the Job that binds a registry entry to a problem (the family adds check()
+// and report()).
+//
+// A family is a table of entries plus its kernels:
+//
+//   impl/<family>/registry.cpp   THE list: one line per variant, its factory
+//                                declared just above the list
+//   impl/<family>/job.hpp        the Job: VariantJob + check() + report()
+//   impl/<family>/<family>.cpp   axes and registration (run names, knobs, caps)
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/job.hpp"
+#include "core/knobs.hpp"
+#include "core/mpi_family.hpp"
+#include "core/options.hpp"
+
+namespace pb {
+
+// log2 of the largest work (the family's measure: M*N*K, N*D*K, n ...) that a
+// variant runs in each profile, so a slow variant's sweep stays in minutes.
+// The caps hold for command-line sizes too; --profile=full lifts them to its
+// own.
+struct WorkCap {
+  static constexpr int kNone = 1023;
+  int smoke = kNone, normal = kNone, full = kNone;  // Profile::Smoke, Default, Full
+  int log2(Profile p) const { return p == Profile::Smoke ? smoke : p == Profile::Default ? normal : full; }
+};
+inline constexpr WorkCap kNoCap{};
+
+struct NoTraits {};
+
+// One line of a family's registry. VariantT is the family's variant
+// interface; Traits what else a family needs to know of a variant before
+// building it (sort: whether it sorts batches).
+template <class VariantT, class Traits = NoTraits>
+struct Entry {
+  const char* name;
+  Backend backend;
+  Knob knob;
+  std::vector<int> blocks;  // Knob::Block: the block sizes it runs by default (empty: the family's)
+  WorkCap cap;
+  bool baseline;  // the variant speedups are measured from (one per family; the JSON marks it)
+  std::function<std::unique_ptr<VariantT>(const Knobs&)> make;
+  const char* library = "";  // the external library its timed run calls (RegisterOptions::library)
+  Traits traits = {};
+};
+
+// Why the profile leaves out an instance whose `measure` is `work`; empty when
+// it runs.
+inline std::string excluded_by_profile(Profile p, const std::string& variant, const WorkCap& cap, const char* measure,
+                                       double work) {
+  const int cap_log2 = cap.log2(p);
+  if (cap_log2 >= WorkCap::kNone || work <= std::ldexp(1.0, cap_log2)) return {};
+  return std::string("size excluded by profile '") + to_string(p) + "': " + variant + " runs " + measure +
+         " <= 2^" + std::to_string(cap_log2) + " (use --profile=full)";
+}
+
+// The Case (inputs, and the reference built on first use) of (problem, seed),
+// reusing the previous one when CaseT::same_inputs says the two problems have
+// the same inputs and reference. Instances are registered problem by problem,
+// so one cached case means inputs are generated and the reference computed
+// once per problem. One cache per CaseT (a function template's statics).
+template <class CaseT, class ProblemT>
+std::shared_ptr<CaseT> shared_case(const ProblemT& p, std::uint64_t seed) {
+  static std::mutex mu;
+  static std::shared_ptr<CaseT> last;
+  std::lock_guard<std::mutex> lock(mu);
+  if (last && last->seed == seed && CaseT::same_inputs(last->problem, p)) return last;
+  last.reset();  // free the old inputs before generating new ones
+  last = std::make_shared<CaseT>(p, seed);
+  return last;
+}
+
+// The Job every family registers: one registry entry's variant, built with
+// its knob, bound to a problem and to the shared Case. Families add check()
+// and report(), and reset() where their variants have one.
+template <class EntryT, class VariantT, class ProblemT, class CaseT>
+class VariantJob : public Job {
+ public:
+  VariantJob(const EntryT& e, Knobs k, ProblemT p, std::uint64_t seed)
+      : entry_(e), knobs_(k), problem_(p), seed_(seed) {}
+  Backend backend() const override { return entry_.backend; }
+  Support supports() override {
+    variant_ = entry_.make(knobs_);
+    return variant_->supports(problem_);
+  }
+  void prepare() override {
+    case_ = shared_case<CaseT>(problem_, seed_);
+    variant_->prepare(problem_, case_->inputs);
+  }
+  void run() override { variant_->run(); }
+  void* cuda_stream() override { return variant_->stream(); }
+
+ protected:
+  // A family's check() returns verdict(its comparison): for an MPI variant,
+  // whose ranks all hold the result, rank 0 alone compares and every rank gets
+  // its verdict (core/mpi_family.hpp), so no family writes MPI code for it.
+  Check verdict(const std::function<Check()>& compare) const {
+    return entry_.backend == Backend::Mpi ? mpi::root_verdict(compare) : compare();
+  }
+
+  const EntryT& entry_;
+  Knobs knobs_;
+  ProblemT problem_;
+  std::uint64_t seed_;
+  std::unique_ptr<VariantT> variant_;
+  std::shared_ptr<CaseT> case_;
+};
+
+// The registry entry named `name`, or nullptr.
+template <class EntryT>
+const EntryT* find_entry(const std::vector<EntryT>& list, const std::string& name) {
+  for (const auto& e : list)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+}  // namespace pb

@@ -1,0 +1,46 @@
+#pragma once
+// The k-means Job: a registry entry's variant on one problem, checked against
+// the reference (same assignment and iteration count), reporting time per
+// Lloyd iteration, GB/s by one read of the points, and the host/device split.
+#include <cstdint>
+
+#include "core/family.hpp"
+#include "kmeans/case.hpp"
+#include "kmeans/registry.hpp"
+
+namespace pb::kmeans {
+
+class Job final : public VariantJob<Entry, Variant, Problem, Case> {
+ public:
+  using VariantJob::VariantJob;
+  void reset() override { variant_->reset(); }
+  Check check() override {
+    Result r;
+    variant_->result(r);
+    iterations_ = r.iterations;
+    inertia_ = r.inertia;
+    return verdict([&] { return compare(problem_, case_->reference(), r); });
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const auto b = variant_->breakdown();               // of the last timed run
+    out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
+    out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
+    out.emplace_back("inertia", inertia_);
+    // The least any variant moves: every point read once an iteration.
+    const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
+    const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
+    out.emplace_back("bytes_per_iteration", bytes);
+    out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
+    out.emplace_back("h2d_s", b.h2d);
+    out.emplace_back("kernel_s", b.kernel);
+    out.emplace_back("d2h_s", b.d2h);
+    // A CPU variant's whole run is host compute.
+    out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
+  }
+
+ private:
+  int iterations_ = 0;
+  double inertia_ = 0;
+};
+
+}  // namespace pb::kmeans
