@@ -334,7 +334,7 @@ class NoVariantNames(unittest.TestCase):
         names = set()
         for f in glob.glob(os.path.join(ROOT, "impl", "*", "registry.cpp")):
             names |= set(re.findall(r'\{\s*"([A-Za-z0-9.]+)"', open(f).read()))
-        ceiling = open(os.path.join(ROOT, "benchmarks", "ceiling.cpp")).read()
+        ceiling = open(os.path.join(ROOT, "impl", "ceiling", "family.cpp")).read()
         names |= set(re.findall(r'(?:RunName\{\s*"Ceiling",\s*|gemm_name\()"([A-Za-z0-9.]+)"', ceiling))
         self.assertTrue({"Naive", "Seq", "Std", "cuBLAS", "HostTriad", "CUDA.Copy", "OpenBLAS.SGEMM"} <= names, names)
         found = []

@@ -116,6 +116,16 @@ class VariantJob : public Job {
   std::shared_ptr<CaseT> case_;
 };
 
+// A family as the bench driver sees it (benchmarks/families.cpp lists them):
+// its flags (nullptr: none of its own) and the registration of its instances,
+// which throws UsageError on an axis value it cannot accept, before anything
+// runs. Each family defines one, in impl/<family>/family.cpp.
+struct Family {
+  const char* name;
+  FlagSection (*flags)();
+  void (*register_instances)(const Options&);
+};
+
 // The registry entry named `name`, or nullptr.
 template <class EntryT>
 const EntryT* find_entry(const std::vector<EntryT>& list, const std::string& name) {

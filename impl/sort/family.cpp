@@ -6,7 +6,7 @@
 // once and written once, the least any sort moves (for fraction-of-ceiling).
 #include <cmath>
 
-#include "benchmarks/families.hpp"
+#include "core/family.hpp"
 #include "core/registrar.hpp"
 #include "sort/job.hpp"
 
@@ -70,7 +70,7 @@ FamilyFlag word_flag(const char* name, const char* help, const std::vector<std::
 
 }  // namespace
 
-void register_sort(const Options& opt) {
+static void register_sort(const Options& opt) {
   declare_counter("elements_per_second", CounterKind::Rate, "1/s");
   declare_counter("GBps", CounterKind::Rate, "GB/s");
   declare_counter("n", CounterKind::Problem);
@@ -148,7 +148,7 @@ void register_sort(const Options& opt) {
   }
 }
 
-FlagSection sort_flags() {
+static FlagSection sort_flags() {
   return {"sorting",
           {{"--sort-elements", "LIST", "total keys, each N or 2^K, e.g. 2^24,1000003",
             [](const std::string& flag, const std::string& v) { parse_totals(flag, v); },
@@ -165,5 +165,7 @@ FlagSection sort_flags() {
            word_flag("--sort-dist", "uniform, sorted, reversed, few-unique, all-equal", &kDists, nullptr)},
           nullptr};
 }
+
+Family sort_family() { return {"Sort", sort_flags, register_sort}; }
 
 }  // namespace pb

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "benchmarks/families.hpp"
+#include "core/family.hpp"
 #include "core/mpi_family.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
@@ -101,7 +101,7 @@ std::vector<Config> configs(const Options& opt) {
 
 }  // namespace
 
-void register_kmeans(const Options& opt) {
+static void register_kmeans(const Options& opt) {
   declare_counter("lloyd_iterations", CounterKind::Result);
   declare_counter("inertia", CounterKind::Result);
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
@@ -163,7 +163,7 @@ void register_kmeans(const Options& opt) {
   }
 }
 
-FlagSection kmeans_flags() {
+static FlagSection kmeans_flags() {
   return {"k-means",
           {{"--kmeans-shapes", "LIST",
             "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
@@ -189,5 +189,7 @@ FlagSection kmeans_flags() {
                                "number of iterations or stops on the exit rule");
           }};
 }
+
+Family kmeans_family() { return {"KMeans", kmeans_flags, register_kmeans}; }
 
 }  // namespace pb

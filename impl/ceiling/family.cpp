@@ -7,11 +7,12 @@
 // Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full.
 #include "ceiling/ceiling.hpp"
 
-#include "benchmarks/families.hpp"
+#include "core/family.hpp"
+#include "gemm/family.hpp"
 
 namespace pb {
 
-void register_ceiling(const Options& opt) {
+static void register_ceiling(const Options& opt) {
   const bool smoke = opt.profile == Profile::Smoke;
   const std::int64_t n = smoke ? 256 : opt.profile == Profile::Full ? 8192 : 4096;
   const std::int64_t triad = smoke ? (std::int64_t(1) << 20) : (std::int64_t(1) << 26);  // doubles per array
@@ -73,5 +74,7 @@ void register_ceiling(const Options& opt) {
   (void)copy;
 #endif
 }
+
+Family ceiling_family() { return {"Ceiling", nullptr, register_ceiling}; }
 
 }  // namespace pb

@@ -2,8 +2,9 @@
 // Run names: GEMM/<variant>/op:<op>/type:<f32|f64>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
 #include <cmath>
 
-#include "benchmarks/families.hpp"
+#include "core/family.hpp"
 #include "core/registrar.hpp"
+#include "gemm/family.hpp"
 #include "gemm/job.hpp"
 
 namespace pb {
@@ -101,7 +102,7 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
     add(float{});
 }
 
-void register_gemm(const Options& opt) {
+static void register_gemm(const Options& opt) {
   declare_counters();
   const auto* given = opt.flag("--gemm-op");
   const auto ops = given ? parse_word_list("--gemm-op", *given, kOps) : kOps;
@@ -117,7 +118,7 @@ void register_gemm(const Options& opt) {
   }
 }
 
-FlagSection gemm_flags() {
+static FlagSection gemm_flags() {
   return {"GEMM",
           {{"--gemm-shapes", "LIST",
             "GEMM shapes, comma-separated, each N (a cube) or MxNxK, e.g. --gemm-shapes=1000x1500x777,4096",
@@ -128,5 +129,7 @@ FlagSection gemm_flags() {
             {"--op"}}},
           nullptr};
 }
+
+Family gemm_family() { return {"GEMM", gemm_flags, register_gemm}; }
 
 }  // namespace pb
