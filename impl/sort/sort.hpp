@@ -26,6 +26,8 @@ enum class Key { U32, F32 };
 enum class Payload { Keys, Pairs };
 enum class Order { Asc, Desc };
 enum class Dist { Uniform, Sorted, Reversed, FewUnique, AllEqual };
+// Which merging network a network sort builds (Batcher's two).
+enum class Merge { Bitonic, OddEven };
 
 const char* to_string(Key);
 const char* to_string(Payload);

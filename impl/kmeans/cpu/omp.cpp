@@ -17,8 +17,13 @@
 namespace pb::kmeans {
 namespace {
 
-template <bool atomic>
+// Where each thread adds its points into the sums (the two variants).
+enum class Sums { Atomic, PerThread };
+
+template <Sums sums>
 class Omp final : public CpuKMeans {
+  static constexpr bool atomic = sums == Sums::Atomic;
+
  public:
   explicit Omp(int threads) : threads_(threads) {}
   Support supports(const Problem&) const override {
@@ -106,7 +111,7 @@ void merge_partials(double* S, std::int64_t* Cnt, std::int64_t k, std::int64_t d
     for (int t = 1; t < nt; ++t) Cnt[c] += Cnt[t * k + c];
 }
 
-std::unique_ptr<Variant> make_omp_atomic(int threads) { return std::make_unique<Omp<true>>(threads); }
-std::unique_ptr<Variant> make_omp_reduce(int threads) { return std::make_unique<Omp<false>>(threads); }
+std::unique_ptr<Variant> make_omp_atomic(int threads) { return std::make_unique<Omp<Sums::Atomic>>(threads); }
+std::unique_ptr<Variant> make_omp_reduce(int threads) { return std::make_unique<Omp<Sums::PerThread>>(threads); }
 
 }  // namespace pb::kmeans

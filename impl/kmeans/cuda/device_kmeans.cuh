@@ -83,7 +83,7 @@ class DeviceKMeans : public Variant {
   ~DeviceKMeans() override;
 };
 
-// Launchers of the shared kernels (update.cu).
+// Launchers of the shared kernels (device_kmeans.cu).
 void launch_accumulate_aos(const double* x, const int* assign, double* sums, unsigned long long* counts,
                            std::int64_t n, std::int64_t d, cudaStream_t s);
 void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,

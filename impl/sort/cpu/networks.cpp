@@ -80,7 +80,7 @@ void odd_even(T* a, std::int64_t total, std::int64_t P, int threads) {
 
 class Network final : public CpuSort {
  public:
-  Network(int threads, bool bitonic) : threads_(threads), bitonic_(bitonic) {}
+  Network(int threads, Merge merge) : threads_(threads), merge_(merge) {}
   Support supports(const Problem& p) const override {
     if (threads_ < 1) return Support::no("threads must be >= 1");
     if (next_pow2(p.length) * p.batch() > (std::int64_t(1) << 32))
@@ -121,7 +121,7 @@ class Network final : public CpuSort {
         w[s] = sizeof(T) == 8 ? T((std::uint64_t(r) << 32) | vals[src]) : r;
       }
     }
-    if (bitonic_)
+    if (merge_ == Merge::Bitonic)
       bitonic(w, total, P, threads_);
     else
       odd_even(w, total, P, threads_);
@@ -136,7 +136,7 @@ class Network final : public CpuSort {
   }
 
   int threads_;
-  bool bitonic_;
+  Merge merge_;
   std::int64_t P_ = 1;
   std::vector<std::uint32_t> w32_;
   std::vector<std::uint64_t> w64_;
@@ -144,7 +144,7 @@ class Network final : public CpuSort {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_omp_bitonic(int threads) { return std::make_unique<Network>(threads, true); }
-std::unique_ptr<Variant> make_omp_odd_even(int threads) { return std::make_unique<Network>(threads, false); }
+std::unique_ptr<Variant> make_omp_bitonic(int threads) { return std::make_unique<Network>(threads, Merge::Bitonic); }
+std::unique_ptr<Variant> make_omp_odd_even(int threads) { return std::make_unique<Network>(threads, Merge::OddEven); }
 
 }  // namespace pb::sort

@@ -192,7 +192,7 @@ unsigned grid_for(std::int64_t work, int block) {
 
 class CudaNetwork final : public Variant {
  public:
-  CudaNetwork(int block, bool bitonic) : block_(block), bitonic_(bitonic) {}
+  CudaNetwork(int block, Merge merge) : block_(block), merge_(merge) {}
   Support supports(const Problem& p) const override {
     if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
       return Support::no("block must be a power of two in [32, 1024]");
@@ -260,7 +260,7 @@ class CudaNetwork final : public Variant {
       const std::int64_t S = std::min<std::int64_t>(2 * block_, P);
       const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
       const std::size_t shm = std::size_t(S) * sizeof(T);
-      if (bitonic_) {
+      if (merge_ == Merge::Bitonic) {
         bitonic_sort_shared<T><<<blocks, threads, shm, st>>>(w, P);
         PB_CUDA_LAUNCHED();
         for (std::int64_t k = 2 * S; k <= P; k <<= 1) {
@@ -295,7 +295,7 @@ class CudaNetwork final : public Variant {
   }
 
   int block_;
-  bool bitonic_;
+  Merge merge_;
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false;
@@ -306,7 +306,7 @@ class CudaNetwork final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_bitonic(int block) { return std::make_unique<CudaNetwork>(block, true); }
-std::unique_ptr<Variant> make_cuda_odd_even(int block) { return std::make_unique<CudaNetwork>(block, false); }
+std::unique_ptr<Variant> make_cuda_bitonic(int block) { return std::make_unique<CudaNetwork>(block, Merge::Bitonic); }
+std::unique_ptr<Variant> make_cuda_odd_even(int block) { return std::make_unique<CudaNetwork>(block, Merge::OddEven); }
 
 }  // namespace pb::sort

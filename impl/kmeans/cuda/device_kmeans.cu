@@ -1,5 +1,7 @@
-// The device-side update shared by AllGPU, Tiled and GEMM, and the base
-// class's loops. Kernels here are deliberately plain: they move O(N*D) data
+// The device k-means lifecycle every CUDA variant shares (DeviceKMeans in
+// device_kmeans.cuh: prepare, reset, the Lloyd loop with the update on the
+// host or on the device, result) and the device-side update kernels that
+// AllGPU, Tiled and GEMM use. Kernels here are deliberately plain: they move O(N*D) data
 // once per iteration, against the O(N*K*D) of the assignment.
 #include <algorithm>
 #include <chrono>
