@@ -98,8 +98,9 @@ void check_mpi_lockstep(int argc, char** argv) {
   const std::string shuffle = flag_of(argc, argv, "benchmark_enable_random_interleaving",
                                       "BENCHMARK_ENABLE_RANDOM_INTERLEAVING", "false");
   if (shuffle == "true" || shuffle == "1")
-    throw pb::UsageError("--benchmark_enable_random_interleaving cannot run under mpirun: each rank would "
-                         "shuffle the instances its own way");
+    throw pb::UsageError(
+        "--benchmark_enable_random_interleaving cannot run under mpirun: each rank would "
+        "shuffle the instances its own way");
 }
 
 // One number for the list of registered instances, to compare across ranks.
@@ -246,13 +247,15 @@ int main(int argc, char** argv) {
   bool bad = pb::mpi::any(!err.empty());
   if (!bad && pb::mpi::size() > 1 && !pb::mpi::same(registered_hash())) {
     bad = true;
-    err = "the ranks registered different benchmarks (hosts that differ in cores, or in how mpirun binds "
-          "ranks to them): give --threads explicitly and run mpirun with --bind-to none";
+    err =
+        "the ranks registered different benchmarks (hosts that differ in cores, or in how mpirun binds "
+        "ranks to them): give --threads explicitly and run mpirun with --bind-to none";
   }
   if (bad) {
     const bool root_bad = pb::mpi::root_says(!err.empty());
     if (!err.empty() && (rank == 0 || !root_bad))
-      std::fprintf(stderr, rank == 0 ? "bench: %s\n" : ("bench (rank " + std::to_string(rank) + "): %s\n").c_str(),
+      std::fprintf(stderr,
+                   rank == 0 ? "bench: %s\n" : ("bench (rank " + std::to_string(rank) + "): %s\n").c_str(),
                    err.c_str());
     pb::mpi::finalize();
     return pb::kExitUsage;
@@ -310,8 +313,10 @@ int main(int argc, char** argv) {
   pb::mpi::finalize();
   if (t.errors() > 0 && !opt.allow_errors) {
     if (rank == 0)
-      std::fprintf(stderr, "bench: exit status 1: %d entries incorrect, out of memory or failed "
-                           "(they are error entries in the output; --allow-errors exits 0)\n", t.errors());
+      std::fprintf(stderr,
+                   "bench: exit status 1: %d entries incorrect, out of memory or failed "
+                   "(they are error entries in the output; --allow-errors exits 0)\n",
+                   t.errors());
     return 1;
   }
   return 0;

@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/deps.sh
 jobs=$(nproc)
-cmake --preset default
+cmake --preset default -DPARBENCH_WERROR=ON
 cmake --build --preset default -j "$jobs"
 ctest --preset default -j "$jobs"

@@ -56,7 +56,8 @@ COUNTERS.update({k: {"kind": "knob"} for k in ("cpu_threads", "block", "ranks")}
 COUNTERS.update({"flops_per_call": {"kind": "model", "unit": "flop"},
                  "bytes_per_call": {"kind": "model", "unit": "B"}})
 COUNTERS.update({k: {"kind": "result"} for k in ("lloyd_iterations", "inertia")})
-COUNTERS.update({k: {"kind": "clock", "unit": "MHz"} for k in ("sm_clock_min_mhz", "sm_clock_max_mhz", "sm_clock_limit_mhz")})
+COUNTERS.update({k: {"kind": "clock", "unit": "MHz"}
+                 for k in ("sm_clock_min_mhz", "sm_clock_max_mhz", "sm_clock_limit_mhz")})
 COUNTERS.update({k: {"kind": "clock"} for k in ("clock_event_reasons", "throttled")})
 COUNTERS["on_gpu"] = {"kind": "flag"}
 

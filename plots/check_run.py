@@ -26,7 +26,8 @@ def main():
     ap.add_argument("--context", action="append", default=[],
                     help="context KEY that must be present, or KEY=VALUE that must hold")
     ap.add_argument("--no-skips", "--no-unsupported", dest="no_skips", action="store_true",
-                    help="an unsupported entry (the variant cannot run it, or the profile excludes it) fails the check too")
+                    help="an unsupported entry (the variant cannot run it, or the profile excludes it) "
+                         "fails the check too")
     ap.add_argument("--allow-warnings", action="store_true",
                     help="a file cut off mid-run or with malformed entries passes (its complete entries are checked)")
     a = ap.parse_args()

@@ -50,7 +50,8 @@ def main(argv=None):
         print("%s: %s: cannot write: %s" % (TOOL, a.out, e.strerror or e), file=sys.stderr)
         return 2
     kept = len(data["benchmarks"])
-    print("%s: %d entries kept%s" % (a.out, kept, ", dropped %s" % cut.dropped_name if cut and cut.dropped_name else ""))
+    print("%s: %d entries kept%s"
+          % (a.out, kept, ", dropped %s" % cut.dropped_name if cut and cut.dropped_name else ""))
     return 0
 
 

@@ -363,7 +363,10 @@ def _work_mismatch(a, b, kinds):
             if x == y or (not integral and abs(x - y) <= RESULT_TOLERANCE * max(abs(x), abs(y))):
                 continue
             return k, "%.12g" % x, "%.12g" % y
-        show = lambda v: "%.12g" % v[0] if len(v) == 1 else "/".join("%.12g" % x for x in v)
+
+        def show(v):
+            return "%.12g" % v[0] if len(v) == 1 else "/".join("%.12g" % x for x in v)
+
         return k, show(va), show(vb)
     return None
 
@@ -708,8 +711,8 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
         "parbench_compare": FORMAT,
         "mode": settings.mode,
         "title": "BASE %s vs NEW %s (%s)" % (base_desc["label"], new_desc["label"],
-                                            "paired rounds on this machine" if settings.mode == "paired"
-                                            else "two files"),
+                                             "paired rounds on this machine" if settings.mode == "paired"
+                                             else "two files"),
         "base": base_desc, "new": new_desc,
         "metric": {"name": settings.metric or "real_time", "unit": unit, "describe": metric_desc},
         "settings": {"alpha": settings.alpha, "level": settings.level, "multiple": settings.multiple,

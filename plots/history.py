@@ -557,7 +557,7 @@ class History:
                      json.dumps(pbjson.finite(ctx), sort_keys=True), run_id))
         rows = entry_rows(run)
         con.executemany("INSERT INTO entries(%s) VALUES (%s)" % (", ".join(ENTRY_COLUMNS),
-                                                                  ", ".join("?" * len(ENTRY_COLUMNS))),
+                                                                 ", ".join("?" * len(ENTRY_COLUMNS))),
                         [(run_id, r["name"], r["family"], r["device"], r["disposition"], r["reason"],
                           r["repetitions"], r["median"], r["low"], r["high"], r["mad"],
                           None if r["times"] is None else json.dumps(r["times"]),
@@ -711,7 +711,7 @@ class History:
             p["segment_change"] = []
             if p["new_segment"]:
                 p["segment_change"] = [list(c) for c in segment_changes(json.loads(prev[1] or "{}"),
-                                                                         json.loads(ctx or "{}"))]
+                                                                        json.loads(ctx or "{}"))]
             prev = (p["segment"], ctx)
             out.append(p)
         return out

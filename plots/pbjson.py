@@ -277,7 +277,8 @@ class Entry:
         return {k: v for k, v in self.raw.items() if k not in _NOT_COUNTERS and k not in _GB_NUMBERS and _finite(v)}
 
     def seconds(self):
-        """Time per iteration in seconds (real_time, which is manual time here); None when real_time is not a finite number."""
+        """Time per iteration in seconds (real_time, which is manual time here); None when real_time \
+is not a finite number."""
         v = self.raw.get("real_time")
         if not _finite(v):
             return None
@@ -300,7 +301,8 @@ class Run:
     path, context, entries   as read (entries: Entry objects, malformed ones dropped)
     label                    its name in tables and charts: the file name without ".json" unless given
     schema                   context parbench_schema (0 for files written before schema 1)
-    counter_kinds            context parbench_counters: {counter: {"kind": ..., "unit": ..., "better": ...}}, {} before schema 1
+    counter_kinds            context parbench_counters: {counter: {"kind": ..., "unit": ..., "better": ...}}, \
+{} before schema 1
     warnings                 one-line strings: what was dropped, recovered or not understood
     cut                      a Cut when load() recovered a file cut off mid-run, else None"""
 
@@ -328,7 +330,8 @@ class Run:
         if "parbench_counters" in ctx:
             kinds = ctx["parbench_counters"]
             if not isinstance(kinds, dict):
-                self.warnings.append("context parbench_counters is %s, not an object; counter kinds unknown" % _what(kinds))
+                self.warnings.append("context parbench_counters is %s, not an object; counter kinds unknown"
+                                     % _what(kinds))
             else:
                 bad = [k for k, v in kinds.items() if not (isinstance(v, dict) and isinstance(v.get("kind"), str))]
                 self.counter_kinds = {k: v for k, v in kinds.items() if k not in bad}
@@ -458,7 +461,7 @@ def _walk_cut(text):
     i = skip(0)
     if i >= n or text[i] != "{":
         raise _Cut("top", False)
-    i, members, entries, open_array = skip(i + 1), {}, None, False
+    i, members, entries = skip(i + 1), {}, None
     while True:
         if i >= n:
             raise _Cut("top", True)
@@ -599,7 +602,8 @@ def parse_document(text):
 
 
 def read_text(path):
-    """The text of `path` (gzip-compressed or not); DocumentError with a one-line reason when it cannot be read as UTF-8 text."""
+    """The text of `path` (gzip-compressed or not); DocumentError with a one-line reason when it cannot be read \
+as UTF-8 text."""
     try:
         with open(path, "rb") as f:
             data = f.read()

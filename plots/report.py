@@ -210,7 +210,8 @@ class Canvas:
         names = sorted({m for m in known if m})
         if len(names) <= 1:
             return names[0] if names else ""
-        return "; ".join("%s: %s" % (src, self.machines.get(src, "")) for src in sorted(sources or self.machines, key=str))
+        return "; ".join("%s: %s" % (src, self.machines.get(src, ""))
+                         for src in sorted(sources or self.machines, key=str))
 
     def save(self, fig, name, title, section, sources=None):
         # Long titles (problem and baseline) wrap to the figure's width.
@@ -237,7 +238,8 @@ class Canvas:
         if source not in self.sources:
             self.sources[source] = len(self.sources)
         m = knobs[knob] + self.sources[source]
-        return {"color": colour, "marker": MARKERS[m % len(MARKERS)], "ls": LINES[(knobs[knob] + 2 * self.sources[source]) % len(LINES)]}
+        return {"color": colour, "marker": MARKERS[m % len(MARKERS)],
+                "ls": LINES[(knobs[knob] + 2 * self.sources[source]) % len(LINES)]}
 
     def drop(self, chart, problems):
         if problems:
@@ -376,7 +378,8 @@ def chart_speedup(stats, cv):
         for lbl, pts in sorted(eff.items()):
             a2.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
         a2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
-        base_names = sorted({b.run.variant for (src, fam, prob), b in base.items() if fam == family and prob == problem})
+        base_names = sorted({b.run.variant for (src, fam, prob), b in base.items()
+                             if fam == family and prob == problem})
         a1.set(ylabel="speedup over %s (family baseline)" % "/".join(base_names or ["baseline"]), xlabel="threads")
         a2.set(ylabel="parallel efficiency\n(speedup over own 1-thread run / threads)", xlabel="threads",
                ylim=(0, max(1.1, max((v for pts in eff.values() for _, v in pts), default=1) * 1.05)))
@@ -854,7 +857,8 @@ def prepare_out(out):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="plots/plot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="plots/plot", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="Google Benchmark JSON written by bench")
     ap.add_argument("--out", required=True, help="folder for the charts and the report")
     ap.add_argument("--label", action="append", default=[], help="name of an input in charts and tables "
@@ -863,7 +867,8 @@ def main(argv=None):
     ap.add_argument("--chart", action="append", choices=sorted(CHARTS), help="draw only these charts")
     a = ap.parse_args(argv)
     if a.label and len(a.label) != len(a.json):
-        ap.error("--label given %d times for %d inputs (give it once per input, in order)" % (len(a.label), len(a.json)))
+        ap.error("--label given %d times for %d inputs (give it once per input, in order)"
+                 % (len(a.label), len(a.json)))
     status = 0
     runs = []
     for i, path in enumerate(a.json):

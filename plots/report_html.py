@@ -213,7 +213,8 @@ def fmt_caches(caches, ctx):
         if not isinstance(c, dict):
             parts.append(fmt_value(c))
             continue
-        s = "L%s %s %s" % (c.get("level", "?"), c.get("type", ""), fmt_bytes(c["size"]) if numeric(c.get("size")) else "?")
+        s = "L%s %s %s" % (c.get("level", "?"), c.get("type", ""),
+                           fmt_bytes(c["size"]) if numeric(c.get("size")) else "?")
         share = c.get("num_sharing")
         if cpus and numeric(share) and share > 0:
             s += " (x%d)" % max(1, int(cpus // share))
@@ -439,7 +440,8 @@ def suspicious(insts, runs, labels, findings):
                           "may have shared the machine" % (la[0], cpus)))
     for r in insts:
         if r.disposition in ERRORS:
-            items.append(("error", "error", "%s%s %s: %s" % (pre(r.src), DISPOSITION_LABEL[r.disposition], r.name, r.reason)))
+            items.append(("error", "error",
+                          "%s%s %s: %s" % (pre(r.src), DISPOSITION_LABEL[r.disposition], r.name, r.reason)))
     for r in sorted(insts, key=lambda r: -(r.cv or 0)):  # the noisiest first
         if r.cv is not None and r.cv > derived.HIGH_CV:
             items.append(("info", "cv", "%s%s: CV %s over %d repetitions (above %s)"
@@ -513,7 +515,8 @@ def declared_kinds(runs):
 # ---- HTML -------------------------------------------------------------------
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.2em 1.5em;color:#222;max-width:1400px}
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.2em 1.5em;color:#222;\
+max-width:1400px}
 h1{margin:.2em 0}h2{border-bottom:2px solid #ddd;padding-bottom:.15em;margin-top:1.6em}h3{margin:1.1em 0 .4em}
 nav ul{columns:3;list-style:none;padding-left:0;margin:.3em 0}nav li{margin:.1em 0}
 table{border-collapse:collapse;font-size:12px;margin:.4em 0}
@@ -534,7 +537,8 @@ ul.sus{padding-left:1.2em}ul.sus li{margin:.15em 0;overflow-wrap:anywhere}
 .ok{color:#070}
 .note{color:#555;font-size:13px}
 details{margin:.4em 0}summary{cursor:pointer;color:#335}
-details ul{margin:.2em 0 .6em}details p.why{font-size:13px;font-weight:600;margin:.6em 0 .1em}details li{font-size:12px;overflow-wrap:anywhere}
+details ul{margin:.2em 0 .6em}details p.why{font-size:13px;font-weight:600;margin:.6em 0 .1em}\
+details li{font-size:12px;overflow-wrap:anywhere}
 div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:.6em 1.2em}
 figure{margin:.6em 0 1.2em}figure img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:12px;color:#555;margin-bottom:.2em}
@@ -544,7 +548,8 @@ table.results thead th{position:sticky;top:0;z-index:1}
 
 SCRIPT = """
 <script>
-document.querySelectorAll('table.sortable').forEach(table => table.tHead.querySelectorAll('th').forEach((th, col) => th.addEventListener('click', () => {
+document.querySelectorAll('table.sortable').forEach(table => table.tHead.querySelectorAll('th').forEach((th, col) => \
+th.addEventListener('click', () => {
   const body = table.tBodies[0], rows = Array.from(body.rows);
   const asc = th.dataset.asc = th.dataset.asc === '1' ? '0' : '1';
   table.tHead.querySelectorAll('th').forEach(o => { if (o !== th) delete o.dataset.asc; });
@@ -613,7 +618,8 @@ def unsupported_groups(unsup, several):
             pieces.append("\u2026" if vary[i] else m.group())
             last = m.end()
         pieces.append(reasons[0][last:])
-        items = ["%s (%s)" % (n, ", ".join(v for v, x in zip(vals, vary) if x)) for (n, _), vals in zip(members, values)]
+        items = ["%s (%s)" % (n, ", ".join(v for v, x in zip(vals, vary) if x))
+                 for (n, _), vals in zip(members, values)]
         out.append(("".join(pieces), items))
     out.sort(key=lambda g: (-len(g[1]), g[0]))
     if singles:
@@ -644,13 +650,16 @@ def write_report(out, runs, charts, missing, findings):
          "<h1>parbench report</h1>"]
     md = ["# parbench report", ""]
     h.append("<p class='note'>%s</p>" % esc("Sources: " + ", ".join(
-        "%s (%s)" % (lab, getattr(r, "path", "")) if several else getattr(r, "path", lab) for lab, r in zip(labels, runs))))
-    md += ["Sources: " + ", ".join("%s (%s)" % (md_esc(lab), md_esc(getattr(r, "path", ""))) for lab, r in zip(labels, runs)), ""]
+        "%s (%s)" % (lab, getattr(r, "path", "")) if several else getattr(r, "path", lab)
+        for lab, r in zip(labels, runs))))
+    md += ["Sources: " + ", ".join("%s (%s)" % (md_esc(lab), md_esc(getattr(r, "path", "")))
+                                   for lab, r in zip(labels, runs)), ""]
 
     # contents
     toc = [("Summary", "summary")] + [(s, slug(s)) for s in secs] + [("Charts not drawn", "charts-not-drawn"),
-                                                                      ("Machine and build", "machine-and-build")]
-    h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join("<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
+                                                                     ("Machine and build", "machine-and-build")]
+    h.append("<nav><b>Contents</b><ul>%s</ul></nav>"
+             % "".join("<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
     md += ["Contents: " + " · ".join("[%s](#%s)" % (md_esc(t), a) for t, a in toc), ""]
 
     # summary
@@ -658,8 +667,10 @@ def write_report(out, runs, charts, missing, findings):
     md += ["## Summary", ""]
     h.append("<h3>What ran</h3>")
     md += ["### What ran", ""]
-    counts_cols = (["source"] if several else []) + ["family", "variants", "instances"] + [DISPOSITION_LABEL[d] for d in DISPOSITIONS]
-    h.append("<table class='counts' id='what-ran'><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % esc(c) for c in counts_cols))
+    counts_cols = ((["source"] if several else []) + ["family", "variants", "instances"]
+                   + [DISPOSITION_LABEL[d] for d in DISPOSITIONS])
+    h.append("<table class='counts' id='what-ran'><thead><tr>%s</tr></thead><tbody>"
+             % "".join("<th>%s</th>" % esc(c) for c in counts_cols))
     md += ["| " + " | ".join(counts_cols) + " |", "|" + " --- |" * len(counts_cols)]
     wr = what_ran(insts, labels)
     for lab, fam, nvar, ninst, counts in wr:
@@ -683,7 +694,8 @@ def write_report(out, runs, charts, missing, findings):
     mrows = machine_rows(runs)
     if mrows:
         head = "<tr><th></th>%s</tr>" % "".join("<th>%s</th>" % esc(l) for l in labels) if several else ""
-        h.append("<table class='kv' id='on-what'>%s%s</table>" % (head, "".join(_html_values_row(l, v) for l, v in mrows)))
+        h.append("<table class='kv' id='on-what'>%s%s</table>"
+                 % (head, "".join(_html_values_row(l, v) for l, v in mrows)))
         md += ["| | " + " | ".join(md_esc(l) for l in labels) + " |", "| --- |" + " --- |" * len(labels)]
         md += ["| %s | %s |" % (md_esc(l), " | ".join(md_esc(x) for x in v)) for l, v in mrows]
         md.append("")
@@ -746,10 +758,13 @@ def write_report(out, runs, charts, missing, findings):
             md += [md_esc(" ".join(notes)), ""]
         if rows:
             cols = family_columns(rows, runs, fam_several)
-            h.append("<div class='scroll'><table class='sortable results' id='table-%s'><thead><tr>%s</tr></thead><tbody>" % (slug(sec), "".join(
-                "<th title='%s'>%s</th>" % (esc(c.tip), header_html(c.title)) for c in cols)))
+            h.append("<div class='scroll'><table class='sortable results' id='table-%s'>"
+                     "<thead><tr>%s</tr></thead><tbody>"
+                     % (slug(sec), "".join("<th title='%s'>%s</th>" % (esc(c.tip), header_html(c.title))
+                                           for c in cols)))
             md += ["| " + " | ".join(md_esc(c.title) for c in cols) + " |",
-                   "|" + "".join(" ---: |" if c.kind not in ("source", "variant", "arg", "status") else " --- |" for c in cols)]
+                   "|" + "".join(" ---: |" if c.kind not in ("source", "variant", "arg", "status") else " --- |"
+                                 for c in cols)]
             for r in rows:
                 cells = [cell(r, c) for c in cols]
                 h.append("<tr%s>%s</tr>" % (" class='err'" if r.disposition in ERRORS else "", "".join(

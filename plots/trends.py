@@ -889,7 +889,8 @@ def run(args, out=print):
            "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
            "revisions": [revs[0], revs[-1]] if revs else [],
-           "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple, "max_pvalue": changepoint.MAX_PVALUE,
+           "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple,
+                        "max_pvalue": changepoint.MAX_PVALUE,
                         "floors": {"%s%s" % ("" if f is None else f + "/", d): v
                                    for (f, d), v in sorted(floors.items(), key=str)},
                         "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
@@ -909,7 +910,7 @@ def run(args, out=print):
     out(info["summary_line"])
     for c in changes:
         out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
-                                                c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
+                                                 c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
     out("report: %s" % os.path.join(args.out, "index.html"))
     return EXIT_REGRESSION if gating else EXIT_OK
 

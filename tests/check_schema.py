@@ -3,7 +3,8 @@
 or Infinity) and carry schema 1: every counter of every entry declared in
 the context with its kind, every entry a "parbench" object with a valid
 disposition, role, device and rate, one baseline variant per family (at most one;
-exactly one with --complete, for a run of every variant), and every Ceiling entry a ceiling with the rate it measures. Exit 0 or 1."""
+exactly one with --complete, for a run of every variant), and every Ceiling entry a ceiling \
+with the rate it measures. Exit 0 or 1."""
 import json
 import sys
 

@@ -8,12 +8,11 @@
 
 #include "core/gpu.hpp"
 
-#define PB_SKIP_WITHOUT_GPU()                                                               \
-  do {                                                                                      \
-    if (!::pb::gpu_status().available) {                                                    \
-      if (std::getenv("PARBENCH_REQUIRE_GPU"))                                              \
-        FAIL() << "PARBENCH_REQUIRE_GPU is set but the GPU is unusable: "                   \
-               << ::pb::gpu_status().reason;                                                \
-      GTEST_SKIP() << "GPU test skipped: " << ::pb::gpu_status().reason;                    \
-    }                                                                                       \
+#define PB_SKIP_WITHOUT_GPU()                                                                           \
+  do {                                                                                                  \
+    if (!::pb::gpu_status().available) {                                                                \
+      if (std::getenv("PARBENCH_REQUIRE_GPU"))                                                          \
+        FAIL() << "PARBENCH_REQUIRE_GPU is set but the GPU is unusable: " << ::pb::gpu_status().reason; \
+      GTEST_SKIP() << "GPU test skipped: " << ::pb::gpu_status().reason;                                \
+    }                                                                                                   \
   } while (0)

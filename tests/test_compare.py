@@ -174,7 +174,8 @@ class Accuracy(unittest.TestCase):
               % (mode, BENCHMARKS, 100 * single, SUITES, alarms), file=sys.stderr)
         self.assertGreaterEqual(single, 0.95)
         print("%s 5%% slower at 1%% noise (%s): SLOWER for %.1f%%"
-              % (mode, "process offsets and repetitions" if offsets else "repetitions; 0.5% run-to-run noise known", 100 * rate),
+              % (mode, "process offsets and repetitions" if offsets else "repetitions; 0.5% run-to-run noise known",
+                 100 * rate),
               file=sys.stderr)
         self.assertFalse(np.isin(v, ("FASTER",)).any())
         return rate

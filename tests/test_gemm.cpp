@@ -9,11 +9,11 @@
 #include <string>
 
 #include "core/gpu.hpp"
-#include "tests/gpu_test.hpp"
 #include "gemm/case.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/registry.hpp"
 #include "gemm/verify.hpp"
+#include "tests/gpu_test.hpp"
 
 using namespace pb;
 using namespace pb::gemm;

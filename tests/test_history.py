@@ -81,7 +81,7 @@ def doc(gemm_times, sort_times=(0.5, 0.25, 0.75), **ctx):
     c.update(ctx)
     b = benchmark(GEMM, gemm_times) + benchmark(SORT, list(sort_times), device="cpu")
     b += [entry(BAD, 0.0, 0, 1, disposition="incorrect"), entry(NOPE, 0.0, 0, 1, device="cpu",
-                                                                  disposition="unsupported")]
+                                                                disposition="unsupported")]
     return {"context": c, "benchmarks": b}
 
 

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "core/gpu.hpp"
-#include "tests/gpu_test.hpp"
-#include "tests/variant_cases.hpp"
 #include "core/mpi.hpp"
 #include "kmeans/case.hpp"
 #include "kmeans/registry.hpp"
+#include "tests/gpu_test.hpp"
+#include "tests/variant_cases.hpp"
 
 using namespace pb;
 using namespace pb::kmeans;
@@ -55,14 +55,16 @@ class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
 };
 
 TEST_P(KMeansVariants, MatchReference) {
-  const Problem problems[] = {
-      {1000, 4, 8, Dist::Uniform, Criteria{}},   {777, 3, 5, Dist::Blobs, Criteria{}},
-      {1, 1, 1, Dist::Uniform, Criteria{}},      {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
-      {2050, 33, 70, Dist::Blobs, fixed(4)},     {2048, 2, 16, Dist::Uniform, fixed(3)},
-      {3000, 100, 55, Dist::Uniform, Criteria{}},
-      // More points than one pass of the largest grid covers: kernels go round
-      // their grid-stride loops and AllGPU carries block sums across tiles.
-      {300000, 8, 16, Dist::Blobs, fixed(2)}};
+  const Problem problems[] = {{1000, 4, 8, Dist::Uniform, Criteria{}},
+                              {777, 3, 5, Dist::Blobs, Criteria{}},
+                              {1, 1, 1, Dist::Uniform, Criteria{}},
+                              {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
+                              {2050, 33, 70, Dist::Blobs, fixed(4)},
+                              {2048, 2, 16, Dist::Uniform, fixed(3)},
+                              {3000, 100, 55, Dist::Uniform, Criteria{}},
+                              // More points than one pass of the largest grid covers: kernels go round
+                              // their grid-stride loops and AllGPU carries block sums across tiles.
+                              {300000, 8, 16, Dist::Blobs, fixed(2)}};
   for (const auto& p : problems) {
     Case data(p, 0x5eed);
     unsupported_.clear();
@@ -164,7 +166,9 @@ TEST(KMeansReference, ObjectiveNeverIncreases) {
     Result r;
     lloyd(p, make_inputs(p, 4), 0, r);
     EXPECT_EQ(r.iterations, loops);
-    if (loops > 1) EXPECT_LE(r.inertia, last * (1 + 1e-12)) << "after " << loops << " iterations";
+    if (loops > 1) {
+      EXPECT_LE(r.inertia, last * (1 + 1e-12)) << "after " << loops << " iterations";
+    }
     last = r.inertia;
   }
 }

@@ -47,9 +47,10 @@ TEST(Options, ListsAreValidated) {
 
 TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   std::vector<std::string> left;
-  auto o = parse({"--profile=smoke", "--benchmark_filter=GEMM", "--gemm-shapes=8x9x10", "--threads=1,3",
-                  "--precision=f64", "--gemm-op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
-                 &left);
+  auto o =
+      parse({"--profile=smoke", "--benchmark_filter=GEMM", "--gemm-shapes=8x9x10", "--threads=1,3",
+             "--precision=f64", "--gemm-op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
+            &left);
   EXPECT_EQ(o.profile, Profile::Smoke);
   ASSERT_TRUE(o.flag("--gemm-shapes"));
   EXPECT_EQ(*o.flag("--gemm-shapes"), "8x9x10");
@@ -96,7 +97,8 @@ TEST(Options, FamilyFlagsComeFromTheFamilies) {
     for (const auto& f : sec.flags) names.push_back(f.name);
   // One scheme: every family flag is --<family>-<axis>.
   for (const auto& n : names)
-    EXPECT_TRUE(n.rfind("--gemm-", 0) == 0 || n.rfind("--kmeans-", 0) == 0 || n.rfind("--sort-", 0) == 0) << n;
+    EXPECT_TRUE(n.rfind("--gemm-", 0) == 0 || n.rfind("--kmeans-", 0) == 0 || n.rfind("--sort-", 0) == 0)
+        << n;
   EXPECT_EQ(names.size(), 12u);
 }
 
@@ -104,9 +106,10 @@ TEST(Options, FamilyFlagsComeFromTheFamilies) {
 // names the flag as the user typed it.
 TEST(Options, OldSpellingsAreDeprecatedNotGone) {
   const std::vector<std::pair<std::string, std::string>> renamed = {
-      {"--sizes=8x9x10", "--gemm-shapes"}, {"--op=AtB", "--gemm-op"},       {"--dist=blobs", "--kmeans-dist"},
-      {"--elements=2^10", "--sort-elements"}, {"--length=all", "--sort-length"}, {"--key=f32", "--sort-key"},
-      {"--payload=pairs", "--sort-payload"},  {"--order=desc", "--sort-order"}};
+      {"--sizes=8x9x10", "--gemm-shapes"},   {"--op=AtB", "--gemm-op"},
+      {"--dist=blobs", "--kmeans-dist"},     {"--elements=2^10", "--sort-elements"},
+      {"--length=all", "--sort-length"},     {"--key=f32", "--sort-key"},
+      {"--payload=pairs", "--sort-payload"}, {"--order=desc", "--sort-order"}};
   for (const auto& [arg, now] : renamed) {
     auto o = parse({arg});
     ASSERT_TRUE(o.flag(now)) << arg;
@@ -126,7 +129,7 @@ TEST(Options, OldSpellingsAreDeprecatedNotGone) {
 TEST(Options, SectionRulesAcrossFlags) {
   EXPECT_THROW(parse({"--kmeans-loops=3", "--kmeans-exit=5,0.1,0.1"}), UsageError);
   EXPECT_NO_THROW(parse({"--kmeans-loops=3"}));
-  EXPECT_THROW(parse({"--kmeans-exit=10,2,0.01"}), UsageError);  // fraction above 1
+  EXPECT_THROW(parse({"--kmeans-exit=10,2,0.01"}), UsageError);    // fraction above 1
   EXPECT_THROW(parse({"--kmeans-shapes=100x4x200"}), UsageError);  // K > N
 }
 

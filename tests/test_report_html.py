@@ -412,7 +412,8 @@ class ContextAndEscaping(ReportTest):
 class RealFiles(ReportTest):
     def test_test_data_and_h200_files(self):
         paths = [os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json")]
-        paths += [os.path.join(H200, f) for f in ("gemm-4096.json", "kmeans-cpu.json", "sort-gpu.json", "gemm-oom.json")]
+        paths += [os.path.join(H200, f)
+                  for f in ("gemm-4096.json", "kmeans-cpu.json", "sort-gpu.json", "gemm-oom.json")]
         runs = [pbjson.load(p) for p in paths if os.path.exists(p)]
         page, md, t = self.render(runs)
         self.assertIn("table-gemm", t.tables)

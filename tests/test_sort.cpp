@@ -12,11 +12,11 @@
 #include <string>
 
 #include "core/gpu.hpp"
-#include "tests/gpu_test.hpp"
-#include "tests/variant_cases.hpp"
 #include "core/options.hpp"
 #include "sort/reference.hpp"
 #include "sort/registry.hpp"
+#include "tests/gpu_test.hpp"
+#include "tests/variant_cases.hpp"
 
 using namespace pb;
 using namespace pb::sort;
@@ -45,7 +45,8 @@ class SortVariants : public ::testing::TestWithParam<VariantCase> {
     auto v = entry().make(GetParam().knobs);
     auto s = v->supports(p);
     if (!s.ok()) {
-      EXPECT_TRUE(!entry().traits.batched && p.batch() > 1) << "unexpectedly unsupported " << p.str() << ": " << s.reason;
+      EXPECT_TRUE(!entry().traits.batched && p.batch() > 1)
+          << "unexpectedly unsupported " << p.str() << ": " << s.reason;
       return false;
     }
     // Round 1 on p; round 2 on the same variant prepared again with other
@@ -215,8 +216,9 @@ TEST(SortProblem, BadShapesAreUsageErrors) {
   EXPECT_THROW(validate(make(1000, 3, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
   EXPECT_THROW(validate(make(0, 1, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
   EXPECT_THROW(validate(make(8, 16, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)), UsageError);
-  EXPECT_THROW(validate(make(kMaxElements * 2, kMaxElements * 2, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)),
-               UsageError);
+  EXPECT_THROW(
+      validate(make(kMaxElements * 2, kMaxElements * 2, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)),
+      UsageError);
   EXPECT_NO_THROW(validate(make(1000, 8, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform)));
   EXPECT_THROW(parse_key("u64"), UsageError);
   EXPECT_THROW(parse_dist("gaussian"), UsageError);

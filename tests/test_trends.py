@@ -333,7 +333,7 @@ class Trends(unittest.TestCase):
         work = tempfile.mkdtemp(dir=self.dir)
         hist = os.path.join(work, "hist")
         docs = nightly(np.random.default_rng(15)) + nightly(np.random.default_rng(2), step_run=99, driver_run=99,
-                                                             gpu="NVIDIA H100", gpu_sm_count="132")
+                                                            gpu="NVIDIA H100", gpu_sm_count="132")
         build_history(hist, docs, work)
         out = os.path.join(work, "out")
         p = self.fails("--history", hist, "--out", out, match="2 machines")

@@ -5,9 +5,9 @@
 //   cuBLAS.SGEMM     plain FP32 (no TF32), and .DGEMM
 //   CUDA.Copy        device-to-device cudaMemcpyAsync of 1 GiB
 // Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full.
-#include "ceiling/ceiling.hpp"
-
 #include "core/family.hpp"
+
+#include "ceiling/ceiling.hpp"
 #include "gemm/family.hpp"
 
 namespace pb {
@@ -32,19 +32,15 @@ static void register_ceiling(const Options& opt) {
   ro.rate = Rate{"GBps", "bandwidth"};
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
   register_job(
-      RunName{
-          "Ceiling", "HostTriad", {{"n", std::to_string(triad)}, {"threads", std::to_string(cores)}}, "", ""},
+      RunName{"Ceiling", "HostTriad", {{"n", std::to_string(triad)}, {"threads", std::to_string(cores)}}},
       [triad, cores, seed] { return ceiling::make_host_triad(triad, cores, seed); }, ro);
 
   const gemm::Problem p{gemm::Op::AB, n, n, n};
   auto gemm_ro = ro;
   gemm_ro.axes = {{"M", double(n)}, {"N", double(n)}, {"K", double(n)}};
   auto gemm_name = [&](const char* what, bool threads) {
-    RunName r{"Ceiling",
-              what,
-              {{"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}},
-              "",
-              ""};
+    RunName r{
+        "Ceiling", what, {{"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}}};
     if (threads) r.args.emplace_back("threads", std::to_string(cores));
     return r;
   };
@@ -58,8 +54,10 @@ static void register_ceiling(const Options& opt) {
     r.rate = Rate{"GFLOPS", "gemm_f32"};
     return r;
   };
-  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), "OpenBLAS", true, {cores, 0}, p, seed, f64(cpu_ro));
-  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), "OpenBLAS", false, {cores, 0}, p, seed, f32(cpu_ro));
+  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), "OpenBLAS", true, {cores, 0}, p, seed,
+                         f64(cpu_ro));
+  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), "OpenBLAS", false, {cores, 0}, p, seed,
+                         f32(cpu_ro));
 #ifdef PARBENCH_WITH_CUDA
   gemm_ro.backend = Backend::Cuda;
   register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), "cuBLAS", false, {}, p, seed, f32(gemm_ro));
@@ -68,7 +66,7 @@ static void register_ceiling(const Options& opt) {
   copy_ro.backend = Backend::Cuda;
   copy_ro.axes = {{"bytes", double(copy)}};
   register_job(
-      RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}, "", ""},
+      RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}},
       [copy, seed] { return ceiling::make_device_copy(copy, seed); }, copy_ro);
 #else
   (void)copy;

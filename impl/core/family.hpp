@@ -56,8 +56,8 @@ struct Entry {
 
 // Why the profile leaves out an instance whose `measure` is `work`; empty when
 // it runs.
-inline std::string excluded_by_profile(Profile p, const std::string& variant, const WorkCap& cap, const char* measure,
-                                       double work) {
+inline std::string excluded_by_profile(Profile p, const std::string& variant, const WorkCap& cap,
+                                       const char* measure, double work) {
   const int cap_log2 = cap.log2(p);
   if (cap_log2 >= WorkCap::kNone || work <= std::ldexp(1.0, cap_log2)) return {};
   return std::string("size excluded by profile '") + to_string(p) + "': " + variant + " runs " + measure +

@@ -20,7 +20,6 @@ struct GpuStatus {
   std::size_t memory_bytes = 0;
 };
 
-bool built_with_cuda();
 const GpuStatus& gpu_status();  // probes device 0 once
 
 struct TimerOptions {

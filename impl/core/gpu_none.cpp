@@ -5,8 +5,6 @@
 
 namespace pb {
 
-bool built_with_cuda() { return false; }
-
 namespace {
 bool idle_start = false;
 }

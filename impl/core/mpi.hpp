@@ -10,17 +10,17 @@
 
 namespace pb::mpi {
 
-bool built();                      // compiled with MPI
+bool built();                        // compiled with MPI
 void init(int* argc, char*** argv);  // MPI_Init_thread (funneled); no-op without MPI
 void finalize();
-int rank();        // 0 without MPI
-int size();        // 1 without MPI
-int local_size();  // ranks on this host (MPI_COMM_TYPE_SHARED)
+int rank();            // 0 without MPI
+int size();            // 1 without MPI
+int local_size();      // ranks on this host (MPI_COMM_TYPE_SHARED)
 double max(double v);  // over all ranks
 void barrier();
-bool any(bool v);                 // true on every rank when true on one
-bool same(std::uint64_t v);       // every rank holds the same value
-bool root_says(bool v);           // rank 0's v, on every rank (the others wait idle)
+bool any(bool v);                          // true on every rank when true on one
+bool same(std::uint64_t v);                // every rank holds the same value
+bool root_says(bool v);                    // rank 0's v, on every rank (the others wait idle)
 [[noreturn]] void abort(const char* why);  // prints why, ends every rank
 
 }  // namespace pb::mpi

@@ -36,8 +36,8 @@ void check_grid(const Options& opt, const std::string& who, std::int64_t items, 
   if (ranks == 1 || !opt.threads || opt.oversubscribe) return;
   for (int t : threads)
     if (std::int64_t(local_size()) * t > host_cores())
-      throw UsageError(who + ": " + std::to_string(local_size()) + " ranks on this host x " + std::to_string(t) +
-                       " threads exceeds its " + std::to_string(host_cores()) +
+      throw UsageError(who + ": " + std::to_string(local_size()) + " ranks on this host x " +
+                       std::to_string(t) + " threads exceeds its " + std::to_string(host_cores()) +
                        " cores (fewer --threads, or --oversubscribe)");
 }
 

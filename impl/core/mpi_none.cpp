@@ -1,7 +1,7 @@
-#include "core/mpi.hpp"
-
 #include <cstdio>
 #include <cstdlib>
+
+#include "core/mpi.hpp"
 
 namespace pb::mpi {
 bool built() { return false; }

@@ -126,7 +126,8 @@ namespace {
 // (the first too, unless `first` is given: then it goes first, padded).
 std::string wrap(const std::string& text, std::size_t indent, std::size_t width, const std::string& first) {
   std::string out, line = first;
-  if (line.size() < indent) line.resize(indent, ' ');
+  if (line.size() < indent)
+    line.resize(indent, ' ');
   else if (!first.empty()) {
     out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     line.assign(indent, ' ');
@@ -146,8 +147,8 @@ std::string wrap(const std::string& text, std::size_t indent, std::size_t width,
 }
 
 // The family flag `arg` names (current or old spelling), or nullptr.
-const FamilyFlag* find_family_flag(const std::vector<FlagSection>& sections, const char* arg, std::string& value,
-                                   std::string& typed) {
+const FamilyFlag* find_family_flag(const std::vector<FlagSection>& sections, const char* arg,
+                                   std::string& value, std::string& typed) {
   for (const auto& sec : sections)
     for (const auto& f : sec.flags) {
       if (take(arg, f.name.c_str(), value)) {
@@ -265,7 +266,8 @@ parbench flags:
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed
   --help              this text, then Google Benchmark's
-)" + families + R"(
+)" + families +
+         R"(
 Run names read Family/Variant/key:value/...; filter them with
 --benchmark_filter (a regex), e.g. --benchmark_filter='GEMM/cuBLAS/op:AB/type:f32'.
 Results: --benchmark_out=run.json --benchmark_out_format=json.

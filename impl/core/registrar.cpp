@@ -125,7 +125,8 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       Support s = job->supports();
       if (!s.ok()) return unsupported(s.reason);
       job->prepare();
-      timer = job->backend() == Backend::Cuda  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
+      timer = job->backend() == Backend::Cuda
+                  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
               : job->backend() == Backend::Mpi ? make_mpi_timer()
                                                : make_cpu_timer();
       job->reset();

@@ -63,7 +63,8 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
     s += ", \"role\": " + quoted(to_string(reg->role));
     s += ", \"device\": " + quoted(reg->backend == Backend::Cuda ? "gpu" : "cpu");
     if (!reg->rate.empty())
-      s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) + ", \"ceiling\": " + quoted(reg->rate.kind) + "}";
+      s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) +
+           ", \"ceiling\": " + quoted(reg->rate.kind) + "}";
     if (!reg->library.empty()) s += ", \"library\": " + quoted(reg->library);
   }
   return s + "}";
@@ -107,7 +108,8 @@ class JsonReporter final : public benchmark::JSONReporter {
 
 const char* const kDebugWarning = "***WARNING*** Library was built as DEBUG. Timings may be affected.";
 const char* const kDebugNote =
-    "note: this Google Benchmark library was built without NDEBUG (Debian's libbenchmark is), which slows its "
+    "note: this Google Benchmark library was built without NDEBUG (Debian's libbenchmark is), which slows "
+    "its "
     "own bookkeeping between runs; parbench times every run itself (wall clock or CUDA events, reported as "
     "manual time), so its numbers are not affected.";
 

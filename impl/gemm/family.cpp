@@ -1,8 +1,9 @@
 // GEMM axes: operation x precision x shape x variant x (threads | block).
 // Run names: GEMM/<variant>/op:<op>/type:<f32|f64>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
+#include "core/family.hpp"
+
 #include <cmath>
 
-#include "core/family.hpp"
 #include "core/registrar.hpp"
 #include "gemm/family.hpp"
 #include "gemm/job.hpp"
@@ -58,9 +59,7 @@ void register_type(const Options& opt, Op op, const char* type) {
                       {"type", type},
                       {"M", std::to_string(p.m)},
                       {"N", std::to_string(p.n)},
-                      {"K", std::to_string(p.k)}},
-                     "",
-                     ""};
+                      {"K", std::to_string(p.k)}}};
         RegisterOptions ro;
         ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
@@ -120,11 +119,14 @@ static void register_gemm(const Options& opt) {
 
 static FlagSection gemm_flags() {
   return {"GEMM",
-          {{"--gemm-shapes", "LIST",
+          {{"--gemm-shapes",
+            "LIST",
             "GEMM shapes, comma-separated, each N (a cube) or MxNxK, e.g. --gemm-shapes=1000x1500x777,4096",
             [](const std::string& flag, const std::string& v) { parse_sizes(v, flag); },
             {"--sizes"}},
-           {"--gemm-op", "LIST", "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
+           {"--gemm-op",
+            "LIST",
+            "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
             [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kOps); },
             {"--op"}}},
           nullptr};

@@ -27,6 +27,8 @@ constexpr WorkCap kVectorisedLoop{24, 30, 33};
 
 template <class T>
 const std::vector<Entry<T>>& registry() {
+  // One line per variant: the list reads as a table.
+  // clang-format off
   // name, backend, knob, blocks, cap, baseline, factory[, library]
   static const std::vector<Entry<T>> list = {
       {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, [](const Knobs&) { return make_cpu_naive<T>(); }},
@@ -45,6 +47,7 @@ const std::vector<Entry<T>>& registry() {
        "cublas"},
 #endif
   };
+  // clang-format on
   return list;
 }
 

@@ -1,10 +1,11 @@
 // K-means axes: configuration x distribution x variant x (threads | block).
 // Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
+#include "core/family.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
-#include "core/family.hpp"
 #include "core/mpi_family.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
@@ -40,12 +41,14 @@ std::vector<Config> parse_shapes(const std::string& flag, const std::string& tex
   for (const auto& item : split(text, ',')) {
     const auto dims = split(item, 'x');
     if (dims.size() != 3)
-      throw UsageError(flag + ": '" + item + "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
+      throw UsageError(flag + ": '" + item +
+                       "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
     const std::int64_t big = std::int64_t(1) << 31;
     Config c{"custom", parse_int(flag, dims[0], 1, big), parse_int(flag, dims[1], 1, big),
              parse_int(flag, dims[2], 1, big), Criteria{}};
     if (c.k > c.n)
-      throw UsageError(flag + ": K=" + std::to_string(c.k) + " exceeds N=" + std::to_string(c.n) + " in " + item);
+      throw UsageError(flag + ": K=" + std::to_string(c.k) + " exceeds N=" + std::to_string(c.n) + " in " +
+                       item);
     out.push_back(c);
   }
   return out;
@@ -69,7 +72,9 @@ Criteria parse_exit(const std::string& flag, const std::string& text) {
   return c;
 }
 
-int parse_loops(const std::string& flag, const std::string& text) { return int(parse_int(flag, text, 1, 1000000)); }
+int parse_loops(const std::string& flag, const std::string& text) {
+  return int(parse_int(flag, text, 1, 1000000));
+}
 
 const std::vector<std::string> kDists{"uniform", "blobs"};
 
@@ -97,15 +102,14 @@ std::vector<Config> configs(const Options& opt) {
   return {};
 }
 
-
-
 }  // namespace
 
 static void register_kmeans(const Options& opt) {
   declare_counter("lloyd_iterations", CounterKind::Result);
   declare_counter("inertia", CounterKind::Result);
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
-  for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"}) declare_counter(part, CounterKind::Time, "s");
+  for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
+    declare_counter(part, CounterKind::Time, "s");
   declare_counter("bytes_per_iteration", CounterKind::Model, "B");
   declare_counter("GBps", CounterKind::Rate, "GB/s");
   for (const char* dim : {"N", "D", "K"}) declare_counter(dim, CounterKind::Problem);
@@ -116,7 +120,8 @@ static void register_kmeans(const Options& opt) {
                                               : std::vector<int>{64, 256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
   const auto* dist_flag = opt.flag("--kmeans-dist");
-  const auto dists = dist_flag ? parse_word_list("--kmeans-dist", *dist_flag, kDists) : std::vector<std::string>{"uniform"};
+  const auto dists =
+      dist_flag ? parse_word_list("--kmeans-dist", *dist_flag, kDists) : std::vector<std::string>{"uniform"};
   const auto* loops = opt.flag("--kmeans-loops");
   const auto* exit_rule = opt.flag("--kmeans-exit");
   for (const auto& cfg : configs(opt)) {
@@ -129,7 +134,8 @@ static void register_kmeans(const Options& opt) {
         const bool is_mpi = e.backend == Backend::Mpi;
         if (is_mpi)
           mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
-                          "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")", threads);
+                          "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")",
+                          threads);
         const auto knobs = knob_values(e.knob, is_mpi ? mpi::thread_axis(opt, threads) : threads,
                                        opt.blocks || e.blocks.empty() ? blocks : e.blocks);
         for (const auto& k : knobs) {
@@ -139,9 +145,7 @@ static void register_kmeans(const Options& opt) {
                         {"dist", dist},
                         {"N", std::to_string(p.n)},
                         {"D", std::to_string(p.d)},
-                        {"K", std::to_string(p.k)}},
-                       "",
-                       ""};
+                        {"K", std::to_string(p.k)}}};
           RegisterOptions ro;
           ro.unit = benchmark::kMillisecond;
           ro.flush_l2 = opt.flush_l2;
@@ -165,28 +169,35 @@ static void register_kmeans(const Options& opt) {
 
 static FlagSection kmeans_flags() {
   return {"k-means",
-          {{"--kmeans-shapes", "LIST",
+          {{"--kmeans-shapes",
+            "LIST",
             "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
             [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
             {}},
-           {"--kmeans-dist", "LIST", "k-means data: uniform, blobs (well-separated clusters)",
+           {"--kmeans-dist",
+            "LIST",
+            "k-means data: uniform, blobs (well-separated clusters)",
             [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kDists); },
             {"--dist"}},
-           {"--kmeans-loops", "L",
+           {"--kmeans-loops",
+            "L",
             "run exactly L iterations (the fixed loop of the large-data configuration); not together with "
             "--kmeans-exit",
             [](const std::string& flag, const std::string& v) { parse_loops(flag, v); },
             {}},
-           {"--kmeans-exit", "I,C,P",
-            "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= C or no "
+           {"--kmeans-exit",
+            "I,C,P",
+            "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= C "
+            "or no "
             "centroid moved more than P (the course report's rule: 500,0.01,0.01)",
             [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
             {}}},
           [](const Options& o) {
             // Two exit rules at once would leave one silently unused.
             if (o.flag("--kmeans-loops") && o.flag("--kmeans-exit"))
-              throw UsageError("--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
-                               "number of iterations or stops on the exit rule");
+              throw UsageError(
+                  "--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
+                  "number of iterations or stops on the exit rule");
           }};
 }
 

@@ -25,6 +25,8 @@ constexpr WorkCap kOneThread{26, 32, 36};
 constexpr WorkCap kCpuParallel{30, 34, 40};
 
 const std::vector<Entry>& registry() {
+  // One line per variant: the list reads as a table.
+  // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory[, library]
   static const std::vector<Entry> list = {
       {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, [](const Knobs&) { return make_seq(); }},
@@ -49,6 +51,7 @@ const std::vector<Entry>& registry() {
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
 #endif
   };
+  // clang-format on
   return list;
 }
 

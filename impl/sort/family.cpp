@@ -4,9 +4,10 @@
 //            dist:<d>/n:<total>/length:<keys per array>[/threads:<t>|/block:<b>]
 // Counters: elements_per_second, and GBps counting each key (and value) read
 // once and written once, the least any sort moves (for fraction-of-ceiling).
+#include "core/family.hpp"
+
 #include <cmath>
 
-#include "core/family.hpp"
 #include "core/registrar.hpp"
 #include "sort/job.hpp"
 
@@ -23,8 +24,8 @@ std::vector<std::int64_t> pow2s(int lo, int hi, int step) {
 std::vector<std::int64_t> default_totals(Profile p) {
   switch (p) {
     case Profile::Smoke: return {std::int64_t(1) << 12, 10007};
-    case Profile::Default: return {std::int64_t(1) << 16, std::int64_t(1) << 20, std::int64_t(1) << 24,
-                                   std::int64_t(1) << 26};
+    case Profile::Default:
+      return {std::int64_t(1) << 16, std::int64_t(1) << 20, std::int64_t(1) << 24, std::int64_t(1) << 26};
     case Profile::Full: return pow2s(10, 28, 2);
   }
   return {};
@@ -39,7 +40,6 @@ std::vector<std::int64_t> default_lengths(Profile p) {
   }
   return {};
 }
-
 
 const std::vector<std::string> kKeys{"u32", "f32"}, kPayloads{"keys", "pairs"}, kOrders{"asc", "desc"},
     kDists{"uniform", "sorted", "reversed", "few-unique", "all-equal"};
@@ -62,7 +62,8 @@ std::vector<std::int64_t> parse_lengths(const std::string& flag, const std::stri
   return parse_counts(flag, v, std::int64_t(1) << 30, true);
 }
 
-FamilyFlag word_flag(const char* name, const char* help, const std::vector<std::string>* allowed, const char* old) {
+FamilyFlag word_flag(const char* name, const char* help, const std::vector<std::string>* allowed,
+                     const char* old) {
   return {name, "LIST", help,
           [allowed](const std::string& flag, const std::string& v) { parse_word_list(flag, v, *allowed); },
           old ? std::vector<std::string>{old} : std::vector<std::string>{}};
@@ -76,16 +77,20 @@ static void register_sort(const Options& opt) {
   declare_counter("n", CounterKind::Problem);
   declare_counter("length", CounterKind::Problem);
   const auto* totals_flag = opt.flag("--sort-elements");
-  const auto totals = totals_flag ? parse_totals("--sort-elements", *totals_flag) : default_totals(opt.profile);
+  const auto totals =
+      totals_flag ? parse_totals("--sort-elements", *totals_flag) : default_totals(opt.profile);
   const auto* lengths_flag = opt.flag("--sort-length");
-  const auto given_lengths = lengths_flag ? parse_lengths("--sort-length", *lengths_flag) : std::vector<std::int64_t>{};
+  const auto given_lengths =
+      lengths_flag ? parse_lengths("--sort-length", *lengths_flag) : std::vector<std::int64_t>{};
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
-  const std::vector<int> default_blocks = opt.profile == Profile::Smoke  ? std::vector<int>{128}
-                                          : opt.profile == Profile::Full ? std::vector<int>{128, 256, 512, 1024}
-                                                                         : std::vector<int>{256, 1024};
+  const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
+                                          : opt.profile == Profile::Full
+                                              ? std::vector<int>{128, 256, 512, 1024}
+                                              : std::vector<int>{256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
   const auto keys = words<Key>(opt, "--sort-key", kKeys, {Key::U32, Key::F32}, parse_key);
-  const auto payloads = words<Payload>(opt, "--sort-payload", kPayloads, {Payload::Keys, Payload::Pairs}, parse_payload);
+  const auto payloads =
+      words<Payload>(opt, "--sort-payload", kPayloads, {Payload::Keys, Payload::Pairs}, parse_payload);
   const auto orders = words<Order>(opt, "--sort-order", kOrders, {Order::Asc}, parse_order);
   const auto dists = words<Dist>(opt, "--sort-dist", kDists, {Dist::Uniform}, parse_dist);
 
@@ -117,7 +122,8 @@ static void register_sort(const Options& opt) {
               validate(p);  // UsageError before anything runs
               for (const auto& e : registry()) {
                 if (length != n && !e.traits.batched) continue;  // batches are the networks' axis
-                for (const auto& k : knob_values(e.knob, threads, opt.blocks || e.blocks.empty() ? blocks : e.blocks)) {
+                for (const auto& k :
+                     knob_values(e.knob, threads, opt.blocks || e.blocks.empty() ? blocks : e.blocks)) {
                   RunName name{"Sort",
                                e.name,
                                {{"key", to_string(key)},
@@ -125,9 +131,7 @@ static void register_sort(const Options& opt) {
                                 {"order", to_string(order)},
                                 {"dist", to_string(dist)},
                                 {"n", std::to_string(n)},
-                                {"length", std::to_string(length)}},
-                               "",
-                               ""};
+                                {"length", std::to_string(length)}}};
                   RegisterOptions ro;
                   ro.unit = benchmark::kMicrosecond;
                   ro.flush_l2 = opt.flush_l2;
@@ -141,7 +145,8 @@ static void register_sort(const Options& opt) {
                   const sort::Entry* entry = &e;
                   const std::uint64_t seed = opt.seed;
                   register_job(
-                      name, [entry, k, p, seed] { return std::make_unique<sort::Job>(*entry, k, p, seed); }, ro);
+                      name, [entry, k, p, seed] { return std::make_unique<sort::Job>(*entry, k, p, seed); },
+                      ro);
                 }
               }
             }
@@ -150,10 +155,13 @@ static void register_sort(const Options& opt) {
 
 static FlagSection sort_flags() {
   return {"sorting",
-          {{"--sort-elements", "LIST", "total keys, each N or 2^K, e.g. 2^24,1000003",
+          {{"--sort-elements",
+            "LIST",
+            "total keys, each N or 2^K, e.g. 2^24,1000003",
             [](const std::string& flag, const std::string& v) { parse_totals(flag, v); },
             {"--elements"}},
-           {"--sort-length", "LIST",
+           {"--sort-length",
+            "LIST",
             "keys per array (batch = total / length; must divide the total), N, 2^K or all (one array); the "
             "networks sweep it",
             [](const std::string& flag, const std::string& v) { parse_lengths(flag, v); },

@@ -38,7 +38,9 @@ E parse_enum(const std::string& what, const std::string& text, std::initializer_
 }  // namespace
 
 Key parse_key(const std::string& t) { return parse_enum("--key", t, {Key::U32, Key::F32}); }
-Payload parse_payload(const std::string& t) { return parse_enum("--payload", t, {Payload::Keys, Payload::Pairs}); }
+Payload parse_payload(const std::string& t) {
+  return parse_enum("--payload", t, {Payload::Keys, Payload::Pairs});
+}
 Order parse_order(const std::string& t) { return parse_enum("--order", t, {Order::Asc, Order::Desc}); }
 Dist parse_dist(const std::string& t) {
   return parse_enum("--sort-dist", t,
@@ -103,10 +105,10 @@ Inputs make_inputs(const Problem& p, std::uint64_t base_seed) {
         } else {
           const std::int64_t r = i % 4099;
           k = f32_bits(float(fixtures::unit_symmetric(h) * 1000.0));
-          if (i % 61 == 7) k = 0x80000000u;       // -0.0
-          if (i % 61 == 19) k = 0u;               // +0.0
-          if (r == 5) k = 0x7f800000u;            // +inf
-          if (r == 11) k = 0xff800000u;           // -inf
+          if (i % 61 == 7) k = 0x80000000u;  // -0.0
+          if (i % 61 == 19) k = 0u;          // +0.0
+          if (r == 5) k = 0x7f800000u;       // +inf
+          if (r == 11) k = 0xff800000u;      // -inf
         }
         break;
       case Dist::Sorted:
@@ -196,8 +198,8 @@ Check verify(const Problem& p, const Inputs& in, const std::vector<std::uint32_t
     else if (out.keys[std::size_t(j)] != in.keys[v])
       why = "did not travel with its key";
     if (why) {
-      std::snprintf(buf, sizeof buf, "array %lld position %lld: value %u %s", (long long)a, (long long)(j % L),
-                    v, why);
+      std::snprintf(buf, sizeof buf, "array %lld position %lld: value %u %s", (long long)a,
+                    (long long)(j % L), v, why);
       return {false, buf, "full"};
     }
   }
@@ -205,9 +207,9 @@ Check verify(const Problem& p, const Inputs& in, const std::vector<std::uint32_t
   if (stable) {
     for (std::int64_t j = 0; j < n; ++j)
       if (out.values[std::size_t(j)] != ref[std::size_t(j)]) {
-        std::snprintf(buf, sizeof buf,
-                      "array %lld position %lld: value %u, stable order has %u (equal keys reordered)",
-                      (long long)(j / L), (long long)(j % L), out.values[std::size_t(j)], ref[std::size_t(j)]);
+        std::snprintf(
+            buf, sizeof buf, "array %lld position %lld: value %u, stable order has %u (equal keys reordered)",
+            (long long)(j / L), (long long)(j % L), out.values[std::size_t(j)], ref[std::size_t(j)]);
         return {false, buf, "full+stable"};
       }
     return {true, "", "full+stable"};

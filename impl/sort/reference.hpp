@@ -31,7 +31,8 @@ class Case {
   static bool same_inputs(const Problem& a, const Problem& b) {
     return a.n == b.n && a.length == b.length && a.key == b.key && a.order == b.order && a.dist == b.dist;
   }
-  Case(const Problem& p, std::uint64_t base_seed) : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
   const Problem problem;
   const std::uint64_t seed;
   const Inputs inputs;

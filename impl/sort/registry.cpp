@@ -25,6 +25,8 @@ constexpr Traits kBatched{true};
 constexpr Traits kOneArray{false};
 
 const std::vector<Entry>& registry() {
+  // One line per variant: the list reads as a table.
+  // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory, library, traits
   static const std::vector<Entry> list = {
       {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_std(); }, "", kBatched},
@@ -49,6 +51,7 @@ const std::vector<Entry>& registry() {
        "cub", kOneArray},
 #endif
   };
+  // clang-format on
   return list;
 }
 

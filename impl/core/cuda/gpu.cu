@@ -108,8 +108,6 @@ class CudaTimer final : public Timer {
 
 }  // namespace
 
-bool built_with_cuda() { return true; }
-
 void set_gpu_idle_start(bool idle) { idle_start = idle; }
 
 std::size_t exhaust_gpu_memory() {

@@ -9,13 +9,14 @@
 // same sum), so all agree on when to stop. The final assignment is gathered on rank 0 (MPI_Gatherv).
 // All of it is timed; result() (untimed) broadcasts the gathered result so
 // every rank checks the same answer.
+#include "core/mpi.hpp"
+
 #include <mpi.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <climits>
 
-#include "core/mpi.hpp"
 #include "kmeans/cpu/cpu_variants.hpp"
 
 namespace pb::kmeans {

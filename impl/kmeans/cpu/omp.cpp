@@ -112,6 +112,8 @@ void merge_partials(double* S, std::int64_t* Cnt, std::int64_t k, std::int64_t d
 }
 
 std::unique_ptr<Variant> make_omp_atomic(int threads) { return std::make_unique<Omp<Sums::Atomic>>(threads); }
-std::unique_ptr<Variant> make_omp_reduce(int threads) { return std::make_unique<Omp<Sums::PerThread>>(threads); }
+std::unique_ptr<Variant> make_omp_reduce(int threads) {
+  return std::make_unique<Omp<Sums::PerThread>>(threads);
+}
 
 }  // namespace pb::kmeans

@@ -104,9 +104,9 @@ __device__ __forceinline__ void add_changed(unsigned local, unsigned long long* 
 // Ct (D x K), wherever Ct lives (global memory for Transpose, shared memory
 // for Shared): each thread takes points in a grid-stride loop and adds its
 // count of changed points. Ties go to the lowest index.
-__device__ __forceinline__ void assign_soa(const double* __restrict__ xs, const double* __restrict__ Ct, int* assign,
-                                           double* best, unsigned long long* changed, std::int64_t n,
-                                           std::int64_t d, std::int64_t k) {
+__device__ __forceinline__ void assign_soa(const double* __restrict__ xs, const double* __restrict__ Ct,
+                                           int* assign, double* best, unsigned long long* changed,
+                                           std::int64_t n, std::int64_t d, std::int64_t k) {
   unsigned local = 0;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
@@ -141,7 +141,8 @@ Support check_block(int block, Kernel* kernel) {
   if (block % 32 != 0 || block < 32 || block > 1024)
     return Support::no("block must be a multiple of 32 in [32, 1024]");
   cudaFuncAttributes a{};
-  if (gpu_status().available && cudaFuncGetAttributes(&a, kernel) == cudaSuccess && block > a.maxThreadsPerBlock)
+  if (gpu_status().available && cudaFuncGetAttributes(&a, kernel) == cudaSuccess &&
+      block > a.maxThreadsPerBlock)
     return Support::no("the kernel uses " + std::to_string(a.numRegs) + " registers a thread: at most " +
                        std::to_string(a.maxThreadsPerBlock) + " threads a block");
   return Support::yes();

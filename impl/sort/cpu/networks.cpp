@@ -22,7 +22,6 @@
 namespace pb::sort {
 namespace {
 
-
 template <class T>
 inline void cmpx(T* a, std::int64_t i, std::int64_t l, bool up) {
   if ((a[i] > a[l]) == up) std::swap(a[i], a[l]);
@@ -31,7 +30,8 @@ inline void cmpx(T* a, std::int64_t i, std::int64_t l, bool up) {
 // All comparators (i, i + j) of steps j = from .. 1 of bitonic stage k inside
 // [lo, hi), an aligned block of at least 2 * from elements.
 template <class T>
-void bitonic_block(T* a, std::int64_t lo, std::int64_t hi, std::int64_t k, std::int64_t from, std::int64_t P) {
+void bitonic_block(T* a, std::int64_t lo, std::int64_t hi, std::int64_t k, std::int64_t from,
+                   std::int64_t P) {
   for (std::int64_t j = from; j >= 1; j >>= 1)
     for (std::int64_t i = lo; i < hi; ++i) {
       const std::int64_t l = i ^ j;
@@ -70,7 +70,7 @@ void odd_even(T* a, std::int64_t total, std::int64_t P, int threads) {
       for (std::int64_t t = 0; t < total / 2; ++t) {
         std::int64_t i = 2 * t - (t & (k - 1));  // bit k of i clear
         if (k < p) {
-          i += k;  // inner steps: comparators from the odd k-chunks
+          i += k;                                        // inner steps: comparators from the odd k-chunks
           if ((i & (2 * p - 1)) + k >= 2 * p) continue;  // partner outside this merge
         }
         cmpx(a, i, i + k, true);
@@ -144,7 +144,11 @@ class Network final : public CpuSort {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_omp_bitonic(int threads) { return std::make_unique<Network>(threads, Merge::Bitonic); }
-std::unique_ptr<Variant> make_omp_odd_even(int threads) { return std::make_unique<Network>(threads, Merge::OddEven); }
+std::unique_ptr<Variant> make_omp_bitonic(int threads) {
+  return std::make_unique<Network>(threads, Merge::Bitonic);
+}
+std::unique_ptr<Variant> make_omp_odd_even(int threads) {
+  return std::make_unique<Network>(threads, Merge::OddEven);
+}
 
 }  // namespace pb::sort

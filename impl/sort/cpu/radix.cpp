@@ -21,7 +21,8 @@ class Radix final : public CpuSort {
   explicit Radix(int threads) : threads_(threads) {}
   Support supports(const Problem& p) const override {
     if (threads_ < 1) return Support::no("threads must be >= 1");
-    if (p.batch() != 1) return Support::no("sorts one array (length = total); batches are the networks' axis");
+    if (p.batch() != 1)
+      return Support::no("sorts one array (length = total); batches are the networks' axis");
     return Support::yes();
   }
   bool stable() const override { return true; }

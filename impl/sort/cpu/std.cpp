@@ -58,7 +58,8 @@ class StdSort final : public CpuSort {
       for (std::int64_t a = 0; a < batch; ++a) std::stable_sort(kv + a * L, kv + (a + 1) * L, kv_before);
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (std::int64_t i = 0; i < n; ++i) out_.keys[std::size_t(i)] = kv[i].k, out_.values[std::size_t(i)] = kv[i].v;
+    for (std::int64_t i = 0; i < n; ++i)
+      out_.keys[std::size_t(i)] = kv[i].k, out_.values[std::size_t(i)] = kv[i].v;
   }
 
  private:

@@ -18,11 +18,11 @@
 // that rests on CUB treating -0.0 and +0.0 as one key (CCCL of CUDA 13, as on
 // the GPU machine); a CUB that orders -0.0 first would fail the stability
 // check on inputs holding both zeros, as an error entry, never silently.
-#include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/sort.h>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <memory>
 #include <vector>
 
@@ -71,7 +71,8 @@ class CachingAllocator {
 class LibSort : public Variant {
  public:
   Support supports(const Problem& p) const override {
-    if (p.batch() != 1) return Support::no("sorts one array (length = total); batches are the networks' axis");
+    if (p.batch() != 1)
+      return Support::no("sorts one array (length = total); batches are the networks' axis");
     return Support::yes();
   }
   bool stable() const override { return true; }

@@ -58,8 +58,9 @@ __global__ void pack(const std::uint32_t* __restrict__ keys, const std::uint32_t
 }
 
 template <class T>
-__global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys, std::uint32_t* __restrict__ vals,
-                       std::int64_t L, std::int64_t P, std::int64_t n, Problem p) {
+__global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys,
+                       std::uint32_t* __restrict__ vals, std::int64_t L, std::int64_t P, std::int64_t n,
+                       Problem p) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t a = j / L;
@@ -226,7 +227,8 @@ class CudaNetwork final : public Variant {
   }
   void reset() override {
     if (in_place_)
-      PB_CUDA(cudaMemcpyAsync(w32_.get(), keys_in_.get(), keys_in_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()));
+      PB_CUDA(cudaMemcpyAsync(w32_.get(), keys_in_.get(), keys_in_.bytes(), cudaMemcpyDeviceToDevice,
+                              stream_.get()));
   }
   void run() override {
     if (p_.pairs())
@@ -253,7 +255,8 @@ class CudaNetwork final : public Variant {
     const cudaStream_t st = stream_.get();
     const std::int64_t P = P_, total = total_;
     if (!in_place_) {
-      pack<T><<<grid_for(total, 256), 256, 0, st>>>(keys_in_.get(), vals_in_.get(), w, p_.length, P, total, p_);
+      pack<T>
+          <<<grid_for(total, 256), 256, 0, st>>>(keys_in_.get(), vals_in_.get(), w, p_.length, P, total, p_);
       PB_CUDA_LAUNCHED();
     }
     if (P > 1) {
@@ -289,7 +292,8 @@ class CudaNetwork final : public Variant {
       }
     }
     if (!in_place_) {
-      unpack<T><<<grid_for(p_.n, 256), 256, 0, st>>>(w, keys_out_.get(), vals_out_.get(), p_.length, P, p_.n, p_);
+      unpack<T>
+          <<<grid_for(p_.n, 256), 256, 0, st>>>(w, keys_out_.get(), vals_out_.get(), p_.length, P, p_.n, p_);
       PB_CUDA_LAUNCHED();
     }
   }
@@ -306,7 +310,11 @@ class CudaNetwork final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_bitonic(int block) { return std::make_unique<CudaNetwork>(block, Merge::Bitonic); }
-std::unique_ptr<Variant> make_cuda_odd_even(int block) { return std::make_unique<CudaNetwork>(block, Merge::OddEven); }
+std::unique_ptr<Variant> make_cuda_bitonic(int block) {
+  return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
+}
+std::unique_ptr<Variant> make_cuda_odd_even(int block) {
+  return std::make_unique<CudaNetwork>(block, Merge::OddEven);
+}
 
 }  // namespace pb::sort
