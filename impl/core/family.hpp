@@ -22,6 +22,7 @@
 #include "core/knobs.hpp"
 #include "core/mpi_family.hpp"
 #include "core/options.hpp"
+#include "core/registrar.hpp"
 
 namespace pb {
 
@@ -115,6 +116,34 @@ class VariantJob : public Job {
   std::unique_ptr<VariantT> variant_;
   std::shared_ptr<CaseT> case_;
 };
+
+// The knob values of a registry entry: --threads / --block when given, else
+// the default thread axis and the entry's own blocks (or the family's).
+template <class EntryT>
+std::vector<Knobs> entry_knobs(const EntryT& e, const Options& opt, const std::vector<int>& threads,
+                               const std::vector<int>& family_blocks) {
+  const auto& blocks = opt.blocks ? *opt.blocks : e.blocks.empty() ? family_blocks : e.blocks;
+  return knob_values(e.knob, threads, blocks);
+}
+
+// Registers one instance of a registry entry: its knob in the run name and
+// counters, the profile's cap on `work` (the family's `measure`), role,
+// backend and library from the entry, and a JobT (entry, knobs, problem, seed).
+// The family fills in the name's axes, ro's unit, axes and rate.
+template <class JobT, class EntryT, class ProblemT>
+void register_entry(RunName name, const EntryT& e, const Knobs& k, const ProblemT& p, const Options& opt,
+                    RegisterOptions ro, const char* measure, double work) {
+  add_knob(e.knob, k, name, ro);
+  ro.flush_l2 = opt.flush_l2;
+  ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, measure, work);
+  ro.role = e.baseline ? Role::Baseline : Role::Variant;
+  ro.backend = e.backend;
+  ro.library = e.library;
+  const EntryT* entry = &e;
+  const std::uint64_t seed = opt.seed;
+  register_job(
+      name, [entry, k, p, seed] { return std::make_unique<JobT>(*entry, k, p, seed); }, ro);
+}
 
 // A family as the bench driver sees it (benchmarks/families.cpp lists them):
 // its flags (nullptr: none of its own) and the registration of its instances,

@@ -32,15 +32,6 @@ void declare_counters() {
   for (const char* dim : {"M", "N", "K"}) declare_counter(dim, CounterKind::Problem);
 }
 
-// Role, device and rate of a GEMM instance: GFLOP/s reads against the GEMM
-// ceiling of its precision.
-template <class T>
-void describe(RegisterOptions& ro, const gemm::Entry<T>& e, const std::string& type) {
-  ro.role = e.baseline ? Role::Baseline : Role::Variant;
-  ro.backend = e.backend;
-  ro.rate = Rate{"GFLOPS", type == "f64" ? "gemm_f64" : "gemm_f32"};
-}
-
 const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
 
 template <class T>
@@ -51,8 +42,7 @@ void register_type(const Options& opt, Op op, const char* type) {
   for (const auto& s : sizes) {
     Problem p{op, s.m, s.n, s.k};
     for (const auto& e : registry<T>()) {
-      const auto knobs = knob_values(e.knob, threads, opt.blocks ? *opt.blocks : e.blocks);
-      for (const auto& k : knobs) {
+      for (const auto& k : entry_knobs(e, opt, threads, {})) {
         RunName name{"GEMM",
                      e.name,
                      {{"op", to_string(op)},
@@ -61,16 +51,10 @@ void register_type(const Options& opt, Op op, const char* type) {
                       {"N", std::to_string(p.n)},
                       {"K", std::to_string(p.k)}}};
         RegisterOptions ro;
-        ro.flush_l2 = opt.flush_l2;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
-        add_knob(e.knob, k, name, ro);
-        ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "M*N*K", double(p.m) * p.n * p.k);
-        describe(ro, e, type);
-        ro.library = e.library;
-        const gemm::Entry<T>* entry = &e;
-        const std::uint64_t seed = opt.seed;
-        register_job(
-            name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, ro);
+        // GFLOP/s reads against the GEMM ceiling of its precision.
+        ro.rate = Rate{"GFLOPS", type == std::string("f64") ? "gemm_f64" : "gemm_f32"};
+        register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
       }
     }
   }

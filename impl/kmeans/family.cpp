@@ -136,9 +136,7 @@ static void register_kmeans(const Options& opt) {
           mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
                           "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")",
                           threads);
-        const auto knobs = knob_values(e.knob, is_mpi ? mpi::thread_axis(opt, threads) : threads,
-                                       opt.blocks || e.blocks.empty() ? blocks : e.blocks);
-        for (const auto& k : knobs) {
+        for (const auto& k : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks)) {
           RunName name{"KMeans",
                        e.name,
                        {{"cfg", cfg.name},
@@ -148,19 +146,10 @@ static void register_kmeans(const Options& opt) {
                         {"K", std::to_string(p.k)}}};
           RegisterOptions ro;
           ro.unit = benchmark::kMillisecond;
-          ro.flush_l2 = opt.flush_l2;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
-          if (is_mpi) mpi::add_ranks(name, ro);
-          add_knob(e.knob, k, name, ro);
-          ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "N*K*D", double(p.n) * p.k * p.d);
-          ro.role = e.baseline ? Role::Baseline : Role::Variant;
-          ro.backend = e.backend;
           ro.rate = Rate{"GBps", "bandwidth"};
-          ro.library = e.library;
-          const kmeans::Entry* entry = &e;
-          const std::uint64_t seed = opt.seed;
-          register_job(
-              name, [entry, k, p, seed] { return std::make_unique<kmeans::Job>(*entry, k, p, seed); }, ro);
+          if (is_mpi) mpi::add_ranks(name, ro);
+          register_entry<kmeans::Job>(name, e, k, p, opt, ro, "N*K*D", double(p.n) * p.k * p.d);
         }
       }
     }

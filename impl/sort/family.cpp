@@ -122,8 +122,7 @@ static void register_sort(const Options& opt) {
               validate(p);  // UsageError before anything runs
               for (const auto& e : registry()) {
                 if (length != n && !e.traits.batched) continue;  // batches are the networks' axis
-                for (const auto& k :
-                     knob_values(e.knob, threads, opt.blocks || e.blocks.empty() ? blocks : e.blocks)) {
+                for (const auto& k : entry_knobs(e, opt, threads, blocks)) {
                   RunName name{"Sort",
                                e.name,
                                {{"key", to_string(key)},
@@ -134,19 +133,9 @@ static void register_sort(const Options& opt) {
                                 {"length", std::to_string(length)}}};
                   RegisterOptions ro;
                   ro.unit = benchmark::kMicrosecond;
-                  ro.flush_l2 = opt.flush_l2;
                   ro.axes = {{"n", double(n)}, {"length", double(length)}};
-                  add_knob(e.knob, k, name, ro);
-                  ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, "n", double(n));
-                  ro.role = e.baseline ? Role::Baseline : Role::Variant;
-                  ro.backend = e.backend;
                   ro.rate = Rate{"GBps", "bandwidth"};
-                  ro.library = e.library;
-                  const sort::Entry* entry = &e;
-                  const std::uint64_t seed = opt.seed;
-                  register_job(
-                      name, [entry, k, p, seed] { return std::make_unique<sort::Job>(*entry, k, p, seed); },
-                      ro);
+                  register_entry<sort::Job>(name, e, k, p, opt, ro, "n", double(n));
                 }
               }
             }
