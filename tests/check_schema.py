@@ -2,7 +2,8 @@
 """check_schema.py RUN.json [--complete]: a file bench wrote must be strict JSON (no NaN
 or Infinity) and carry schema 1: every counter of every entry declared in
 the context with its kind, every entry a "parbench" object with a valid
-disposition, role, device and rate, one baseline variant per family (at most one;
+disposition, role, device and rate (and, when it passed, how it was verified), one
+baseline variant per family (at most one;
 exactly one with --complete, for a run of every variant), and every Ceiling entry a ceiling \
 with the rate it measures. Exit 0 or 1."""
 import json
@@ -44,6 +45,8 @@ def main(path, complete):
             fail.append("%s: role %r" % (b["name"], meta.get("role")))
         if meta.get("role") == "baseline":
             baselines.setdefault(family, set()).add(variant)
+        if meta["disposition"] == "passed" and not isinstance(meta.get("verified"), str):
+            fail.append("%s: passed without saying how it was verified" % b["name"])
         rate = meta.get("rate")
         if family == "Ceiling" and not rate:
             fail.append("%s: a ceiling without the rate it measures" % b["name"])

@@ -133,6 +133,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       const double first = timer->time(*job);  // warm-up, and the run that is verified
       Check c = job->check();
       if (!c.passed) return fail(Disposition::Incorrect, kIncorrect, c.message);
+      if (opt.id >= 0) registered_list()[std::size_t(opt.id)].verified = c.method;
       if (first < kSecondWarmupBelow) {  // a run of seconds has warmed everything already
         job->reset();
         timer->time(*job);

@@ -49,7 +49,8 @@ struct Registered {
   Rate rate;
   std::string library;
   Disposition disposition = Disposition::NotRun;
-  std::string reason;  // why, when not passed
+  std::string reason;    // why, when not passed
+  std::string verified;  // how its result was checked (Check::method), once it passed the check
 };
 const std::vector<Registered>& registered();
 // The instance registered as `function_name` (RunName::format(); Google

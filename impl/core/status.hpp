@@ -20,7 +20,7 @@ struct Support {
 struct Check {
   bool passed = true;
   std::string message;  // on failure: how many elements, worst error and where
-  std::string method;   // how the check was done ("full", "sampled+Freivalds")
+  std::string method;   // how the check was done ("full", "sampled+freivalds"): the JSON's "verified"
 };
 
 // Thrown by prepare() when device or host memory runs out. The instance
