@@ -61,7 +61,8 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
   if (d != Disposition::Passed) s += ", \"reason\": " + quoted(reg ? reg->reason : std::string());
   // How the result was checked against the family's reference ("full",
   // "sampled+freivalds", "full+stable", "assignment" ...).
-  if (d == Disposition::Passed && reg && !reg->verified.empty()) s += ", \"verified\": " + quoted(reg->verified);
+  if (d == Disposition::Passed && reg && !reg->verified.empty())
+    s += ", \"verified\": " + quoted(reg->verified);
   if (reg) {
     s += ", \"role\": " + quoted(to_string(reg->role));
     s += ", \"device\": " + quoted(reg->backend == Backend::Cuda ? "gpu" : "cpu");
