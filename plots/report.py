@@ -23,7 +23,6 @@ Charts (--chart NAME draws only those named):
               the ideal ranks x threads) and efficiency against the variant's
               own 1 rank x 1 thread cell (colours 0 to 1)
   strong      strong scaling: time vs threads, log-log, with the ideal line
-  weak        weak scaling: runs of configuration cfg:weak (work per thread fixed)
   gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
   throughput  sorts: elements per second vs total per variant (one array each)
@@ -507,31 +506,6 @@ def chart_strong(stats, cv):
     limit.done()
 
 
-def chart_weak(stats, cv):
-    pts = {}
-    for s in stats:
-        t = s.arg("threads", int)
-        if s.arg("cfg") == "weak" and t is not None:
-            pts.setdefault((s.run.family, s.run.variant, s.source), []).append((t, s.seconds))
-    if not pts:
-        raise NoData("weak scaling needs runs of configuration cfg:weak (problem size proportional to threads); "
-                     "none in the input")
-    several = len({k[2] for k in pts}) > 1
-    pyplot = plt()
-    fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
-    threads = []
-    for (family, variant, source), p in sorted(pts.items()):
-        p.sort()
-        threads += [t for t, _ in p]
-        ax.plot([t for t, _ in p], [p[0][1] / x for _, x in p], "o-",
-                label="%s %s%s" % (family, variant, " [%s]" % source if several else ""))
-    ax.axhline(1.0, color="k", ls="--", lw=1)
-    ax.set(xlabel="threads", ylabel="weak-scaling efficiency T(first) / T(p)")
-    thread_axis(ax, threads)
-    legend(ax, len(pts))
-    cv.save(fig, "weak", "Weak scaling", "Scaling", {k[2] for k in pts})
-
-
 def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
     """One log-log line per label: points (x, y) or (x, y, spread), spread as
     error bars. Labels may end in " [source]"; one size only: horizontal bars."""
@@ -819,7 +793,6 @@ CHARTS = {
     "speedup": chart_speedup,
     "heatmap": chart_heatmap,
     "strong": chart_strong,
-    "weak": chart_weak,
     "gflops": chart_gflops,
     "iteration": chart_iteration,
     "throughput": chart_throughput,

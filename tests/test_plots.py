@@ -45,7 +45,7 @@ MPI_EFF = {(1, 1): 1.0, (1, 2): 0.9, (2, 1): 0.8, (2, 2): 0.5}
 
 
 def synthetic():
-    """Known times: speedups, efficiencies, MPI cells, fractions and weak scaling are exact."""
+    """Known times: speedups, efficiencies, MPI cells and fractions are exact."""
     g = ("GFLOPS", "gemm_f32")
     b = [entry(GEMM % ("Naive", ""), 8.0, role="baseline", rate=g, GFLOPS=1.0)]
     for t, s in ((1, 4.0), (2, 2.0), (4, 1.0), (8, 0.8)):
@@ -57,9 +57,6 @@ def synthetic():
                    rate=("GBps", "bandwidth"), h2d_s=0, kernel_s=0, d2h_s=0, host_s=6.0))
     for (r, t), eff in MPI_EFF.items():
         b.append(entry(KM % ("MPI", "/ranks:%d/threads:%d" % (r, t)), 8.0 / (r * t * eff)))
-    for t in (1, 2, 4):
-        b.append(entry("KMeans/OMP.Reduce/cfg:weak/dist:uniform/N:%d/D:2/K:4/threads:%d/manual_time" % (100 * t, t),
-                       1.0 + 0.1 * t))
     bw = ("GBps", "bandwidth")
     for n in (1024, 4096):
         b.append(entry(SORT % ("Std", n, n, ""), n * 1e-8, role="baseline", rate=bw, elements_per_second=1e8,
