@@ -20,7 +20,9 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import derived  # noqa: E402
 import pbjson  # noqa: E402
-import report  # noqa: E402
+import report_charts  # noqa: E402
+import report_draw  # noqa: E402
+import report_stats  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 PLOT = os.path.join(ROOT, "plots", "report.py")
@@ -71,7 +73,7 @@ def synthetic():
 
 
 def stats_of(benchmarks, label="syn"):
-    return report.collect([pbjson.Run(label, {}, [pbjson.Entry(b) for b in benchmarks], label=label)])
+    return report_stats.collect([pbjson.Run(label, {}, [pbjson.Entry(b) for b in benchmarks], label=label)])
 
 
 def run_plot(*args):
@@ -138,7 +140,7 @@ class Charts(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr, "")
             files = os.listdir(out)
-            for chart in report.CHARTS:
+            for chart in report_charts.CHARTS:
                 pngs = [f for f in files if f.startswith(chart) and f.endswith(".png")]
                 self.assertTrue(pngs, "no %s chart; stderr: %s" % (chart, p.stderr))
                 for f in pngs:
@@ -150,8 +152,8 @@ class Charts(unittest.TestCase):
     def test_speedup_over_the_baseline_and_efficiency_over_its_own_single_thread(self):
         stats = stats_of(synthetic()["benchmarks"])
         with tempfile.TemporaryDirectory() as tmp, Spy("plot") as calls:
-            cv = report.Canvas(tmp, "m")
-            report.chart_speedup(stats, cv)
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_speedup(stats, cv)
         lines = {}
         for (x, y, *_), k in calls:
             lines.setdefault(k.get("label"), []).append((list(x), list(y)))
@@ -166,7 +168,7 @@ class Charts(unittest.TestCase):
     def test_heatmap_scales_are_anchored(self):
         stats = stats_of(synthetic()["benchmarks"])
         with tempfile.TemporaryDirectory() as tmp, Spy("imshow") as calls:
-            report.chart_heatmap(stats, report.Canvas(tmp, "m"))
+            report_charts.chart_heatmap(stats, report_draw.Canvas(tmp, "m"))
         (speed, sk), (eff, ek) = calls
         # [ranks][threads]: speedup over Seq (6 s) = 6 / (8 / (r t e)); efficiency e.
         want_speed, want_eff = [[0.75, 1.35], [1.2, 1.5]], [[1.0, 0.9], [0.8, 0.5]]
@@ -180,7 +182,7 @@ class Charts(unittest.TestCase):
     def test_heatmap_without_a_baseline_draws_efficiency_only(self):
         b = [e for e in synthetic()["benchmarks"] if not e["name"].startswith("KMeans/Seq/")]
         with tempfile.TemporaryDirectory() as tmp, Spy("imshow") as calls:
-            report.chart_heatmap(stats_of(b), report.Canvas(tmp, "m"))
+            report_charts.chart_heatmap(stats_of(b), report_draw.Canvas(tmp, "m"))
         self.assertEqual(len(calls), 1)
         self.assertEqual(calls[0][1]["vmax"], 1.0)
 
@@ -189,8 +191,8 @@ class Charts(unittest.TestCase):
         for e in old:
             del e["parbench"]
         with tempfile.TemporaryDirectory() as tmp:
-            with self.assertRaisesRegex(report.NoData, "ci/upgrade_json.py"):
-                report.chart_speedup(stats_of(old), report.Canvas(tmp, "m"))
+            with self.assertRaisesRegex(report_stats.NoData, "ci/upgrade_json.py"):
+                report_charts.chart_speedup(stats_of(old), report_draw.Canvas(tmp, "m"))
 
 
 class Ceiling(unittest.TestCase):
@@ -202,7 +204,7 @@ class Ceiling(unittest.TestCase):
                     GBps=1000.0),
               entry(sort % "CUB", 1e-6, device="gpu", rate=bw, elements_per_second=4e9, GBps=500.0)]
         stats = stats_of(b)
-        got = {(s.run.variant, s.arg("threads"), s.arg("n")): f for s, f, _ in report.fractions(stats)}
+        got = {(s.run.variant, s.arg("threads"), s.arg("n")): f for s, f, _ in report_stats.fractions(stats)}
         self.assertEqual(got[("OMP", "8", None)], 10 / 40)  # GEMM against the CPU GEMM ceiling
         self.assertEqual(got[("Naive", None, None)], 1 / 40)
         self.assertEqual(got[("Seq", None, None)], 1600 / 0.6 * 1e-9 / 100)  # points read once an iteration
@@ -210,7 +212,7 @@ class Ceiling(unittest.TestCase):
         self.assertEqual(got[("CUB", None, "4096")], 0.5)  # GPU sort against CUDA.Copy
         # Another source's ceiling is never used.
         other = stats_of([e for e in b if not e["name"].startswith("Ceiling/")], label="other")
-        self.assertEqual(report.fractions(stats + other), report.fractions(stats))
+        self.assertEqual(report_stats.fractions(stats + other), report_stats.fractions(stats))
 
     def test_a_fraction_above_one_is_flagged_not_drawn(self):
         b = synthetic()["benchmarks"]
@@ -218,8 +220,8 @@ class Ceiling(unittest.TestCase):
         b.append(entry(GEMM % ("OpenBLAS", "/threads:2"), 8 / 60, rate=("GFLOPS", "gemm_f32"), GFLOPS=60.0))
         stats = stats_of(b)
         with tempfile.TemporaryDirectory() as tmp, Spy("barh") as calls:
-            cv = report.Canvas(tmp, "m")
-            report.chart_ceiling(stats, cv)
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_ceiling(stats, cv)
         warnings = [t for sev, t in cv.findings if sev == "warning"]
         self.assertEqual(len(warnings), 1, cv.findings)
         self.assertIn("OpenBLAS/op:AB/type:f32/M:64/N:64/K:64/threads:2 at 1.50", warnings[0])
@@ -243,9 +245,9 @@ class Sources(unittest.TestCase):
                     e["GFLOPS"] /= 2
             json.dump(doc, open(b, "w"))
             runs = [pbjson.load(a, "before"), pbjson.load(b, "after")]
-            stats = report.collect(runs)
+            stats = report_stats.collect(runs)
             with Spy("errorbar") as calls:
-                report.chart_strong(stats, report.Canvas(tmp, "m"))
+                report_charts.chart_strong(stats, report_draw.Canvas(tmp, "m"))
             labels = [k["label"] for _, k in calls]
             self.assertIn("OMP [before]", labels)
             self.assertIn("OMP [after]", labels)

@@ -1,0 +1,380 @@
+"""Every chart of plots/plot: one chart_NAME(stats, cv) function per chart
+kind, which selects its data from the Stats (report_stats.py), draws its
+figures through the Canvas (report_draw.py) or raises NoData saying what the
+input lacks, and CHARTS, the table of them by the name --chart takes."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived  # noqa: E402
+from report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,  # noqa: E402
+                         plain_log, plt, thread_axis)
+from report_stats import (NoData, at_most_threads, baselines, by_family, fractions, label,  # noqa: E402
+                          missing_roles, natural, own_single, problem_label, several_sources, source_suffix, work)
+
+
+def chart_speedup(stats, cv):
+    """Per problem: speedup over the family baseline (left) and parallel
+    efficiency against the variant's own 1-thread run (right), vs threads."""
+    absent = missing_roles(stats, "speedup")
+    if absent:
+        raise absent
+    base, single = baselines(stats), own_single(stats)
+    several = several_sources(stats)
+    series = {}
+    for s in stats:
+        t = s.arg("threads", int)
+        if t is None or s.arg("ranks") is not None or s.role != "variant":
+            continue
+        series.setdefault((s.run.family, s.problem()), []).append(s)
+    drawn = 0
+    # Problems with a baseline entry first: their left panel has something to show.
+    has_base = {(fam, prob) for (_, fam, prob) in base}
+    ordered = sorted(series.items(), key=lambda kv: (kv[0] not in has_base, -len(kv[1]), -work(kv[0][1])))
+    limit = FamilyLimit(cv, "speedup")
+    for (family, problem), ss in ordered:
+        if limit.full(family, problem):
+            continue
+        lines = {}
+        for s in ss:
+            lines.setdefault((s.source, s.run.variant), []).append(s)
+        speed, eff, no_base, no_single = {}, {}, set(), set()
+        for (source, variant), pts in lines.items():
+            pts.sort(key=lambda s: s.arg("threads", int))
+            lbl = variant + (" [%s]" % source if several else "")
+            b = base.get((source, family, problem))
+            if b is not None:
+                speed[lbl] = [(s.arg("threads", int), derived.speedup(b.seconds, s.seconds)) for s in pts]
+            else:
+                no_base.add(source)
+            one = single.get((source, family, variant, problem))
+            if one is not None:
+                eff[lbl] = [(s.arg("threads", int), derived.efficiency(one.seconds, s.seconds, s.workers()))
+                            for s in pts]
+                for t, e in eff[lbl]:
+                    if e > 1.0 + derived.CEILING_NOISE:
+                        cv.finding("info", "%s %s %s: efficiency %.2f at %d threads (superlinear: caches, or a slow "
+                                           "1-thread run)" % (family, lbl, problem_label(problem), e, t))
+                    elif t > 1 and e < derived.LOW_EFFICIENCY:
+                        cv.finding("warning", "%s %s %s: efficiency %.3g at %d threads, slower than one thread "
+                                              "would be: more threads than free cores, or a disturbed run"
+                                   % (family, lbl, problem_label(problem), e, t))
+            else:
+                no_single.add(lbl)
+        if not speed and not eff:
+            continue
+        pyplot = plt()
+        fig, (a1, a2) = pyplot.subplots(1, 2, figsize=(11, 4.2))
+        threads = [t for pts in list(speed.values()) + list(eff.values()) for t, _ in pts]
+        # One style per series, in both panels and in every chart.
+        style = {lbl: cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None) for lbl in set(speed) | set(eff)}
+        for lbl, pts in sorted(speed.items()):
+            a1.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
+        for lbl, pts in sorted(eff.items()):
+            a2.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
+        a2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
+        base_names = sorted({b.run.variant for (src, fam, prob), b in base.items()
+                             if fam == family and prob == problem})
+        a1.set(ylabel="speedup over %s (family baseline)" % "/".join(base_names or ["baseline"]), xlabel="threads")
+        a2.set(ylabel="parallel efficiency\n(speedup over own 1-thread run / threads)", xlabel="threads",
+               ylim=(0, max(1.1, max((v for pts in eff.values() for _, v in pts), default=1) * 1.05)))
+        for ax in (a1, a2):
+            thread_axis(ax, threads)
+            ax.grid(True, alpha=0.3)
+        if not speed:
+            a1.text(0.5, 0.5, "no baseline entry for this problem\nin %s" % ", ".join(sorted(no_base)),
+                    ha="center", va="center", transform=a1.transAxes, fontsize=8)
+        elif not eff:
+            legend(a1, len(speed))
+        if eff:
+            legend(a2, len(eff) + 1)
+        if no_single:
+            a2.text(0.02, 0.02, "no 1-thread run, efficiency not drawn: %s" % ", ".join(sorted(no_single)),
+                    transform=a2.transAxes, fontsize=6, va="bottom")
+        limit.drew(family)
+        drawn += 1
+        cv.save(fig, cv.name("speedup_%s" % family.lower()),
+                "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family,
+                {s.source for s in ss})
+    limit.done()
+    if not drawn:
+        raise NoData("no threaded variant (without ranks: those are in the heatmap) with a family baseline or a "
+                     "1-thread run of its own on the same problem")
+
+
+def chart_heatmap(stats, cv):
+    """Ranks x threads grids: speedup over the family baseline (0 .. ideal)
+    and efficiency against the grid's own 1 x 1 cell (0 .. 1)."""
+    cells = {}
+    for s in stats:
+        r, t = s.arg("ranks", int), s.arg("threads", int)
+        if r is None or t is None:
+            continue
+        cells.setdefault((s.source, s.run.family, s.run.variant, s.problem()), {})[(r, t)] = s
+    if not cells:
+        raise NoData("no runs with both ranks and threads arguments (benchmarks run under mpirun)")
+    base = baselines(stats)
+    pyplot = plt()
+    drawn = 0
+    for (source, family, variant, problem), grid in sorted(cells.items()):
+        b, one = base.get((source, family, problem)), grid.get((1, 1))
+        ranks = sorted({r for r, _ in grid})
+        threads = sorted({t for _, t in grid})
+        panels = []
+        if b is not None:
+            m = _grid(ranks, threads, grid, lambda s: derived.speedup(b.seconds, s.seconds))
+            panels.append(("speedup over %s (family baseline)" % b.run.variant, m, max(r * t for r, t in grid)))
+        if one is not None:
+            m = _grid(ranks, threads, grid, lambda s: derived.efficiency(one.seconds, s.seconds, s.workers()))
+            panels.append(("efficiency against its own 1 rank x 1 thread", m, 1.0))
+        if not panels:
+            cv.finding("info", "%s %s %s [%s]: neither a baseline entry nor a 1 x 1 cell; heatmap not drawn"
+                       % (family, variant, problem_label(problem), source))
+            continue
+        if b is None:
+            cv.finding("info", "%s %s %s: no baseline entry in the same source, so the heatmap shows efficiency only"
+                       % (family, variant, problem_label(problem)))
+        fig, axes = pyplot.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+        for ax, (what, m, top) in zip(axes[0], panels):
+            # Anchored scale: 0 is no speedup, the top is the ideal (ranks x
+            # threads for speedup, 1 for efficiency); values beyond are the top colour.
+            im = ax.imshow(m, origin="lower", cmap="viridis", vmin=0.0, vmax=top)
+            ax.set(xticks=range(len(threads)), xticklabels=threads, yticks=range(len(ranks)), yticklabels=ranks,
+                   xlabel="threads per rank", ylabel="ranks", title=what)
+            ax.title.set_fontsize(8)
+            for i in range(len(ranks)):
+                for j in range(len(threads)):
+                    if not math.isnan(m[i][j]):
+                        ax.text(j, i, "%.2f" % m[i][j], ha="center", va="center", fontsize=7,
+                                color="k" if m[i][j] > 0.6 * top else "w")
+            fig.colorbar(im, ax=ax)
+        drawn += 1
+        several = len({k[0] for k in cells}) > 1
+        cv.save(fig, cv.name("heatmap"), "%s %s ranks x threads: %s%s%s" % (
+            family, variant, problem_label(problem), " [%s]" % source if several else "",
+            "" if b is not None else " (no baseline entry: speedup not drawn)"), family, {source})
+    if not drawn:
+        raise NoData("ranks x threads runs without a family baseline or a 1 x 1 cell in the same source")
+
+
+def chart_strong(stats, cv):
+    series = {}
+    several = several_sources(stats)
+    for s in stats:
+        t = s.arg("threads", int)
+        if t is not None and s.arg("ranks") is None and s.role != "ceiling":
+            series.setdefault((s.run.family, s.problem()), {}).setdefault((s.run.variant, s.source), []).append(
+                (t, s.seconds, s.stdev))
+    good = [(k, v) for k, v in series.items() if any(len(p) > 1 for p in v.values())]
+    if not good:
+        raise NoData("no variant was run at more than one thread count (without ranks: those are in the heatmap)")
+    good.sort(key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0][1])))
+    limit = FamilyLimit(cv, "strong")
+    for (family, problem), variants in good:
+        if limit.full(family, problem):
+            continue
+        limit.drew(family)
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
+        threads = []
+        for (v, source), pts in sorted(variants.items()):
+            pts.sort()
+            threads += [t for t, _, _ in pts]
+            st = cv.style(v, source)
+            ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts],
+                        label=v + (" [%s]" % source if several else ""), capsize=2, **st)
+            t0, x0, _ = pts[0]
+            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color=st["color"], lw=1)
+        ax.set(yscale="log", xlabel="threads", ylabel="seconds per call (dotted: ideal from the first point)")
+        plain_log(ax.yaxis)
+        thread_axis(ax, threads)
+        ax.grid(True, alpha=0.3)
+        legend(ax, len(variants))
+        cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family,
+                {src for _, src in variants})
+    limit.done()
+
+
+def chart_gflops(stats, cv):
+    gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS") is not None]
+    if not gemm:
+        raise NoData("no passed GEMM entries with a GFLOPS counter")
+    several = several_sources(gemm)
+    groups = {}
+    for s in gemm:
+        groups.setdefault((s.arg("op"), s.arg("type")), []).append(s)
+    for (op, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        lines = {}
+        for s in at_most_threads(ss):
+            size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
+            lines.setdefault(label(s, several), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
+        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)", cv.name("gflops"),
+                   "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM", {s.source for s in ss})
+
+
+def chart_iteration(stats, cv):
+    km = [s for s in by_family(stats, "KMeans") if s.counter("seconds_per_iteration")]
+    several = several_sources(km)
+    groups = {}
+    for s in km:
+        groups.setdefault((s.arg("cfg"), s.arg("D"), s.arg("dist")), []).append(s)
+    groups = {k: v for k, v in groups.items() if len({s.arg("N") for s in v}) > 1}
+    if not groups:
+        raise NoData("no k-means configuration was run at more than one N")
+    for (cfg, d, dist), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        lines = {}
+        for s in ss:
+            spi = s.counter("seconds_per_iteration")
+            spread = spi * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread * 1e3))
+        ks = sorted({s.arg("K", int) for s in ss if s.arg("K", int) is not None})
+        kdesc = "K=%d" % ks[0] if len(ks) == 1 else "K varies with N: %s" % ", ".join(map(str, ks))
+        draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration"),
+                   "KMeans %s (D=%s, %s, %s): time per iteration vs N" % (cfg, d, kdesc, dist), "KMeans",
+                   {s.source for s in ss})
+
+
+def chart_throughput(stats, cv):
+    """Sorts of one array: elements/s vs total, one figure per key type,
+    payload, order and distribution; threaded variants at their most threads."""
+    srt = [s for s in by_family(stats, "Sort") if s.counter("elements_per_second") and s.arg("n") == s.arg("length")]
+    several = several_sources(srt)
+    groups = {}
+    for s in srt:
+        groups.setdefault((s.arg("key"), s.arg("payload"), s.arg("order"), s.arg("dist")), []).append(s)
+    groups = {k: v for k, v in groups.items() if len({s.arg("n") for s in v}) > 1}
+    if not groups:
+        raise NoData("no sort of one array was run at more than one total")
+    for key, ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
+        lines = {}
+        for s in at_most_threads(ss):
+            eps = s.counter("elements_per_second")
+            spread = eps * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
+        draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput"),
+                   "Sort %s %s %s %s: elements/s vs size" % key, "Sort", {s.source for s in ss})
+
+
+def chart_blocks(stats, cv):
+    several = several_sources(stats)
+    series = {}
+    for s in stats:
+        b = s.arg("block", int)
+        if b is not None:
+            series.setdefault((s.run.family, s.problem()), {}).setdefault(
+                s.run.variant + (" [%s]" % s.source if several else ""), []).append((b, s.seconds, s.stdev))
+    good = [(k, v) for k, v in series.items() if any(len(p) > 1 for p in v.values())]
+    if not good:
+        raise NoData("no CUDA variant was run at more than one block size")
+    good.sort(key=lambda kv: -max(x for p in kv[1].values() for _, x, _ in p))
+    import matplotlib.ticker
+
+    limit = FamilyLimit(cv, "blocks")
+    for (family, problem), variants in good:
+        if limit.full(family, problem):
+            continue
+        limit.drew(family)
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
+        for v, pts in sorted(variants.items()):
+            pts.sort()
+            ax.errorbar([b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts], yerr=[e * 1e3 for _, _, e in pts],
+                        label=v, capsize=2, **cv.style(v.split(" [")[0], v.partition(" [")[2] or None))
+        ax.set(xscale="log", xlabel="block size (threads or tile edge)", ylabel="ms per call")
+        times = [x for p in variants.values() for _, x, _ in p if x > 0]
+        if times and max(times) > 20 * min(times):  # a linear axis would flatten the fast ones
+            ax.set_yscale("log")
+            plain_log(ax.yaxis)
+        ax.set_xticks(sorted({b for p in variants.values() for b, _, _ in p}))
+        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.grid(True, alpha=0.3)
+        legend(ax, len(variants))
+        cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family,
+                {src for p in variants for src in [p.partition(" [")[2][:-1] or None]} if several else None)
+    limit.done()
+
+
+def chart_breakdown(stats, cv):
+    """Where each GPU run's time goes: host-to-device, kernel, device-to-host
+    and host shares, one horizontal bar per variant with its total."""
+    parts = ("h2d_s", "kernel_s", "d2h_s", "host_s")
+    several = several_sources(stats)
+    groups = {}
+    for s in by_family(stats, "KMeans"):
+        if all(s.counter(p) is not None for p in parts) and sum(s.counter(p) for p in parts[:3]) > 0:
+            groups.setdefault(s.problem(), []).append(s)
+    if not groups:
+        raise NoData("no k-means entries with device phases (h2d_s / kernel_s / d2h_s; CPU runs are all host time)")
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), -work(kv[0])))
+    cv.drop("breakdown", ["KMeans %s" % problem_label(p) for p, _ in ordered[MAX_FIGS:]])
+    colours = {"h2d_s": "tab:orange", "kernel_s": "tab:green", "d2h_s": "tab:red", "host_s": "tab:grey"}
+    for problem, ss in ordered[:MAX_FIGS]:
+        ss.sort(key=lambda s: natural(label(s, several)))
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(8.5, 1.2 + 0.24 * len(ss)))
+        # Shares of each run (stacked bars on a log axis would misstate them);
+        # the run's total is in its label.
+        totals = [sum(s.counter(p) for p in parts) for s in ss]
+        left = [0.0] * len(ss)
+        for p in parts:
+            vals = [s.counter(p) / t if t > 0 else 0.0 for s, t in zip(ss, totals)]
+            ax.barh(range(len(ss)), vals, left=left, label=p[:-2], color=colours[p])
+            left = [a + v for a, v in zip(left, vals)]
+        ax.set_yticks(range(len(ss)))
+        ax.set_yticklabels(["%s: %.3g ms" % (label(s, several), t * 1e3) for s, t in zip(ss, totals)], fontsize=6)
+        ax.invert_yaxis()
+        ax.set(xlabel="share of the run's time", xlim=(0, 1))
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=4, borderaxespad=0.2)
+        cv.save(fig, cv.name("breakdown"), "KMeans run breakdown: %s" % problem_label(problem), "KMeans",
+                {s.source for s in ss})
+
+
+def chart_ceiling(stats, cv):
+    """Each entry's declared rate as a fraction of the ceiling of its kind on
+    its device, measured in the same source; one figure per family and
+    problem (the largest problems first)."""
+    absent = missing_roles(stats, "fraction of ceiling")
+    if absent:
+        raise absent
+    if not any(s.role == "ceiling" for s in stats):
+        raise NoData("no Ceiling entries in the input: run bench with the Ceiling family too "
+                     "(e.g. --benchmark_filter='^(GEMM|Ceiling)/')")
+    rows = fractions(stats)
+    if not rows:
+        raise NoData("no entry has a ceiling of its kind on its device in the same source")
+    several = several_sources(stats)
+    for s, f, c in rows:
+        if derived.classify_fraction(f) == "above ceiling":
+            cv.finding("warning", "%s at %.2f of %s %s (%s): above the ceiling measured in the same run, a "
+                                  "measurement problem (the ceiling is too low or the run disturbed), not drawn as a "
+                                  "result" % (s.run.base() + source_suffix(s, several), f, c.run.variant,
+                                              c.rate[1], c.device))
+    groups = {}
+    for s, f, c in rows:
+        groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))
+    limit = FamilyLimit(cv, "ceiling")
+    for (family, problem), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1]))):
+        if limit.full(family, problem):
+            continue
+        limit.drew(family)
+        counter = rs[0][0].rate[0]
+        kinds = sorted({"%s (%s)" % (c.run.variant, c.device) for _, _, c in rs})
+        draw_fractions(cv, rs, several, cv.name("ceiling"),
+                       "%s %s as a fraction of the ceiling measured in the same run (%s): %s"
+                       % (family, counter, ", ".join(kinds), problem_label(problem)), family)
+    limit.done()
+
+
+CHARTS = {
+    "speedup": chart_speedup,
+    "heatmap": chart_heatmap,
+    "strong": chart_strong,
+    "gflops": chart_gflops,
+    "iteration": chart_iteration,
+    "throughput": chart_throughput,
+    "blocks": chart_blocks,
+    "breakdown": chart_breakdown,
+    "ceiling": chart_ceiling,
+}

@@ -1,0 +1,219 @@
+"""Drawing helpers of the charts (plots/report.py): matplotlib behind plt()
+(imported on first use, Agg backend), the Canvas that titles, saves and
+remembers each figure with its findings, one style per variant across the
+report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
+and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
+import os
+import re
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived  # noqa: E402
+from report_stats import label, natural, problem_label  # noqa: E402
+
+MAX_FIGS = 6  # per chart kind and family: the problems with the most data points
+
+
+def plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    return pyplot
+
+
+def thread_axis(ax, values):
+    """A log2 thread axis with a tick at each thread count, written as integers."""
+    import matplotlib.ticker
+
+    ticks = sorted(set(values))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: "%d" % round(x)))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+MARKERS = ("o", "s", "^", "D", "v", "P")
+LINES = ("-", "--", ":", "-.")
+
+
+class Canvas:
+    """Saves figures into the report folder and remembers them, what looked
+    wrong while drawing (findings for the report's summary) and the problems
+    left out by the per-family limit. `machines`: {source: machine}."""
+
+    def __init__(self, out, machines):
+        if isinstance(machines, str):
+            machines = {None: machines}
+        self.out, self.machines, self.made, self.findings, self.dropped = out, machines, [], [], []
+        self.colours, self.sources = {}, {}
+
+    def machine(self, sources):
+        known = [self.machines.get(src) for src in sorted(sources, key=str)] if sources else []
+        if not known or any(m is None for m in known):
+            known = list(self.machines.values())
+        names = sorted({m for m in known if m})
+        if len(names) <= 1:
+            return names[0] if names else ""
+        return "; ".join("%s: %s" % (src, self.machines.get(src, ""))
+                         for src in sorted(sources or self.machines, key=str))
+
+    def save(self, fig, name, title, section, sources=None):
+        # Long titles (problem and baseline) wrap to the figure's width.
+        width = max(40, int(fig.get_figwidth() * 12))
+        mach = textwrap.fill(self.machine(sources), width)
+        fig.suptitle("%s\n%s" % (textwrap.fill(title, width), mach), fontsize=10)
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            # bbox "tight": a legend placed beside the axes stays in the picture.
+            fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
+        plt().close(fig)
+        self.made.append((name, title, section))
+
+    def style(self, key, source=None):
+        """The same colour for the same variant in every chart of the report
+        (20 distinct hues: tab20's strong ones, then its light ones); its knob
+        values and the sources differ by marker and line style."""
+        variant, _, knob = key.partition(" (")
+        if variant not in self.colours:
+            i = len(self.colours)
+            self.colours[variant] = (plt().get_cmap("tab20")((2 * i) % 20 + (i // 10) % 2), {})
+        colour, knobs = self.colours[variant]
+        knobs.setdefault(knob, len(knobs))
+        if source not in self.sources:
+            self.sources[source] = len(self.sources)
+        m = knobs[knob] + self.sources[source]
+        return {"color": colour, "marker": MARKERS[m % len(MARKERS)],
+                "ls": LINES[(knobs[knob] + 2 * self.sources[source]) % len(LINES)]}
+
+    def drop(self, chart, problems):
+        if problems:
+            self.dropped.append((chart, "not drawn for %d more problem%s (at most %d a family): %s" % (
+                len(problems), "" if len(problems) == 1 else "s", MAX_FIGS, "; ".join(problems))))
+
+    def name(self, stem):
+        n = sum(1 for m in self.made if re.fullmatch(re.escape(stem) + r"_\d+", m[0])) + 1
+        return "%s_%d" % (stem, n)
+
+    def finding(self, severity, text):
+        if (severity, text) not in self.findings:
+            self.findings.append((severity, text))
+
+
+class FamilyLimit:
+    """At most MAX_FIGS figures of a chart kind a family; the problems beyond
+    are listed under "Charts not drawn"."""
+
+    def __init__(self, cv, chart):
+        self.cv, self.chart, self.count, self.left = cv, chart, {}, []
+
+    def full(self, family, problem):
+        if self.count.get(family, 0) < MAX_FIGS:
+            return False
+        self.left.append("%s %s" % (family, problem_label(problem)))
+        return True
+
+    def drew(self, family):
+        self.count[family] = self.count.get(family, 0) + 1
+
+    def done(self):
+        self.cv.drop(self.chart, self.left)
+
+
+def legend(ax, n, **kw):
+    """Inside the axes for a few series; beside them, out of the data's way, for more."""
+    if n > 3:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  ncol=1 if n <= 24 else 2, **kw)
+    else:
+        ax.legend(fontsize=7, **kw)
+
+
+def plain_log(axis):
+    """A log axis labelled with plain numbers (1, 2, 5 of each decade)."""
+    import matplotlib.ticker
+
+    lo, hi = sorted(abs(v) for v in axis.get_view_interval())
+    wide = lo > 0 and hi / lo > 300  # beyond 2.5 decades, 1-2-5 ticks would collide
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0,) if wide else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def _grid(ranks, threads, grid, value):
+    m = [[float("nan")] * len(threads) for _ in ranks]
+    for (r, t), s in grid.items():
+        m[ranks.index(r)][threads.index(t)] = value(s)
+    return m
+
+
+def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
+    """One log-log line per label: points (x, y) or (x, y, spread), spread as
+    error bars. Labels may end in " [source]"; one size only: horizontal bars."""
+    pyplot = plt()
+    if len({p[0] for pts in lines.values() for p in pts}) == 1:
+        x = next(iter(lines.values()))[0][0]
+        rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else 0.0, lbl) for lbl, pts in lines.items()),
+                      key=lambda r: r[0])
+        fig, ax = pyplot.subplots(figsize=(7.5, 1.0 + 0.28 * len(rows)))
+        ax.barh(range(len(rows)), [r[0] for r in rows], xerr=[r[1] for r in rows], capsize=2,
+                color=[cv.style(r[2].split(" [")[0], r[2].partition(" [")[2] or None)["color"] for r in rows])
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r[2] for r in rows], fontsize=6)
+        ax.set(xscale="log", xlabel="%s (%s = %g)" % (ylabel, xlabel, x))
+        plain_log(ax.xaxis)
+        ax.grid(True, alpha=0.3, axis="x")
+        cv.save(fig, name, title, section, sources)
+        return
+    fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
+    for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
+        pts.sort()
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+        if len(pts[0]) > 2:
+            ax.errorbar(xs, ys, yerr=[p[2] for p in pts], label=lbl, capsize=2, ms=3, **st)
+        else:
+            ax.plot(xs, ys, label=lbl, ms=3, **st)
+    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
+    plain_log(ax.xaxis)
+    plain_log(ax.yaxis)
+    ax.grid(True, alpha=0.3, which="both")
+    legend(ax, len(lines))
+    cv.save(fig, name, title, section, sources)
+
+
+def draw_fractions(cv, rows, several, name, title, section):
+    rows = sorted(rows, key=lambda r: (r[0].device or "", -r[1]))
+    texts = []  # (row, where the bar and its error bar end): the value goes beside it
+    pyplot = plt()
+    fig, ax = pyplot.subplots(figsize=(8.5, 1.1 + 0.3 * len(rows)))
+    top = 1.0 + derived.CEILING_NOISE
+    for y, (s, f, c) in enumerate(rows):
+        cls = derived.classify_fraction(f)
+        if cls == "above ceiling":
+            # Not a result: a grey hatched bar to the edge, the value in words.
+            ax.barh(y, top, color="none", edgecolor="tab:red", hatch="///", lw=0.8)
+            ax.text(top * 0.98, y, "%.2f: above the ceiling - a measurement problem" % f, ha="right", va="center",
+                    fontsize=6, color="tab:red")
+        else:
+            ax.barh(y, f, xerr=f * (s.cv or 0.0), color="tab:green" if s.device == "gpu" else "tab:blue",
+                    capsize=2, error_kw={"lw": 0.8})
+            texts.append((y, f * (1 + (s.cv or 0.0))))
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label(s, several) for s, _, _ in rows], fontsize=6)
+    ax.axvline(1.0, color="k", lw=1)
+    low = min(f for _, f, _ in rows)
+    log = 0 < low < 0.05  # small fractions would be invisible on a linear axis
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(max(low / 2, 1e-5), top * 1.6)
+        plain_log(ax.xaxis)
+    else:
+        ax.set_xlim(0, top + 0.15)
+    for y, end in texts:
+        f = rows[y][1]
+        ax.text(end * 1.08 if log else end + 0.01, y, "%.3g" % f, va="center", fontsize=6)
+    ax.set(xlabel="fraction of the ceiling (green: GPU, blue: CPU; error bars: CV of repetitions)")
+    cv.save(fig, name, title, section, {s.source for s, _, _ in rows})
