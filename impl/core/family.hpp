@@ -9,7 +9,8 @@
 //   impl/<family>/registry.cpp   THE list: one line per variant, its factory
 //                                declared just above the list
 //   impl/<family>/job.hpp        the Job: VariantJob + check() + report()
-//   impl/<family>/<family>.cpp   axes and registration (run names, knobs, caps)
+//   impl/<family>/family.cpp     axes, flags (a FlagSection) and registration
+//                                (run-name args; register_entry does the rest)
 #include <cmath>
 #include <cstdint>
 #include <functional>
