@@ -134,11 +134,6 @@ def gpu_present():
         subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
-def machine_id(path):
-    run_ = pbjson.load(path)
-    return historymod.machine_of(run_.context)
-
-
 def baseline_path(hist, machine):
     return os.path.join(hist, "baselines", machine + ".json.gz")
 
@@ -288,6 +283,10 @@ def night(args, summary, codes):
             log("the suite did not run")
             return 2
         codes.append(rc)
+    # The night's context and machine, read once (the suite is tens of MB).
+    context = pbjson.load(suite).context
+    machine = historymod.machine_of(context)
+    base = baseline_path(args.history, machine)
 
     aa = os.path.join(args.out, "aa.json")
     with Step("A/A", summary):
@@ -305,9 +304,8 @@ def night(args, summary, codes):
         if os.path.exists(aa):
             with open(aa) as f:
                 doc = json.load(f)
-            ctx = pbjson.load(suite).context
-            entry = {"date": ctx.get("date"), "revision": ctx.get("parbench_git_revision"),
-                     "machine": machine_id(suite),
+            entry = {"date": context.get("date"), "revision": context.get("parbench_git_revision"),
+                     "machine": machine,
                      "compared": len(doc["benchmarks"]), "counts": doc["summary"],
                      "false_alarms": doc["summary"].get("SLOWER", 0) + doc["summary"].get("FASTER", 0)}
             os.makedirs(args.history, exist_ok=True)
@@ -327,7 +325,6 @@ def night(args, summary, codes):
     with Step("changes", summary):
         # Regressions measured at or before the accepted baseline were accepted
         # with it: listed, not failing the night.
-        base = baseline_path(args.history, machine_id(suite))
         accepted = []
         if os.path.exists(base):
             try:
@@ -338,12 +335,11 @@ def night(args, summary, codes):
             if date:
                 accepted = ["--accepted-through", str(date)]
         rc = run(PY + [os.path.join(ROOT, "plots", "trends.py"), "--history", args.history, "--machine",
-                       machine_id(suite), "--out", os.path.join(report, "trends"),
+                       machine, "--out", os.path.join(report, "trends"),
                        "--json", os.path.join(args.out, "changes.json")] + accepted)
         codes.append(rc)
 
     with Step("baseline", summary):
-        base = baseline_path(args.history, machine_id(suite))
         if not os.path.exists(base):
             accept_baseline(suite, args.history, "the first night on this machine")
         else:

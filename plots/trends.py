@@ -839,8 +839,8 @@ def run(args, out=print):
         d = instant(c["date"])
         c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
                              and d <= accepted_through)
-    accepted = [c for c in changepoint.gating(changes) if c["accepted"]]
-    gating = [c for c in changepoint.gating(changes) if not c["accepted"]]
+    gating = changepoint.gating(changes)
+    accepted = [c for c in changes if c["accepted"] and c["status"] == "confirmed"]
     summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
                "confirmed_regressions": len(gating), "accepted_regressions": len(accepted),
                "tentative_regressions": sum(1 for c in changes if c["direction"] == "slower"

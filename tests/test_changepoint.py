@@ -124,6 +124,8 @@ class Detection(unittest.TestCase):
         self.assertLess(c["p"], 1e-6)
         self.assertAlmostEqual(c["threshold"], max(FLOOR, 2.0 * c["noise"]))
         self.assertEqual(cp.gating(ch), ch)
+        # Accepted with a later baseline: reported, no longer gating.
+        self.assertEqual(cp.gating([dict(c, accepted=True) for c in ch]), [])
         # Faster: reported, never gating.
         ch = cp.detect(points(-x), FLOOR)
         self.assertEqual([(c["index"], c["direction"]) for c in ch], [(17, "faster")])
