@@ -11,6 +11,7 @@
 #include "core/mpi.hpp"
 #include "kmeans/case.hpp"
 #include "kmeans/registry.hpp"
+#include "kmeans/verify.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

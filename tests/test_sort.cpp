@@ -13,8 +13,9 @@
 
 #include "core/gpu.hpp"
 #include "core/options.hpp"
-#include "sort/reference.hpp"
+#include "sort/case.hpp"
 #include "sort/registry.hpp"
+#include "sort/verify.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

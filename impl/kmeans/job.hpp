@@ -7,6 +7,7 @@
 #include "core/family.hpp"
 #include "kmeans/case.hpp"
 #include "kmeans/registry.hpp"
+#include "kmeans/verify.hpp"
 
 namespace pb::kmeans {
 

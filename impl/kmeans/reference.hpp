@@ -11,8 +11,4 @@ namespace pb::kmeans {
 // threads = 0: all cores.
 void lloyd(const Problem& p, const Inputs& in, int threads, Result& out);
 
-// The verifier: same assignment and iteration count as the reference, and
-// centroids / inertia within a relative 1e-9 (different summation orders).
-Check compare(const Problem& p, const Result& ref, const Result& got);
-
 }  // namespace pb::kmeans

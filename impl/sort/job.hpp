@@ -6,8 +6,9 @@
 #include <cstdint>
 
 #include "core/family.hpp"
-#include "sort/reference.hpp"
+#include "sort/case.hpp"
 #include "sort/registry.hpp"
+#include "sort/verify.hpp"
 
 namespace pb::sort {
 
