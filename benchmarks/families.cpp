@@ -7,9 +7,11 @@ Family ceiling_family();
 Family gemm_family();
 Family kmeans_family();
 Family sort_family();
+Family sor_family();
 
 const std::vector<Family>& families() {
-  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(), sort_family()};
+  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(), sort_family(),
+                                           sor_family()};
   return list;
 }
 

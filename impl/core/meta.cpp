@@ -47,6 +47,8 @@ std::map<std::string, CounterInfo>& counters() {
       {"on_gpu", {CounterKind::Flag, ""}},
       {"cpu_threads", {CounterKind::Knob, ""}},
       {"block", {CounterKind::Knob, ""}},
+      {"block_x", {CounterKind::Knob, ""}},
+      {"block_y", {CounterKind::Knob, ""}},
       {"ranks", {CounterKind::Knob, ""}},
       {"sm_clock_min_mhz", {CounterKind::Clock, "MHz"}},
       {"sm_clock_max_mhz", {CounterKind::Clock, "MHz"}},

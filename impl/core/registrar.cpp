@@ -53,12 +53,15 @@ void record(int id, Disposition d, const std::string& reason = {}) {
 
 void skip(benchmark::State& state, const std::string& message) { skip_impl(state, message, 0); }
 
-std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks) {
+std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks,
+                               const std::vector<BlockShape>& shapes) {
   std::vector<Knobs> out;
   if (knob == Knob::Threads)
     for (int t : threads) out.push_back({t, 0});
   else if (knob == Knob::Block)
     for (int b : blocks) out.push_back({1, b});
+  else if (knob == Knob::BlockShape)
+    for (const auto& s : shapes) out.push_back({1, s.x, s.y});
   else
     out.push_back({});
   return out;
@@ -71,6 +74,11 @@ void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
   } else if (knob == Knob::Block) {
     name.args.emplace_back("block", std::to_string(k.block));
     ro.axes.emplace_back("block", k.block);
+  } else if (knob == Knob::BlockShape) {
+    name.args.emplace_back("block", std::to_string(k.block) + "x" + std::to_string(k.block_y));
+    ro.axes.emplace_back("block", double(k.block) * k.block_y);
+    ro.axes.emplace_back("block_x", k.block);
+    ro.axes.emplace_back("block_y", k.block_y);
   }
 }
 

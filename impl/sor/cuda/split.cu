@@ -1,0 +1,90 @@
+// CUDA.Split: red and black points stored in separate arrays (seed 002's
+// idea for surface memory), so a half-sweep reads and writes contiguous
+// memory: no thread of the other colour is launched, and no sector carries
+// half a row of points this half-sweep neither reads nor writes.
+//
+// Layout: row i of colour c holds the points j = 2 jj + o, o = (i + c) & 1,
+// at c_arr[i * w + jj], w = ceil(n / 2). A point's neighbours of the other
+// colour are then at the same jj in rows i - 1 and i + 1, and at jj + o - 1
+// and jj + o in its own row. One thread per point of a row, blocks of
+// `block` threads along a row; rows in grid.y (grid-stride past 65535).
+#include <memory>
+
+#include "core/cuda/buffer.cuh"
+#include "sor/sor.hpp"
+
+namespace pb::sor {
+namespace {
+
+__global__ void half_sweep_split(double* __restrict__ mine, const double* __restrict__ other, Consts c,
+                                 int colour, std::int64_t w) {
+  const std::int64_t jj = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (jj >= w) return;
+  for (std::int64_t i = 1 + blockIdx.y; i < c.m - 1; i += gridDim.y) {
+    const std::int64_t o = (i + colour) & 1;
+    const std::int64_t j = 2 * jj + o;
+    if (j < 1 || j >= c.n - 1) continue;
+    const std::int64_t k = i * w + jj;
+    mine[k] = relax(c, i, j, mine[k], other[k + w], other[k - w], other[k + o], other[k + o - 1]);
+  }
+}
+
+class Split final : public Variant {
+ public:
+  explicit Split(int block) : block_(block) {}
+  void prepare(const Problem& p, const Inputs& in) override {
+    c_ = consts(p), sweeps_ = p.sweeps;
+    w_ = (p.n + 1) / 2;
+    const std::size_t half = std::size_t(p.m * w_);
+    std::vector<double> host[2] = {std::vector<double>(half, 0.0), std::vector<double>(half, 0.0)};
+    for (std::int64_t i = 0; i < p.m; ++i)
+      for (std::int64_t j = 0; j < p.n; ++j)
+        host[(i + j) & 1][std::size_t(i * w_ + j / 2)] = in.u0[std::size_t(i * p.n + j)];
+    for (int c = 0; c < 2; ++c) {
+      arr_[c] = DeviceBuffer<double>(half);
+      start_[c] = DeviceBuffer<double>(half);
+      PB_CUDA(cudaMemcpy(start_[c].get(), host[c].data(), half * sizeof(double), cudaMemcpyHostToDevice));
+    }
+  }
+  void reset() override {
+    for (int c = 0; c < 2; ++c)
+      PB_CUDA(cudaMemcpyAsync(arr_[c].get(), start_[c].get(), start_[c].bytes(), cudaMemcpyDeviceToDevice,
+                              stream_.get()));
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+  }
+  void run() override {
+    const dim3 grid(unsigned((w_ + block_ - 1) / block_), unsigned(std::min<std::int64_t>(c_.m - 2, 65535)));
+    for (int s = 0; s < sweeps_; ++s)
+      for (int colour = 0; colour < 2; ++colour) {
+        half_sweep_split<<<grid, block_, 0, stream_.get()>>>(arr_[colour].get(), arr_[1 - colour].get(), c_,
+                                                             colour, w_);
+        PB_CUDA_LAUNCHED();
+      }
+  }
+  void result(std::vector<double>& u) override {
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+    const std::size_t half = arr_[0].size();
+    std::vector<double> host[2] = {std::vector<double>(half), std::vector<double>(half)};
+    for (int c = 0; c < 2; ++c)
+      PB_CUDA(cudaMemcpy(host[c].data(), arr_[c].get(), half * sizeof(double), cudaMemcpyDeviceToHost));
+    u.resize(std::size_t(c_.m * c_.n));
+    for (std::int64_t i = 0; i < c_.m; ++i)
+      for (std::int64_t j = 0; j < c_.n; ++j)
+        u[std::size_t(i * c_.n + j)] = host[(i + j) & 1][std::size_t(i * w_ + j / 2)];
+  }
+  void* stream() override { return stream_.get(); }
+
+ private:
+  int block_;
+  Consts c_{};
+  int sweeps_ = 0;
+  std::int64_t w_ = 0;
+  DeviceBuffer<double> arr_[2], start_[2];
+  Stream stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_split(int block) { return std::make_unique<Split>(block); }
+
+}  // namespace pb::sor

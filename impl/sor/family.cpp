@@ -1,0 +1,199 @@
+// SOR axes: field x grid x omega x variant x (threads | block shape | block).
+// Run names: SOR/<variant>/field:<f>/M:<m>/N:<n>/sweeps:<s>/omega:<w>[/threads:<t>|/block:<XxY>|/block:<b>]
+#include "core/family.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/registrar.hpp"
+#include "core/status.hpp"
+#include "core/strings.hpp"
+#include "sor/job.hpp"
+
+namespace pb {
+namespace {
+using namespace sor;
+
+struct Grid {
+  std::int64_t m, n;
+};
+
+// "MxN,..." grids, boundary included, each at least 3 x 3.
+std::vector<Grid> parse_grids(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<Grid> out;
+  for (const auto& item : split(text, ',')) {
+    const auto dims = split(item, 'x');
+    if (dims.size() != 2)
+      throw UsageError(flag + ": '" + item + "' is not MxN (grid points, e.g. 1000x1500)");
+    Grid g{parse_int(flag, dims[0], 1, std::int64_t(1) << 20),
+           parse_int(flag, dims[1], 1, std::int64_t(1) << 20)};
+    if (g.m < 3 || g.n < 3)
+      throw UsageError(flag + ": grid " + item + " is smaller than 3 x 3 (the boundary alone takes 2 x 2)");
+    out.push_back(g);
+  }
+  return out;
+}
+
+double parse_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(flag + ": '" + text + "' is not a finite number");
+  return v;
+}
+
+std::vector<double> parse_omegas(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<double> out;
+  for (const auto& item : split(text, ',')) {
+    const double w = parse_number(flag, item);
+    if (!(w > 0 && w < 2))
+      throw UsageError(flag + ": omega " + item + " is outside (0, 2), where SOR converges");
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<double> parse_steps(const std::string& flag, const std::string& text) {
+  const auto parts = split(text, ',');
+  if (parts.size() != 2) throw UsageError(flag + ": want h1,h2 (the grid steps along x and y)");
+  std::vector<double> out;
+  for (const auto& item : parts) {
+    const double h = parse_number(flag, item);
+    if (!(h > 0)) throw UsageError(flag + ": step " + item + " is not positive");
+    out.push_back(h);
+  }
+  return out;
+}
+
+std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<BlockShape> out;
+  for (const auto& item : split(text, ',')) {
+    const auto dims = split(item, 'x');
+    if (dims.size() != 2)
+      throw UsageError(flag + ": '" + item + "' is not XxY (threads along j and i, e.g. 32x8)");
+    BlockShape s{int(parse_int(flag, dims[0], 1, 1024)), int(parse_int(flag, dims[1], 1, 1024))};
+    if (s.x * s.y > 1024) throw UsageError(flag + ": block " + item + " has more than 1024 threads");
+    out.push_back(s);
+  }
+  return out;
+}
+
+const std::vector<std::string> kFields{"vortex", "analytic"};
+
+std::vector<Grid> grids(const Options& opt) {
+  if (const auto* given = opt.flag("--sor-grids")) return parse_grids("--sor-grids", *given);
+  switch (opt.profile) {
+    case Profile::Smoke: return {{67, 45}, {130, 257}};
+    case Profile::Default: return {{1000, 1500}, {4098, 4098}, {16386, 16386}};
+    case Profile::Full:
+      return {{257, 257}, {1000, 1500}, {4098, 4098}, {8193, 8193}, {16386, 16386}, {24002, 24002}};
+  }
+  return {};
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+static void register_sor(const Options& opt) {
+  declare_counter("updates_per_second", CounterKind::Rate, "1/s");
+  declare_counter("GBps", CounterKind::Rate, "GB/s");
+  declare_counter("residual", CounterKind::Result);
+  for (const char* dim : {"M", "N", "sweeps", "omega"}) declare_counter(dim, CounterKind::Problem);
+  const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  const bool smoke = opt.profile == Profile::Smoke;
+  const auto blocks = opt.blocks ? *opt.blocks
+                      : smoke    ? std::vector<int>{128}
+                                 : std::vector<int>{128, 256, 512};
+  const auto* shape_flag = opt.flag("--sor-blocks");
+  const auto shapes = shape_flag ? parse_shapes("--sor-blocks", *shape_flag)
+                      : smoke    ? std::vector<BlockShape>{{32, 4}}
+                                 : std::vector<BlockShape>{{32, 4}, {32, 8}, {64, 4}};
+  const auto* field_flag = opt.flag("--sor-field");
+  const auto fields = field_flag ? parse_word_list("--sor-field", *field_flag, kFields)
+                      : smoke    ? kFields
+                                 : std::vector<std::string>{"vortex"};
+  const auto* omega_flag = opt.flag("--sor-omega");
+  const auto omegas = omega_flag ? parse_omegas("--sor-omega", *omega_flag) : std::vector<double>{1.5};
+  const auto* sweeps_flag = opt.flag("--sor-sweeps");
+  const int sweeps = sweeps_flag ? int(parse_int("--sor-sweeps", *sweeps_flag, 1, 1000000)) : smoke ? 4 : 20;
+  const auto* steps_flag = opt.flag("--sor-steps");
+  const auto steps = steps_flag ? parse_steps("--sor-steps", *steps_flag) : std::vector<double>{0, 0};
+  for (const auto& field : fields) {
+    for (const auto& g : grids(opt)) {
+      for (double w : omegas) {
+        Problem p;
+        p.m = g.m, p.n = g.n, p.sweeps = sweeps, p.omega = w, p.field = parse_field(field);
+        p.h1 = steps[0], p.h2 = steps[1];
+        validate(p);  // UsageError before anything runs
+        for (const auto& e : registry()) {
+          for (const auto& k : knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes)) {
+            RunName name{"SOR",
+                         e.name,
+                         {{"field", field},
+                          {"M", std::to_string(p.m)},
+                          {"N", std::to_string(p.n)},
+                          {"sweeps", std::to_string(p.sweeps)},
+                          {"omega", number(p.omega)}}};
+            RegisterOptions ro;
+            ro.unit = benchmark::kMillisecond;
+            ro.axes = {
+                {"M", double(p.m)}, {"N", double(p.n)}, {"sweeps", double(p.sweeps)}, {"omega", p.omega}};
+            ro.rate = Rate{"GBps", "bandwidth"};
+            register_entry<sor::Job>(name, e, k, p, opt, ro, "M*N*sweeps", double(p.points()) * p.sweeps);
+          }
+        }
+      }
+    }
+  }
+}
+
+static FlagSection sor_flags() {
+  return {"SOR",
+          {{"--sor-grids",
+            "LIST",
+            "SOR grids, each MxN grid points with the boundary (at least 3x3), e.g. 1000x1500",
+            [](const std::string& flag, const std::string& v) { parse_grids(flag, v); },
+            {}},
+           {"--sor-sweeps",
+            "S",
+            "red-black sweeps per timed run (default 20; smoke 4)",
+            [](const std::string& flag, const std::string& v) { parse_int(flag, v, 1, 1000000); },
+            {}},
+           {"--sor-omega",
+            "LIST",
+            "relaxation factors, each in (0, 2) (default 1.5)",
+            [](const std::string& flag, const std::string& v) { parse_omegas(flag, v); },
+            {}},
+           {"--sor-field",
+            "LIST",
+            "SOR problems: vortex (variable coefficients, the benchmark problem), analytic (constant "
+            "coefficients with a known exact solution)",
+            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kFields); },
+            {}},
+           {"--sor-steps",
+            "H1,H2",
+            "grid steps along x and y (default: the unit square's, 1/(M-1) and 1/(N-1))",
+            [](const std::string& flag, const std::string& v) { parse_steps(flag, v); },
+            {}},
+           {"--sor-blocks",
+            "LIST",
+            "2-D CUDA block shapes XxY (threads along a row x rows), e.g. 32x8 (default 32x4,32x8,64x4)",
+            [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
+            {}}},
+          nullptr};
+}
+
+Family sor_family() { return {"SOR", sor_flags, register_sor}; }
+
+}  // namespace pb

@@ -1,0 +1,37 @@
+#include "sor/registry.hpp"
+
+namespace pb::sor {
+
+// The variants' factories, each defined in its own file.
+std::unique_ptr<Variant> make_seq();  // reference.cpp
+std::unique_ptr<Variant> make_omp(int threads);
+#ifdef PARBENCH_WITH_CUDA
+std::unique_ptr<Variant> make_cuda_global(int bx, int by);
+std::unique_ptr<Variant> make_cuda_constant(int bx, int by);
+std::unique_ptr<Variant> make_cuda_split(int block);
+#endif
+
+// The largest M*N*sweeps per profile: the CPU variants stay near a second a run.
+constexpr WorkCap kCpu{22, 30, 33};
+
+const std::vector<Entry>& registry() {
+  // One line per variant: the list reads as a table.
+  // clang-format off
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory
+  static const std::vector<Entry> list = {
+      {"Seq", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_seq(); }},
+      {"OMP", Backend::Cpu, Knob::Threads, {}, kCpu, false, [](const Knobs& k) { return make_omp(k.threads); }},
+#ifdef PARBENCH_WITH_CUDA
+      {"CUDA.Global", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_global(k.block, k.block_y); }},
+      {"CUDA.Constant", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_constant(k.block, k.block_y); }},
+      {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_split(k.block); }},
+#endif
+  };
+  // clang-format on
+  return list;
+}
+
+}  // namespace pb::sor
