@@ -1,6 +1,6 @@
 #pragma once
 // Registry-driven test parameters shared by the family tests: one case per
-// variant and knob value (threads 1 and 3; two block sizes), labelled for
+// variant and knob value (threads 1 and 3; two block sizes or 2-D shapes), labelled for
 // gtest (dots become underscores).
 #include <ostream>
 #include <stdexcept>
@@ -23,10 +23,13 @@ template <class Registry>
 std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, int block_b) {
   std::vector<VariantCase> out;
   for (const auto& e : registry) {
-    for (auto k : knob_values(e.knob, {1, 3}, {block_a, block_b})) {
+    // Block shapes: a warp-wide one and a small square one that leaves partial blocks on every grid.
+    for (auto k : knob_values(e.knob, {1, 3}, {block_a, block_b}, {{32, 4}, {8, 2}})) {
       std::string label = e.name;
       if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
       if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
+      if (e.knob == Knob::BlockShape)
+        label += "_block" + std::to_string(k.block) + "x" + std::to_string(k.block_y);
       for (auto& ch : label)
         if (ch == '.') ch = '_';
       out.push_back({e.name, k, label});

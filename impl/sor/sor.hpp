@@ -33,7 +33,7 @@
 namespace pb::sor {
 
 // The problems: `vortex` is the benchmark problem (a rotating flow a, b that
-// carries the heat of two warm walls around; seed 002 does not state its
+// carries the heat of two warm corners around; seed 002 does not state its
 // coefficients, so these are parbench's); `analytic` has constant a, b and
 // the exact solution u = exp(alpha x + gamma y) sin(pi y) (inputs.cpp), so
 // the discretisation error can be measured.
