@@ -5,21 +5,16 @@
 #include <cmath>
 #include <memory>
 
+#include "sor/cpu/host_field.hpp"
 #include "sor/registry.hpp"
 
 namespace pb::sor {
 
 void sweep(const Consts& c, double* u, int threads) {
   const int nt = threads > 0 ? threads : omp_get_max_threads();
-  const std::int64_t m = c.m, n = c.n;
   for (int colour = 0; colour < 2; ++colour) {
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (std::int64_t i = 1; i < m - 1; ++i) {
-      double* row = u + i * n;
-      // The first interior j of this colour in row i: (i + j) % 2 == colour.
-      for (std::int64_t j = 1 + ((i + 1 + colour) & 1); j < n - 1; j += 2)
-        row[j] = relax(c, i, j, row[j], row[j + n], row[j - n], row[j + 1], row[j - 1]);
-    }
+    for (std::int64_t i = 1; i < c.m - 1; ++i) relax_row(c, u, i, colour);
   }
 }
 
@@ -58,20 +53,11 @@ int solve(const Problem& p, std::vector<double>& u, int threads, double tol, int
 
 namespace {
 // Seq: the reference on one thread, the baseline of speedups.
-class Seq final : public Variant {
+class Seq final : public HostField {
  public:
-  void prepare(const Problem& p, const Inputs& in) override { c_ = consts(p), sweeps_ = p.sweeps, in_ = &in; }
-  void reset() override { u_ = in_->u0; }
   void run() override {
     for (int s = 0; s < sweeps_; ++s) sweep(c_, u_.data(), 1);
   }
-  void result(std::vector<double>& u) override { u = u_; }
-
- private:
-  Consts c_{};
-  int sweeps_ = 0;
-  const Inputs* in_ = nullptr;
-  std::vector<double> u_;
 };
 }  // namespace
 

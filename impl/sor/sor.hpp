@@ -73,25 +73,36 @@ struct Consts {
 };
 Consts consts(const Problem& p);
 
-// The one definition of a point's update, used by every variant (host and
-// device): u(i,j) with its neighbours along x (i+1, i-1) and y (j+1, j-1).
-PB_HOST_DEVICE inline double relax(const Consts& c, std::int64_t i, std::int64_t j, double u, double xp,
-                                   double xm, double yp, double ym) {
-  const double x = double(i) * c.h1, y = double(j) * c.h2;
-  const double a = c.a0 + c.a1 * x * (1.0 - x) * (0.5 - y);
-  const double b = c.b0 + c.b1 * y * (1.0 - y) * (x - 0.5);
-  const double gs = c.two_d * (xp + xm + c.r * (yp + ym)) + c.h1_d * a * (xp - xm) + c.r_h2_d * b * (yp - ym);
-  return u + c.omega * (gs - u);
-}
-
-// Gauss-Seidel value minus the point: the residual of the discrete equation
-// divided by its diagonal, the measure of convergence (omega-free).
+// Gauss-Seidel value minus the point, for u(i,j) with its neighbours along x
+// (i+1, i-1) and y (j+1, j-1): the residual of the discrete equation divided
+// by its diagonal, the measure of convergence (omega-free).
 PB_HOST_DEVICE inline double correction(const Consts& c, std::int64_t i, std::int64_t j, double u, double xp,
                                         double xm, double yp, double ym) {
   const double x = double(i) * c.h1, y = double(j) * c.h2;
   const double a = c.a0 + c.a1 * x * (1.0 - x) * (0.5 - y);
   const double b = c.b0 + c.b1 * y * (1.0 - y) * (x - 0.5);
   return c.two_d * (xp + xm + c.r * (yp + ym)) + c.h1_d * a * (xp - xm) + c.r_h2_d * b * (yp - ym) - u;
+}
+
+// The one definition of a point's update, used by every variant (host and
+// device): u + omega (u* - u).
+PB_HOST_DEVICE inline double relax(const Consts& c, std::int64_t i, std::int64_t j, double u, double xp,
+                                   double xm, double yp, double ym) {
+  return u + c.omega * correction(c, i, j, u, xp, xm, yp, ym);
+}
+
+// The first interior column of colour `colour` (0 red, 1 black) in row i:
+// (i + j) % 2 == colour.
+PB_HOST_DEVICE inline std::int64_t first_column(std::int64_t i, int colour) {
+  return 1 + ((i + 1 + colour) & 1);
+}
+
+// One half-sweep of row i of the natural layout, in place.
+inline void relax_row(const Consts& c, double* u, std::int64_t i, int colour) {
+  double* row = u + i * c.n;
+  const std::int64_t n = c.n;
+  for (std::int64_t j = first_column(i, colour); j < n - 1; j += 2)
+    row[j] = relax(c, i, j, row[j], row[j + n], row[j - n], row[j + 1], row[j - 1]);
 }
 
 struct Inputs {

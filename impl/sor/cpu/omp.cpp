@@ -6,18 +6,16 @@
 
 #include <memory>
 
-#include "sor/sor.hpp"
+#include "sor/cpu/host_field.hpp"
 
 namespace pb::sor {
 namespace {
 
-class Omp final : public Variant {
+class Omp final : public HostField {
  public:
   explicit Omp(int threads) : threads_(threads) {}
-  void prepare(const Problem& p, const Inputs& in) override { c_ = consts(p), sweeps_ = p.sweeps, in_ = &in; }
-  void reset() override { u_ = in_->u0; }
   void run() override {
-    const std::int64_t m = c_.m, n = c_.n;
+    const std::int64_t m = c_.m;
     const Consts c = c_;
     double* u = u_.data();
     const int sweeps = sweeps_;
@@ -27,24 +25,15 @@ class Omp final : public Variant {
       const std::int64_t lo = 1 + rows * t / nt, hi = 1 + rows * (t + 1) / nt;
       for (int s = 0; s < sweeps; ++s) {
         for (int colour = 0; colour < 2; ++colour) {
-          for (std::int64_t i = lo; i < hi; ++i) {
-            double* row = u + i * n;
-            for (std::int64_t j = 1 + ((i + 1 + colour) & 1); j < n - 1; j += 2)
-              row[j] = relax(c, i, j, row[j], row[j + n], row[j - n], row[j + 1], row[j - 1]);
-          }
+          for (std::int64_t i = lo; i < hi; ++i) relax_row(c, u, i, colour);
 #pragma omp barrier
         }
       }
     }
   }
-  void result(std::vector<double>& u) override { u = u_; }
 
  private:
   int threads_;
-  Consts c_{};
-  int sweeps_ = 0;
-  const Inputs* in_ = nullptr;
-  std::vector<double> u_;
 };
 
 }  // namespace
