@@ -159,3 +159,28 @@ TEST(Options, DefaultThreadAxisEndsAtCoreCount) {
   EXPECT_EQ(t.front(), 1);
   EXPECT_EQ(t.back(), core_count());
 }
+
+TEST(Options, NumbersAndDimsParseOrSayWhy) {
+  EXPECT_DOUBLE_EQ(parse_number("--x", "1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(parse_number("--x", "-2e-3"), -2e-3);
+  for (const char* bad : {"", "1.5x", "inf", "nan", "1e999", "abc"}) {
+    try {
+      parse_number("--x", bad);
+      ADD_FAILURE() << "'" << bad << "' parsed";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--x: '" + std::string(bad) + "' is not a finite number"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(parse_dims("--g", "1000x1500", 2, 1, 4096, "MxN"), (std::vector<std::int64_t>{1000, 1500}));
+  EXPECT_EQ(parse_dims("--g", "7x8x9", 3, 1, 9, "NxDxK"), (std::vector<std::int64_t>{7, 8, 9}));
+  try {
+    parse_dims("--g", "1000", 2, 1, 4096, "MxN");
+    ADD_FAILURE() << "one number parsed as MxN";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--g: '1000' is not MxN");
+  }
+  EXPECT_THROW(parse_dims("--g", "10x5000", 2, 1, 4096, "MxN"), UsageError);  // out of range
+  EXPECT_THROW(parse_dims("--g", "10xab", 2, 1, 4096, "MxN"), UsageError);
+}

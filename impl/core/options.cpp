@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -25,6 +26,24 @@ std::int64_t parse_int(const std::string& what, const std::string& text, std::in
     throw UsageError(what + ": " + text + " is out of range [" + std::to_string(lo) + ", " +
                      std::to_string(hi) + "]");
   return v;
+}
+
+double parse_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(flag + ": '" + text + "' is not a finite number");
+  return v;
+}
+
+std::vector<std::int64_t> parse_dims(const std::string& flag, const std::string& item, std::size_t count,
+                                     std::int64_t lo, std::int64_t hi, const std::string& form) {
+  const auto parts = split(item, 'x');
+  if (parts.size() != count) throw UsageError(flag + ": '" + item + "' is not " + form);
+  std::vector<std::int64_t> out;
+  for (const auto& part : parts) out.push_back(parse_int(flag, part, lo, hi));
+  return out;
 }
 
 namespace {

@@ -86,6 +86,12 @@ std::vector<std::int64_t> parse_counts(const std::string& flag, const std::strin
                                        bool allow_all = false);
 std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);
+// A finite number (strtod syntax); UsageError naming `flag` otherwise.
+double parse_number(const std::string& flag, const std::string& text);
+// One item of `count` integers joined by 'x' (a grid MxN, a block XxY, NxDxK),
+// each in [lo, hi]; `form` names the expected shape in the error ("MxN").
+std::vector<std::int64_t> parse_dims(const std::string& flag, const std::string& item, std::size_t count,
+                                     std::int64_t lo, std::int64_t hi, const std::string& form);
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
                                          const std::vector<std::string>& allowed);
 

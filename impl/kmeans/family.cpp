@@ -2,9 +2,7 @@
 // Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
 #include "core/family.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 
 #include "core/mpi_family.hpp"
 #include "core/registrar.hpp"
@@ -39,13 +37,10 @@ std::vector<Config> parse_shapes(const std::string& flag, const std::string& tex
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<Config> out;
   for (const auto& item : split(text, ',')) {
-    const auto dims = split(item, 'x');
-    if (dims.size() != 3)
-      throw UsageError(flag + ": '" + item +
-                       "' is not NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
     const std::int64_t big = std::int64_t(1) << 31;
-    Config c{"custom", parse_int(flag, dims[0], 1, big), parse_int(flag, dims[1], 1, big),
-             parse_int(flag, dims[2], 1, big), Criteria{}};
+    const auto dims =
+        parse_dims(flag, item, 3, 1, big, "NxDxK (points x dimensions x clusters, e.g. 100000x100x316)");
+    Config c{"custom", dims[0], dims[1], dims[2], Criteria{}};
     if (c.k > c.n)
       throw UsageError(flag + ": K=" + std::to_string(c.k) + " exceeds N=" + std::to_string(c.n) + " in " +
                        item);
@@ -61,11 +56,8 @@ Criteria parse_exit(const std::string& flag, const std::string& text) {
   Criteria c;
   c.max_iter = int(parse_int(flag + " max iterations", parts[0], 1, 1000000000));
   for (int i = 1; i < 3; ++i) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(parts[i].c_str(), &end);
-    if (parts[i].empty() || *end != '\0' || errno == ERANGE || !(v >= 0) || v > 1e300)
-      throw UsageError(flag + ": '" + parts[i] + "' is not a finite number >= 0");
+    const double v = parse_number(flag, parts[i]);
+    if (!(v >= 0) || v > 1e300) throw UsageError(flag + ": '" + parts[i] + "' is not a finite number >= 0");
     if (i == 1 && v > 1) throw UsageError(flag + ": min changes fraction " + parts[i] + " is above 1");
     (i == 1 ? c.min_changes : c.precision) = v;
   }

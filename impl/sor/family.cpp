@@ -2,10 +2,8 @@
 // Run names: SOR/<variant>/field:<f>/M:<m>/N:<n>/sweeps:<s>/omega:<w>[/threads:<t>|/block:<XxY>|/block:<b>]
 #include "core/family.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "core/registrar.hpp"
 #include "core/status.hpp"
@@ -25,25 +23,14 @@ std::vector<Grid> parse_grids(const std::string& flag, const std::string& text) 
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<Grid> out;
   for (const auto& item : split(text, ',')) {
-    const auto dims = split(item, 'x');
-    if (dims.size() != 2)
-      throw UsageError(flag + ": '" + item + "' is not MxN (grid points, e.g. 1000x1500)");
-    Grid g{parse_int(flag, dims[0], 1, std::int64_t(1) << 20),
-           parse_int(flag, dims[1], 1, std::int64_t(1) << 20)};
+    const auto dims =
+        parse_dims(flag, item, 2, 1, std::int64_t(1) << 20, "MxN (grid points, e.g. 1000x1500)");
+    const Grid g{dims[0], dims[1]};
     if (g.m < 3 || g.n < 3)
       throw UsageError(flag + ": grid " + item + " is smaller than 3 x 3 (the boundary alone takes 2 x 2)");
     out.push_back(g);
   }
   return out;
-}
-
-double parse_number(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw UsageError(flag + ": '" + text + "' is not a finite number");
-  return v;
 }
 
 std::vector<double> parse_omegas(const std::string& flag, const std::string& text) {
@@ -74,10 +61,8 @@ std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string&
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<BlockShape> out;
   for (const auto& item : split(text, ',')) {
-    const auto dims = split(item, 'x');
-    if (dims.size() != 2)
-      throw UsageError(flag + ": '" + item + "' is not XxY (threads along j and i, e.g. 32x8)");
-    BlockShape s{int(parse_int(flag, dims[0], 1, 1024)), int(parse_int(flag, dims[1], 1, 1024))};
+    const auto dims = parse_dims(flag, item, 2, 1, 1024, "XxY (threads along j and i, e.g. 32x8)");
+    const BlockShape s{int(dims[0]), int(dims[1])};
     if (s.x * s.y > 1024) throw UsageError(flag + ": block " + item + " has more than 1024 threads");
     out.push_back(s);
   }
