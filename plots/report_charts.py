@@ -171,10 +171,7 @@ def chart_strong(stats, cv):
         raise NoData("no variant was run at more than one thread count (without ranks: those are in the heatmap)")
     good.sort(key=lambda kv: (-sum(map(len, kv[1].values())), -work(kv[0][1])))
     limit = FamilyLimit(cv, "strong")
-    for (family, problem), variants in good:
-        if limit.full(family, problem):
-            continue
-        limit.drew(family)
+    for (family, problem), variants in limit.take(good):
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         threads = []
@@ -271,10 +268,7 @@ def chart_blocks(stats, cv):
     import matplotlib.ticker
 
     limit = FamilyLimit(cv, "blocks")
-    for (family, problem), variants in good:
-        if limit.full(family, problem):
-            continue
-        limit.drew(family)
+    for (family, problem), variants in limit.take(good):
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         for v, pts in sorted(variants.items()):
@@ -355,10 +349,7 @@ def chart_ceiling(stats, cv):
     for s, f, c in rows:
         groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))
     limit = FamilyLimit(cv, "ceiling")
-    for (family, problem), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1]))):
-        if limit.full(family, problem):
-            continue
-        limit.drew(family)
+    for (family, problem), rs in limit.take(sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1])))):
         counter = rs[0][0].rate[0]
         kinds = sorted({"%s (%s)" % (c.run.variant, c.device) for _, _, c in rs})
         draw_fractions(cv, rs, several, cv.name("ceiling"),

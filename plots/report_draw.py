@@ -118,6 +118,14 @@ class FamilyLimit:
     def drew(self, family):
         self.count[family] = self.count.get(family, 0) + 1
 
+    def take(self, groups):
+        """The ((family, problem), value) pairs of `groups` that still fit, in
+        order, each counted as drawn (for charts that draw every one they take)."""
+        for (family, problem), value in groups:
+            if not self.full(family, problem):
+                self.drew(family)
+                yield (family, problem), value
+
     def done(self):
         self.cv.drop(self.chart, self.left)
 
