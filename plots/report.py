@@ -28,6 +28,8 @@ Charts (--chart NAME draws only those named):
   throughput  sorts: elements per second vs total per variant (one array each)
   blocks      time vs CUDA block size
   breakdown   k-means host-to-device / kernel / device-to-host / host shares
+  field       (only with --sor-field DIR) an SOR field solved by sor-solve to
+              a tolerance: heatmap and residual per sweep
   ceiling     each entry's rate (the counter its JSON names) as a fraction of
               the ceiling of the same kind, device and source; a fraction above
               1 + %(noise)s is drawn as a measurement problem, not a result
@@ -51,6 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import derived  # noqa: E402
 import pbjson  # noqa: E402
 import report_html  # noqa: E402
+import sor_field  # noqa: E402
 from report_charts import CHARTS  # noqa: E402
 from report_draw import Canvas  # noqa: E402
 from report_stats import NoData, collect, machine  # noqa: E402
@@ -58,7 +61,7 @@ from report_stats import NoData, collect, machine  # noqa: E402
 __doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
 
 MANIFEST = ".parbench-report"  # what the last report wrote into DIR
-_OWN = re.compile(r"^(%s)(_[a-z]+)?(_\d+)?\.(png|svg)$" % "|".join(CHARTS))
+_OWN = re.compile(r"^(%s)(_[a-z]+)?(_\d+)?\.(png|svg)$" % "|".join(list(CHARTS) + ["field"]))
 
 
 def prepare_out(out):
@@ -95,6 +98,8 @@ def main(argv=None):
                     "(once per input, in order; default: the file name)")
     ap.add_argument("--merge", action="store_true", help="read every input as one source (one run split over files)")
     ap.add_argument("--chart", action="append", choices=sorted(CHARTS), help="draw only these charts")
+    ap.add_argument("--sor-field", action="append", default=[], metavar="DIR",
+                    help="a folder written by sor-solve: its field and residuals go into the SOR section")
     a = ap.parse_args(argv)
     if a.label and len(a.label) != len(a.json):
         ap.error("--label given %d times for %d inputs (give it once per input, in order)"
@@ -147,6 +152,12 @@ def main(argv=None):
             if a.chart:
                 print("plot: chart %s not drawn: %s" % (name, e), file=sys.stderr)
                 status = 2
+    for folder in a.sor_field:
+        try:
+            sor_field.draw(folder, cv)
+        except sor_field.FieldError as e:
+            print("plot: --sor-field %s" % e, file=sys.stderr)
+            status = 2
     missing += cv.dropped
     written = report_html.write_report(a.out, runs, cv.made, missing, cv.findings)
     with open(os.path.join(a.out, MANIFEST), "w", encoding="utf-8") as f:
