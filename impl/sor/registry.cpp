@@ -8,6 +8,8 @@ std::unique_ptr<Variant> make_omp(int threads);
 #ifdef PARBENCH_WITH_CUDA
 std::unique_ptr<Variant> make_cuda_global(int bx, int by);
 std::unique_ptr<Variant> make_cuda_constant(int bx, int by);
+std::unique_ptr<Variant> make_cuda_shared_halo(int bx, int by);
+std::unique_ptr<Variant> make_cuda_shared_interior(int bx, int by);
 std::unique_ptr<Variant> make_cuda_split(int block);
 #endif
 
@@ -28,6 +30,10 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_global(k.block, k.block_y); }},
       {"CUDA.Constant", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_constant(k.block, k.block_y); }},
+      {"CUDA.SharedHalo", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_shared_halo(k.block, k.block_y); }},
+      {"CUDA.SharedInterior", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_shared_interior(k.block, k.block_y); }},
       {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_split(k.block); }},
 #endif
