@@ -27,10 +27,16 @@ Criteria fixed(int loops) {
   return c;
 }
 
-// seed 001: N points, D = 100, K = round(sqrt(N)), exit 500 / 0.01 / 0.01.
-Config seed001(std::int64_t n) { return {"seed001", n, 100, std::llround(std::sqrt(double(n))), Criteria{}}; }
-// seed 000: 256 MB of points of D coordinates, K = 16, 10 fixed loops.
-Config seed000(std::int64_t d) { return {"seed000", (std::int64_t(256) << 20) / (d * 8), d, 16, fixed(10)}; }
+// cfg:converge (seed 001's problems): N points, D = 100, K = round(sqrt(N)),
+// run until converged (at most 500 iterations, 1% changed, 0.01 moved).
+Config converge(std::int64_t n) {
+  return {"converge", n, 100, std::llround(std::sqrt(double(n))), Criteria{}};
+}
+// cfg:256MB (seed 000's problems): 256 MB of points of D coordinates, K = 16,
+// exactly 10 iterations.
+Config points_256mb(std::int64_t d) {
+  return {"256MB", (std::int64_t(256) << 20) / (d * 8), d, 16, fixed(10)};
+}
 
 // k-means problems: each exactly NxDxK (points x dimensions x clusters), K <= N.
 std::vector<Config> parse_shapes(const std::string& flag, const std::string& text) {
@@ -78,16 +84,16 @@ std::vector<Config> configs(const Options& opt) {
               {"smoke", 777, 3, 5, Criteria{}},
               {"smoke", 2048, 2, 16, fixed(3)}};
     case Profile::Default:
-      return {seed001(100),    seed001(1000), seed001(10000),
-              seed001(100000), seed000(16),   {"peer", 4000000, 16, 16, fixed(10)}};
+      return {converge(100),    converge(1000),   converge(10000),
+              converge(100000), points_256mb(16), {"peer", 4000000, 16, 16, fixed(10)}};
     case Profile::Full:
-      return {seed001(100),
-              seed001(1000),
-              seed001(10000),
-              seed001(100000),
-              seed001(250000),
-              seed000(2),
-              seed000(16),
+      return {converge(100),
+              converge(1000),
+              converge(10000),
+              converge(100000),
+              converge(250000),
+              points_256mb(2),
+              points_256mb(16),
               {"peer", 4000000, 16, 16, fixed(10)},
               {"wide", 20000, 300, 2000, Criteria{}}};
   }

@@ -16,9 +16,13 @@ struct KV {
   std::uint32_t k, v;
 };
 
+// Which library sort runs: std::sort / std::stable_sort on one thread (the
+// serial reference), or libstdc++'s parallel mode on a team of threads.
+enum class Library { Serial, ParallelMode };
+
 class StdSort final : public CpuSort {
  public:
-  explicit StdSort(int threads, bool parallel_mode) : threads_(threads), pm_(parallel_mode) {}
+  StdSort(int threads, Library lib) : threads_(threads), pm_(lib == Library::ParallelMode) {}
   Support supports(const Problem&) const override {
     if (threads_ < 1) return Support::no("threads must be >= 1");
     return Support::yes();
@@ -78,7 +82,9 @@ class StdSort final : public CpuSort {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_std() { return std::make_unique<StdSort>(1, false); }
-std::unique_ptr<Variant> make_parallel_mode(int threads) { return std::make_unique<StdSort>(threads, true); }
+std::unique_ptr<Variant> make_std() { return std::make_unique<StdSort>(1, Library::Serial); }
+std::unique_ptr<Variant> make_parallel_mode(int threads) {
+  return std::make_unique<StdSort>(threads, Library::ParallelMode);
+}
 
 }  // namespace pb::sort
