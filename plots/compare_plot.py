@@ -85,5 +85,5 @@ def plot(doc, rows, path):
     handles.append(matplotlib.patches.Patch(color="#eceff1", label="+-threshold"))
     ax.legend(handles=handles, fontsize=7, loc="lower left", framealpha=0.9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)  # long names are never clipped
     plt.close(fig)
