@@ -79,11 +79,51 @@ def snapshot(build, out):
     return 0
 
 
-ENTRY = re.compile(r"^\.(?:visible|weak)?\s*\.entry\s+(\S+?)\s*\(", re.M)
+# A kernel with external linkage is ".visible .entry", a template instance
+# ".weak .entry", one in an anonymous namespace (internal linkage) a bare
+# ".entry".
+ENTRY = re.compile(r"^(?:\.(?:visible|weak)\s+)?\.entry\s+(\S+?)\s*\(", re.M)
+# nvcc names an anonymous namespace with hashes of the file and its build, as
+# the mangled identifier <length>_GLOBAL__N__<hash>_<n>_<file>_<hash>[_<n>]: the
+# same kernel built in another checkout gets other hashes, so that identifier
+# becomes _GLOBAL__N_<file> in names and bodies.
+ANON = re.compile(r"(\d+)(_GLOBAL__N__)")
+ANON_ID = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_")
+
+
+def _unhash(text):
+    out, pos = [], 0
+    for m in ANON.finditer(text):
+        if m.start() < pos:
+            continue
+        ident = text[m.start(2):m.start(2) + int(m.group(1))]
+        id_match = ANON_ID.match(ident)
+        if not id_match:
+            continue
+        short = "_GLOBAL__N_" + ident[id_match.end():id_match.end() + int(id_match.group(1))]
+        out += [text[pos:m.start()], "%d%s" % (len(short), short)]
+        pos = m.start(2) + len(ident)
+    return "".join(out) + text[pos:]
+
+
+FILE_NS = re.compile(r"(\d+)_GLOBAL__N_")
+
+
+def _no_file(text):
+    """text with each _GLOBAL__N_<file> made _GLOBAL__N_: a kernel whose file
+    was renamed, and nothing else, compares equal."""
+    out, pos = [], 0
+    for m in FILE_NS.finditer(text):
+        if m.start() < pos:
+            continue
+        out += [text[pos:m.start()], "11_GLOBAL__N_"]
+        pos = m.start() + len(m.group(1)) + int(m.group(1))
+    return "".join(out) + text[pos:]
 
 
 def kernels(text):
     """{kernel name: its .entry block, comments and blank lines removed}."""
+    text = _unhash(text)
     lines = [re.sub(r"//.*", "", l).rstrip() for l in text.splitlines()]
     text = "\n".join(l for l in lines if l.strip())
     out = {}
@@ -119,10 +159,20 @@ def compare(before, after):
     changed = sorted(n for n in a if n in b and a[n][1] != b[n][1])
     gone = sorted(set(a) - set(b))
     new = sorted(set(b) - set(a))
-    pretty = demangle(changed + gone + new)
-    print("ptx-diff: %d kernels before, %d after; %d changed, %d gone, %d new"
-          % (len(a), len(b), len(changed), len(gone), len(new)))
-    for what, names, src in (("changed", changed, b), ("gone", gone, a), ("new", new, b)):
+    # A kernel of an anonymous namespace whose file was renamed: the same code
+    # under another file's name.
+    arrived = {(_no_file(n), _no_file(b[n][1])): n for n in new}
+    moved = []
+    for g in list(gone):
+        n = arrived.get((_no_file(g), _no_file(a[g][1])))
+        if n is not None and n in new:
+            moved.append(n)
+            gone.remove(g)
+            new.remove(n)
+    pretty = demangle(changed + gone + new + moved)
+    print("ptx-diff: %d kernels before, %d after; %d changed, %d gone, %d new, %d moved to another file unchanged"
+          % (len(a), len(b), len(changed), len(gone), len(new), len(moved)))
+    for what, names, src in (("changed", changed, b), ("gone", gone, a), ("new", new, b), ("moved", moved, b)):
         for n in names:
             print("  %-7s %s  (%s)" % (what, pretty[n], src[n][0]))
     return 1 if changed or gone or new else 0

@@ -77,6 +77,49 @@ class PtxDiff(unittest.TestCase):
             self.assertIn("scale", lines[1])
             self.assertIn("shift", lines[2])
 
+    # A kernel in an anonymous namespace is a bare ".entry" whose name carries
+    # hashes of its build (as nvcc 13 writes it); its parameters repeat the name.
+    ANON = """.entry _ZN2pb4sort44_GLOBAL__N__%s_11_networks_cu_%s4packImEEvPl(
+\t.param .u64 _ZN2pb4sort44_GLOBAL__N__%s_11_networks_cu_%s4packImEEvPl_param_0
+)
+{
+\t%s
+\tret;
+}
+"""
+
+    def anon(self, h1, h2, body="add.s32 %r1, %r2, 1;"):
+        return self.ANON % (h1, h2, h1, h2, body)
+
+    def test_internal_linkage_kernels_count_and_their_build_hash_is_ignored(self):
+        k = ptx_diff.kernels(PTX % ("1", "ret;") + self.anon("10fffb4b", "2a48d72e"))
+        self.assertEqual(len(k), 3, sorted(k))
+        with tempfile.TemporaryDirectory() as t:
+            write(os.path.join(t, "a"), "n.cu.ptx", self.anon("10fffb4b", "2a48d72e"))
+            write(os.path.join(t, "b"), "n.cu.ptx", self.anon("fb26f9c3", "1b3e38e1"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("1 kernels before, 1 after; 0 changed, 0 gone, 0 new", p.stdout)
+            write(os.path.join(t, "c"), "n.cu.ptx", self.anon("fb26f9c3", "1b3e38e1", "add.s32 %r1, %r2, 2;"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "c"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("1 changed", p.stdout)
+            self.assertIn("pack", p.stdout.splitlines()[1])
+
+    def test_a_kernel_whose_file_was_renamed_is_moved_not_gone_and_new(self):
+        renamed = self.anon("fb26f9c3", "1b3e38e1").replace("44_GLOBAL", "41_GLOBAL").replace(
+            "11_networks_cu", "9_sorter_cu")
+        with tempfile.TemporaryDirectory() as t:
+            write(os.path.join(t, "a"), "networks.cu.ptx", self.anon("10fffb4b", "2a48d72e"))
+            write(os.path.join(t, "b"), "sorter.cu.ptx", renamed)
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("0 changed, 0 gone, 0 new, 1 moved", p.stdout)
+            write(os.path.join(t, "c"), "sorter.cu.ptx", renamed.replace("%r2, 1;", "%r2, 3;"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "c"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("0 changed, 1 gone, 1 new, 0 moved", p.stdout)
+
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as t:
             p = run("compare", t, t)
