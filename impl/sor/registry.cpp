@@ -11,6 +11,7 @@ std::unique_ptr<Variant> make_cuda_constant(int bx, int by);
 std::unique_ptr<Variant> make_cuda_shared_halo(int bx, int by);
 std::unique_ptr<Variant> make_cuda_shared_interior(int bx, int by);
 std::unique_ptr<Variant> make_cuda_split(int block);
+std::unique_ptr<Variant> make_cuda_split_columns(int block);  // split.cu
 #endif
 
 // The largest M*N*sweeps per profile: the CPU variants stay under about a
@@ -36,6 +37,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_shared_interior(k.block, k.block_y); }},
       {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_split(k.block); }},
+      {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_split_columns(k.block); }},
 #endif
   };
   // clang-format on

@@ -6,11 +6,24 @@
 // Layout: row i of colour c holds the points j = 2 jj + o, o = (i + c) & 1,
 // at c_arr[i * w + jj], w = ceil(n / 2). A point's neighbours of the other
 // colour are then at the same jj in rows i - 1 and i + 1, and at jj + o - 1
-// and jj + o in its own row. One thread per point of a row, blocks of
-// `block` threads along a row; rows in grid.y (grid-stride past 65535).
+// and jj + o in its own row.
+//
+// CUDA.Split: one thread per point of a row, blocks of `block` threads along
+// a row; rows in grid.y (grid-stride past 65535). A point's five loads go
+// through L1/L2; each black value is loaded by up to six threads.
+//
+// CUDA.SplitColumns, the bandwidth variant: each thread walks down its column
+// jj through kColumnRows rows, keeping the other colour's values of rows
+// i - 1, i, i + 1 at jj in registers, so it loads one new value of the other
+// colour per row. Its own row's neighbour at jj - 1 or jj + 1 is the adjacent
+// lane's register (a warp shuffle); only the warp's edge lanes load it. Per
+// point of a half-sweep it moves what the model counts and nothing else:
+// read its own colour, write it, read the other colour once (plus 2 halo
+// rows per kColumnRows). Blocks must be whole warps.
 #include <memory>
 
 #include "core/cuda/buffer.cuh"
+#include "sor/cuda/columns.cuh"
 #include "sor/sor.hpp"
 
 namespace pb::sor {
@@ -29,9 +42,17 @@ __global__ void half_sweep_split(double* __restrict__ mine, const double* __rest
   }
 }
 
+enum class Walk { PointPerThread, Columns };
+
 class Split final : public Variant {
  public:
-  explicit Split(int block) : block_(block) {}
+  Split(int block, Walk walk) : block_(block), walk_(walk) {}
+  Support supports(const Problem&) const override {
+    if (walk_ == Walk::Columns && block_ % 32 != 0)
+      return Support::no(
+          "block must be a whole number of warps (multiple of 32): lanes share values by shuffles");
+    return Support::yes();
+  }
   void prepare(const Problem& p, const Inputs& in) override {
     c_ = consts(p), sweeps_ = p.sweeps;
     w_ = (p.n + 1) / 2;
@@ -53,11 +74,17 @@ class Split final : public Variant {
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
   }
   void run() override {
-    const dim3 grid(unsigned((w_ + block_ - 1) / block_), unsigned(std::min<std::int64_t>(c_.m - 2, 65535)));
+    const dim3 grid = walk_ == Walk::Columns ? columns_grid(w_, block_, c_.m - 2)
+                                             : dim3(unsigned((w_ + block_ - 1) / block_),
+                                                    unsigned(std::min<std::int64_t>(c_.m - 2, 65535)));
     for (int s = 0; s < sweeps_; ++s)
       for (int colour = 0; colour < 2; ++colour) {
-        half_sweep_split<<<grid, block_, 0, stream_.get()>>>(arr_[colour].get(), arr_[1 - colour].get(), c_,
-                                                             colour, w_);
+        if (walk_ == Walk::Columns)
+          half_sweep_columns<<<grid, block_, 0, stream_.get()>>>(arr_[colour].get(), arr_[1 - colour].get(),
+                                                                 c_, colour, w_, 1, c_.m - 1, 0);
+        else
+          half_sweep_split<<<grid, block_, 0, stream_.get()>>>(arr_[colour].get(), arr_[1 - colour].get(), c_,
+                                                               colour, w_);
         PB_CUDA_LAUNCHED();
       }
   }
@@ -76,6 +103,7 @@ class Split final : public Variant {
 
  private:
   int block_;
+  Walk walk_;
   Consts c_{};
   int sweeps_ = 0;
   std::int64_t w_ = 0;
@@ -85,6 +113,11 @@ class Split final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_split(int block) { return std::make_unique<Split>(block); }
+std::unique_ptr<Variant> make_cuda_split(int block) {
+  return std::make_unique<Split>(block, Walk::PointPerThread);
+}
+std::unique_ptr<Variant> make_cuda_split_columns(int block) {
+  return std::make_unique<Split>(block, Walk::Columns);
+}
 
 }  // namespace pb::sor
