@@ -49,14 +49,8 @@ std::vector<Case_> all_cases() {
   for (bool f64 : {false, true})
     for (Op op : {Op::AB, Op::AtB, Op::ABtC})
       for (const auto& e : registry<float>()) {  // float and double lists are the same
-        std::vector<Knobs> knobs;
-        if (e.knob == Knob::Threads)
-          knobs = {{1, 0}, {3, 0}};  // 3: uneven row split
-        else if (e.knob == Knob::Block)
-          for (int b : e.blocks) knobs.push_back({1, b});
-        else
-          knobs = {{}};
-        for (auto k : knobs) {
+        // threads 1 and 3 (an uneven row split); the variant's own block sizes
+        for (auto k : knob_values(e.knob, {1, 3}, e.blocks)) {
           std::string label = std::string(e.name) + "_" + to_string(op) + (f64 ? "_f64" : "_f32");
           if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
           if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);

@@ -24,12 +24,25 @@ std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, in
   std::vector<VariantCase> out;
   for (const auto& e : registry) {
     // Block shapes: a warp-wide one and a small square one that leaves partial blocks on every grid.
-    for (auto k : knob_values(e.knob, {1, 3}, {block_a, block_b}, {{32, 4}, {8, 2}})) {
+    // GPU counts: one GPU, its work split into 1, 2, 3 and 4 parts (the
+    // halo exchange of a multi-GPU variant, checked on any one GPU).
+    std::vector<Knobs> values = knob_values(e.knob, {1, 3}, {block_a, block_b}, {{32, 4}, {8, 2}});
+    if (e.knob == Knob::Gpus) {
+      values.clear();
+      for (int parts = 1; parts <= 4; ++parts) {
+        Knobs k;
+        k.gpus = 1, k.parts = parts;
+        values.push_back(k);
+      }
+    }
+    for (auto k : values) {
       std::string label = e.name;
       if (e.knob == Knob::Threads) label += "_threads" + std::to_string(k.threads);
       if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
       if (e.knob == Knob::BlockShape)
         label += "_block" + std::to_string(k.block) + "x" + std::to_string(k.block_y);
+      if (e.knob == Knob::Gpus)
+        label += "_gpus" + std::to_string(k.gpus) + "_parts" + std::to_string(k.parts);
       for (auto& ch : label)
         if (ch == '.') ch = '_';
       out.push_back({e.name, k, label});

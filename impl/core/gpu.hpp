@@ -18,6 +18,7 @@ struct GpuStatus {
   int sm_count = 0;
   std::size_t l2_bytes = 0;
   std::size_t memory_bytes = 0;
+  int count = 0;  // CUDA devices visible to this process
 };
 
 const GpuStatus& gpu_status();  // probes device 0 once

@@ -54,7 +54,7 @@ void record(int id, Disposition d, const std::string& reason = {}) {
 void skip(benchmark::State& state, const std::string& message) { skip_impl(state, message, 0); }
 
 std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks,
-                               const std::vector<BlockShape>& shapes) {
+                               const std::vector<BlockShape>& shapes, const std::vector<int>& gpus) {
   std::vector<Knobs> out;
   if (knob == Knob::Threads)
     for (int t : threads) out.push_back({t, 0});
@@ -62,6 +62,12 @@ std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const
     for (int b : blocks) out.push_back({1, b});
   else if (knob == Knob::BlockShape)
     for (const auto& s : shapes) out.push_back({1, s.x, s.y});
+  else if (knob == Knob::Gpus)
+    for (int g : gpus) {
+      Knobs k;
+      k.gpus = g;
+      out.push_back(k);
+    }
   else
     out.push_back({});
   return out;
@@ -79,6 +85,9 @@ void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
     ro.axes.emplace_back("block", double(k.block) * k.block_y);
     ro.axes.emplace_back("block_x", k.block);
     ro.axes.emplace_back("block_y", k.block_y);
+  } else if (knob == Knob::Gpus) {
+    name.args.emplace_back("gpus", std::to_string(k.gpus));
+    ro.axes.emplace_back("gpus", k.gpus);
   }
 }
 

@@ -1,10 +1,13 @@
-// SOR axes: field x grid x omega x variant x (threads | block shape | block).
-// Run names: SOR/<variant>/field:<f>/M:<m>/N:<n>/sweeps:<s>/omega:<w>[/threads:<t>|/block:<XxY>|/block:<b>]
+// SOR axes: field x grid x omega x variant x (threads | block shape | block | gpus).
+// Run names:
+// SOR/<variant>/field:<f>/M:<m>/N:<n>/sweeps:<s>/omega:<w>[/threads:<t>|/block:<XxY>|/block:<b>|/gpus:<g>]
 #include "core/family.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "core/gpu.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
@@ -69,6 +72,29 @@ std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string&
   return out;
 }
 
+// GPU counts for the multi-GPU variant: each at least 1 and at most the GPUs
+// this process can see (none in a build without CUDA).
+std::vector<int> parse_gpus(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<int> out;
+  const int visible = gpu_status().count;
+  for (const auto& item : split(text, ',')) {
+    const int g = int(parse_int(flag, item, 1, 1024));
+    if (g > visible)
+      throw UsageError(flag + ": " + item + " GPUs asked, " + std::to_string(visible) + " visible" +
+                       (gpu_status().available ? "" : " (" + gpu_status().reason + ")"));
+    out.push_back(g);
+  }
+  return out;
+}
+
+// Default: every count from 1 to the GPUs visible (1 where none is).
+std::vector<int> default_gpus() {
+  std::vector<int> out;
+  for (int g = 1; g <= std::max(1, gpu_status().count); ++g) out.push_back(g);
+  return out;
+}
+
 const std::vector<std::string> kFields{"vortex", "analytic"};
 
 std::vector<Grid> grids(const Options& opt) {
@@ -112,6 +138,8 @@ static void register_sor(const Options& opt) {
   const auto omegas = omega_flag ? parse_omegas("--sor-omega", *omega_flag) : std::vector<double>{1.5};
   const auto* sweeps_flag = opt.flag("--sor-sweeps");
   const int sweeps = sweeps_flag ? int(parse_int("--sor-sweeps", *sweeps_flag, 1, 1000000)) : smoke ? 4 : 20;
+  const auto* gpus_flag = opt.flag("--sor-gpus");
+  const auto gpus = gpus_flag ? parse_gpus("--sor-gpus", *gpus_flag) : default_gpus();
   const auto* steps_flag = opt.flag("--sor-steps");
   const auto steps = steps_flag ? parse_steps("--sor-steps", *steps_flag) : std::vector<double>{0, 0};
   for (const auto& field : fields) {
@@ -122,7 +150,8 @@ static void register_sor(const Options& opt) {
         p.h1 = steps[0], p.h2 = steps[1];
         validate(p);  // UsageError before anything runs
         for (const auto& e : registry()) {
-          for (const auto& k : knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes)) {
+          for (const auto& k :
+               knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes, gpus)) {
             RunName name{"SOR",
                          e.name,
                          {{"field", field},
@@ -175,6 +204,12 @@ static FlagSection sor_flags() {
             "LIST",
             "2-D CUDA block shapes XxY (threads along a row x rows), e.g. 32x8 (default 32x4,32x8,64x4)",
             [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
+            {}},
+           {"--sor-gpus",
+            "LIST",
+            "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
+            "visible); more than are visible is an error",
+            [](const std::string& flag, const std::string& v) { parse_gpus(flag, v); },
             {}}},
           nullptr};
 }

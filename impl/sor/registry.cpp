@@ -12,6 +12,7 @@ std::unique_ptr<Variant> make_cuda_shared_halo(int bx, int by);
 std::unique_ptr<Variant> make_cuda_shared_interior(int bx, int by);
 std::unique_ptr<Variant> make_cuda_split(int block);
 std::unique_ptr<Variant> make_cuda_split_columns(int block);  // split.cu
+std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts);
 #endif
 
 // The largest M*N*sweeps per profile: the CPU variants stay under about a
@@ -39,6 +40,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_split(k.block); }},
       {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_split_columns(k.block); }},
+      {"CUDA.Rows", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus); }},
 #endif
   };
   // clang-format on

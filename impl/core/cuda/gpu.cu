@@ -145,6 +145,7 @@ const GpuStatus& gpu_status() {
       return;
     }
     s.available = true;
+    s.count = n;
     s.name = p.name;
     s.sm_count = p.multiProcessorCount;
     s.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
@@ -185,6 +186,21 @@ std::vector<std::pair<std::string, std::string>> gpu_context() {
   out.emplace_back("gpu_l2_bytes", std::to_string(s.l2_bytes));
   out.emplace_back("gpu_shared_per_block_optin", std::to_string(p.sharedMemPerBlockOptin));
   out.emplace_back("gpu_pci_bus_id", pci_bus_id(0));
+  // How the visible GPUs reach each other: "0-1:p2p" where one can read the
+  // other's memory directly (NVLink or PCIe peer to peer), "0-1:host" where
+  // copies go through host memory. Multi-GPU results depend on it.
+  out.emplace_back("gpu_count", std::to_string(s.count));
+  std::string links;
+  for (int a = 0; a < s.count; ++a)
+    for (int b = a + 1; b < s.count; ++b) {
+      int ab = 0, ba = 0;
+      if (cudaDeviceCanAccessPeer(&ab, a, b) != cudaSuccess ||
+          cudaDeviceCanAccessPeer(&ba, b, a) != cudaSuccess)
+        cudaGetLastError();
+      links += (links.empty() ? "" : ",") + std::to_string(a) + "-" + std::to_string(b) +
+               (ab && ba ? ":p2p" : ":host");
+    }
+  out.emplace_back("gpu_links", links.empty() ? "one GPU" : links);
   std::string drv;
   out.emplace_back("gpu_driver", nvml::driver_version(drv) ? drv : "unknown (NVML not loaded)");
   return out;

@@ -1,0 +1,228 @@
+// CUDA.Rows: the grid split by rows into parts, part p on GPU p % gpus, each
+// part in the red/black split layout with one halo row above and below, and
+// halo rows exchanged every half-sweep (seed 002's two-GPU version, whose
+// missing exchange left a seam; the tests check for that seam).
+//
+// One half-sweep of colour c on a part that owns interior rows a <= i < b:
+//  - stream `edge`: rows a and b - 1 (the ones neighbours need), then their
+//    copies into the neighbours' halo rows (cudaMemcpyPeerAsync: peer to peer
+//    where the GPUs can, staged by the driver otherwise; on one GPU a device
+//    copy);
+//  - stream `inner`: rows a + 1 ... b - 2, at the same time as the exchange.
+// Events order the rest: a part's next half-sweep waits for both its streams,
+// and its edge rows for the neighbours' copies into its halos. The kernel is
+// CUDA.SplitColumns' (columns.cuh), so on one GPU and one part this is that
+// variant plus the exchange machinery.
+//
+// The benchmark's `gpus` axis runs it with parts = gpus; the tests also split
+// one GPU into 2-4 parts, so the exchange is checked on any machine with a GPU.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cuda/buffer.cuh"
+#include "sor/cuda/columns.cuh"
+#include "sor/sor.hpp"
+
+namespace pb::sor {
+namespace {
+
+class Event {
+ public:
+  Event() { PB_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+constexpr int kRowsBlock = 128;
+
+class Rows final : public Variant {
+ public:
+  Rows(int gpus, int parts) : gpus_(gpus), parts_(parts) {}
+
+  Support supports(const Problem& p) const override {
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
+    if (gpus_ < 1 || gpus_ > visible)
+      return Support::no("asks for " + std::to_string(gpus_) + " GPUs, " + std::to_string(visible) +
+                         " visible");
+    if (parts_ < gpus_) return Support::no("fewer parts than GPUs");
+    (void)p;  // a grid of fewer interior rows than parts gets fewer parts
+    return Support::yes();
+  }
+
+  void prepare(const Problem& p, const Inputs& in) override {
+    c_ = consts(p), sweeps_ = p.sweeps;
+    w_ = (p.n + 1) / 2;
+    const std::int64_t rows = p.m - 2;
+    std::vector<double> host[2] = {std::vector<double>(std::size_t(p.m * w_), 0.0),
+                                   std::vector<double>(std::size_t(p.m * w_), 0.0)};
+    for (std::int64_t i = 0; i < p.m; ++i)
+      for (std::int64_t j = 0; j < p.n; ++j)
+        host[(i + j) & 1][std::size_t(i * w_ + j / 2)] = in.u0[std::size_t(i * p.n + j)];
+    for (int a = 0; a < gpus_; ++a)
+      for (int b = 0; b < gpus_; ++b) {
+        int can = 0;
+        if (a == b) continue;
+        PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+        if (!can) continue;
+        PB_CUDA(cudaSetDevice(a));
+        const cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+          (void)cudaGetLastError();
+        else
+          PB_CUDA(e);
+      }
+    parts_v_.clear();
+    const std::int64_t parts = std::min<std::int64_t>(parts_, rows);  // each part owns a row or more
+    for (std::int64_t q = 0; q < parts; ++q) {
+      auto part = std::make_unique<Part>();
+      part->dev = int(q % gpus_);
+      part->a = 1 + rows * q / parts;
+      part->b = 1 + rows * (q + 1) / parts;
+      PB_CUDA(cudaSetDevice(part->dev));
+      part->create();
+      const std::size_t n = std::size_t((part->b - part->a + 2) * w_);
+      for (int c = 0; c < 2; ++c) {
+        part->arr[c] = DeviceBuffer<double>(n);
+        part->start[c] = DeviceBuffer<double>(n);
+        PB_CUDA(cudaMemcpy(part->start[c].get(), host[c].data() + (part->a - 1) * w_, n * sizeof(double),
+                           cudaMemcpyHostToDevice));
+      }
+      parts_v_.push_back(std::move(part));
+    }
+    PB_CUDA(cudaSetDevice(parts_v_[0]->dev));
+    go_ = std::make_unique<Event>();
+  }
+
+  void reset() override {
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part->dev));
+      for (int c = 0; c < 2; ++c)
+        PB_CUDA(cudaMemcpyAsync(part->arr[c].get(), part->start[c].get(), part->start[c].bytes(),
+                                cudaMemcpyDeviceToDevice, part->inner->get()));
+      PB_CUDA(cudaStreamSynchronize(part->inner->get()));
+    }
+    PB_CUDA(cudaSetDevice(parts_v_[0]->dev));
+  }
+
+  void run() override {
+    const std::size_t row_bytes = std::size_t(w_) * sizeof(double);
+    const int n = int(parts_v_.size());
+    // Every stream starts after what the timer recorded on part 0's stream.
+    PB_CUDA(cudaEventRecord(go_->get(), parts_v_[0]->inner->get()));
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part->dev));
+      PB_CUDA(cudaStreamWaitEvent(part->inner->get(), go_->get(), 0));
+      PB_CUDA(cudaStreamWaitEvent(part->edge->get(), go_->get(), 0));
+    }
+    for (int s = 0; s < sweeps_; ++s)
+      for (int colour = 0; colour < 2; ++colour) {
+        // First every wait on the previous half-sweep's events, then the new
+        // work: a wait issued after a neighbour's new record would wait for
+        // this half-sweep's copy instead.
+        for (int q = 0; q < n; ++q) {
+          Part& part = *parts_v_[std::size_t(q)];
+          PB_CUDA(cudaSetDevice(part.dev));
+          PB_CUDA(cudaStreamWaitEvent(part.edge->get(), part.inner_done->get(), 0));
+          PB_CUDA(cudaStreamWaitEvent(part.inner->get(), part.sent->get(), 0));
+          if (q > 0)
+            PB_CUDA(cudaStreamWaitEvent(part.edge->get(), parts_v_[std::size_t(q - 1)]->sent->get(), 0));
+          if (q + 1 < n)
+            PB_CUDA(cudaStreamWaitEvent(part.edge->get(), parts_v_[std::size_t(q + 1)]->sent->get(), 0));
+        }
+        for (int q = 0; q < n; ++q) {
+          Part& part = *parts_v_[std::size_t(q)];
+          PB_CUDA(cudaSetDevice(part.dev));
+          double* mine = part.arr[colour].get();
+          const double* other = part.arr[1 - colour].get();
+          const std::int64_t row0 = part.a - 1;
+          auto sweep = [&](cudaStream_t st, std::int64_t first, std::int64_t last) {
+            if (first >= last) return;
+            half_sweep_columns<<<columns_grid(w_, kRowsBlock, last - first), kRowsBlock, 0, st>>>(
+                mine, other, c_, colour, w_, first, last, row0);
+            PB_CUDA_LAUNCHED();
+          };
+          sweep(part.edge->get(), part.a, part.a + 1);
+          if (part.b - 1 > part.a) sweep(part.edge->get(), part.b - 1, part.b);
+          if (q > 0) {  // row a into the previous part's bottom halo
+            const Part& up = *parts_v_[std::size_t(q - 1)];
+            PB_CUDA(cudaMemcpyPeerAsync(up.arr[colour].get() + (part.a - (up.a - 1)) * w_, up.dev,
+                                        mine + (part.a - row0) * w_, part.dev, row_bytes, part.edge->get()));
+          }
+          if (q + 1 < n) {  // row b - 1 into the next part's top halo
+            const Part& down = *parts_v_[std::size_t(q + 1)];
+            PB_CUDA(cudaMemcpyPeerAsync(down.arr[colour].get(), down.dev, mine + (part.b - 1 - row0) * w_,
+                                        part.dev, row_bytes, part.edge->get()));
+          }
+          PB_CUDA(cudaEventRecord(part.sent->get(), part.edge->get()));
+          sweep(part.inner->get(), part.a + 1, part.b - 1);
+          PB_CUDA(cudaEventRecord(part.inner_done->get(), part.inner->get()));
+        }
+      }
+    // The timer's stream (part 0's inner) ends after every part's last work.
+    PB_CUDA(cudaSetDevice(parts_v_[0]->dev));
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaStreamWaitEvent(parts_v_[0]->inner->get(), part->sent->get(), 0));
+      PB_CUDA(cudaStreamWaitEvent(parts_v_[0]->inner->get(), part->inner_done->get(), 0));
+    }
+  }
+
+  void result(std::vector<double>& u) override {
+    std::vector<double> host[2] = {std::vector<double>(std::size_t(c_.m * w_)),
+                                   std::vector<double>(std::size_t(c_.m * w_))};
+    for (std::size_t q = 0; q < parts_v_.size(); ++q) {
+      const Part& part = *parts_v_[q];
+      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaDeviceSynchronize());
+      // Owned rows, plus the boundary rows the first and last parts hold as halos.
+      const std::int64_t lo = q == 0 ? part.a - 1 : part.a;
+      const std::int64_t hi = q + 1 == parts_v_.size() ? part.b + 1 : part.b;
+      for (int c = 0; c < 2; ++c)
+        PB_CUDA(cudaMemcpy(host[c].data() + lo * w_, part.arr[c].get() + (lo - (part.a - 1)) * w_,
+                           std::size_t((hi - lo) * w_) * sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    PB_CUDA(cudaSetDevice(parts_v_[0]->dev));
+    u.resize(std::size_t(c_.m * c_.n));
+    for (std::int64_t i = 0; i < c_.m; ++i)
+      for (std::int64_t j = 0; j < c_.n; ++j)
+        u[std::size_t(i * c_.n + j)] = host[(i + j) & 1][std::size_t(i * w_ + j / 2)];
+  }
+
+  void* stream() override { return parts_v_.empty() ? nullptr : parts_v_[0]->inner->get(); }
+
+ private:
+  struct Part {
+    int dev = 0;
+    std::int64_t a = 0, b = 0;  // interior rows a <= i < b; the arrays hold rows a - 1 ... b
+    DeviceBuffer<double> arr[2], start[2];
+    std::unique_ptr<Stream> inner, edge;
+    std::unique_ptr<Event> sent, inner_done;
+    void create() {  // on the current device
+      inner = std::make_unique<Stream>();
+      edge = std::make_unique<Stream>();
+      sent = std::make_unique<Event>();
+      inner_done = std::make_unique<Event>();
+    }
+  };
+  int gpus_, parts_;
+  Consts c_{};
+  int sweeps_ = 0;
+  std::int64_t w_ = 0;
+  std::vector<std::unique_ptr<Part>> parts_v_;
+  std::unique_ptr<Event> go_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts) { return std::make_unique<Rows>(gpus, parts); }
+
+}  // namespace pb::sor
