@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue 17 on the GPU machine: the SOR bandwidth variants against the device
+# copy ceiling at grids of 134 MB to 4.6 GB, the row-split variant on one GPU,
+# the registry tests with the GPU required, and an instance that runs out of
+# GPU memory on purpose (the test-only fault switch) while the run goes on.
+#   PARBENCH_GIT_REVISION=<rev> results/nvidia-h200/issue17/run.sh OUT
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+OUT=${1:?usage: run.sh OUT}
+mkdir -p "$OUT"
+RATIO_TO=CUDA.Split TABLE_FILTER=SOR OUT=$OUT ci/gpu.sh --no-tests --name sor -- --profile=default \
+  --sor-grids=4098x4098,16386x16386,24002x24002 '--benchmark_filter=^SOR/CUDA[.](Split|SplitColumns|Rows)/|^Ceiling/CUDA[.]Copy' \
+  --blocks=128,256 --benchmark_min_time=0.05 --benchmark_repetitions=3 > "$OUT/gpu-sh.log" 2>&1
+echo "gpu.sh exit $?"
+PARBENCH_REQUIRE_GPU=1 timeout 150 build/gpu/tests/parbench_tests --gtest_filter='Registry/SorVariants.*' \
+  > "$OUT/sor-gtests.log" 2>&1
+echo "SOR registry tests exit $?"
+PARBENCH_TEST_FAULT='gpu-oom:^SOR/CUDA[.]Rows/' timeout 60 build/gpu/bench --sor-grids=1000x1500 \
+  '--benchmark_filter=^SOR/CUDA[.](SplitColumns|Rows)/' --blocks=128 --benchmark_min_time=0.01 --no-progress \
+  --benchmark_out="$OUT/sor-oom.json" --benchmark_out_format=json > "$OUT/sor-oom.txt" 2>&1
+echo "out-of-memory run exit $? (1: an entry is not passed, as wanted)"
