@@ -10,12 +10,12 @@ OUT=${1:?usage: run.sh OUT}
 mkdir -p "$OUT"
 RATIO_TO=CUDA.Split TABLE_FILTER=SOR OUT=$OUT ci/gpu.sh --no-tests --name sor -- --profile=default \
   --sor-grids=4098x4098,16386x16386,24002x24002 '--benchmark_filter=^SOR/CUDA[.](Split|SplitColumns|Rows)/|^Ceiling/CUDA[.]Copy' \
-  --blocks=128,256 --benchmark_min_time=0.05 --benchmark_repetitions=3 > "$OUT/gpu-sh.log" 2>&1
+  --block=128 --benchmark_min_time=0.05 --benchmark_repetitions=3 > "$OUT/gpu-sh.log" 2>&1
 echo "gpu.sh exit $?"
 PARBENCH_REQUIRE_GPU=1 timeout 150 build/gpu/tests/parbench_tests --gtest_filter='Registry/SorVariants.*' \
   > "$OUT/sor-gtests.log" 2>&1
 echo "SOR registry tests exit $?"
 PARBENCH_TEST_FAULT='gpu-oom:^SOR/CUDA[.]Rows/' timeout 60 build/gpu/bench --sor-grids=1000x1500 \
-  '--benchmark_filter=^SOR/CUDA[.](SplitColumns|Rows)/' --blocks=128 --benchmark_min_time=0.01 --no-progress \
+  '--benchmark_filter=^SOR/CUDA[.](SplitColumns|Rows)/' --block=128 --benchmark_min_time=0.01 --no-progress \
   --benchmark_out="$OUT/sor-oom.json" --benchmark_out_format=json > "$OUT/sor-oom.txt" 2>&1
 echo "out-of-memory run exit $? (1: an entry is not passed, as wanted)"
