@@ -10,7 +10,6 @@
 namespace pb::sor {
 
 constexpr int kColumnRows = 32;
-constexpr int kColumnGroup = 4;
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 // Rows first <= i < last of a half-sweep; the arrays hold rows row0, row0 + 1,
@@ -30,37 +29,23 @@ static __global__ void half_sweep_columns(double* __restrict__ mine, const doubl
     const std::int64_t i1 = i0 + kColumnRows < last ? i0 + kColumnRows : last;
     double up = in ? other[(i0 - 1) * w + jj] : 0.0;
     double mid = in ? other[i0 * w + jj] : 0.0;
-    // kColumnGroup rows at a time: all their loads are issued before any
-    // store (a load of `mine` after a store to it cannot be moved ahead by the
-    // compiler), so a warp keeps 2 x kColumnGroup row segments in flight
-    // instead of waiting a memory latency per row.
-    for (std::int64_t i = i0; i < i1; i += kColumnGroup) {
-      double below[kColumnGroup], own[kColumnGroup];
-#pragma unroll
-      for (int g = 0; g < kColumnGroup; ++g) {
-        const bool row = in && i + g < i1;
-        below[g] = row ? other[(i + g + 1) * w + jj] : 0.0;
-        own[g] = row ? mine[(i + g) * w + jj] : 0.0;
+#pragma unroll 4
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const double down = in ? other[(i + 1) * w + jj] : 0.0;
+      const double from_next = __shfl_down_sync(kFullWarp, mid, 1);
+      const double from_prev = __shfl_up_sync(kFullWarp, mid, 1);
+      const std::int64_t o = (i + colour) & 1;
+      const std::int64_t j = 2 * jj + o;
+      if (in && j >= 1 && j < c.n - 1) {
+        // o = 1: neighbours j - 1 at jj (mid) and j + 1 at jj + 1; o = 0:
+        // j + 1 at jj (mid) and j - 1 at jj - 1.
+        const double right = o ? (lane == 31 ? other[i * w + jj + 1] : from_next) : mid;
+        const double left = o ? mid : (lane == 0 ? other[i * w + jj - 1] : from_prev);
+        const std::int64_t k = i * w + jj;
+        mine[k] = relax(c, i, j, mine[k], down, up, right, left);
       }
-#pragma unroll
-      for (int g = 0; g < kColumnGroup; ++g) {
-        const std::int64_t r = i + g;
-        if (r >= i1) break;  // the same for the whole warp
-        const double down = below[g];
-        const double from_next = __shfl_down_sync(kFullWarp, mid, 1);
-        const double from_prev = __shfl_up_sync(kFullWarp, mid, 1);
-        const std::int64_t o = (r + colour) & 1;
-        const std::int64_t j = 2 * jj + o;
-        if (in && j >= 1 && j < c.n - 1) {
-          // o = 1: neighbours j - 1 at jj (mid) and j + 1 at jj + 1; o = 0:
-          // j + 1 at jj (mid) and j - 1 at jj - 1.
-          const double right = o ? (lane == 31 ? other[r * w + jj + 1] : from_next) : mid;
-          const double left = o ? mid : (lane == 0 ? other[r * w + jj - 1] : from_prev);
-          mine[r * w + jj] = relax(c, r, j, own[g], down, up, right, left);
-        }
-        up = mid;
-        mid = down;
-      }
+      up = mid;
+      mid = down;
     }
   }
 }
