@@ -65,7 +65,7 @@ FINGERPRINT_SOFT = {
 
 # Knob arguments: how a variant runs, not what it solves (a reference variant
 # may lack some of them).
-KNOBS = ("threads", "block", "ranks")
+KNOBS = ("threads", "block", "ranks", "gpus")
 
 # Google Benchmark's own fields of an entry and their JSON types; every other
 # key is a user counter (a number, or null for a value that is not finite).

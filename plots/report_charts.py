@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import derived  # noqa: E402
 from report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,  # noqa: E402
                          plain_log, plt, thread_axis)
-from report_stats import (NoData, at_most_threads, baselines, by_family, fractions, label,  # noqa: E402
+from report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,  # noqa: E402
                           missing_roles, natural, own_single, problem_label, several_sources, source_suffix, work)
 
 
@@ -193,6 +193,104 @@ def chart_strong(stats, cv):
     limit.done()
 
 
+def chart_gpus(stats, cv):
+    """Strong scaling over GPUs: time per call and parallel efficiency
+    (derived.efficiency against the variant's own 1-GPU run) vs the gpus
+    knob, one figure per family and problem."""
+    series = {}
+    for s in stats:
+        g = s.arg("gpus", int)
+        if g is not None and s.role != "ceiling":
+            series.setdefault((s.run.family, s.problem()), {}).setdefault((label_without_gpus(s), s.source),
+                                                                          []).append((g, s.seconds, s.stdev))
+    good = [(k, v) for k, v in series.items()
+            if any(len(p) > 1 and min(g for g, _, _ in p) == 1 for p in v.values())]
+    if not good:
+        raise NoData("no variant was run at 1 GPU and more (e.g. --sor-gpus=1,2 on a machine with two GPUs)")
+    several = several_sources(stats)
+    good.sort(key=lambda kv: -work(kv[0][1]))
+    limit = FamilyLimit(cv, "gpus")
+    for (family, problem), variants in limit.take(good):
+        pyplot = plt()
+        fig, (ax, ax_eff) = pyplot.subplots(1, 2, figsize=(9.5, 4.0))
+        counts = set()
+        for (v, source), pts in sorted(variants.items()):
+            pts.sort()
+            if pts[0][0] != 1:
+                continue
+            counts |= {g for g, _, _ in pts}
+            st = cv.style(v, source)
+            name = v + (" [%s]" % source if several else "")
+            ax.errorbar([g for g, _, _ in pts], [t for _, t, _ in pts], yerr=[e for _, _, e in pts], label=name,
+                        capsize=2, **st)
+            t1 = pts[0][1]
+            ax.plot([g for g, _, _ in pts], [t1 / g for g, _, _ in pts], ":", color=st["color"], lw=1)
+            ax_eff.plot([g for g, _, _ in pts], [derived.efficiency(t1, t, g) for g, t, _ in pts], label=name, **st)
+        ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dotted: ideal from 1 GPU)")
+        plain_log(ax.yaxis)
+        ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=":")
+        ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / (GPUs x t)", ylim=(0, 1.1))
+        for a in (ax, ax_eff):
+            a.set_xticks(sorted(counts))
+            a.grid(True, alpha=0.3)
+        legend(ax, len(variants))
+        cv.save(fig, cv.name("gpus"), "%s strong scaling over GPUs: %s" % (family, problem_label(problem)), family,
+                {src for _, src in variants})
+    limit.done()
+
+
+def label_without_gpus(s):
+    knob = [("%s %s" % (k, s.run.args[k])) for k in ("threads", "block", "ranks") if k in s.run.args]
+    return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
+
+
+def chart_sor_bandwidth(stats, cv):
+    """SOR: effective bandwidth (the family's GBps model) vs grid size, one
+    line per variant, and the device copy ceiling measured in the same run as
+    a dashed line: how near the memory limit each stencil gets."""
+    sor = [s for s in by_family(stats, "SOR") if s.counter("GBps") is not None and s.arg("M", int)]
+    groups = {}
+    for s in sor:
+        groups.setdefault((s.arg("field"), s.arg("sweeps"), s.arg("omega")), []).append(s)
+    groups = {k: v for k, v in groups.items() if len({(s.arg("M"), s.arg("N")) for s in v}) > 1}
+    if not groups:
+        raise NoData("no SOR variant was run at more than one grid")
+    ceil = ceilings(stats)
+    several = several_sources(stats)
+    for (field, sweeps, omega), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
+        lines = {}
+        for s in at_most_threads(ss):
+            gb = s.arg("M", int) * s.arg("N", int) * 8 / 1e9
+            spread = s.counter("GBps") * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((gb, s.counter("GBps"), spread))
+        for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
+            pts.sort()
+            st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], label=lbl, capsize=2,
+                        ms=3, **st)
+        drawn = set()
+        for s in ss:
+            c = ceil.get((s.source, "bandwidth", s.device))
+            if c is None or (s.source, s.device) in drawn:
+                continue
+            drawn.add((s.source, s.device))
+            what = "ceiling: %s (%s)%s, %.0f GB/s" % (c[1].run.variant, s.device, source_suffix(s, several), c[0])
+            ax.axhline(c[0], color="#37474f", ls="--", lw=1, label=what)
+        if not drawn:
+            cv.finding("info", "SOR bandwidth vs grid (field %s): no bandwidth ceiling in the same run to draw; "
+                               "run the Ceiling family too (--benchmark_filter='^(SOR|Ceiling)/')" % field)
+        ax.set(xscale="log", xlabel="grid size: GB of one field (M x N doubles)",
+               ylabel="GB/s (24 B per interior point per sweep)")
+        ax.set_ylim(bottom=0)  # distances to the ceiling read as fractions
+        plain_log(ax.xaxis)
+        ax.grid(True, alpha=0.3, which="both")
+        legend(ax, len(lines) + len(drawn))
+        cv.save(fig, cv.name("sor_bandwidth"), "SOR %s (%s sweeps, omega %s): bandwidth vs grid, against the "
+                                               "copy ceiling" % (field, sweeps, omega), "SOR", {s.source for s in ss})
+
+
 def chart_gflops(stats, cv):
     gemm = [s for s in by_family(stats, "GEMM") if s.counter("GFLOPS") is not None]
     if not gemm:
@@ -368,4 +466,6 @@ CHARTS = {
     "blocks": chart_blocks,
     "breakdown": chart_breakdown,
     "ceiling": chart_ceiling,
+    "gpus": chart_gpus,
+    "sor_bandwidth": chart_sor_bandwidth,
 }

@@ -135,8 +135,11 @@ class Charts(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             syn = os.path.join(tmp, "syn.json")
             json.dump(synthetic(), open(syn, "w"))
+            sor = os.path.join(tmp, "sor.json")
+            with open(sor, "w") as f:
+                json.dump(sor_run(), f)
             out = os.path.join(tmp, "out")
-            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, "--out", out)
+            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, sor, "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr, "")
             files = os.listdir(out)
@@ -231,6 +234,68 @@ class Ceiling(unittest.TestCase):
         drawn = [a[1] for a, k in calls if not k.get("hatch")]
         self.assertNotIn(1.5, drawn)  # never a 1.5 bar
         self.assertTrue(all(w <= 1.0 + derived.CEILING_NOISE for w in drawn))
+
+
+SOR = "SOR/%s/field:vortex/M:%d/N:%d/sweeps:20/omega:1.5/%s/manual_time"
+
+
+def sor_run():
+    """SOR at two grids with a device copy ceiling; CUDA.Rows at 1, 2 and 4
+    GPUs with known times (efficiency 1.0, 0.8, 0.5 against its 1-GPU run)."""
+    bw = ("GBps", "bandwidth")
+    b = [entry("Ceiling/CUDA.Copy/bytes:1073741824/manual_time", 1.0, role="ceiling", device="gpu", rate=bw,
+               GBps=4000.0)]
+    for m, gbps in ((1000, 3000.0), (4000, 3300.0)):
+        b.append(entry(SOR % ("CUDA.Split", m, m, "block:128"), 0.01, device="gpu", rate=bw, GBps=gbps))
+    for g, t in ((1, 8.0), (2, 5.0), (4, 4.0)):
+        b.append(entry(SOR % ("CUDA.Rows", 4000, 4000, "gpus:%d" % g), t, device="gpu", rate=bw, GBps=100.0 / t))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1, "gpu": "TestGPU"},
+            "benchmarks": b}
+
+
+class SorAndGpuCharts(unittest.TestCase):
+    def stats(self, doc):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "sor.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            return report_stats.collect([pbjson.load(path)])
+
+    def test_bandwidth_vs_grid_with_the_copy_ceiling(self):
+        stats = self.stats(sor_run())
+        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as lines, Spy("axhline") as hlines:
+            report_charts.chart_sor_bandwidth(stats, report_draw.Canvas(tmp, "m"))
+        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in lines}
+        self.assertEqual(points["CUDA.Split (block 128)"], ([1000 * 1000 * 8 / 1e9, 4000 * 4000 * 8 / 1e9],
+                                                            [3000.0, 3300.0]))
+        self.assertEqual([a[0] for a, _ in hlines], [4000.0])
+        self.assertIn("CUDA.Copy (gpu)", hlines[0][1]["label"])
+
+    def test_gpu_scaling_uses_the_derived_efficiency(self):
+        stats = self.stats(sor_run())
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_gpus(stats, cv)
+            self.assertTrue(os.path.exists(os.path.join(tmp, "gpus.png")) or
+                            os.path.exists(os.path.join(tmp, "gpus_1.png")), os.listdir(tmp))
+        eff = [list(a[1]) for a, k in plots if k.get("label") == "CUDA.Rows"]
+        self.assertEqual(eff, [[1.0, 0.8, 0.5]])
+        ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == ":"]
+        self.assertEqual(ideal, [[8.0, 4.0, 2.0]])
+
+    def test_one_gpu_count_is_no_scaling_chart(self):
+        doc = sor_run()
+        doc["benchmarks"] = [e for e in doc["benchmarks"] if "gpus:2" not in e["name"] and "gpus:4" not in e["name"]]
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(report_stats.NoData) as ctx:
+                report_charts.chart_gpus(self.stats(doc), report_draw.Canvas(tmp, "m"))
+        self.assertIn("1 GPU and more", str(ctx.exception))
+
+    def test_gpus_is_a_knob_not_part_of_the_problem(self):
+        rows = [s for s in self.stats(sor_run()) if s.run.variant == "CUDA.Rows"]
+        self.assertEqual(len({s.problem() for s in rows}), 1)
+        self.assertEqual(sorted(report_stats.label(s) for s in rows),
+                         ["CUDA.Rows (gpus 1)", "CUDA.Rows (gpus 2)", "CUDA.Rows (gpus 4)"])
 
 
 class Sources(unittest.TestCase):
