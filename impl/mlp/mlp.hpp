@@ -1,0 +1,66 @@
+#pragma once
+// MLP training-step family (seed 003): a fully connected network
+// widths[0] -> ... -> widths[L] (784 inputs and 10 classes for MNIST-shaped
+// data), sigmoid or ReLU hidden activations, softmax and cross-entropy at the
+// output, one step of mini-batch SGD. Row-major, a batch is B rows.
+//
+// With A_0 = X (B x widths[0]) and, for layer l = 1..L,
+//   Z_l = A_{l-1} W_l + 1 b_l           (C = A B: the forward GEMM)
+//   A_l = act(Z_l), A_L = softmax(Z_L)
+//   loss = -(1/B) sum_r log A_L[r, y_r]
+// the backward pass is
+//   G_L = (A_L - onehot(y)) / B
+//   dW_l = A_{l-1}^T G_l                 (C = A^T B: the weight gradient)
+//   db_l = column sums of G_l
+//   G_{l-1} = (G_l W_l^T) .* act'(Z_{l-1})   (C = A B^T: delta propagation)
+// and SGD updates W_l -= lr dW_l, b_l -= lr db_l.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pb::mlp {
+
+enum class Activation { Sigmoid, Relu };
+const char* to_string(Activation a);
+Activation parse_activation(const std::string& text);  // UsageError on an unknown name
+
+struct Problem {
+  std::vector<std::int64_t> widths;  // widths[0] inputs ... widths.back() classes; at least 2 entries
+  std::int64_t batch = 0;
+  Activation act = Activation::Sigmoid;
+  double lr = 0.1;
+  std::int64_t layers() const { return std::int64_t(widths.size()) - 1; }
+  std::int64_t parameters() const;  // weights and biases
+  // FLOPs (2 per multiply-add) of the step's GEMMs: forward, weight
+  // gradients, and the delta propagation below the last layer (none into
+  // the input).
+  double gemm_flops() const;
+  std::string str() const;
+};
+void validate(const Problem& p);  // UsageError: a width or the batch below 1, fewer than 2 widths
+
+// Weights W_l (widths[l-1] x widths[l], row-major) and biases b_l per layer.
+template <class T>
+struct Params {
+  std::vector<std::vector<T>> w, b;
+};
+
+// The first weights, deterministic in the seed: uniform in +-sqrt(6 / (fan_in +
+// fan_out)) (Glorot), never exactly zero; small nonzero biases.
+Params<double> initial_params(const Problem& p, std::uint64_t seed);
+
+// A data set of MNIST shape: n samples of `features` values in [0, 1] and a
+// label in [0, classes).
+struct Data {
+  std::int64_t n = 0, features = 0, classes = 0;
+  std::vector<double> x;   // n x features
+  std::vector<int> label;  // n
+};
+
+// Deterministic synthetic data with a learnable rule: a sample's label is the
+// class whose fixed random prototype it is nearest to (each sample is its
+// class's prototype plus noise), so a network's loss falls and its accuracy
+// rises as it trains.
+Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes, std::uint64_t seed);
+
+}  // namespace pb::mlp

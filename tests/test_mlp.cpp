@@ -1,0 +1,220 @@
+// The MLP family's reference: gradients against finite differences, training
+// that learns, the problem's checks, the synthetic data and the IDX reader.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "mlp/idx.hpp"
+#include "mlp/reference.hpp"
+
+namespace {
+using namespace pb;
+using namespace pb::mlp;
+
+Problem small(Activation act) {
+  Problem p;
+  p.widths = {7, 5, 4, 3};
+  p.batch = 6;
+  p.act = act;
+  p.lr = 0.1;
+  return p;
+}
+
+class Gradient : public ::testing::TestWithParam<Activation> {};
+
+TEST_P(Gradient, MatchesCentralDifferences) {
+  const Problem p = small(GetParam());
+  const Data d = synthetic_data(20, 7, 3, 11);
+  Params<double> w = initial_params(p, 5);
+  Gradients g;
+  const double l0 = gradients(p, w, d, 4, g);
+  EXPECT_DOUBLE_EQ(l0, loss(p, w, d, 4));
+  const double eps = 1e-6;
+  int checked = 0;
+  for (int bias = 0; bias < 2; ++bias)
+    for (std::size_t l = 0; l < w.w.size(); ++l) {
+      auto& vals = bias ? w.b[l] : w.w[l];
+      const auto& grad = bias ? g.b[l] : g.w[l];
+      ASSERT_EQ(vals.size(), grad.size());
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        const double keep = vals[i];
+        vals[i] = keep + eps;
+        const double up = loss(p, w, d, 4);
+        vals[i] = keep - eps;
+        const double down = loss(p, w, d, 4);
+        vals[i] = keep;
+        const double fd = (up - down) / (2 * eps);
+        // Central differences: error O(eps^2) plus rounding of about 1e-16 / eps.
+        EXPECT_NEAR(grad[i], fd, 1e-8 + 1e-6 * std::fabs(fd))
+            << "layer " << l << (bias ? " bias " : " weight ") << i;
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, p.parameters());
+}
+
+INSTANTIATE_TEST_SUITE_P(Activations, Gradient, ::testing::Values(Activation::Sigmoid, Activation::Relu),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(MlpReference, StepMovesEachWeightByTheLearningRateTimesItsGradient) {
+  const Problem p = small(Activation::Sigmoid);
+  const Data d = synthetic_data(12, 7, 3, 2);
+  Params<double> w = initial_params(p, 3);
+  const Params<double> before = w;
+  Gradients g;
+  const double l0 = gradients(p, w, d, 0, g);
+  EXPECT_EQ(step(p, w, d, 0), l0);
+  for (std::size_t l = 0; l < w.w.size(); ++l)
+    for (std::size_t i = 0; i < w.w[l].size(); ++i) EXPECT_EQ(w.w[l][i], before.w[l][i] - p.lr * g.w[l][i]);
+  EXPECT_LT(loss(p, w, d, 0), l0);  // a small step down the gradient lowers the batch's loss
+}
+
+class Learns : public ::testing::TestWithParam<Activation> {};
+
+TEST_P(Learns, LossFallsAndAccuracyRisesOnTheSyntheticTask) {
+  Problem p;
+  p.widths = {784, 32, 10};
+  p.batch = 64;
+  p.act = GetParam();
+  p.lr = GetParam() == Activation::Sigmoid ? 0.5 : 0.1;
+  const std::int64_t train = 4096, held = 1024;
+  const Data d = synthetic_data(train + held, 784, 10, 42);
+  Params<double> w = initial_params(p, 7);
+  const double acc0 = accuracy(p, w, d, train, held);
+  double first = 0, last = 0;
+  for (int s = 0; s < 300; ++s) {
+    const double l = step(p, w, d, (s * p.batch) % train);
+    if (s < 10) first += l / 10;
+    if (s >= 290) last += l / 10;
+  }
+  const double acc = accuracy(p, w, d, train, held);
+  EXPECT_LT(last, 0.25 * first) << "loss " << first << " -> " << last;
+  EXPECT_LT(acc0, 0.3);
+  EXPECT_GT(acc, 0.9) << "held-out accuracy " << acc0 << " -> " << acc;
+}
+
+INSTANTIATE_TEST_SUITE_P(Activations, Learns, ::testing::Values(Activation::Sigmoid, Activation::Relu),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(MlpProblem, BadProblemsAreUsageErrors) {
+  Problem p = small(Activation::Relu);
+  EXPECT_NO_THROW(validate(p));
+  p.widths = {784, 0, 10};
+  EXPECT_THROW(validate(p), UsageError);
+  p.widths = {784, -3, 10};
+  EXPECT_THROW(validate(p), UsageError);
+  p.widths = {784};
+  EXPECT_THROW(validate(p), UsageError);
+  p = small(Activation::Relu);
+  p.batch = 0;
+  EXPECT_THROW(validate(p), UsageError);
+  EXPECT_THROW(parse_activation("tanh"), UsageError);
+  EXPECT_EQ(parse_activation("relu"), Activation::Relu);
+  // A batch past the end of the data, data of another shape.
+  p = small(Activation::Relu);
+  const Data d = synthetic_data(10, 7, 3, 1);
+  const Params<double> w = initial_params(p, 1);
+  EXPECT_THROW(loss(p, w, d, 5), std::invalid_argument);
+  EXPECT_THROW(loss(p, w, synthetic_data(10, 8, 3, 1), 0), std::invalid_argument);
+}
+
+TEST(MlpProblem, CountsParametersAndFlops) {
+  Problem p;
+  p.widths = {784, 1024, 1024, 10};
+  p.batch = 1024;
+  EXPECT_EQ(p.parameters(), 785 * 1024 + 1025 * 1024 + 1025 * 10);
+  // Forward and weight gradient for every layer, delta propagation for layers 2 and 3.
+  const double b = 1024;
+  EXPECT_EQ(p.gemm_flops(), 2 * (2 * b * 784 * 1024 + 3 * b * 1024 * 1024 + 3 * b * 1024 * 10));
+}
+
+TEST(MlpData, SyntheticIsDeterministicNeverZeroAndBalanced) {
+  const Data a = synthetic_data(2000, 784, 10, 9), b = synthetic_data(2000, 784, 10, 9),
+             c = synthetic_data(2000, 784, 10, 10);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.label, b.label);
+  EXPECT_NE(a.x, c.x);
+  for (double v : a.x) ASSERT_TRUE(v > 0 && v < 1) << v;
+  std::vector<int> per(10);
+  for (int l : a.label) ++per[std::size_t(l)];
+  for (int n : per) EXPECT_GT(n, 150);  // about 200 each
+  const Params<double> w = initial_params(small(Activation::Relu), 4);
+  for (const auto& layer : w.w)
+    for (double v : layer) ASSERT_NE(v, 0.0);
+}
+
+// IDX files written here: big-endian magic and counts, then the bytes.
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+std::vector<std::uint8_t> be(std::uint32_t v) {
+  return {std::uint8_t(v >> 24), std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)};
+}
+std::vector<std::uint8_t> idx(std::uint32_t magic, std::vector<std::uint32_t> dims,
+                              std::vector<std::uint8_t> body) {
+  auto out = be(magic);
+  for (auto d : dims) {
+    auto b = be(d);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+class Idx : public ::testing::Test {
+ protected:
+  std::string dir = ::testing::TempDir() + "parbench_idx_test";
+  void SetUp() override { std::filesystem::create_directories(dir); }
+  std::string path(const std::string& name) { return dir + "/" + name; }
+  std::string error(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(Idx, ReadsImagesAndLabels) {
+  write_file(path("train-images-idx3-ubyte"),
+             idx(0x803, {3, 2, 2}, {0, 255, 51, 102, 1, 2, 3, 4, 5, 6, 7, 8}));
+  write_file(path("train-labels-idx1-ubyte"), idx(0x801, {3}, {7, 0, 9}));
+  const Data d = read_mnist(dir, "train");
+  EXPECT_EQ(d.n, 3);
+  EXPECT_EQ(d.features, 4);
+  EXPECT_EQ(d.classes, 10);
+  EXPECT_EQ(d.label, (std::vector<int>{7, 0, 9}));
+  EXPECT_EQ(d.x[1], 1.0);
+  EXPECT_EQ(d.x[2], 0.2);
+}
+
+TEST_F(Idx, BadFilesSayWhatIsWrong) {
+  EXPECT_NE(error([&] { read_idx_images(path("missing")); }).find("cannot open"), std::string::npos);
+  write_file(path("wrong"), idx(0x801, {3}, {1, 2, 3}));
+  EXPECT_NE(error([&] { read_idx_images(path("wrong")); }).find("magic 0x00000801, want 0x00000803"),
+            std::string::npos);
+  write_file(path("cut"), idx(0x803, {3, 2, 2}, {1, 2, 3, 4, 5}));
+  EXPECT_NE(
+      error([&] { read_idx_images(path("cut")); }).find("5 bytes of data where the header says 12 (cut off)"),
+      std::string::npos);
+  write_file(path("long"), idx(0x801, {2}, {1, 2, 3}));
+  EXPECT_NE(error([&] { read_idx_labels(path("long")); }).find("trailing bytes"), std::string::npos);
+  write_file(path("hdr"), {0, 0, 8, 3, 0, 0});
+  EXPECT_NE(error([&] { read_idx_images(path("hdr")); }).find("cut off inside its header"),
+            std::string::npos);
+  write_file(path("train-images-idx3-ubyte"), idx(0x803, {3, 1, 1}, {1, 2, 3}));
+  write_file(path("train-labels-idx1-ubyte"), idx(0x801, {2}, {1, 2}));
+  EXPECT_NE(error([&] { read_mnist(dir, "train"); }).find("2 labels for 3 images"), std::string::npos);
+  write_file(path("train-labels-idx1-ubyte"), idx(0x801, {3}, {1, 10, 2}));
+  EXPECT_NE(error([&] { read_mnist(dir, "train"); }).find("label 10 at 1 is not a digit"), std::string::npos);
+}
+
+}  // namespace
