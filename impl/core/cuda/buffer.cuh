@@ -1,5 +1,5 @@
 #pragma once
-// RAII for device memory and streams. Allocation failure throws OutOfMemory.
+// RAII for device memory, streams and events. Allocation failure throws OutOfMemory.
 #include <cstddef>
 #include <utility>
 
@@ -46,6 +46,21 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+};
+
+// An event for ordering work between streams (no timing).
+class Event {
+ public:
+  Event() { PB_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 }  // namespace pb

@@ -28,20 +28,6 @@
 namespace pb::sor {
 namespace {
 
-class Event {
- public:
-  Event() { PB_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-  ~Event() {
-    if (e_) cudaEventDestroy(e_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
 constexpr int kRowsBlock = 128;
 
 class Rows final : public Variant {
