@@ -2,6 +2,7 @@
 // that learns, the problem's checks, the synthetic data and the IDX reader.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "gemm/registry.hpp"
+#include "mlp/host_step.hpp"
 #include "mlp/idx.hpp"
 #include "mlp/reference.hpp"
 
@@ -215,6 +218,77 @@ TEST_F(Idx, BadFilesSayWhatIsWrong) {
   EXPECT_NE(error([&] { read_mnist(dir, "train"); }).find("2 labels for 3 images"), std::string::npos);
   write_file(path("train-labels-idx1-ubyte"), idx(0x801, {3}, {1, 10, 2}));
   EXPECT_NE(error([&] { read_mnist(dir, "train"); }).find("label 10 at 1 is not a digit"), std::string::npos);
+}
+
+}  // namespace
+
+// The host step on every CPU GEMM variant, float and double, against the
+// reference: one step from the same weights on the same batch. The bound: a
+// weight moves by lr times its gradient, a sum of B products of values below
+// 1; each backend's GEMM differs from the reference's loops by rounding of
+// order K eps per element (K <= 784 here), so after one step the weights
+// agree to about lr * 784 * eps plus T's rounding of the weights themselves:
+// 1e-12 in double, 2e-6 in float (eps 6e-8). A wrong operand, op or
+// transposition is off by the size of the update itself (about 1e-3).
+namespace {
+
+template <class T>
+void expect_backends_match() {
+  Problem p;
+  p.widths = {784, 24, 16, 10};
+  p.batch = 32;
+  p.lr = 0.1;
+  const double tol = sizeof(T) == 8 ? 1e-12 : 2e-6;
+  int tried = 0;
+  for (Activation act : {Activation::Sigmoid, Activation::Relu}) {
+    p.act = act;
+    const Data d = synthetic_data(100, 784, 10, 21);
+    const Params<double> start = initial_params(p, 8);
+    Params<double> ref = start;
+    const double ref_loss = step(p, ref, d, 40);
+    double moved = 0;
+    for (std::size_t l = 0; l < ref.w.size(); ++l)
+      for (std::size_t i = 0; i < ref.w[l].size(); ++i)
+        moved = std::max(moved, std::fabs(ref.w[l][i] - start.w[l][i]));
+    ASSERT_GT(moved, 100 * tol);  // the step moves weights by far more than the bound
+    for (const auto& e : gemm::registry<T>()) {
+      if (e.backend != Backend::Cpu) continue;
+      Knobs k;
+      k.threads = 3;
+      auto variant = e.make(k);
+      if (!variant->backend()) continue;
+      HostStep<T> host(p, std::move(variant), 3);
+      host.set_params(start);
+      const double loss_t = host.step(d, 40);
+      EXPECT_NEAR(loss_t, ref_loss, sizeof(T) == 8 ? 1e-12 : 1e-5) << e.name << " " << to_string(act);
+      const Params<double> got = host.params();
+      double worst = 0;
+      for (std::size_t l = 0; l < got.w.size(); ++l) {
+        for (std::size_t i = 0; i < got.w[l].size(); ++i)
+          worst = std::max(worst, std::fabs(got.w[l][i] - ref.w[l][i]));
+        for (std::size_t i = 0; i < got.b[l].size(); ++i)
+          worst = std::max(worst, std::fabs(got.b[l][i] - ref.b[l][i]));
+      }
+      EXPECT_LE(worst, tol) << e.name << " " << to_string(act) << (sizeof(T) == 8 ? " double" : " float");
+      ++tried;
+    }
+  }
+  EXPECT_EQ(tried, 2 * 3);  // Naive, OMP, OpenBLAS
+}
+
+TEST(MlpHostStep, EveryCpuGemmBackendMatchesTheReferenceStepDouble) { expect_backends_match<double>(); }
+TEST(MlpHostStep, EveryCpuGemmBackendMatchesTheReferenceStepFloat) { expect_backends_match<float>(); }
+
+TEST(MlpHostStep, AGemmVariantThatIsNoBackendIsRefused) {
+  struct NotBackend : gemm::Variant<double> {
+    void prepare(const gemm::Problem&, const gemm::Inputs<double>&) override {}
+    void run() override {}
+    void result(std::vector<double>&) override {}
+  };
+  Problem p = small(Activation::Relu);
+  EXPECT_THROW(HostStep<double>(p, std::make_unique<NotBackend>(), 1), std::logic_error);
+  NotBackend nb;
+  EXPECT_THROW(nb.compute({}, nullptr, nullptr, nullptr, nullptr), std::logic_error);
 }
 
 }  // namespace

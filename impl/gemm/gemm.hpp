@@ -9,6 +9,7 @@
 // Host-clean: no CUDA types here, so the driver and tests never need nvcc.
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,20 @@ class Variant {
   virtual void run() = 0;
   virtual void result(std::vector<T>& out) = 0;
   virtual void* stream() { return nullptr; }
+
+  // As a backend of another family's computation (the MLP training step):
+  // out = the product of problem p on operands the caller owns, in this
+  // variant's memory (host memory for CPU variants). Call bind() once first:
+  // it sets up what prepare() would that does not depend on the operands
+  // (OpenBLAS's thread count). A variant with backend() false has neither.
+  virtual bool backend() const { return false; }
+  virtual void bind() {}
+  virtual void compute(const Problem& p, const T* a, const T* b, const T* c, T* out);
 };
+
+template <class T>
+void Variant<T>::compute(const Problem& p, const T*, const T*, const T*, T*) {
+  throw std::logic_error("this GEMM variant cannot compute on the caller's operands (" + p.str() + ")");
+}
 
 }  // namespace pb::gemm

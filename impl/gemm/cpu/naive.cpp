@@ -10,15 +10,14 @@ class Naive final : public CpuVariant<T> {
   using CpuVariant<T>::p_, CpuVariant<T>::in_, CpuVariant<T>::out_;
 
  public:
-  void run() override {
-    const auto M = p_.m, N = p_.n, K = p_.k;
-    const T* A = in_->a.data();
-    const T* B = in_->b.data();
-    T* C = out_.data();
+  void run() override { compute(p_, in_->a.data(), in_->b.data(), in_->c.data(), out_.data()); }
+  bool backend() const override { return true; }
+  void compute(const Problem& p, const T* A, const T* B, const T* Cin, T* C) override {
+    const auto M = p.m, N = p.n, K = p.k;
     for (std::int64_t i = 0; i < M; ++i)
       for (std::int64_t j = 0; j < N; ++j) {
         T acc = 0;
-        switch (p_.op) {
+        switch (p.op) {
           case Op::AB:
             for (std::int64_t k = 0; k < K; ++k) acc += A[i * K + k] * B[k * N + j];
             break;
@@ -27,7 +26,7 @@ class Naive final : public CpuVariant<T> {
             break;
           case Op::ABtC:
             for (std::int64_t k = 0; k < K; ++k) acc += A[i * K + k] * B[j * K + k];
-            acc += in_->c[i * N + j];
+            acc += Cin[i * N + j];
             break;
         }
         C[i * N + j] = acc;

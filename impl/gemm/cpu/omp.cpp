@@ -18,13 +18,11 @@ class Omp final : public CpuVariant<T> {
     if (threads_ < 1) return Support::no("threads must be >= 1");
     return Support::yes();
   }
-  void run() override {
-    const auto M = p_.m, N = p_.n, K = p_.k;
-    const T* A = in_->a.data();
-    const T* B = in_->b.data();
-    const T* Cin = in_->c.data();
-    T* C = out_.data();
-    const Op op = p_.op;
+  void run() override { compute(p_, in_->a.data(), in_->b.data(), in_->c.data(), out_.data()); }
+  bool backend() const override { return true; }
+  void compute(const Problem& p, const T* A, const T* B, const T* Cin, T* C) override {
+    const auto M = p.m, N = p.n, K = p.k;
+    const Op op = p.op;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t i = 0; i < M; ++i) {
       T* crow = C + i * N;

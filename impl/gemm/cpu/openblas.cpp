@@ -36,16 +36,16 @@ class OpenBlas final : public CpuVariant<T> {
     CpuVariant<T>::prepare(p, in);
     blas_threads_.set(threads_);
   }
-  void run() override {
-    const int M = int(p_.m), N = int(p_.n), K = int(p_.k);
-    const T* A = in_->a.data();
-    const T* B = in_->b.data();
-    T* C = out_.data();
-    switch (p_.op) {
+  void run() override { compute(p_, in_->a.data(), in_->b.data(), in_->c.data(), out_.data()); }
+  bool backend() const override { return true; }
+  void bind() override { blas_threads_.set(threads_); }
+  void compute(const Problem& p, const T* A, const T* B, const T* Cin, T* C) override {
+    const int M = int(p.m), N = int(p.n), K = int(p.k);
+    switch (p.op) {
       case Op::AB: gemm(CblasNoTrans, CblasNoTrans, M, N, K, A, K, B, N, T(0), C, N); break;
       case Op::AtB: gemm(CblasTrans, CblasNoTrans, M, N, K, A, M, B, N, T(0), C, N); break;
       case Op::ABtC:
-        std::copy(in_->c.begin(), in_->c.end(), out_.begin());
+        std::copy(Cin, Cin + p.c_elems(), C);
         gemm(CblasNoTrans, CblasTrans, M, N, K, A, K, B, K, T(1), C, N);
         break;
     }

@@ -1,0 +1,36 @@
+#pragma once
+// The training step on the host in T (float or double), its three GEMM forms
+// computed by a GEMM family variant used as a backend (gemm::Variant::compute):
+// every CPU GEMM variant (Naive, OMP, OpenBLAS) trains the network this way.
+// The element-wise work (bias, activation, softmax, loss, bias gradients,
+// update) runs in OpenMP loops beside it.
+#include <memory>
+#include <vector>
+
+#include "gemm/gemm.hpp"
+#include "mlp/mlp.hpp"
+
+namespace pb::mlp {
+
+template <class T>
+class HostStep {
+ public:
+  // `gemm` must have backend() true; its bind() is called here.
+  HostStep(const Problem& p, std::unique_ptr<gemm::Variant<T>> gemm, int threads);
+  void set_params(const Params<double>& params);  // rounded to T
+  Params<double> params() const;                  // widened to double
+  // One SGD step on rows first .. first + batch - 1 of d; returns the batch's
+  // loss before the update.
+  double step(const Data& d, std::int64_t first);
+
+ private:
+  Problem p_;
+  std::unique_ptr<gemm::Variant<T>> gemm_;
+  int threads_;
+  std::vector<std::vector<T>> w_, b_;   // per layer
+  std::vector<std::vector<T>> a_, z_;   // activations a[0..L] and pre-activations z[1..L]
+  std::vector<std::vector<T>> dw_;      // weight gradients
+  std::vector<T> delta_, next_, zero_;  // G_l, G_{l-1}, the +C of A*B^T (zeros)
+};
+
+}  // namespace pb::mlp
