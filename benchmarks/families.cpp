@@ -8,10 +8,11 @@ Family gemm_family();
 Family kmeans_family();
 Family sort_family();
 Family sor_family();
+Family mlp_family();
 
 const std::vector<Family>& families() {
-  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(), sort_family(),
-                                           sor_family()};
+  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(),
+                                           sort_family(),    sor_family(),  mlp_family()};
   return list;
 }
 

@@ -69,7 +69,8 @@ PY = [os.path.join(ROOT, "plots", "with-python")]
 #   a run on the large problems, Sort/Std 131 s of a night on the H200).
 # smoke: seconds, for trying the job.
 NIGHTLY_EXCLUDE = "|".join([
-    "KMeans/MPI/", "KMeans/Seq/", "KMeans/CUDA[^/]*/.*/block:(64|1024)/", "GEMM/Naive/", "Sort/Std/"])
+    "KMeans/MPI/", "KMeans/Seq/", "KMeans/CUDA[^/]*/.*/block:(64|1024)/", "GEMM/Naive/", "Sort/Std/", "SOR/Seq/",
+    "MLP/Naive/"])
 SUITES = {
     "nightly": {"profile": [], "args": [
         "--benchmark_filter=-^(%s)" % NIGHTLY_EXCLUDE,

@@ -12,9 +12,13 @@
 
 #include "core/status.hpp"
 #include "gemm/registry.hpp"
+#include "mlp/case.hpp"
 #include "mlp/host_step.hpp"
 #include "mlp/idx.hpp"
 #include "mlp/reference.hpp"
+#include "mlp/registry.hpp"
+#include "mlp/verify.hpp"
+#include "tests/variant_cases.hpp"
 
 namespace {
 using namespace pb;
@@ -290,5 +294,71 @@ TEST(MlpHostStep, AGemmVariantThatIsNoBackendIsRefused) {
   NotBackend nb;
   EXPECT_THROW(nb.compute({}, nullptr, nullptr, nullptr, nullptr), std::logic_error);
 }
+
+}  // namespace
+
+// Registry-driven: every MLP variant (one per GEMM backend) on awkward shapes,
+// in both precisions, through the family's own verify() against the reference
+// step; reset() must bring back the first weights.
+namespace {
+
+std::vector<pb::testing::VariantCase> all_variants() {
+  return pb::testing::variant_cases(mlp::registry(), 32, 256);
+}
+
+class MlpVariants : public ::testing::TestWithParam<pb::testing::VariantCase> {
+ protected:
+  const mlp::Entry& entry() const { return pb::testing::find_variant(mlp::registry(), GetParam().name); }
+  void expect_matches(Problem p) {
+    for (bool f64 : {false, true}) {
+      p.f64 = f64;
+      Case c(p, 0x3131);
+      auto v = entry().make(GetParam().knobs);
+      ASSERT_TRUE(v->supports(p).ok()) << p.str();
+      v->prepare(p, c.inputs);
+      for (int round = 0; round < 2; ++round) {  // the second after a reset: the same step again
+        v->reset();
+        v->run();
+        const Check chk = verify(p, c.inputs.start, c.reference(), v->result());
+        EXPECT_TRUE(chk.passed) << p.str() << " round " << round << ": " << chk.message;
+        EXPECT_NEAR(v->loss(), c.reference_loss(), f64 ? 1e-12 : 1e-5) << p.str();
+      }
+      const double share = v->gemm_share();
+      EXPECT_GT(share, 0.0);
+      EXPECT_LE(share, 1.0);
+    }
+  }
+};
+
+Problem shape(std::vector<std::int64_t> widths, std::int64_t batch, Activation act) {
+  Problem p;
+  p.widths = std::move(widths);
+  p.batch = batch;
+  p.act = act;
+  return p;
+}
+
+TEST_P(MlpVariants, AwkwardShapesBothPrecisions) {
+  expect_matches(shape({784, 7, 3}, 1, Activation::Sigmoid));
+  expect_matches(shape({5, 4, 3, 2}, 3, Activation::Relu));
+  expect_matches(shape({784, 33, 17, 10}, 33, Activation::Sigmoid));
+}
+
+TEST(MlpVerify, CatchesAWrongWeight) {
+  Problem p = shape({784, 16, 10}, 8, Activation::Sigmoid);
+  Case c(p, 9);
+  Params<double> got = c.reference();
+  EXPECT_TRUE(verify(p, c.inputs.start, c.reference(), got).passed);
+  got.w[1][37] += 1e-4;  // a tenth of a typical update
+  const Check chk = verify(p, c.inputs.start, c.reference(), got);
+  EXPECT_FALSE(chk.passed);
+  EXPECT_NE(chk.message.find("layer 2 weight 37"), std::string::npos) << chk.message;
+  got = c.reference();
+  got.b[0].pop_back();
+  EXPECT_FALSE(verify(p, c.inputs.start, c.reference(), got).passed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, MlpVariants, ::testing::ValuesIn(all_variants()),
+                         [](const auto& info) { return info.param.label; });
 
 }  // namespace

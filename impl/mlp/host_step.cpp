@@ -1,6 +1,7 @@
 #include "mlp/host_step.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -52,6 +53,14 @@ Params<double> HostStep<T>::params() const {
 }
 
 template <class T>
+void HostStep<T>::product(const gemm::Problem& p, const T* a, const T* b, const T* c, T* out) {
+  if (!profile_) return gemm_->compute(p, a, b, c, out);
+  const auto t0 = std::chrono::steady_clock::now();
+  gemm_->compute(p, a, b, c, out);
+  gemm_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T>
 double HostStep<T>::step(const Data& d, std::int64_t first) {
   const std::int64_t L = p_.layers(), B = p_.batch;
   if (std::int64_t(w_.size()) != L) throw std::logic_error("HostStep: set_params first");
@@ -69,8 +78,8 @@ double HostStep<T>::step(const Data& d, std::int64_t first) {
     auto& z = z_[std::size_t(l)];
     auto& a = a_[std::size_t(l)];
     const auto& b = b_[std::size_t(l - 1)];
-    gemm_->compute({gemm::Op::AB, B, out, in}, a_[std::size_t(l - 1)].data(), w_[std::size_t(l - 1)].data(),
-                   nullptr, z.data());
+    product({gemm::Op::AB, B, out, in}, a_[std::size_t(l - 1)].data(), w_[std::size_t(l - 1)].data(), nullptr,
+            z.data());
     const bool top = l == L;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (std::int64_t r = 0; r < B; ++r) {
@@ -106,11 +115,10 @@ double HostStep<T>::step(const Data& d, std::int64_t first) {
     auto& b = b_[std::size_t(l - 1)];
     auto& dW = dw_[std::size_t(l - 1)];
     // dW_l = A_{l-1}^T G_l (GEMM AtB: A is K x M = B x in).
-    gemm_->compute({gemm::Op::AtB, in, out, B}, a_[std::size_t(l - 1)].data(), delta_.data(), nullptr,
-                   dW.data());
+    product({gemm::Op::AtB, in, out, B}, a_[std::size_t(l - 1)].data(), delta_.data(), nullptr, dW.data());
     if (l > 1) {
       // G_{l-1} = (G_l W_l^T) .* act'(Z_{l-1}) (GEMM ABtC with C = 0), before W_l changes.
-      gemm_->compute({gemm::Op::ABtC, B, in, out}, delta_.data(), W.data(), zero_.data(), next_.data());
+      product({gemm::Op::ABtC, B, in, out}, delta_.data(), W.data(), zero_.data(), next_.data());
       const auto& zp = z_[std::size_t(l - 1)];
       const auto& ap = a_[std::size_t(l - 1)];
 #pragma omp parallel for num_threads(nt) schedule(static)

@@ -22,11 +22,17 @@ class HostStep {
   // One SGD step on rows first .. first + batch - 1 of d; returns the batch's
   // loss before the update.
   double step(const Data& d, std::int64_t first);
+  // Time the GEMM calls of the following steps apart (wall clock).
+  void profile(bool on) { profile_ = on, gemm_seconds_ = 0; }
+  double gemm_seconds() const { return gemm_seconds_; }
 
  private:
   Problem p_;
   std::unique_ptr<gemm::Variant<T>> gemm_;
   int threads_;
+  bool profile_ = false;
+  double gemm_seconds_ = 0;
+  void product(const gemm::Problem& p, const T* a, const T* b, const T* c, T* out);
   std::vector<std::vector<T>> w_, b_;   // per layer
   std::vector<std::vector<T>> a_, z_;   // activations a[0..L] and pre-activations z[1..L]
   std::vector<std::vector<T>> dw_;      // weight gradients

@@ -35,7 +35,7 @@ double Problem::gemm_flops() const {
 std::string Problem::str() const {
   std::string s;
   for (auto w : widths) s += (s.empty() ? "" : "-") + std::to_string(w);
-  return s + " batch " + std::to_string(batch) + " " + to_string(act);
+  return s + " batch " + std::to_string(batch) + " " + to_string(act) + (f64 ? " f64" : " f32");
 }
 
 void validate(const Problem& p) {
@@ -84,6 +84,12 @@ Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes,
     }
   }
   return d;
+}
+
+Inputs make_inputs(const Problem& p, std::uint64_t base_seed) {
+  validate(p);
+  const auto seed = fixtures::seed_for(base_seed, "mlp", {p.widths.front(), p.widths.back(), p.batch});
+  return {synthetic_data(p.batch, p.widths.front(), p.widths.back(), seed), initial_params(p, seed)};
 }
 
 }  // namespace pb::mlp

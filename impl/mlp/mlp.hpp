@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
+
 namespace pb::mlp {
 
 enum class Activation { Sigmoid, Relu };
@@ -29,6 +31,7 @@ struct Problem {
   std::int64_t batch = 0;
   Activation act = Activation::Sigmoid;
   double lr = 0.1;
+  bool f64 = false;  // the backend's precision (the reference is always double)
   std::int64_t layers() const { return std::int64_t(widths.size()) - 1; }
   std::int64_t parameters() const;  // weights and biases
   // FLOPs (2 per multiply-add) of the step's GEMMs: forward, weight
@@ -62,5 +65,31 @@ struct Data {
 // class's prototype plus noise), so a network's loss falls and its accuracy
 // rises as it trains.
 Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes, std::uint64_t seed);
+
+// What every variant of a problem starts from: one batch of data and the
+// first weights.
+struct Inputs {
+  Data data;
+  Params<double> start;
+};
+Inputs make_inputs(const Problem& p, std::uint64_t base_seed);
+
+// A variant trains the network one step per run(). Contract (core/job.hpp):
+// prepare() is untimed; reset() (untimed) puts back the first weights; run()
+// is one SGD step on the batch; result() gives the weights after it.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual Support supports(const Problem&) const { return Support::yes(); }
+  virtual void prepare(const Problem& p, const Inputs& in) = 0;
+  virtual void reset() = 0;
+  virtual void run() = 0;
+  virtual Params<double> result() = 0;
+  virtual double loss() const = 0;  // the batch's loss before the last step
+  // Untimed profiling pass: one step with its GEMM calls timed apart; the
+  // fraction of the step's wall time they took.
+  virtual double gemm_share() = 0;
+  virtual void* stream() { return nullptr; }
+};
 
 }  // namespace pb::mlp

@@ -1,0 +1,120 @@
+// MLP axes: widths x batch x activation x precision x variant (GEMM backend) x threads.
+// Run names: MLP/<backend>/type:<f32|f64>/widths:<784-128-10>/act:<a>/batch:<b>[/threads:<t>]
+#include "core/family.hpp"
+
+#include "core/registrar.hpp"
+#include "core/status.hpp"
+#include "core/strings.hpp"
+#include "mlp/job.hpp"
+
+namespace pb {
+namespace {
+using namespace mlp;
+
+// "784-128-10,784-1024-1024-10": each an input width, hidden widths and a class count, all >= 1.
+std::vector<std::vector<std::int64_t>> parse_widths(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<std::vector<std::int64_t>> out;
+  for (const auto& item : split(text, ',')) {
+    std::vector<std::int64_t> w;
+    for (const auto& part : split(item, '-')) w.push_back(parse_int(flag + " width", part, 1, 1 << 20));
+    if (w.size() < 2) throw UsageError(flag + ": '" + item + "' needs at least an input and an output width");
+    if (w.back() < 2) throw UsageError(flag + ": '" + item + "' ends in fewer than 2 classes");
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> parse_batches(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<std::int64_t> out;
+  for (const auto& item : split(text, ',')) out.push_back(parse_int(flag, item, 1, 1 << 20));
+  return out;
+}
+
+const std::vector<std::string> kActs{"sigmoid", "relu"};
+const std::vector<std::string> kTypes{"f32", "f64"};
+
+std::string joined(const std::vector<std::int64_t>& w) {
+  std::string s;
+  for (auto v : w) s += (s.empty() ? "" : "-") + std::to_string(v);
+  return s;
+}
+
+}  // namespace
+
+static void register_mlp(const Options& opt) {
+  declare_counter("samples_per_second", CounterKind::Rate, "1/s");
+  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
+  declare_counter("gemm_share", CounterKind::Result);
+  declare_counter("loss", CounterKind::Result);
+  declare_counter("batch", CounterKind::Problem);
+  const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  const bool smoke = opt.profile == Profile::Smoke, full = opt.profile == Profile::Full;
+  const auto* wf = opt.flag("--mlp-widths");
+  const auto widths = wf      ? parse_widths("--mlp-widths", *wf)
+                      : smoke ? std::vector<std::vector<std::int64_t>>{{784, 32, 10}}
+                              : std::vector<std::vector<std::int64_t>>{{784, 128, 10}, {784, 1024, 1024, 10}};
+  const auto* bf = opt.flag("--mlp-batch");
+  const auto batches = bf      ? parse_batches("--mlp-batch", *bf)
+                       : smoke ? std::vector<std::int64_t>{32}
+                       : full  ? std::vector<std::int64_t>{32, 64, 256, 1024, 4096}
+                               : std::vector<std::int64_t>{64, 1024};
+  const auto* af = opt.flag("--mlp-act");
+  const auto acts = af ? parse_word_list("--mlp-act", *af, kActs) : std::vector<std::string>{"sigmoid"};
+  const auto* tf = opt.flag("--mlp-type");
+  const auto types = tf     ? parse_word_list("--mlp-type", *tf, kTypes)
+                     : full ? kTypes
+                            : std::vector<std::string>{"f32"};
+  for (const auto& type : types)
+    for (const auto& w : widths)
+      for (const auto& act : acts)
+        for (auto batch : batches) {
+          Problem p;
+          p.widths = w, p.batch = batch, p.act = parse_activation(act), p.f64 = type == "f64";
+          validate(p);
+          for (const auto& e : registry()) {
+            for (const auto& k : entry_knobs(e, opt, threads, {})) {
+              RunName name{
+                  "MLP",
+                  e.name,
+                  {{"type", type}, {"widths", joined(w)}, {"act", act}, {"batch", std::to_string(batch)}}};
+              RegisterOptions ro;
+              ro.unit = benchmark::kMillisecond;
+              ro.axes = {{"batch", double(batch)}};
+              ro.rate = Rate{"GFLOPS", p.f64 ? "gemm_f64" : "gemm_f32"};
+              register_entry<mlp::Job>(name, e, k, p, opt, ro, "GEMM flops a step", p.gemm_flops());
+            }
+          }
+        }
+}
+
+static FlagSection mlp_flags() {
+  return {"MLP",
+          {{"--mlp-widths",
+            "LIST",
+            "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10 (default 784-128-10, "
+            "784-1024-1024-10; smoke 784-32-10)",
+            [](const std::string& flag, const std::string& v) { parse_widths(flag, v); },
+            {}},
+           {"--mlp-batch",
+            "LIST",
+            "mini-batch sizes (default 64, 1024; smoke 32; full 32 ... 4096)",
+            [](const std::string& flag, const std::string& v) { parse_batches(flag, v); },
+            {}},
+           {"--mlp-act",
+            "LIST",
+            "hidden-layer activations: sigmoid, relu (default sigmoid)",
+            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kActs); },
+            {}},
+           {"--mlp-type",
+            "LIST",
+            "precision of the backends: f32, f64 (default f32; full both)",
+            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kTypes); },
+            {}}},
+          nullptr};
+}
+
+Family mlp_family() { return {"MLP", mlp_flags, register_mlp}; }
+
+}  // namespace pb
