@@ -61,9 +61,20 @@ def group_key(name, split):
     return parts[0] if split == "family" else "/".join(parts[:2])
 
 
+# Characters special in both ECMAScript and POSIX extended regular
+# expressions (Google Benchmark's filter is one or the other, by build). A
+# backslash before any other character, as Python's re.escape puts before '-',
+# is an error there ("784\-32\-10 is not a regular expression").
+_SPECIAL = re.compile(r"([\\.^$|()\[\]{}*+?])")
+
+
+def escape(name):
+    return _SPECIAL.sub(r"\\\1", name)
+
+
 def exact_filter(names):
     """A --benchmark_filter that selects exactly these instances."""
-    return "^(" + "|".join(re.escape(n) for n in names) + ")$"
+    return "^(" + "|".join(escape(n) for n in names) + ")$"
 
 
 def strip_filter(args):

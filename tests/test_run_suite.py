@@ -70,6 +70,16 @@ class RunSuite(unittest.TestCase):
         self.assertIn("group 2 of 2", p.stderr)
         self.assertEqual(r.context["parbench_suite"]["groups"], 2)
 
+    def test_names_with_dashes_and_dots_select_exactly_themselves(self):
+        # MLP widths (784-32-10) and SOR omegas (1.5): each instance's exact
+        # filter must be a regular expression Google Benchmark accepts.
+        filt = "^(MLP/OMP|SOR/Seq)/"
+        p, r = self.suite(filt)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        by = self.check_complete(r, filt)
+        self.assertTrue(any("-" in n for n in by) and any("." in n.split("/manual")[0] for n in by), list(by))
+        self.assertTrue(all(len(v) == 2 and v[0].disposition == "passed" for v in by.values()))
+
     def test_a_crash_costs_one_instance(self):
         victim = listed(CPU)[1]
         p, r = self.suite(CPU, fault="crash:^" + victim.replace(".", "[.]") + "$")
