@@ -77,8 +77,10 @@ TEST(MlpReference, StepMovesEachWeightByTheLearningRateTimesItsGradient) {
   Gradients g;
   const double l0 = gradients(p, w, d, 0, g);
   EXPECT_EQ(step(p, w, d, 0), l0);
-  for (std::size_t l = 0; l < w.w.size(); ++l)
+  for (std::size_t l = 0; l < w.w.size(); ++l) {
     for (std::size_t i = 0; i < w.w[l].size(); ++i) EXPECT_EQ(w.w[l][i], before.w[l][i] - p.lr * g.w[l][i]);
+    for (std::size_t i = 0; i < w.b[l].size(); ++i) EXPECT_EQ(w.b[l][i], before.b[l][i] - p.lr * g.b[l][i]);
+  }
   EXPECT_LT(loss(p, w, d, 0), l0);  // a small step down the gradient lowers the batch's loss
 }
 
@@ -214,6 +216,10 @@ TEST_F(Idx, BadFilesSayWhatIsWrong) {
       std::string::npos);
   write_file(path("long"), idx(0x801, {2}, {1, 2, 3}));
   EXPECT_NE(error([&] { read_idx_labels(path("long")); }).find("trailing bytes"), std::string::npos);
+  write_file(path("zero"), idx(0x803, {3, 0, 2}, {}));
+  EXPECT_NE(error([&] { read_idx_images(path("zero")); }).find("dimension 2 is 0"), std::string::npos);
+  write_file(path("huge"), idx(0x803, {0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 2, 3}));
+  EXPECT_NE(error([&] { read_idx_images(path("huge")); }).find("implausibly large"), std::string::npos);
   write_file(path("hdr"), {0, 0, 8, 3, 0, 0});
   EXPECT_NE(error([&] { read_idx_images(path("hdr")); }).find("cut off inside its header"),
             std::string::npos);
@@ -356,6 +362,27 @@ TEST(MlpVerify, CatchesAWrongWeight) {
   got = c.reference();
   got.b[0].pop_back();
   EXPECT_FALSE(verify(p, c.inputs.start, c.reference(), got).passed);
+}
+
+TEST(MlpVerify, CatchesAWrongHiddenLayerInFloatOnADeepSigmoidNet) {
+  // The first layer's updates are a small fraction of the output layer's: a
+  // bound taken over all layers at once let a 5% error there through in f32.
+  Problem p = shape({784, 256, 256, 10}, 64, Activation::Sigmoid);
+  p.f64 = false;
+  Case c(p, 17);
+  const Params<double>& ref = c.reference();
+  double update = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ref.w[0].size(); ++i) {
+    const double u = std::fabs(ref.w[0][i] - c.inputs.start.w[0][i]);
+    if (u > update) update = u, at = i;
+  }
+  Params<double> got = ref;
+  EXPECT_TRUE(verify(p, c.inputs.start, ref, got).passed);
+  got.w[0][at] += 0.05 * (ref.w[0][at] - c.inputs.start.w[0][at]);  // the step 5% too long
+  const Check chk = verify(p, c.inputs.start, ref, got);
+  EXPECT_FALSE(chk.passed);
+  EXPECT_NE(chk.message.find("layer 1 weight"), std::string::npos) << chk.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, MlpVariants, ::testing::ValuesIn(all_variants()),

@@ -64,8 +64,13 @@ template <class T>
 double HostStep<T>::step(const Data& d, std::int64_t first) {
   const std::int64_t L = p_.layers(), B = p_.batch;
   if (std::int64_t(w_.size()) != L) throw std::logic_error("HostStep: set_params first");
-  if (d.features != p_.widths.front() || first < 0 || first + B > d.n)
-    throw std::invalid_argument("HostStep: the batch is not in the data");
+  if (d.features != p_.widths.front() || d.classes != p_.widths.back() || first < 0 || first + B > d.n)
+    throw std::invalid_argument("HostStep: the batch is not in the data, or the data is of another shape");
+  for (std::int64_t r = 0; r < B; ++r) {
+    const int y = d.label[std::size_t(first + r)];
+    if (y < 0 || y >= d.classes)
+      throw std::invalid_argument("HostStep: label " + std::to_string(y) + " out of range");
+  }
   const int nt = threads_;
   const bool sigmoid = p_.act == Activation::Sigmoid;
   auto& x = a_[0];

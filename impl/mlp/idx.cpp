@@ -37,6 +37,9 @@ std::vector<std::int64_t> header(const std::vector<std::uint8_t>& b, const std::
   std::uint64_t body = 1;
   for (std::size_t i = 0; i < dims; ++i) {
     d.push_back(std::int64_t(be32(b, 4 + 4 * i)));
+    if (d.back() == 0) throw UsageError(path + ": dimension " + std::to_string(i + 1) + " is 0");
+    if (body > (std::uint64_t(1) << 40) / std::uint64_t(d.back()))  // no MNIST file is near 1 TB
+      throw UsageError(path + ": its header's dimensions are implausibly large");
     body *= std::uint64_t(d.back());
   }
   const std::uint64_t have = b.size() - 4 - 4 * dims;
