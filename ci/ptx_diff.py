@@ -86,39 +86,58 @@ ENTRY = re.compile(r"^(?:\.(?:visible|weak)\s+)?\.entry\s+(\S+?)\s*\(", re.M)
 # nvcc names an anonymous namespace with hashes of the file and its build, as
 # the mangled identifier <length>_GLOBAL__N__<hash>_<n>_<file>_<hash>[_<n>]: the
 # same kernel built in another checkout gets other hashes, so that identifier
-# becomes _GLOBAL__N_<file> in names and bodies.
+# becomes _GLOBAL__N_<file> in names and bodies. The length's digits may follow
+# digits of the enclosing name (namespace v2: "2v244_GLOBAL..."), so each
+# suffix of the digit run is tried, shortest first, until one gives an
+# identifier of the expected shape.
 ANON = re.compile(r"(\d+)(_GLOBAL__N__)")
-ANON_ID = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_")
+ANON_ID = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_(\w+)_[0-9a-f]{8}(?:_\d+)?")
+SHORT = re.compile(r"(\d+)(_GLOBAL__N_)(?!_)")
+SHORT_ID = re.compile(r"_GLOBAL__N_\w*_cu")
 
 
-def _unhash(text):
+def _identifier(text, m, shape):
+    """(start of the length digits, identifier) of the mangled identifier whose
+    length digits end at m.start(2), or None."""
+    digits, at = m.group(1), m.start(2)
+    for i in range(len(digits) - 1, -1, -1):
+        ident = text[at:at + int(digits[i:])]
+        if shape(ident):
+            return m.start(1) + i, ident
+    return None
+
+
+def _full_anon(ident):
+    m = ANON_ID.fullmatch(ident)
+    return m is not None and len(m.group(2)) == int(m.group(1))
+
+
+def _replace(text, pattern, shape, short):
     out, pos = [], 0
-    for m in ANON.finditer(text):
+    for m in pattern.finditer(text):
         if m.start() < pos:
             continue
-        ident = text[m.start(2):m.start(2) + int(m.group(1))]
-        id_match = ANON_ID.match(ident)
-        if not id_match:
+        found = _identifier(text, m, shape)
+        if found is None:
             continue
-        short = "_GLOBAL__N_" + ident[id_match.end():id_match.end() + int(id_match.group(1))]
-        out += [text[pos:m.start()], "%d%s" % (len(short), short)]
+        begin, ident = found
+        new = short(ident)
+        out += [text[pos:begin], "%d%s" % (len(new), new)]
         pos = m.start(2) + len(ident)
     return "".join(out) + text[pos:]
 
 
-FILE_NS = re.compile(r"(\d+)_GLOBAL__N_")
+def _unhash(text):
+    def short(ident):
+        m = ANON_ID.fullmatch(ident)
+        return "_GLOBAL__N_" + m.group(2)
+    return _replace(text, ANON, _full_anon, short)
 
 
 def _no_file(text):
     """text with each _GLOBAL__N_<file> made _GLOBAL__N_: a kernel whose file
     was renamed, and nothing else, compares equal."""
-    out, pos = [], 0
-    for m in FILE_NS.finditer(text):
-        if m.start() < pos:
-            continue
-        out += [text[pos:m.start()], "11_GLOBAL__N_"]
-        pos = m.start() + len(m.group(1)) + int(m.group(1))
-    return "".join(out) + text[pos:]
+    return _replace(text, SHORT, lambda ident: SHORT_ID.fullmatch(ident) is not None, lambda ident: "_GLOBAL__N_")
 
 
 def kernels(text):
@@ -135,13 +154,17 @@ def kernels(text):
 
 
 def load(d):
+    """{(file, kernel name): body}: a kernel of internal linkage defined in a
+    header (a static __global__) is in the PTX of every .cu that includes it,
+    once per file."""
     found = {}
     for dirpath, _, files in os.walk(d):
         for f in files:
             if f.endswith(".ptx"):
+                rel = os.path.relpath(os.path.join(dirpath, f), d)
                 with open(os.path.join(dirpath, f), encoding="utf-8", errors="replace") as fh:
                     for name, body in kernels(fh.read()).items():
-                        found[name] = (os.path.relpath(os.path.join(dirpath, f), d), body)
+                        found[(rel, name)] = body
     if not found:
         raise Bad("%s holds no PTX kernel (run snapshot first)" % d)
     return found
@@ -156,25 +179,28 @@ def demangle(names):
 
 def compare(before, after):
     a, b = load(before), load(after)
-    changed = sorted(n for n in a if n in b and a[n][1] != b[n][1])
+    changed = sorted(k for k in a if k in b and a[k] != b[k])
     gone = sorted(set(a) - set(b))
     new = sorted(set(b) - set(a))
     # A kernel of an anonymous namespace whose file was renamed: the same code
     # under another file's name.
-    arrived = {(_no_file(n), _no_file(b[n][1])): n for n in new}
+    arrived = {}
+    for k in new:
+        arrived.setdefault((_no_file(k[1]), _no_file(b[k])), []).append(k)
     moved = []
     for g in list(gone):
-        n = arrived.get((_no_file(g), _no_file(a[g][1])))
-        if n is not None and n in new:
+        same = arrived.get((_no_file(g[1]), _no_file(a[g])))
+        if same:
+            n = same.pop(0)
             moved.append(n)
             gone.remove(g)
             new.remove(n)
-    pretty = demangle(changed + gone + new + moved)
+    pretty = demangle(sorted({k[1] for k in changed + gone + new + moved}))
     print("ptx-diff: %d kernels before, %d after; %d changed, %d gone, %d new, %d moved to another file unchanged"
           % (len(a), len(b), len(changed), len(gone), len(new), len(moved)))
-    for what, names, src in (("changed", changed, b), ("gone", gone, a), ("new", new, b), ("moved", moved, b)):
-        for n in names:
-            print("  %-7s %s  (%s)" % (what, pretty[n], src[n][0]))
+    for what, keys in (("changed", changed), ("gone", gone), ("new", new), ("moved", moved)):
+        for f, n in keys:
+            print("  %-7s %s  (%s)" % (what, pretty[n], f))
     return 1 if changed or gone or new else 0
 
 

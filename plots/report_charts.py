@@ -8,6 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import derived  # noqa: E402
+import pbjson  # noqa: E402
 from report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,  # noqa: E402
                          plain_log, plt, thread_axis)
 from report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,  # noqa: E402
@@ -200,7 +201,7 @@ def chart_gpus(stats, cv):
     series = {}
     for s in stats:
         g = s.arg("gpus", int)
-        if g is not None and s.role != "ceiling":
+        if g is not None and s.role != "ceiling" and s.seconds and s.seconds > 0:
             series.setdefault((s.run.family, s.problem()), {}).setdefault((label_without_gpus(s), s.source),
                                                                           []).append((g, s.seconds, s.stdev))
     good = [(k, v) for k, v in series.items()
@@ -213,7 +214,7 @@ def chart_gpus(stats, cv):
     for (family, problem), variants in limit.take(good):
         pyplot = plt()
         fig, (ax, ax_eff) = pyplot.subplots(1, 2, figsize=(9.5, 4.0))
-        counts = set()
+        counts, top = set(), 1.0
         for (v, source), pts in sorted(variants.items()):
             pts.sort()
             if pts[0][0] != 1:
@@ -225,11 +226,13 @@ def chart_gpus(stats, cv):
                         capsize=2, **st)
             t1 = pts[0][1]
             ax.plot([g for g, _, _ in pts], [t1 / g for g, _, _ in pts], ":", color=st["color"], lw=1)
-            ax_eff.plot([g for g, _, _ in pts], [derived.efficiency(t1, t, g) for g, t, _ in pts], label=name, **st)
+            eff = [derived.efficiency(t1, t, g) for g, t, _ in pts]
+            top = max([top] + eff)
+            ax_eff.plot([g for g, _, _ in pts], eff, label=name, **st)
         ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dotted: ideal from 1 GPU)")
         plain_log(ax.yaxis)
         ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=":")
-        ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / (GPUs x t)", ylim=(0, 1.1))
+        ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / (GPUs x t)", ylim=(0, 1.1 * top))
         for a in (ax, ax_eff):
             a.set_xticks(sorted(counts))
             a.grid(True, alpha=0.3)
@@ -240,7 +243,7 @@ def chart_gpus(stats, cv):
 
 
 def label_without_gpus(s):
-    knob = [("%s %s" % (k, s.run.args[k])) for k in ("threads", "block", "ranks") if k in s.run.args]
+    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k != "gpus" and k in s.run.args]
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
 
 
@@ -263,8 +266,9 @@ def chart_sor_bandwidth(stats, cv):
         lines = {}
         for s in at_most_threads(ss):
             gb = s.arg("M", int) * s.arg("N", int) * 8 / 1e9
-            spread = s.counter("GBps") * s.stdev / s.seconds if s.seconds else 0.0
-            lines.setdefault(label(s, several), []).append((gb, s.counter("GBps"), spread))
+            per_gpu = s.counter("GBps") / (s.arg("gpus", int) or 1)  # against one GPU's ceiling
+            spread = per_gpu * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((gb, per_gpu, spread))
         for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
             pts.sort()
             st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
@@ -282,7 +286,7 @@ def chart_sor_bandwidth(stats, cv):
             cv.finding("info", "SOR bandwidth vs grid (field %s): no bandwidth ceiling in the same run to draw; "
                                "run the Ceiling family too (--benchmark_filter='^(SOR|Ceiling)/')" % field)
         ax.set(xscale="log", xlabel="grid size: GB of one field (M x N doubles)",
-               ylabel="GB/s (24 B per interior point per sweep)")
+               ylabel="GB/s per GPU (24 B per interior point per sweep)")
         ax.set_ylim(bottom=0)  # distances to the ceiling read as fractions
         plain_log(ax.xaxis)
         ax.grid(True, alpha=0.3, which="both")

@@ -168,7 +168,8 @@ def ceilings(stats):
 
 def fractions(stats):
     """[(Stat, fraction, ceiling Stat)] of every non-ceiling entry whose rate
-    has a ceiling of its kind on its device in its source."""
+    has a ceiling of its kind on its device in its source. An entry run on G
+    GPUs (the gpus knob) is measured against G times the one-GPU ceiling."""
     ceil = ceilings(stats)
     rows = []
     for s in stats:
@@ -178,5 +179,5 @@ def fractions(stats):
         v = s.counter(s.rate[0])
         if c is None or v is None:
             continue
-        rows.append((s, derived.fraction(v, c[0]), c[1]))
+        rows.append((s, derived.fraction(v, c[0] * (s.arg("gpus", int) or 1)), c[1]))
     return rows

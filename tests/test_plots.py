@@ -291,6 +291,15 @@ class SorAndGpuCharts(unittest.TestCase):
                 report_charts.chart_gpus(self.stats(doc), report_draw.Canvas(tmp, "m"))
         self.assertIn("1 GPU and more", str(ctx.exception))
 
+    def test_a_multi_gpu_rate_is_a_fraction_of_the_ceilings_of_all_its_gpus(self):
+        doc = sor_run()
+        doc["benchmarks"].append(entry(SOR % ("CUDA.Rows", 1000, 1000, "gpus:2"), 1.0, device="gpu",
+                                       rate=("GBps", "bandwidth"), GBps=6000.0))
+        rows = {(s.run.variant, s.arg("M", int), s.arg("gpus", int)): f
+                for s, f, _ in report_stats.fractions(self.stats(doc))}
+        self.assertEqual(rows[("CUDA.Rows", 1000, 2)], 0.75)  # 6000 of 2 x 4000 GB/s
+        self.assertEqual(rows[("CUDA.Split", 1000, None)], 0.75)  # 3000 of 4000 GB/s
+
     def test_gpus_is_a_knob_not_part_of_the_problem(self):
         rows = [s for s in self.stats(sor_run()) if s.run.variant == "CUDA.Rows"]
         self.assertEqual(len({s.problem() for s in rows}), 1)

@@ -120,6 +120,23 @@ class PtxDiff(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
             self.assertIn("0 changed, 1 gone, 1 new, 0 moved", p.stdout)
 
+    def test_a_namespace_ending_in_a_digit_and_a_header_kernel_in_two_files(self):
+        # pb::v2 mangles as 2v2, so the identifier's length 44 reads "244".
+        v2 = self.anon("10fffb4b", "2a48d72e").replace("_ZN2pb4sort44", "_ZN2pb2v244")
+        k = ptx_diff.kernels(v2)
+        self.assertEqual(len(k), 1, k)
+        self.assertIn("_GLOBAL__N_networks_cu", next(iter(k)))
+        with tempfile.TemporaryDirectory() as t:
+            # a static kernel of a header: the same name in the PTX of two files
+            for name in ("split.cu.ptx", "rows.cu.ptx"):
+                write(os.path.join(t, "a"), name, PTX % ("1", "add.s32 %r1, %r2, 1;"))
+                write(os.path.join(t, "b"), name, PTX % ("1", "add.s32 %r1, %r2, 1;"))
+            write(os.path.join(t, "b"), "rows.cu.ptx", PTX % ("1", "add.s32 %r1, %r2, 7;"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("4 kernels before, 4 after; 1 changed", p.stdout)
+            self.assertIn("rows.cu.ptx", p.stdout.splitlines()[1])
+
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as t:
             p = run("compare", t, t)

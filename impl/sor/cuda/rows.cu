@@ -30,6 +30,20 @@ namespace {
 
 constexpr int kRowsBlock = 128;
 
+// Restores the current device when a method of Rows returns or throws: an
+// out-of-memory on part q's device must not leave the later instances of the
+// run on that device.
+class DeviceGuard {
+ public:
+  DeviceGuard() { PB_CUDA(cudaGetDevice(&dev_)); }
+  ~DeviceGuard() { cudaSetDevice(dev_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int dev_ = 0;
+};
+
 class Rows final : public Variant {
  public:
   Rows(int gpus, int parts) : gpus_(gpus), parts_(parts) {}
@@ -46,6 +60,7 @@ class Rows final : public Variant {
   }
 
   void prepare(const Problem& p, const Inputs& in) override {
+    const DeviceGuard guard;
     c_ = consts(p), sweeps_ = p.sweeps;
     w_ = (p.n + 1) / 2;
     const std::int64_t rows = p.m - 2;
@@ -90,6 +105,7 @@ class Rows final : public Variant {
   }
 
   void reset() override {
+    const DeviceGuard guard;
     for (auto& part : parts_v_) {
       PB_CUDA(cudaSetDevice(part->dev));
       for (int c = 0; c < 2; ++c)
@@ -101,6 +117,7 @@ class Rows final : public Variant {
   }
 
   void run() override {
+    const DeviceGuard guard;
     const std::size_t row_bytes = std::size_t(w_) * sizeof(double);
     const int n = int(parts_v_.size());
     // Every stream starts after what the timer recorded on part 0's stream.
@@ -163,6 +180,7 @@ class Rows final : public Variant {
   }
 
   void result(std::vector<double>& u) override {
+    const DeviceGuard guard;
     std::vector<double> host[2] = {std::vector<double>(std::size_t(c_.m * w_)),
                                    std::vector<double>(std::size_t(c_.m * w_))};
     for (std::size_t q = 0; q < parts_v_.size(); ++q) {
