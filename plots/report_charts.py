@@ -427,6 +427,57 @@ def chart_breakdown(stats, cv):
                 {s.source for s in ss})
 
 
+def chart_mlp_throughput(stats, cv):
+    """MLP: samples per second vs batch size, one line per backend (threaded
+    ones at their most threads), one figure per network, activation and
+    precision."""
+    mlp = [s for s in by_family(stats, "MLP") if s.counter("samples_per_second") and s.arg("batch", int)]
+    groups = {}
+    for s in mlp:
+        groups.setdefault((s.arg("widths"), s.arg("act"), s.arg("type")), []).append(s)
+    groups = {k: v for k, v in groups.items() if len({s.arg("batch") for s in v}) > 1}
+    if not groups:
+        raise NoData("no MLP network was run at more than one batch size (--mlp-batch=32,256,1024)")
+    several = several_sources(mlp)
+    for (widths, act, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
+        lines = {}
+        for s in at_most_threads(ss):
+            sps = s.counter("samples_per_second")
+            spread = sps * s.stdev / s.seconds if s.seconds else 0.0
+            lines.setdefault(label(s, several), []).append((s.arg("batch", int), sps, spread))
+        draw_lines(cv, lines, "batch size", "samples per second (one SGD step)", cv.name("mlp_throughput"),
+                   "MLP %s %s %s: samples/s vs batch size" % (widths, act, typ), "MLP", {s.source for s in ss})
+
+
+def chart_mlp_share(stats, cv):
+    """MLP: the share of a training step spent in GEMM calls (gemm_share, from
+    the untimed profiling pass) and in the rest (bias, activation, softmax,
+    loss, update), per backend and batch size: where the seed's 'the GEMMs
+    are all the time' holds and where it stops."""
+    mlp = [s for s in by_family(stats, "MLP") if s.counter("gemm_share") is not None and s.arg("batch", int)]
+    if not mlp:
+        raise NoData("no MLP entries with a gemm_share counter")
+    several = several_sources(mlp)
+    groups = {}
+    for s in at_most_threads(mlp):
+        groups.setdefault((s.arg("widths"), s.arg("act"), s.arg("type")), []).append(s)
+    for (widths, act, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
+        ss.sort(key=lambda s: (natural(label(s, several)), s.arg("batch", int)))
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(8.5, 1.2 + 0.24 * len(ss)))
+        gemm = [min(max(s.counter("gemm_share"), 0.0), 1.0) for s in ss]
+        ax.barh(range(len(ss)), gemm, color="tab:blue", label="GEMM calls")
+        ax.barh(range(len(ss)), [1 - g for g in gemm], left=gemm, color="tab:grey", label="element-wise and the rest")
+        ax.set_yticks(range(len(ss)))
+        ax.set_yticklabels(["%s, batch %s: %.3g ms" % (label(s, several), s.arg("batch"), s.seconds * 1e3)
+                            for s in ss], fontsize=6)
+        ax.invert_yaxis()
+        ax.set(xlabel="share of a training step's time (untimed profiling pass)", xlim=(0, 1))
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
+        cv.save(fig, cv.name("mlp_share"), "MLP %s %s %s: where a step's time goes" % (widths, act, typ), "MLP",
+                {s.source for s in ss})
+
+
 def chart_ceiling(stats, cv):
     """Each entry's declared rate as a fraction of the ceiling of its kind on
     its device, measured in the same source; one figure per family and
@@ -471,5 +522,7 @@ CHARTS = {
     "breakdown": chart_breakdown,
     "ceiling": chart_ceiling,
     "gpus": chart_gpus,
+    "mlp_throughput": chart_mlp_throughput,
+    "mlp_share": chart_mlp_share,
     "sor_bandwidth": chart_sor_bandwidth,
 }

@@ -138,8 +138,12 @@ class Charts(unittest.TestCase):
             sor = os.path.join(tmp, "sor.json")
             with open(sor, "w") as f:
                 json.dump(sor_run(), f)
+            mlp = os.path.join(tmp, "mlp.json")
+            with open(mlp, "w") as f:
+                json.dump(mlp_run(), f)
             out = os.path.join(tmp, "out")
-            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, sor, "--out", out)
+            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, sor, mlp,
+                         "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr, "")
             files = os.listdir(out)
@@ -251,6 +255,48 @@ def sor_run():
         b.append(entry(SOR % ("CUDA.Rows", 4000, 4000, "gpus:%d" % g), t, device="gpu", rate=bw, GBps=100.0 / t))
     return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1, "gpu": "TestGPU"},
             "benchmarks": b}
+
+
+MLP = "MLP/%s/type:f32/widths:784-128-10/act:sigmoid/batch:%d%s/manual_time"
+
+
+def mlp_run():
+    """MLP at two batch sizes: samples/s and GEMM shares known exactly."""
+    g = ("GFLOPS", "gemm_f32")
+    b = []
+    for batch, t in ((64, 0.004), (256, 0.008)):
+        b.append(entry(MLP % ("Naive", batch, ""), t * 10, role="baseline", rate=g, GFLOPS=1.0,
+                       samples_per_second=batch / (t * 10), gemm_share=0.99, batch=batch))
+        for th in (1, 2):
+            b.append(entry(MLP % ("OpenBLAS", batch, "/threads:%d" % th), t / th, rate=g, GFLOPS=10.0 * th,
+                           samples_per_second=batch * th / t, gemm_share=0.5 if batch == 64 else 0.75, batch=batch))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1}, "benchmarks": b}
+
+
+class MlpCharts(unittest.TestCase):
+    def stats(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mlp.json")
+            with open(path, "w") as f:
+                json.dump(mlp_run(), f)
+            return report_stats.collect([pbjson.load(path)])
+
+    def test_samples_per_second_vs_batch_at_the_most_threads(self):
+        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as calls:
+            report_charts.chart_mlp_throughput(self.stats(), report_draw.Canvas(tmp, "m"))
+        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in calls}
+        self.assertEqual(sorted(points), ["Naive", "OpenBLAS (threads 2)"])
+        self.assertEqual(points["OpenBLAS (threads 2)"][0], [64, 256])
+        for got, want in zip(points["OpenBLAS (threads 2)"][1], [64 * 2 / 0.004, 256 * 2 / 0.008]):
+            self.assertAlmostEqual(got, want)
+
+    def test_gemm_share_bars(self):
+        with tempfile.TemporaryDirectory() as tmp, Spy("barh") as calls:
+            report_charts.chart_mlp_share(self.stats(), report_draw.Canvas(tmp, "m"))
+        gemm = [list(a[1]) for a, k in calls if k.get("label") == "GEMM calls"]
+        rest = [list(a[1]) for a, k in calls if k.get("label") == "element-wise and the rest"]
+        self.assertEqual(gemm, [[0.99, 0.99, 0.5, 0.75]])  # Naive 64, 256; OpenBLAS (2 threads) 64, 256
+        self.assertEqual([round(x, 12) for x in rest[0]], [0.01, 0.01, 0.5, 0.25])
 
 
 class SorAndGpuCharts(unittest.TestCase):
