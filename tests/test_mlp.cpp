@@ -402,3 +402,35 @@ INSTANTIATE_TEST_SUITE_P(Registry, MlpVariants, ::testing::ValuesIn(all_variants
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace
+
+// --mlp-mnist: the first batch of a train set written here, as MNIST's files.
+namespace {
+
+TEST_F(Idx, MnistTrainSetFeedsTheStepAndRefusesWhatDoesNotFit) {
+  const std::int64_t n = 40;
+  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(n * 784)), labels(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = std::uint8_t((i * 37 + 11) % 251);
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = std::uint8_t((i * 7) % 10);
+  write_file(path("train-images-idx3-ubyte"), idx(0x803, {std::uint32_t(n), 28, 28}, pixels));
+  write_file(path("train-labels-idx1-ubyte"), idx(0x801, {std::uint32_t(n)}, labels));
+  Problem p = shape({784, 16, 10}, 32, Activation::Relu);
+  p.mnist = dir;
+  const Inputs in = make_inputs(p, 5);
+  ASSERT_EQ(in.data.n, 32);
+  EXPECT_EQ(in.data.x[785], pixels[785] / 255.0);
+  EXPECT_EQ(in.data.label[31], labels[31]);
+  // A step on it through a backend matches the reference step.
+  Case c(p, 5);
+  auto v = mlp::registry().front().make(Knobs{});
+  v->prepare(p, c.inputs);
+  v->reset();
+  v->run();
+  EXPECT_TRUE(verify(p, c.inputs.start, c.reference(), v->result()).passed);
+  p.batch = 41;
+  EXPECT_NE(error([&] { make_inputs(p, 5); }).find("larger than the 40 images"), std::string::npos);
+  p = shape({100, 16, 10}, 8, Activation::Relu);
+  p.mnist = dir;
+  EXPECT_NE(error([&] { validate(p); }).find("784 inputs and 10 classes"), std::string::npos);
+}
+
+}  // namespace

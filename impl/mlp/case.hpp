@@ -11,7 +11,7 @@ class Case {
  public:
   // The reference is double whatever the backend's precision.
   static bool same_inputs(const Problem& a, const Problem& b) {
-    return a.widths == b.widths && a.batch == b.batch && a.act == b.act && a.lr == b.lr;
+    return a.widths == b.widths && a.batch == b.batch && a.act == b.act && a.lr == b.lr && a.mnist == b.mnist;
   }
   Case(const Problem& p, std::uint64_t base_seed)
       : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}

@@ -1,5 +1,6 @@
 // MLP axes: widths x batch x activation x precision x variant (GEMM backend) x threads.
-// Run names: MLP/<backend>/type:<f32|f64>/widths:<784-128-10>/act:<a>/batch:<b>[/threads:<t>]
+// Run names:
+// MLP/<backend>/data:<synthetic|mnist>/type:<f32|f64>/widths:<784-128-10>/act:<a>/batch:<b>[/threads:<t>]
 #include "core/family.hpp"
 
 #include "core/registrar.hpp"
@@ -30,6 +31,17 @@ std::vector<std::int64_t> parse_batches(const std::string& flag, const std::stri
   std::vector<std::int64_t> out;
   for (const auto& item : split(text, ',')) out.push_back(parse_int(flag, item, 1, 1 << 20));
   return out;
+}
+
+// --mlp-mnist=DIR: MNIST's train set there, read now (a bad file is one line
+// and exit 2 before anything runs).
+const Data& mnist(const std::string& flag, const std::string& dir) {
+  if (dir.empty()) throw UsageError(flag + ": empty folder name");
+  try {
+    return mnist_train(dir);
+  } catch (const UsageError& e) {
+    throw UsageError(flag + ": " + e.what());
+  }
 }
 
 const std::vector<std::string> kActs{"sigmoid", "relu"};
@@ -66,19 +78,31 @@ static void register_mlp(const Options& opt) {
   const auto types = tf     ? parse_word_list("--mlp-type", *tf, kTypes)
                      : full ? kTypes
                             : std::vector<std::string>{"f32"};
+  const auto* mf = opt.flag("--mlp-mnist");
+  const std::string dir = mf ? *mf : "";
+  if (mf) {
+    const Data& set = mnist("--mlp-mnist", dir);
+    for (auto batch : batches)
+      if (batch > set.n)
+        throw UsageError("--mlp-batch: " + std::to_string(batch) + " is larger than the " +
+                         std::to_string(set.n) + " images of the MNIST train set in " + dir);
+  }
   for (const auto& type : types)
     for (const auto& w : widths)
       for (const auto& act : acts)
         for (auto batch : batches) {
           Problem p;
-          p.widths = w, p.batch = batch, p.act = parse_activation(act), p.f64 = type == "f64";
+          p.widths = w, p.batch = batch, p.act = parse_activation(act), p.f64 = type == "f64", p.mnist = dir;
           validate(p);
           for (const auto& e : registry()) {
             for (const auto& k : entry_knobs(e, opt, threads, {})) {
-              RunName name{
-                  "MLP",
-                  e.name,
-                  {{"type", type}, {"widths", joined(w)}, {"act", act}, {"batch", std::to_string(batch)}}};
+              RunName name{"MLP",
+                           e.name,
+                           {{"data", dir.empty() ? "synthetic" : "mnist"},
+                            {"type", type},
+                            {"widths", joined(w)},
+                            {"act", act},
+                            {"batch", std::to_string(batch)}}};
               RegisterOptions ro;
               ro.unit = benchmark::kMillisecond;
               ro.axes = {{"batch", double(batch)}};
@@ -90,29 +114,36 @@ static void register_mlp(const Options& opt) {
 }
 
 static FlagSection mlp_flags() {
-  return {"MLP",
-          {{"--mlp-widths",
-            "LIST",
-            "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10 (default 784-128-10, "
-            "784-1024-1024-10; smoke 784-32-10)",
-            [](const std::string& flag, const std::string& v) { parse_widths(flag, v); },
-            {}},
-           {"--mlp-batch",
-            "LIST",
-            "mini-batch sizes (default 64, 1024; smoke 32; full 32 ... 4096)",
-            [](const std::string& flag, const std::string& v) { parse_batches(flag, v); },
-            {}},
-           {"--mlp-act",
-            "LIST",
-            "hidden-layer activations: sigmoid, relu (default sigmoid)",
-            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kActs); },
-            {}},
-           {"--mlp-type",
-            "LIST",
-            "precision of the backends: f32, f64 (default f32; full both)",
-            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kTypes); },
-            {}}},
-          nullptr};
+  return {
+      "MLP",
+      {{"--mlp-widths",
+        "LIST",
+        "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10 (default 784-128-10, "
+        "784-1024-1024-10; smoke 784-32-10)",
+        [](const std::string& flag, const std::string& v) { parse_widths(flag, v); },
+        {}},
+       {"--mlp-batch",
+        "LIST",
+        "mini-batch sizes (default 64, 1024; smoke 32; full 32 ... 4096)",
+        [](const std::string& flag, const std::string& v) { parse_batches(flag, v); },
+        {}},
+       {"--mlp-act",
+        "LIST",
+        "hidden-layer activations: sigmoid, relu (default sigmoid)",
+        [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kActs); },
+        {}},
+       {"--mlp-type",
+        "LIST",
+        "precision of the backends: f32, f64 (default f32; full both)",
+        [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kTypes); },
+        {}},
+       {"--mlp-mnist",
+        "DIR",
+        "train on MNIST's train set (DIR/train-images-idx3-ubyte, DIR/train-labels-idx1-ubyte) instead of "
+        "synthetic data; the networks must take 784 inputs and 10 classes",
+        [](const std::string& flag, const std::string& v) { mnist(flag, v); },
+        {}}},
+      nullptr};
 }
 
 Family mlp_family() { return {"MLP", mlp_flags, register_mlp}; }

@@ -1,9 +1,12 @@
 // The MLP problem's checks, its first weights and its synthetic data.
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
+#include "mlp/idx.hpp"
 #include "mlp/mlp.hpp"
 
 namespace pb::mlp {
@@ -35,7 +38,8 @@ double Problem::gemm_flops() const {
 std::string Problem::str() const {
   std::string s;
   for (auto w : widths) s += (s.empty() ? "" : "-") + std::to_string(w);
-  return s + " batch " + std::to_string(batch) + " " + to_string(act) + (f64 ? " f64" : " f32");
+  return s + " batch " + std::to_string(batch) + " " + to_string(act) + (f64 ? " f64" : " f32") +
+         (mnist.empty() ? "" : " mnist");
 }
 
 void validate(const Problem& p) {
@@ -44,6 +48,17 @@ void validate(const Problem& p) {
     if (w < 1) throw UsageError("layer width " + std::to_string(w) + " is not positive in " + p.str());
   if (p.batch < 1) throw UsageError("batch " + std::to_string(p.batch) + " is not positive");
   if (!(p.lr > 0) || !std::isfinite(p.lr)) throw UsageError("learning rate must be a finite number > 0");
+  if (!p.mnist.empty() && (p.widths.front() != 784 || p.widths.back() < 10))
+    throw UsageError("MNIST has 784 inputs and 10 classes; network " + p.str() + " does not fit");
+}
+
+const Data& mnist_train(const std::string& dir) {
+  static std::mutex mu;
+  static std::map<std::string, Data> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = loaded.find(dir);
+  if (it == loaded.end()) it = loaded.emplace(dir, read_mnist(dir, "train")).first;
+  return it->second;
 }
 
 Params<double> initial_params(const Problem& p, std::uint64_t seed) {
@@ -89,7 +104,17 @@ Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes,
 Inputs make_inputs(const Problem& p, std::uint64_t base_seed) {
   validate(p);
   const auto seed = fixtures::seed_for(base_seed, "mlp", {p.widths.front(), p.widths.back(), p.batch});
-  return {synthetic_data(p.batch, p.widths.front(), p.widths.back(), seed), initial_params(p, seed)};
+  if (p.mnist.empty())
+    return {synthetic_data(p.batch, p.widths.front(), p.widths.back(), seed), initial_params(p, seed)};
+  const Data& all = mnist_train(p.mnist);
+  if (p.batch > all.n)
+    throw UsageError("batch " + std::to_string(p.batch) + " is larger than the " + std::to_string(all.n) +
+                     " images of the MNIST train set in " + p.mnist);
+  Data d;
+  d.n = p.batch, d.features = all.features, d.classes = p.widths.back();
+  d.x.assign(all.x.begin(), all.x.begin() + p.batch * all.features);
+  d.label.assign(all.label.begin(), all.label.begin() + p.batch);
+  return {d, initial_params(p, seed)};
 }
 
 }  // namespace pb::mlp

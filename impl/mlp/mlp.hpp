@@ -31,7 +31,8 @@ struct Problem {
   std::int64_t batch = 0;
   Activation act = Activation::Sigmoid;
   double lr = 0.1;
-  bool f64 = false;  // the backend's precision (the reference is always double)
+  bool f64 = false;   // the backend's precision (the reference is always double)
+  std::string mnist;  // a folder of MNIST IDX files (train set): its first batch; empty: synthetic data
   std::int64_t layers() const { return std::int64_t(widths.size()) - 1; }
   std::int64_t parameters() const;  // weights and biases
   // FLOPs (2 per multiply-add) of the step's GEMMs: forward, weight
@@ -40,7 +41,9 @@ struct Problem {
   double gemm_flops() const;
   std::string str() const;
 };
-void validate(const Problem& p);  // UsageError: a width or the batch below 1, fewer than 2 widths
+// UsageError: a width or the batch below 1, fewer than 2 widths; with mnist,
+// a first width other than 784 or fewer than 10 classes.
+void validate(const Problem& p);
 
 // Weights W_l (widths[l-1] x widths[l], row-major) and biases b_l per layer.
 template <class T>
@@ -66,8 +69,13 @@ struct Data {
 // rises as it trains.
 Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes, std::uint64_t seed);
 
-// What every variant of a problem starts from: one batch of data and the
-// first weights.
+// MNIST's train set in `dir` (idx.hpp's read_mnist), read once per folder and
+// kept; UsageError (one line naming the file) when it cannot be read.
+const Data& mnist_train(const std::string& dir);
+
+// What every variant of a problem starts from: one batch of data (synthetic,
+// or the first p.batch images of MNIST's train set; UsageError for a batch
+// larger than the set) and the first weights.
 struct Inputs {
   Data data;
   Params<double> start;
