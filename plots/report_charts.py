@@ -252,15 +252,12 @@ def chart_sor_bandwidth(stats, cv):
     line per variant, and the device copy ceiling measured in the same run as
     a dashed line: how near the memory limit each stencil gets."""
     sor = [s for s in by_family(stats, "SOR") if s.counter("GBps") is not None and s.arg("M", int)]
-    groups = {}
-    for s in sor:
-        groups.setdefault((s.arg("field"), s.arg("sweeps"), s.arg("omega")), []).append(s)
-    groups = {k: v for k, v in groups.items() if len({(s.arg("M"), s.arg("N")) for s in v}) > 1}
+    groups = groups_varying(sor, ("field", "sweeps", "omega"), lambda s: (s.arg("M"), s.arg("N")))
     if not groups:
         raise NoData("no SOR variant was run at more than one grid")
     ceil = ceilings(stats)
     several = several_sources(stats)
-    for (field, sweeps, omega), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+    for (field, sweeps, omega), ss in groups:
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
         lines = {}
@@ -312,16 +309,24 @@ def chart_gflops(stats, cv):
                    "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM", {s.source for s in ss})
 
 
+def groups_varying(ss, keys, axis):
+    """[(values of the args `keys`, entries)] of ss grouped by those args,
+    sorted, keeping the groups run at more than one value of `axis` (a
+    function of an entry): the lines of a chart over that axis."""
+    groups = {}
+    for s in ss:
+        groups.setdefault(tuple(s.arg(k) for k in keys), []).append(s)
+    return sorted(((k, v) for k, v in groups.items() if len({axis(s) for s in v}) > 1),
+                  key=lambda kv: tuple(str(x) for x in kv[0]))
+
+
 def chart_iteration(stats, cv):
     km = [s for s in by_family(stats, "KMeans") if s.counter("seconds_per_iteration")]
     several = several_sources(km)
-    groups = {}
-    for s in km:
-        groups.setdefault((s.arg("cfg"), s.arg("D"), s.arg("dist")), []).append(s)
-    groups = {k: v for k, v in groups.items() if len({s.arg("N") for s in v}) > 1}
+    groups = groups_varying(km, ("cfg", "D", "dist"), lambda s: s.arg("N"))
     if not groups:
         raise NoData("no k-means configuration was run at more than one N")
-    for (cfg, d, dist), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+    for (cfg, d, dist), ss in groups:
         lines = {}
         for s in ss:
             spi = s.counter("seconds_per_iteration")
@@ -339,13 +344,10 @@ def chart_throughput(stats, cv):
     payload, order and distribution; threaded variants at their most threads."""
     srt = [s for s in by_family(stats, "Sort") if s.counter("elements_per_second") and s.arg("n") == s.arg("length")]
     several = several_sources(srt)
-    groups = {}
-    for s in srt:
-        groups.setdefault((s.arg("key"), s.arg("payload"), s.arg("order"), s.arg("dist")), []).append(s)
-    groups = {k: v for k, v in groups.items() if len({s.arg("n") for s in v}) > 1}
+    groups = groups_varying(srt, ("key", "payload", "order", "dist"), lambda s: s.arg("n"))
     if not groups:
         raise NoData("no sort of one array was run at more than one total")
-    for key, ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
+    for key, ss in groups[:MAX_FIGS]:
         lines = {}
         for s in at_most_threads(ss):
             eps = s.counter("elements_per_second")
@@ -432,14 +434,11 @@ def chart_mlp_throughput(stats, cv):
     ones at their most threads), one figure per network, activation and
     precision."""
     mlp = [s for s in by_family(stats, "MLP") if s.counter("samples_per_second") and s.arg("batch", int)]
-    groups = {}
-    for s in mlp:
-        groups.setdefault((s.arg("widths"), s.arg("act"), s.arg("type")), []).append(s)
-    groups = {k: v for k, v in groups.items() if len({s.arg("batch") for s in v}) > 1}
+    groups = groups_varying(mlp, ("widths", "act", "type"), lambda s: s.arg("batch"))
     if not groups:
         raise NoData("no MLP network was run at more than one batch size (--mlp-batch=32,256,1024)")
     several = several_sources(mlp)
-    for (widths, act, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))[:MAX_FIGS]:
+    for (widths, act, typ), ss in groups[:MAX_FIGS]:
         lines = {}
         for s in at_most_threads(ss):
             sps = s.counter("samples_per_second")

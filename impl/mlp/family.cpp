@@ -26,11 +26,9 @@ std::vector<std::vector<std::int64_t>> parse_widths(const std::string& flag, con
   return out;
 }
 
+// Batch sizes: N or 2^K each, in [1, 2^20] (core's count list).
 std::vector<std::int64_t> parse_batches(const std::string& flag, const std::string& text) {
-  if (text.empty()) throw UsageError(flag + ": empty list");
-  std::vector<std::int64_t> out;
-  for (const auto& item : split(text, ',')) out.push_back(parse_int(flag, item, 1, 1 << 20));
-  return out;
+  return parse_counts(flag, text, std::int64_t(1) << 20);
 }
 
 // --mlp-mnist=DIR: MNIST's train set there, read now (a bad file is one line
@@ -46,12 +44,6 @@ const Data& mnist(const std::string& flag, const std::string& dir) {
 
 const std::vector<std::string> kActs{"sigmoid", "relu"};
 const std::vector<std::string> kTypes{"f32", "f64"};
-
-std::string joined(const std::vector<std::int64_t>& w) {
-  std::string s;
-  for (auto v : w) s += (s.empty() ? "" : "-") + std::to_string(v);
-  return s;
-}
 
 }  // namespace
 
@@ -100,7 +92,7 @@ static void register_mlp(const Options& opt) {
                            e.name,
                            {{"data", dir.empty() ? "synthetic" : "mnist"},
                             {"type", type},
-                            {"widths", joined(w)},
+                            {"widths", widths_name(w)},
                             {"act", act},
                             {"batch", std::to_string(batch)}}};
               RegisterOptions ro;

@@ -61,22 +61,32 @@ void HostStep<T>::product(const gemm::Problem& p, const T* a, const T* b, const 
 }
 
 template <class T>
-double HostStep<T>::step(const Data& d, std::int64_t first) {
-  const std::int64_t L = p_.layers(), B = p_.batch;
-  if (std::int64_t(w_.size()) != L) throw std::logic_error("HostStep: set_params first");
+void HostStep<T>::set_batch(const Data& d, std::int64_t first) {
+  const std::int64_t B = p_.batch;
   if (d.features != p_.widths.front() || d.classes != p_.widths.back() || first < 0 || first + B > d.n)
     throw std::invalid_argument("HostStep: the batch is not in the data, or the data is of another shape");
-  for (std::int64_t r = 0; r < B; ++r) {
-    const int y = d.label[std::size_t(first + r)];
+  labels_.assign(d.label.begin() + first, d.label.begin() + first + B);
+  for (int y : labels_)
     if (y < 0 || y >= d.classes)
       throw std::invalid_argument("HostStep: label " + std::to_string(y) + " out of range");
-  }
-  const int nt = threads_;
-  const bool sigmoid = p_.act == Activation::Sigmoid;
   auto& x = a_[0];
-#pragma omp parallel for num_threads(nt) schedule(static)
   for (std::int64_t i = 0; i < B * d.features; ++i)
     x[std::size_t(i)] = T(d.x[std::size_t(first * d.features + i)]);
+}
+
+template <class T>
+double HostStep<T>::step(const Data& d, std::int64_t first) {
+  set_batch(d, first);
+  return step();
+}
+
+template <class T>
+double HostStep<T>::step() {
+  const std::int64_t L = p_.layers(), B = p_.batch;
+  if (std::int64_t(w_.size()) != L) throw std::logic_error("HostStep: set_params first");
+  if (std::int64_t(labels_.size()) != B) throw std::logic_error("HostStep: set_batch first");
+  const int nt = threads_;
+  const bool sigmoid = p_.act == Activation::Sigmoid;
   // Forward: Z_l = A_{l-1} W_l (GEMM AB), + b_l, activation (softmax at the top).
   for (std::int64_t l = 1; l <= L; ++l) {
     const std::int64_t in = p_.widths[std::size_t(l - 1)], out = p_.widths[std::size_t(l)];
@@ -108,7 +118,7 @@ double HostStep<T>::step(const Data& d, std::int64_t first) {
   const auto& prob = a_[std::size_t(L)];
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : value)
   for (std::int64_t r = 0; r < B; ++r) {
-    const int y = d.label[std::size_t(first + r)];
+    const int y = labels_[std::size_t(r)];
     value -= std::log(std::max(double(prob[std::size_t(r * classes + y)]), 1e-300));
     for (std::int64_t c = 0; c < classes; ++c)
       delta_[std::size_t(r * classes + c)] = (prob[std::size_t(r * classes + c)] - T(c == y ? 1 : 0)) / T(B);

@@ -19,9 +19,12 @@ class HostStep {
   HostStep(const Problem& p, std::unique_ptr<gemm::Variant<T>> gemm, int threads);
   void set_params(const Params<double>& params);  // rounded to T
   Params<double> params() const;                  // widened to double
-  // One SGD step on rows first .. first + batch - 1 of d; returns the batch's
-  // loss before the update.
-  double step(const Data& d, std::int64_t first);
+  // The batch the steps train on: rows first .. first + batch - 1 of d, in T
+  // (untimed; a timed step starts from it).
+  void set_batch(const Data& d, std::int64_t first);
+  // One SGD step on the batch; returns its loss before the update.
+  double step();
+  double step(const Data& d, std::int64_t first);  // set_batch, then step
   // Time the GEMM calls of the following steps apart (wall clock).
   void profile(bool on) { profile_ = on, gemm_seconds_ = 0; }
   double gemm_seconds() const { return gemm_seconds_; }
@@ -36,6 +39,7 @@ class HostStep {
   std::vector<std::vector<T>> w_, b_;   // per layer
   std::vector<std::vector<T>> a_, z_;   // activations a[0..L] and pre-activations z[1..L]
   std::vector<std::vector<T>> dw_;      // weight gradients
+  std::vector<int> labels_;             // the batch's labels
   std::vector<T> delta_, next_, zero_;  // G_l, G_{l-1}, the +C of A*B^T (zeros)
 };
 

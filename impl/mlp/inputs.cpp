@@ -35,11 +35,15 @@ double Problem::gemm_flops() const {
   return 2 * madds;
 }
 
-std::string Problem::str() const {
+std::string widths_name(const std::vector<std::int64_t>& widths) {
   std::string s;
   for (auto w : widths) s += (s.empty() ? "" : "-") + std::to_string(w);
-  return s + " batch " + std::to_string(batch) + " " + to_string(act) + (f64 ? " f64" : " f32") +
-         (mnist.empty() ? "" : " mnist");
+  return s;
+}
+
+std::string Problem::str() const {
+  return widths_name(widths) + " batch " + std::to_string(batch) + " " + to_string(act) +
+         (f64 ? " f64" : " f32") + (mnist.empty() ? "" : " mnist");
 }
 
 void validate(const Problem& p) {

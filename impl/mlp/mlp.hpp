@@ -44,6 +44,8 @@ struct Problem {
 // UsageError: a width or the batch below 1, fewer than 2 widths; with mnist,
 // a first width other than 784 or fewer than 10 classes.
 void validate(const Problem& p);
+// "784-128-10": the widths as run names and messages write them.
+std::string widths_name(const std::vector<std::int64_t>& widths);
 
 // Weights W_l (widths[l-1] x widths[l], row-major) and biases b_l per layer.
 template <class T>

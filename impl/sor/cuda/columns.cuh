@@ -4,6 +4,7 @@
 // Layout: row i of colour c holds the points j = 2 jj + o, o = (i + c) & 1, at
 // index jj of a row of w = ceil(n / 2) values.
 #include <cstdint>
+#include <vector>
 
 #include "sor/sor.hpp"
 
@@ -55,6 +56,23 @@ static __global__ void half_sweep_columns(double* __restrict__ mine, const doubl
 inline dim3 columns_grid(std::int64_t w, int block, std::int64_t rows) {
   const std::int64_t y = (rows + kColumnRows - 1) / kColumnRows;
   return dim3(unsigned((w + block - 1) / block), unsigned(y < 65535 ? (y > 0 ? y : 1) : 65535));
+}
+
+// The split layout on the host: the natural M x N field u as the two colour
+// arrays (m x w each, zero where a row has one point fewer), and back.
+inline void to_split(const std::vector<double>& u, std::int64_t m, std::int64_t n, std::int64_t w,
+                     std::vector<double> (&colour)[2]) {
+  for (auto& c : colour) c.assign(std::size_t(m * w), 0.0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      colour[(i + j) & 1][std::size_t(i * w + j / 2)] = u[std::size_t(i * n + j)];
+}
+inline void from_split(const std::vector<double> (&colour)[2], std::int64_t m, std::int64_t n, std::int64_t w,
+                       std::vector<double>& u) {
+  u.resize(std::size_t(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      u[std::size_t(i * n + j)] = colour[(i + j) & 1][std::size_t(i * w + j / 2)];
 }
 
 }  // namespace pb::sor

@@ -64,11 +64,8 @@ class Rows final : public Variant {
     c_ = consts(p), sweeps_ = p.sweeps;
     w_ = (p.n + 1) / 2;
     const std::int64_t rows = p.m - 2;
-    std::vector<double> host[2] = {std::vector<double>(std::size_t(p.m * w_), 0.0),
-                                   std::vector<double>(std::size_t(p.m * w_), 0.0)};
-    for (std::int64_t i = 0; i < p.m; ++i)
-      for (std::int64_t j = 0; j < p.n; ++j)
-        host[(i + j) & 1][std::size_t(i * w_ + j / 2)] = in.u0[std::size_t(i * p.n + j)];
+    std::vector<double> host[2];
+    to_split(in.u0, p.m, p.n, w_, host);
     for (int a = 0; a < gpus_; ++a)
       for (int b = 0; b < gpus_; ++b) {
         int can = 0;
@@ -195,10 +192,7 @@ class Rows final : public Variant {
                            std::size_t((hi - lo) * w_) * sizeof(double), cudaMemcpyDeviceToHost));
     }
     PB_CUDA(cudaSetDevice(parts_v_[0]->dev));
-    u.resize(std::size_t(c_.m * c_.n));
-    for (std::int64_t i = 0; i < c_.m; ++i)
-      for (std::int64_t j = 0; j < c_.n; ++j)
-        u[std::size_t(i * c_.n + j)] = host[(i + j) & 1][std::size_t(i * w_ + j / 2)];
+    from_split(host, c_.m, c_.n, w_, u);
   }
 
   void* stream() override { return parts_v_.empty() ? nullptr : parts_v_[0]->inner->get(); }

@@ -57,10 +57,8 @@ class Split final : public Variant {
     c_ = consts(p), sweeps_ = p.sweeps;
     w_ = (p.n + 1) / 2;
     const std::size_t half = std::size_t(p.m * w_);
-    std::vector<double> host[2] = {std::vector<double>(half, 0.0), std::vector<double>(half, 0.0)};
-    for (std::int64_t i = 0; i < p.m; ++i)
-      for (std::int64_t j = 0; j < p.n; ++j)
-        host[(i + j) & 1][std::size_t(i * w_ + j / 2)] = in.u0[std::size_t(i * p.n + j)];
+    std::vector<double> host[2];
+    to_split(in.u0, p.m, p.n, w_, host);
     for (int c = 0; c < 2; ++c) {
       arr_[c] = DeviceBuffer<double>(half);
       start_[c] = DeviceBuffer<double>(half);
@@ -94,10 +92,7 @@ class Split final : public Variant {
     std::vector<double> host[2] = {std::vector<double>(half), std::vector<double>(half)};
     for (int c = 0; c < 2; ++c)
       PB_CUDA(cudaMemcpy(host[c].data(), arr_[c].get(), half * sizeof(double), cudaMemcpyDeviceToHost));
-    u.resize(std::size_t(c_.m * c_.n));
-    for (std::int64_t i = 0; i < c_.m; ++i)
-      for (std::int64_t j = 0; j < c_.n; ++j)
-        u[std::size_t(i * c_.n + j)] = host[(i + j) & 1][std::size_t(i * w_ + j / 2)];
+    from_split(host, c_.m, c_.n, w_, u);
   }
   void* stream() override { return stream_.get(); }
 
