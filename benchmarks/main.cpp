@@ -24,6 +24,9 @@
 #include "core/reporters.hpp"
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
+#ifdef PARBENCH_WITH_NCCL
+#include "kmeans/registry.hpp"
+#endif
 
 namespace {
 
@@ -67,6 +70,9 @@ void add_context(const pb::Options& opt) {
   add("openblas_config", openblas_get_config());
   add("openblas_num_threads_at_start", std::to_string(openblas_get_num_threads()));
   for (const auto& [k, v] : pb::gpu_context()) add(k, v);
+#ifdef PARBENCH_WITH_NCCL
+  add("nccl_version", pb::kmeans::nccl_version());
+#endif
 }
 
 // Ranks other than 0 run every instance too (the collectives need them) but

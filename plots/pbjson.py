@@ -61,6 +61,7 @@ FINGERPRINT_SOFT = {
     "gpu": ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_flags"),
     "openblas": ("openblas_num_threads_at_start",),
     "cublas": (),
+    "nccl": ("nccl_version",),
 }
 
 # Knob arguments: how a variant runs, not what it solves (a reference variant

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/gpu.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
 
@@ -126,6 +127,26 @@ std::vector<std::int64_t> parse_counts(const std::string& flag, const std::strin
       out.push_back(parse_int(flag, item, 1, max));
     }
   }
+  return out;
+}
+
+std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<int> out;
+  const int visible = gpu_status().count;
+  for (const auto& item : split(text, ',')) {
+    const int g = int(parse_int(flag, item, 1, 1024));
+    if (g > visible)
+      throw UsageError(flag + ": " + item + " GPUs asked, " + std::to_string(visible) + " visible" +
+                       (gpu_status().available ? "" : " (" + gpu_status().reason + ")"));
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<int> default_gpu_axis() {
+  std::vector<int> out;
+  for (int g = 1; g <= std::max(1, gpu_status().count); ++g) out.push_back(g);
   return out;
 }
 

@@ -95,6 +95,12 @@ std::vector<std::int64_t> parse_dims(const std::string& flag, const std::string&
 std::vector<std::string> parse_word_list(const std::string& flag, const std::string& text,
                                          const std::vector<std::string>& allowed);
 
+// GPU counts for a multi-GPU variant's `gpus` axis: each at least 1 and at
+// most the GPUs this process can see (none in a build without CUDA).
+std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& text);
+// Every count from 1 to the GPUs visible (1 where none is).
+std::vector<int> default_gpu_axis();
+
 // 1, 2, 4, ... up to the number of cores, plus the core count itself.
 std::vector<int> default_thread_axis();
 int core_count();

@@ -1,5 +1,5 @@
-// K-means axes: configuration x distribution x variant x (threads | block).
-// Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>]
+// K-means axes: configuration x distribution x variant x (threads | block | gpus).
+// Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>|/gpus:<g>]
 #include "core/family.hpp"
 
 #include <cmath>
@@ -122,6 +122,8 @@ static void register_kmeans(const Options& opt) {
       dist_flag ? parse_word_list("--kmeans-dist", *dist_flag, kDists) : std::vector<std::string>{"uniform"};
   const auto* loops = opt.flag("--kmeans-loops");
   const auto* exit_rule = opt.flag("--kmeans-exit");
+  const auto* gpus_flag = opt.flag("--kmeans-gpus");
+  const auto gpus = gpus_flag ? parse_gpu_counts("--kmeans-gpus", *gpus_flag) : default_gpu_axis();
   for (const auto& cfg : configs(opt)) {
     for (const auto& dist : dists) {
       Problem p{cfg.n, cfg.d, cfg.k, dist == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
@@ -134,7 +136,10 @@ static void register_kmeans(const Options& opt) {
           mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
                           "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")",
                           threads);
-        for (const auto& k : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks)) {
+        const auto knobs = e.knob == Knob::Gpus
+                               ? knob_values(e.knob, threads, blocks, {}, gpus)
+                               : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
+        for (const auto& k : knobs) {
           RunName name{"KMeans",
                        e.name,
                        {{"cfg", cfg.name},
@@ -178,6 +183,12 @@ static FlagSection kmeans_flags() {
             "or no "
             "centroid moved more than P (the course report's rule: 500,0.01,0.01)",
             [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
+            {}},
+           {"--kmeans-gpus",
+            "LIST",
+            "GPU counts for CUDA.NCCL, the points split across GPUs (default 1 up to the GPUs visible); "
+            "more than are visible is an error",
+            [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
             {}}},
           [](const Options& o) {
             // Two exit rules at once would leave one silently unused.

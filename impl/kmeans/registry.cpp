@@ -18,6 +18,12 @@ std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 #endif
+#ifdef PARBENCH_WITH_NCCL
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
+// CUDA.NCCL runs CUDA.AllGPU's fused step at its best block on the H200 at
+// N = 4,000,000, D = 16, K = 16 (results/nvidia-h200/kmeans-gpu-b.json).
+constexpr int kNcclBlock = 128;
+#endif
 
 // The largest N*K*D (one assignment step's work) a CPU variant runs per
 // profile: one thread does ~1-3e9 distance terms a second.

@@ -2,6 +2,7 @@
 // THE list of k-means variants; benchmarks and tests iterate over it. Adding
 // one touches its file, one line (and its factory's declaration) in
 // registry.cpp and one source name in CMakeLists.txt.
+#include <string>
 #include <vector>
 
 #include "core/family.hpp"
@@ -12,5 +13,10 @@ namespace pb::kmeans {
 using Entry = pb::Entry<Variant>;
 
 const std::vector<Entry>& registry();
+
+#ifdef PARBENCH_WITH_NCCL
+// The NCCL library's version ("2.27.7"), for the JSON context.
+std::string nccl_version();
+#endif
 
 }  // namespace pb::kmeans

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/gpu.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
@@ -72,29 +71,6 @@ std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string&
   return out;
 }
 
-// GPU counts for the multi-GPU variant: each at least 1 and at most the GPUs
-// this process can see (none in a build without CUDA).
-std::vector<int> parse_gpus(const std::string& flag, const std::string& text) {
-  if (text.empty()) throw UsageError(flag + ": empty list");
-  std::vector<int> out;
-  const int visible = gpu_status().count;
-  for (const auto& item : split(text, ',')) {
-    const int g = int(parse_int(flag, item, 1, 1024));
-    if (g > visible)
-      throw UsageError(flag + ": " + item + " GPUs asked, " + std::to_string(visible) + " visible" +
-                       (gpu_status().available ? "" : " (" + gpu_status().reason + ")"));
-    out.push_back(g);
-  }
-  return out;
-}
-
-// Default: every count from 1 to the GPUs visible (1 where none is).
-std::vector<int> default_gpus() {
-  std::vector<int> out;
-  for (int g = 1; g <= std::max(1, gpu_status().count); ++g) out.push_back(g);
-  return out;
-}
-
 const std::vector<std::string> kFields{"vortex", "analytic"};
 
 std::vector<Grid> grids(const Options& opt) {
@@ -139,7 +115,7 @@ static void register_sor(const Options& opt) {
   const auto* sweeps_flag = opt.flag("--sor-sweeps");
   const int sweeps = sweeps_flag ? int(parse_int("--sor-sweeps", *sweeps_flag, 1, 1000000)) : smoke ? 4 : 20;
   const auto* gpus_flag = opt.flag("--sor-gpus");
-  const auto gpus = gpus_flag ? parse_gpus("--sor-gpus", *gpus_flag) : default_gpus();
+  const auto gpus = gpus_flag ? parse_gpu_counts("--sor-gpus", *gpus_flag) : default_gpu_axis();
   const auto* steps_flag = opt.flag("--sor-steps");
   const auto steps = steps_flag ? parse_steps("--sor-steps", *steps_flag) : std::vector<double>{0, 0};
   for (const auto& field : fields) {
@@ -209,7 +185,7 @@ static FlagSection sor_flags() {
             "LIST",
             "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
             "visible); more than are visible is an error",
-            [](const std::string& flag, const std::string& v) { parse_gpus(flag, v); },
+            [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
             {}}},
           nullptr};
 }

@@ -63,4 +63,18 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+// Restores the current device when a scope that switches devices ends,
+// returning or throwing: an out-of-memory on one GPU of a multi-GPU variant
+// must not leave the later instances of the run on that GPU.
+class DeviceGuard {
+ public:
+  DeviceGuard() { PB_CUDA(cudaGetDevice(&dev_)); }
+  ~DeviceGuard() { cudaSetDevice(dev_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int dev_ = 0;
+};
+
 }  // namespace pb

@@ -8,6 +8,8 @@
 // After the grid-stride loop each block adds its sums to the global ones
 // (one atomic per element per block), and the shared finalize / exit-test
 // kernels run. Needs (2*K*D + K + D*(blockDim+1)) doubles + blockDim ints of shared memory.
+#include <algorithm>
+
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
@@ -78,49 +80,55 @@ __global__ void assign_allgpu(const double* __restrict__ xs, const double* __res
 class AllGpu final : public DeviceKMeans {
  public:
   explicit AllGpu(int block) { block_ = block; }
-  Support supports(const Problem& p) const override {
-    if (Support b = check_block(block_, assign_allgpu); !b.ok()) return b;
-    const std::size_t need = allgpu_bytes(p.k, p.d, block_);
-    if (need > shared_optin_bytes())
-      return Support::no("centroids, block sums and a " + std::to_string(block_) + "-point tile need " +
-                         std::to_string(need) + " bytes of shared memory, more than the " +
-                         std::to_string(shared_optin_bytes()) +
-                         " a block can have (CUDA.Tiled and CUDA.GEMM run it)");
-    return Support::yes();
-  }
+  Support supports(const Problem& p) const override { return fused_supports(p, block_); }
 
  protected:
   Layouts layouts() const override { return {false, true}; }
   bool device_update() const override { return true; }
-  void after_prepare() override {
-    bytes_ = allgpu_bytes(p_.k, p_.d, block_);
-    PB_CUDA(cudaFuncSetAttribute(assign_allgpu, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
-    int per_sm = 0;
-    PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, assign_allgpu, block_, bytes_));
-    // Persistent grid: every block folds many tiles before its one global combine.
-    grid_ = unsigned(std::max(1, per_sm) * std::max(1, gpu_sms()));
-    grid_ = unsigned(std::min<std::int64_t>(grid_, (p_.n + block_ - 1) / block_));
-  }
+  void after_prepare() override { launch_ = fused_configure(p_, p_.n, block_); }
   bool launch_assign() override {
-    assign_allgpu<<<grid_, block_, bytes_, s()>>>(xs_.get(), C_.get(), assign_.get(), best_.get(),
-                                                  changed_.get(), sums_.get(), counts_.get(), p_.n, p_.d,
-                                                  p_.k);
-    PB_CUDA_LAUNCHED();
+    launch_fused(launch_, xs_.get(), C_.get(), assign_.get(), best_.get(), changed_.get(), sums_.get(),
+                 counts_.get(), p_.n, p_.d, p_.k, s());
     return true;
   }
 
  private:
-  static int gpu_sms();
-  std::size_t bytes_ = 0;
-  unsigned grid_ = 1;
+  FusedLaunch launch_;
 };
-
-int AllGpu::gpu_sms() {
-  int v = 0;
-  cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);
-  return v;
-}
 }  // namespace
+
+Support fused_supports(const Problem& p, int block) {
+  if (Support b = check_block(block, assign_allgpu); !b.ok()) return b;
+  const std::size_t need = allgpu_bytes(p.k, p.d, block);
+  if (need > shared_optin_bytes())
+    return Support::no("centroids, block sums and a " + std::to_string(block) + "-point tile need " +
+                       std::to_string(need) + " bytes of shared memory, more than the " +
+                       std::to_string(shared_optin_bytes()) +
+                       " a block can have (CUDA.Tiled and CUDA.GEMM run it)");
+  return Support::yes();
+}
+
+FusedLaunch fused_configure(const Problem& p, std::int64_t n, int block) {
+  FusedLaunch f;
+  f.block = block;
+  f.bytes = allgpu_bytes(p.k, p.d, block);
+  PB_CUDA(cudaFuncSetAttribute(assign_allgpu, cudaFuncAttributeMaxDynamicSharedMemorySize, int(f.bytes)));
+  int per_sm = 0, dev = 0, sms = 0;
+  PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, assign_allgpu, block, f.bytes));
+  PB_CUDA(cudaGetDevice(&dev));
+  PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  // Persistent grid: every block folds many tiles before its one global combine.
+  const std::int64_t grid = std::int64_t(std::max(1, per_sm)) * std::max(1, sms);
+  f.grid = unsigned(std::max<std::int64_t>(1, std::min<std::int64_t>(grid, (n + block - 1) / block)));
+  return f;
+}
+
+void launch_fused(const FusedLaunch& f, const double* xs, const double* C, int* assign, double* best,
+                  unsigned long long* changed, double* sums, unsigned long long* counts, std::int64_t n,
+                  std::int64_t d, std::int64_t k, cudaStream_t s) {
+  assign_allgpu<<<f.grid, f.block, f.bytes, s>>>(xs, C, assign, best, changed, sums, counts, n, d, k);
+  PB_CUDA_LAUNCHED();
+}
 
 std::unique_ptr<Variant> make_cuda_allgpu(int block) { return std::make_unique<AllGpu>(block); }
 

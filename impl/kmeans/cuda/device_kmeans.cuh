@@ -93,6 +93,22 @@ void launch_finalize(const double* sums, const unsigned long long* counts, doubl
 void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
                    std::int64_t n, const Criteria& crit, cudaStream_t s);
 
+// CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
+// CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding
+// the changed points to *changed and each point to sums (K x D) and counts
+// (K). fused_configure sets the kernel up for the current device (dynamic
+// shared memory, a persistent grid for n points).
+struct FusedLaunch {
+  std::size_t bytes = 0;
+  unsigned grid = 1;
+  int block = 256;
+};
+Support fused_supports(const Problem& p, int block);
+FusedLaunch fused_configure(const Problem& p, std::int64_t n, int block);
+void launch_fused(const FusedLaunch& f, const double* xs, const double* C, int* assign, double* best,
+                  unsigned long long* changed, double* sums, unsigned long long* counts, std::int64_t n,
+                  std::int64_t d, std::int64_t k, cudaStream_t s);
+
 // Adds each thread's count of changed points to *total: one atomic per warp.
 // Every thread of the block must call it (after its grid-stride loop).
 __device__ __forceinline__ void add_changed(unsigned local, unsigned long long* total) {

@@ -10,43 +10,58 @@
 
 namespace pb::sor {
 
-constexpr int kColumnRows = 32;
-constexpr unsigned kFullWarp = 0xffffffffu;
+// Rows a thread updates in one pass down its column. Measured on the H200 at
+// 16386^2 (results/nvidia-h200/issue17/kernels.txt): 1 row a thread ran at
+// 0.81 of a device-to-device copy, 2 rows 0.92, 4 rows 0.99 (block 256), 8
+// rows 0.99 (block 128); a 32-row column with a value per row in flight 0.64,
+// and 0.75 with 8 rows' loads grouped (too little memory in flight a warp).
+constexpr int kColumnRows = 4;
 
 // Rows first <= i < last of a half-sweep; the arrays hold rows row0, row0 + 1,
 // ... (row i at (i - row0) * w), which must include first - 1 and last.
+//
+// Each thread owns a column segment of kColumnRows rows at jj: it loads the
+// other colour's kColumnRows + 2 values at jj (rows i0 - 1 ... i0 + R), its own
+// colour's R values and the R same-row neighbours at jj - 1 or jj + 1, all
+// before its first store (a load after a store to `mine` could not be moved
+// ahead of it), so a thread keeps 3 R + 2 loads in flight; then it updates
+// the R points from registers. The other colour's rows i0 - 1 and i0 + R are
+// the segments above and below too, and the side neighbours the adjacent
+// threads' values: those repeats come from L1/L2, not memory.
 static __global__ void half_sweep_columns(double* __restrict__ mine, const double* __restrict__ other,
                                           Consts c, int colour, std::int64_t w, std::int64_t first,
                                           std::int64_t last, std::int64_t row0) {
+  constexpr int R = kColumnRows;
   const std::int64_t jj = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool in = jj < w;
-  const int lane = int(threadIdx.x) & 31;
-  // Every lane runs every row (the shuffles need the whole warp); lanes past
-  // the row's end carry 0 and are never used as a neighbour.
+  if (jj >= w) return;
   mine -= row0 * w;
   other -= row0 * w;
-  for (std::int64_t i0 = first + std::int64_t(blockIdx.y) * kColumnRows; i0 < last;
-       i0 += std::int64_t(gridDim.y) * kColumnRows) {
-    const std::int64_t i1 = i0 + kColumnRows < last ? i0 + kColumnRows : last;
-    double up = in ? other[(i0 - 1) * w + jj] : 0.0;
-    double mid = in ? other[i0 * w + jj] : 0.0;
-#pragma unroll 4
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const double down = in ? other[(i + 1) * w + jj] : 0.0;
-      const double from_next = __shfl_down_sync(kFullWarp, mid, 1);
-      const double from_prev = __shfl_up_sync(kFullWarp, mid, 1);
+  for (std::int64_t i0 = first + std::int64_t(blockIdx.y) * R; i0 < last; i0 += std::int64_t(gridDim.y) * R) {
+    double col[R + 2], own[R], side[R];  // col[g]: the other colour at row i0 - 1 + g
+#pragma unroll
+    for (int g = 0; g < R + 2; ++g) {
+      const std::int64_t i = i0 - 1 + g;
+      col[g] = i <= last ? other[i * w + jj] : 0.0;
+    }
+#pragma unroll
+    for (int g = 0; g < R; ++g) {
+      const std::int64_t i = i0 + g;
+      // Own row's neighbour of the other colour: jj + 1 when o = 1 (j + 1),
+      // jj - 1 when o = 0 (j - 1); the other one is col[g + 1].
+      const std::int64_t nb = ((i + colour) & 1) ? jj + 1 : jj - 1;
+      const bool row = i < last;
+      own[g] = row ? mine[i * w + jj] : 0.0;
+      side[g] = row && nb >= 0 && nb < w ? other[i * w + nb] : 0.0;
+    }
+#pragma unroll
+    for (int g = 0; g < R; ++g) {
+      const std::int64_t i = i0 + g;
+      if (i >= last) break;
       const std::int64_t o = (i + colour) & 1;
       const std::int64_t j = 2 * jj + o;
-      if (in && j >= 1 && j < c.n - 1) {
-        // o = 1: neighbours j - 1 at jj (mid) and j + 1 at jj + 1; o = 0:
-        // j + 1 at jj (mid) and j - 1 at jj - 1.
-        const double right = o ? (lane == 31 ? other[i * w + jj + 1] : from_next) : mid;
-        const double left = o ? mid : (lane == 0 ? other[i * w + jj - 1] : from_prev);
-        const std::int64_t k = i * w + jj;
-        mine[k] = relax(c, i, j, mine[k], down, up, right, left);
-      }
-      up = mid;
-      mid = down;
+      if (j < 1 || j >= c.n - 1) continue;
+      const double right = o ? side[g] : col[g + 1], left = o ? col[g + 1] : side[g];
+      mine[i * w + jj] = relax(c, i, j, own[g], col[g + 2], col[g], right, left);
     }
   }
 }

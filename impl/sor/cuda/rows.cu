@@ -28,21 +28,7 @@
 namespace pb::sor {
 namespace {
 
-constexpr int kRowsBlock = 128;
-
-// Restores the current device when a method of Rows returns or throws: an
-// out-of-memory on part q's device must not leave the later instances of the
-// run on that device.
-class DeviceGuard {
- public:
-  DeviceGuard() { PB_CUDA(cudaGetDevice(&dev_)); }
-  ~DeviceGuard() { cudaSetDevice(dev_); }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int dev_ = 0;
-};
+constexpr int kRowsBlock = 256;
 
 class Rows final : public Variant {
  public:

@@ -12,14 +12,12 @@
 // a row; rows in grid.y (grid-stride past 65535). A point's five loads go
 // through L1/L2; each black value is loaded by up to six threads.
 //
-// CUDA.SplitColumns, the bandwidth variant: each thread walks down its column
-// jj through kColumnRows rows, keeping the other colour's values of rows
-// i - 1, i, i + 1 at jj in registers, so it loads one new value of the other
-// colour per row. Its own row's neighbour at jj - 1 or jj + 1 is the adjacent
-// lane's register (a warp shuffle); only the warp's edge lanes load it. Per
-// point of a half-sweep it moves what the model counts and nothing else:
-// read its own colour, write it, read the other colour once (plus 2 halo
-// rows per kColumnRows). Blocks must be whole warps.
+// CUDA.SplitColumns, the bandwidth variant: each thread owns a short column
+// segment of kColumnRows rows (columns.cuh) and issues every load of the
+// segment before its first store, keeping the other colour's kColumnRows + 2
+// values in registers; per point of a half-sweep memory moves what the model
+// counts (read its own colour, write it, read the other colour), the repeats
+// at segment edges coming from the caches.
 #include <memory>
 
 #include "core/cuda/buffer.cuh"
@@ -47,12 +45,6 @@ enum class Walk { PointPerThread, Columns };
 class Split final : public Variant {
  public:
   Split(int block, Walk walk) : block_(block), walk_(walk) {}
-  Support supports(const Problem&) const override {
-    if (walk_ == Walk::Columns && block_ % 32 != 0)
-      return Support::no(
-          "block must be a whole number of warps (multiple of 32): lanes share values by shuffles");
-    return Support::yes();
-  }
   void prepare(const Problem& p, const Inputs& in) override {
     c_ = consts(p), sweeps_ = p.sweeps;
     w_ = (p.n + 1) / 2;

@@ -1,0 +1,255 @@
+// CUDA.NCCL: k-means across GPUs. The points are split into parts, part q on
+// GPU q % gpus, each in its own coordinate-major slice; every GPU keeps the
+// centroids, K x D sums, K counts and the changed-point count.
+//
+// One iteration:
+//  - every part runs CUDA.AllGPU's fused step on its slice (allgpu.cu):
+//    assignment, and its points added into its GPU's sums and counts (parts
+//    that share a GPU add into the same buffers);
+//  - one NCCL all-reduce (a group of two: the sums as doubles, the counts
+//    with the changed count as 64-bit integers) sums them over the GPUs;
+//  - every GPU computes the same new centroids and exit test from the same
+//    reduced sums (NCCL gives every rank the same bits), so no broadcast;
+//  - the host reads GPU 0's 32-byte flag.
+// The benchmark's `gpus` axis runs it with parts = gpus; the tests also split
+// one GPU into 2-4 parts, so the slicing is checked on any machine with a GPU.
+#include <nccl.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cuda/buffer.cuh"
+#include "kmeans/cuda/device_kmeans.cuh"
+
+namespace pb::kmeans {
+namespace {
+
+[[noreturn]] void nccl_fail(ncclResult_t r, const char* what, const char* file, int line) {
+  throw CudaError(std::string(what) + ": NCCL " + ncclGetErrorString(r) + " at " + file + ":" +
+                  std::to_string(line));
+}
+#define PB_NCCL(call)                                                               \
+  do {                                                                              \
+    ncclResult_t pb_nccl_ = (call);                                                 \
+    if (pb_nccl_ != ncclSuccess) nccl_fail(pb_nccl_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+class Nccl final : public Variant {
+ public:
+  Nccl(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  ~Nccl() override { release(); }
+
+  Support supports(const Problem& p) const override {
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
+    if (gpus_ < 1 || gpus_ > visible)
+      return Support::no("asks for " + std::to_string(gpus_) + " GPUs, " + std::to_string(visible) +
+                         " visible");
+    if (parts_ < gpus_) return Support::no("fewer parts than GPUs");
+    return fused_supports(p, block_);
+  }
+
+  void prepare(const Problem& p, const Inputs& in) override {
+    const DeviceGuard guard;
+    release();
+    p_ = p, in_ = &in;
+    const auto N = p.n, D = p.d, K = p.k;
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      auto dev = std::make_unique<Gpu>();
+      dev->stream = std::make_unique<Stream>();
+      dev->done = std::make_unique<Event>();
+      dev->C = DeviceBuffer<double>(K * D);
+      dev->Ct = DeviceBuffer<double>(K * D);
+      dev->sums = DeviceBuffer<double>(K * D);
+      dev->counts = DeviceBuffer<unsigned long long>(K + 1);  // K counts, then the changed points
+      dev->move2 = DeviceBuffer<double>(K);
+      dev->flag = DeviceBuffer<Flag>(1);
+      gpus_v_.push_back(std::move(dev));
+    }
+    comms_.assign(std::size_t(gpus_), nullptr);
+    std::vector<int> ids(static_cast<std::size_t>(gpus_));
+    for (int g = 0; g < gpus_; ++g) ids[std::size_t(g)] = g;
+    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, ids.data()));
+    // Each part holds a point or more (a GPU may then hold none: it adds
+    // zeros to the all-reduce).
+    const std::int64_t parts = std::min<std::int64_t>(parts_, N);
+    for (std::int64_t q = 0; q < parts; ++q) {
+      Part part;
+      part.dev = int(q % gpus_);
+      part.lo = N * q / parts;
+      part.hi = N * (q + 1) / parts;
+      const std::int64_t n = part.hi - part.lo;
+      std::vector<double> slice(std::size_t(n * D));
+      for (std::int64_t t = 0; t < D; ++t)
+        for (std::int64_t i = 0; i < n; ++i) slice[std::size_t(t * n + i)] = in.points[std::size_t((part.lo + i) * D + t)];
+      PB_CUDA(cudaSetDevice(part.dev));
+      part.xs = DeviceBuffer<double>(n * D);
+      part.assign = DeviceBuffer<int>(n);
+      part.best = DeviceBuffer<double>(n);
+      PB_CUDA(cudaMemcpy(part.xs.get(), slice.data(), part.xs.bytes(), cudaMemcpyHostToDevice));
+      part.launch = fused_configure(p, n, block_);
+      parts_v_.push_back(std::move(part));
+    }
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
+    go_ = std::make_unique<Event>();
+  }
+
+  void reset() override {
+    const DeviceGuard guard;
+    const auto D = p_.d, K = p_.k;
+    std::vector<double> ct(std::size_t(K * D));
+    for (std::int64_t c = 0; c < K; ++c)
+      for (std::int64_t t = 0; t < D; ++t) ct[std::size_t(t * K + c)] = in_->init[std::size_t(c * D + t)];
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      Gpu& dev = *gpus_v_[std::size_t(g)];
+      PB_CUDA(cudaMemcpy(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice));
+      PB_CUDA(cudaMemcpy(dev.Ct.get(), ct.data(), dev.Ct.bytes(), cudaMemcpyHostToDevice));
+      PB_CUDA(cudaMemset(dev.flag.get(), 0, sizeof(Flag)));
+    }
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaMemset(part.assign.get(), 0xFF, part.assign.bytes()));  // -1: no cluster yet
+      PB_CUDA(cudaMemset(part.best.get(), 0xFF, part.best.bytes()));      // NaN until written
+    }
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaDeviceSynchronize());
+    iterations_ = 0;
+  }
+
+  void run() override {
+    const DeviceGuard guard;
+    const auto N = p_.n, D = p_.d, K = p_.k;
+    // Every GPU's stream starts after what the timer recorded on GPU 0's.
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaEventRecord(go_->get(), s0()));
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
+    }
+    for (;;) {
+      for (int g = 0; g < gpus_; ++g) {
+        PB_CUDA(cudaSetDevice(g));
+        Gpu& dev = *gpus_v_[std::size_t(g)];
+        PB_CUDA(cudaMemsetAsync(dev.sums.get(), 0, dev.sums.bytes(), dev.stream->get()));
+        PB_CUDA(cudaMemsetAsync(dev.counts.get(), 0, dev.counts.bytes(), dev.stream->get()));
+      }
+      for (auto& part : parts_v_) {
+        PB_CUDA(cudaSetDevice(part.dev));
+        Gpu& dev = *gpus_v_[std::size_t(part.dev)];
+        launch_fused(part.launch, part.xs.get(), dev.C.get(), part.assign.get(), part.best.get(),
+                     dev.counts.get() + K, dev.sums.get(), dev.counts.get(), part.hi - part.lo, D, K,
+                     dev.stream->get());
+      }
+      PB_NCCL(ncclGroupStart());
+      for (int g = 0; g < gpus_; ++g) {
+        Gpu& dev = *gpus_v_[std::size_t(g)];
+        PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
+                              comms_[std::size_t(g)], dev.stream->get()));
+        PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
+                              comms_[std::size_t(g)], dev.stream->get()));
+      }
+      PB_NCCL(ncclGroupEnd());
+      for (int g = 0; g < gpus_; ++g) {
+        PB_CUDA(cudaSetDevice(g));
+        Gpu& dev = *gpus_v_[std::size_t(g)];
+        launch_finalize(dev.sums.get(), dev.counts.get(), dev.C.get(), dev.Ct.get(), dev.move2.get(), K, D,
+                        dev.stream->get());
+        launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit, dev.stream->get());
+      }
+      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaMemcpyAsync(h_flag_, gpus_v_[0]->flag.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s0()));
+      PB_CUDA(cudaStreamSynchronize(s0()));
+      iterations_ = h_flag_->iterations;
+      if (h_flag_->stop) break;
+    }
+    // The timer's stream (GPU 0's) ends after every GPU's last work.
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
+      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
+    }
+  }
+
+  void result(Result& out) override {
+    const DeviceGuard guard;
+    const auto N = p_.n, D = p_.d, K = p_.k;
+    out.assign.resize(std::size_t(N));
+    out.centroids.resize(std::size_t(K * D));
+    std::vector<double> best(static_cast<std::size_t>(N));
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaDeviceSynchronize());
+    }
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),
+                         cudaMemcpyDeviceToHost));
+      PB_CUDA(cudaMemcpy(best.data() + part.lo, part.best.get(), part.best.bytes(), cudaMemcpyDeviceToHost));
+    }
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
+    out.iterations = iterations_;
+    out.inertia = 0;
+    for (double v : best) out.inertia += v;
+  }
+
+  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream->get(); }
+
+ private:
+  struct Gpu {
+    std::unique_ptr<Stream> stream;
+    std::unique_ptr<Event> done;
+    DeviceBuffer<double> C, Ct, sums, move2;
+    DeviceBuffer<unsigned long long> counts;
+    DeviceBuffer<Flag> flag;
+  };
+  struct Part {
+    int dev = 0;
+    std::int64_t lo = 0, hi = 0;  // points lo <= i < hi
+    DeviceBuffer<double> xs;      // D x (hi - lo)
+    DeviceBuffer<int> assign;
+    DeviceBuffer<double> best;
+    FusedLaunch launch;
+  };
+  cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
+  void release() {
+    for (auto& c : comms_)
+      if (c) ncclCommDestroy(c);
+    comms_.clear();
+    parts_v_.clear();
+    gpus_v_.clear();
+    go_.reset();
+    if (h_flag_) cudaFreeHost(h_flag_);
+    h_flag_ = nullptr;
+  }
+
+  int gpus_, parts_, block_;
+  Problem p_;
+  const Inputs* in_ = nullptr;
+  std::vector<std::unique_ptr<Gpu>> gpus_v_;
+  std::vector<Part> parts_v_;
+  std::vector<ncclComm_t> comms_;
+  std::unique_ptr<Event> go_;
+  Flag* h_flag_ = nullptr;  // pinned
+  int iterations_ = 0;
+};
+
+}  // namespace
+
+std::string nccl_version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "unknown";
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block) {
+  return std::make_unique<Nccl>(gpus, parts, block);
+}
+
+}  // namespace pb::kmeans
