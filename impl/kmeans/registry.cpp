@@ -56,6 +56,10 @@ const std::vector<Entry>& registry() {
       {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
 #endif
+#ifdef PARBENCH_WITH_NCCL
+      {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
+#endif
   };
   // clang-format on
   return list;

@@ -93,6 +93,12 @@ class Nccl final : public Variant {
       part.launch = fused_configure(p, n, block_);
       parts_v_.push_back(std::move(part));
     }
+    // Copies from pageable memory may return before the data has landed, and
+    // the GPUs' non-blocking streams are not ordered after them: wait here.
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaDeviceSynchronize());
+    }
     PB_CUDA(cudaSetDevice(0));
     PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
     go_ = std::make_unique<Event>();
@@ -116,8 +122,12 @@ class Nccl final : public Variant {
       PB_CUDA(cudaMemset(part.assign.get(), 0xFF, part.assign.bytes()));  // -1: no cluster yet
       PB_CUDA(cudaMemset(part.best.get(), 0xFF, part.best.bytes()));      // NaN until written
     }
-    PB_CUDA(cudaSetDevice(0));
-    PB_CUDA(cudaDeviceSynchronize());
+    // The copies and sets above ran on each GPU's default stream, which the
+    // non-blocking streams of run() are not ordered after.
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaDeviceSynchronize());
+    }
     iterations_ = 0;
   }
 

@@ -3,6 +3,7 @@
 // CUDA.SplitColumns (split.cu) and the row-split multi-GPU variant (rows.cu).
 // Layout: row i of colour c holds the points j = 2 jj + o, o = (i + c) & 1, at
 // index jj of a row of w = ceil(n / 2) values.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -10,19 +11,22 @@
 
 namespace pb::sor {
 
-// Rows a thread updates in one pass down its column. Measured on the H200 at
-// 16386^2 (results/nvidia-h200/issue17/kernels.txt): 1 row a thread ran at
-// 0.81 of a device-to-device copy, 2 rows 0.92, 4 rows 0.99 (block 256), 8
-// rows 0.99 (block 128); a 32-row column with a value per row in flight 0.64,
-// and 0.75 with 8 rows' loads grouped (too little memory in flight a warp).
+// Rows a thread updates: one column segment of kColumnRows rows. Measured on
+// the H200 at 16386^2 with a scratch kernel sweep (results/nvidia-h200/
+// issue17/kernels/): 1 row a thread ran at 0.81 of a device-to-device copy,
+// 2 rows 0.92, 4 rows 0.99 (block 256), 8 rows 0.99 (block 128); a 32-row
+// column with one row's loads in flight at a time 0.64, and 0.75 with 8 rows'
+// loads grouped (more registers, too few warps).
 constexpr int kColumnRows = 4;
 
 // Rows first <= i < last of a half-sweep; the arrays hold rows row0, row0 + 1,
 // ... (row i at (i - row0) * w), which must include first - 1 and last.
 //
-// Each thread owns a column segment of kColumnRows rows at jj: it loads the
-// other colour's kColumnRows + 2 values at jj (rows i0 - 1 ... i0 + R), its own
-// colour's R values and the R same-row neighbours at jj - 1 or jj + 1, all
+// Each thread owns the segment of kColumnRows rows at column jj that its
+// block's (y, z) index names (no loop over segments: a loop kept ~20 more
+// registers live, 75 instead of 54, and cost a quarter of the occupancy). It
+// loads the other colour's R + 2 values at jj (rows i0 - 1 ... i0 + R), its
+// own colour's R values and the R same-row neighbours at jj - 1 or jj + 1, all
 // before its first store (a load after a store to `mine` could not be moved
 // ahead of it), so a thread keeps 3 R + 2 loads in flight; then it updates
 // the R points from registers. The other colour's rows i0 - 1 and i0 + R are
@@ -33,44 +37,41 @@ static __global__ void half_sweep_columns(double* __restrict__ mine, const doubl
                                           std::int64_t last, std::int64_t row0) {
   constexpr int R = kColumnRows;
   const std::int64_t jj = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (jj >= w) return;
-  mine -= row0 * w;
-  other -= row0 * w;
-  for (std::int64_t i0 = first + std::int64_t(blockIdx.y) * R; i0 < last; i0 += std::int64_t(gridDim.y) * R) {
-    double col[R + 2], own[R], side[R];  // col[g]: the other colour at row i0 - 1 + g
+  const std::int64_t i0 = first + (blockIdx.y + std::int64_t(gridDim.y) * blockIdx.z) * R;
+  if (jj >= w || i0 >= last) return;
+  const int rows = int(last - i0 < R ? last - i0 : R);  // of this segment, 1 ... R
+  const double* up = other + (i0 - 1 - row0) * w + jj;   // the other colour, row i0 - 1
+  double* my = mine + (i0 - row0) * w + jj;
+  const int o0 = int((i0 + colour) & 1);  // row i0's offset: its points are j = 2 jj + o0
+  double col[R + 2], own[R], side[R];     // col[g]: the other colour at row i0 - 1 + g
 #pragma unroll
-    for (int g = 0; g < R + 2; ++g) {
-      const std::int64_t i = i0 - 1 + g;
-      col[g] = i <= last ? other[i * w + jj] : 0.0;
-    }
+  for (int g = 0; g < R + 2; ++g) col[g] = g <= rows + 1 ? up[g * w] : 0.0;
 #pragma unroll
-    for (int g = 0; g < R; ++g) {
-      const std::int64_t i = i0 + g;
-      // Own row's neighbour of the other colour: jj + 1 when o = 1 (j + 1),
-      // jj - 1 when o = 0 (j - 1); the other one is col[g + 1].
-      const std::int64_t nb = ((i + colour) & 1) ? jj + 1 : jj - 1;
-      const bool row = i < last;
-      own[g] = row ? mine[i * w + jj] : 0.0;
-      side[g] = row && nb >= 0 && nb < w ? other[i * w + nb] : 0.0;
-    }
+  for (int g = 0; g < R; ++g) {
+    // The own row's neighbour of the other colour: jj + 1 (j + 1) when o = 1,
+    // jj - 1 (j - 1) when o = 0; the other one is col[g + 1].
+    const int o = (o0 + g) & 1;
+    const bool row = g < rows, has = o ? jj + 1 < w : jj >= 1;
+    own[g] = row ? my[g * w] : 0.0;
+    side[g] = row && has ? up[(g + 1) * w + (o ? 1 : -1)] : 0.0;
+  }
 #pragma unroll
-    for (int g = 0; g < R; ++g) {
-      const std::int64_t i = i0 + g;
-      if (i >= last) break;
-      const std::int64_t o = (i + colour) & 1;
-      const std::int64_t j = 2 * jj + o;
-      if (j < 1 || j >= c.n - 1) continue;
-      const double right = o ? side[g] : col[g + 1], left = o ? col[g + 1] : side[g];
-      mine[i * w + jj] = relax(c, i, j, own[g], col[g + 2], col[g], right, left);
-    }
+  for (int g = 0; g < R; ++g) {
+    if (g >= rows) break;
+    const int o = (o0 + g) & 1;
+    const std::int64_t j = 2 * jj + o;
+    if (j < 1 || j >= c.n - 1) continue;
+    const double right = o ? side[g] : col[g + 1], left = o ? col[g + 1] : side[g];
+    my[g * w] = relax(c, i0 + g, j, own[g], col[g + 2], col[g], right, left);
   }
 }
 
-// Grid for rows first <= i < last: blocks of `block` threads along a row,
-// kColumnRows rows per block in grid.y (grid-stride past 65535).
+// Grid for rows first <= i < last: blocks of `block` threads along a row, one
+// segment of kColumnRows rows per block index in y and z (y at most 65535).
 inline dim3 columns_grid(std::int64_t w, int block, std::int64_t rows) {
-  const std::int64_t y = (rows + kColumnRows - 1) / kColumnRows;
-  return dim3(unsigned((w + block - 1) / block), unsigned(y < 65535 ? (y > 0 ? y : 1) : 65535));
+  const std::int64_t segments = std::max<std::int64_t>(1, (rows + kColumnRows - 1) / kColumnRows);
+  const std::int64_t y = std::min<std::int64_t>(segments, 65535);
+  return dim3(unsigned((w + block - 1) / block), unsigned(y), unsigned((segments + y - 1) / y));
 }
 
 // The split layout on the host: the natural M x N field u as the two colour

@@ -17,6 +17,9 @@ class DeviceField : public Variant {
     u_ = DeviceBuffer<double>(n);
     start_ = DeviceBuffer<double>(n);
     PB_CUDA(cudaMemcpy(start_.get(), in.u0.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before the data has landed, and
+    // the variant's non-blocking stream is not ordered after it: wait here.
+    PB_CUDA(cudaDeviceSynchronize());
   }
   void reset() override {
     PB_CUDA(cudaMemcpyAsync(u_.get(), start_.get(), start_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()));

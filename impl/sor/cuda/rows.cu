@@ -81,6 +81,9 @@ class Rows final : public Variant {
         PB_CUDA(cudaMemcpy(part->start[c].get(), host[c].data() + (part->a - 1) * w_, n * sizeof(double),
                            cudaMemcpyHostToDevice));
       }
+      // A copy from pageable memory may return before the data has landed, and
+      // the variant's non-blocking stream is not ordered after it: wait here.
+      PB_CUDA(cudaDeviceSynchronize());
       parts_v_.push_back(std::move(part));
     }
     PB_CUDA(cudaSetDevice(parts_v_[0]->dev));

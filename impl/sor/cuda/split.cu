@@ -56,6 +56,9 @@ class Split final : public Variant {
       start_[c] = DeviceBuffer<double>(half);
       PB_CUDA(cudaMemcpy(start_[c].get(), host[c].data(), half * sizeof(double), cudaMemcpyHostToDevice));
     }
+    // A copy from pageable memory may return before the data has landed, and
+    // the variant's non-blocking stream is not ordered after it: wait here.
+    PB_CUDA(cudaDeviceSynchronize());
   }
   void reset() override {
     for (int c = 0; c < 2; ++c)
