@@ -309,13 +309,17 @@ class SorAndGpuCharts(unittest.TestCase):
 
     def test_bandwidth_vs_grid_with_the_copy_ceiling(self):
         stats = self.stats(sor_run())
-        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as lines, Spy("axhline") as hlines:
+        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as lines, Spy("axhline") as hlines, \
+                Spy("set_ylim") as ylims:
             report_charts.chart_sor_bandwidth(stats, report_draw.Canvas(tmp, "m"))
         points = {k["label"]: (list(a[0]), list(a[1])) for a, k in lines}
         self.assertEqual(points["CUDA.Split (block 128)"], ([1000 * 1000 * 8 / 1e9, 4000 * 4000 * 8 / 1e9],
                                                             [3000.0, 3300.0]))
         self.assertEqual([a[0] for a, _ in hlines], [4000.0])
         self.assertIn("CUDA.Copy (gpu)", hlines[0][1]["label"])
+        # From 0, and the ceiling below the top of the frame, not on it.
+        self.assertEqual(ylims[-1][1]["bottom"], 0)
+        self.assertGreater(ylims[-1][1]["top"], 1.05 * 4000.0)
 
     def test_gpu_scaling_uses_the_derived_efficiency(self):
         stats = self.stats(sor_run())
