@@ -19,6 +19,7 @@
 #include "mlp/reference.hpp"
 #include "mlp/registry.hpp"
 #include "mlp/verify.hpp"
+#include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 
 namespace {
@@ -310,11 +311,14 @@ TEST(MlpHostStep, AGemmVariantThatIsNoBackendIsRefused) {
 namespace {
 
 std::vector<pb::testing::VariantCase> all_variants() {
-  return pb::testing::variant_cases(mlp::registry(), 32, 256);
+  return pb::testing::variant_cases(mlp::registry(), 16, 32);  // tiles both CUDA GEMM kernels build
 }
 
 class MlpVariants : public ::testing::TestWithParam<pb::testing::VariantCase> {
  protected:
+  void SetUp() override {
+    if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+  }
   const mlp::Entry& entry() const { return pb::testing::find_variant(mlp::registry(), GetParam().name); }
   void expect_matches(Problem p) {
     for (bool f64 : {false, true}) {

@@ -136,9 +136,10 @@ static void register_kmeans(const Options& opt) {
           mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
                           "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")",
                           threads);
-        const auto knobs = e.knob == Knob::Gpus
-                               ? knob_values(e.knob, threads, blocks, {}, gpus)
-                               : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
+        const auto knobs =
+            e.knob == Knob::Gpus
+                ? knob_values(e.knob, threads, blocks, {}, gpus)
+                : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
                        e.name,

@@ -7,6 +7,10 @@
 namespace pb::mlp {
 
 std::unique_ptr<Variant> make_host(const std::string& gemm, const Knobs& k);  // cpu/host.cpp
+#ifdef PARBENCH_WITH_CUDA
+// cuda/device_step.cu: the step on a CUDA GEMM variant, or ("") the fused cuBLAS step in a CUDA Graph.
+std::unique_ptr<Variant> make_device(const std::string& gemm, const Knobs& k);
+#endif
 
 // The textbook loops run a step of at most 2^28 GEMM flops in the default
 // profile (784-128-10 at batch 64 is 2^25; 784-1024-1024-10 at batch 1024 is
@@ -17,12 +21,29 @@ const std::vector<Entry>& registry() {
   static const std::vector<Entry> list = [] {
     std::vector<Entry> out;
     for (const auto& g : gemm::registry<double>()) {
-      if (g.backend != Backend::Cpu || !g.make(Knobs{})->backend()) continue;
+      if (!g.make(Knobs{})->backend()) continue;
       const std::string name = g.name;
-      const bool loops = name == "Naive";
-      out.push_back({g.name, Backend::Cpu, g.knob, g.blocks, loops ? kLoops : kNoCap, g.baseline,
-                     [name](const Knobs& k) { return make_host(name, k); }, g.library});
+      if (g.backend == Backend::Cpu) {
+        const bool loops = name == "Naive";
+        out.push_back({g.name, Backend::Cpu, g.knob, g.blocks, loops ? kLoops : kNoCap, g.baseline,
+                       [name](const Knobs& k) { return make_host(name, k); }, g.library});
+      }
+#ifdef PARBENCH_WITH_CUDA
+      if (g.backend == Backend::Cuda)
+        out.push_back({g.name, Backend::Cuda, g.knob, g.blocks, kNoCap, false,
+                       [name](const Knobs& k) { return make_device(name, k); }, g.library});
+#endif
     }
+#ifdef PARBENCH_WITH_CUDA
+    out.push_back({"cuBLAS.Graph",
+                   Backend::Cuda,
+                   Knob::None,
+                   {},
+                   kNoCap,
+                   false,
+                   [](const Knobs& k) { return make_device("", k); },
+                   "cublas"});
+#endif
     return out;
   }();
   return list;

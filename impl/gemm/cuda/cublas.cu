@@ -41,9 +41,6 @@ cublasStatus_t geam(cublasHandle_t h, int m, int n, const double* alpha, const d
 
 template <class T>
 class Cublas final : public DeviceVariant<T> {
-  using DeviceVariant<T>::p_, DeviceVariant<T>::a_, DeviceVariant<T>::b_, DeviceVariant<T>::c_,
-      DeviceVariant<T>::d_;
-
  public:
   ~Cublas() override {
     if (h_) cublasDestroy(h_);
@@ -55,16 +52,12 @@ class Cublas final : public DeviceVariant<T> {
   }
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
-    PB_CUBLAS(cublasCreate(&h_));
-    PB_CUBLAS(cublasSetStream(h_, this->s()));
-    PB_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
+    bind_device();
   }
-  void run() override {
-    const int M = int(p_.m), N = int(p_.n), K = int(p_.k);
+  void launch(const Problem& p, const T* A, const T* B, const T* Cin, T* D) override {
+    const int M = int(p.m), N = int(p.n), K = int(p.k);
     const T one = 1, zero = 0;
-    const T *A = a_.get(), *B = b_.get();
-    T* D = d_.get();
-    switch (p_.op) {
+    switch (p.op) {
       case Op::AB:
         PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N));
         break;
@@ -73,10 +66,15 @@ class Cublas final : public DeviceVariant<T> {
         break;
       case Op::ABtC:
         PB_CUBLAS(gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, K, A, K, &zero, D, N));
-        PB_CUBLAS(geam(h_, N, M, &one, D, N, &one, c_.get(), N, D, N));  // in place: C = A
+        PB_CUBLAS(geam(h_, N, M, &one, D, N, &one, Cin, N, D, N));  // in place: C = A
         break;
     }
     PB_CUDA_LAUNCHED();
+  }
+  void bind_device() override {
+    if (!h_) PB_CUBLAS(cublasCreate(&h_));
+    PB_CUBLAS(cublasSetStream(h_, this->s()));
+    PB_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
   }
 
  private:

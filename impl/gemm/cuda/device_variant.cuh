@@ -31,9 +31,26 @@ class DeviceVariant : public Variant<T> {
     PB_CUDA(cudaMemcpyAsync(out.data(), d_.get(), d_.bytes(), cudaMemcpyDeviceToHost, s()));
     PB_CUDA(cudaStreamSynchronize(s()));
   }
-  void* stream() override { return stream_->get(); }
+  void* stream() override { return stream_ ? stream_->get() : nullptr; }
+  void run() override { launch(p_, a_.get(), b_.get(), c_.get(), d_.get()); }
+
+  // As a backend (the MLP training step): the operands are device pointers
+  // the caller owns; compute() enqueues the product on stream() and returns
+  // without waiting. bind() creates that stream.
+  bool backend() const override { return true; }
+  void bind() override {
+    if (!stream_) stream_ = std::make_unique<Stream>();
+    bind_device();
+  }
+  void compute(const Problem& p, const T* a, const T* b, const T* c, T* out) override {
+    launch(p, a, b, c, out);
+  }
 
  protected:
+  // Enqueues the product of p on s() and checks the launch: what run()
+  // times on the variant's own operands and compute() runs on the caller's.
+  virtual void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) = 0;
+  virtual void bind_device() {}  // what prepare() sets up beside the operands (cuBLAS: its handle)
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
   std::unique_ptr<Stream> stream_;

@@ -28,9 +28,6 @@ __global__ void naive_kernel(const T* __restrict__ A, const T* __restrict__ B, c
 
 template <class T>
 class CudaNaive final : public DeviceVariant<T> {
-  using DeviceVariant<T>::p_, DeviceVariant<T>::a_, DeviceVariant<T>::b_, DeviceVariant<T>::c_,
-      DeviceVariant<T>::d_;
-
  public:
   explicit CudaNaive(int block) : block_(block) {}
   Support supports(const Problem&) const override {
@@ -38,15 +35,13 @@ class CudaNaive final : public DeviceVariant<T> {
       return Support::no("block " + std::to_string(block_) + " not built (8, 16, 32)");
     return Support::yes();
   }
-  void run() override {
+  void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
     dim3 threads(block_, block_);
-    dim3 grid(unsigned((p_.n + block_ - 1) / block_),
-              unsigned(std::min<int64_t>((p_.m + block_ - 1) / block_, 65535)));
+    dim3 grid(unsigned((p.n + block_ - 1) / block_),
+              unsigned(std::min<int64_t>((p.m + block_ - 1) / block_, 65535)));
     auto s = this->s();
-    with_op(p_.op, [&](auto op) {
-      naive_kernel<op.value>
-          <<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
-    });
+    with_op(p.op,
+            [&](auto op) { naive_kernel<op.value><<<grid, threads, 0, s>>>(a, b, c, d, p.m, p.n, p.k); });
     PB_CUDA_LAUNCHED();
   }
 

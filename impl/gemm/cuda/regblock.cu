@@ -13,6 +13,8 @@
 // the 16 threads of a half-warp read 256 contiguous bytes of a shared row:
 // no bank conflicts. Edges are handled by zero-filled loads and predicated
 // stores, so any M, N, K is correct.
+#include <cstdint>
+
 #include "gemm/cuda/device_variant.cuh"
 
 namespace pb::gemm {
@@ -229,30 +231,29 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 template <class T>
 class CudaRegBlock final : public DeviceVariant<T> {
-  using DeviceVariant<T>::p_, DeviceVariant<T>::a_, DeviceVariant<T>::b_, DeviceVariant<T>::c_,
-      DeviceVariant<T>::d_;
-
  public:
-  void run() override {
+  void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
     // Vector loads need every contiguous dimension to be a multiple of the
-    // vector width (rows then start 16-byte aligned; cudaMalloc aligns the base).
+    // vector width and 16-byte aligned operands (rows then start aligned;
+    // cudaMalloc aligns a buffer's base, a caller's pointer may be inside one).
     constexpr int VEC = Cfg<T>::VEC;
-    const bool vec = (p_.k % VEC == 0) && (p_.n % VEC == 0) && (p_.op != Op::AtB || p_.m % VEC == 0);
+    auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    const bool vec = (p.k % VEC == 0) && (p.n % VEC == 0) && (p.op != Op::AtB || p.m % VEC == 0) &&
+                     aligned(a) && aligned(b) && aligned(c) && aligned(d);
     if (vec)
-      dispatch<true>();
+      dispatch<true>(p, a, b, c, d);
     else
-      dispatch<false>();
+      dispatch<false>(p, a, b, c, d);
     PB_CUDA_LAUNCHED();
   }
 
  private:
   template <bool vec>
-  void dispatch() {
-    dim3 grid(unsigned((p_.n + BN - 1) / BN), unsigned(std::min<int64_t>((p_.m + BM - 1) / BM, 65535)));
+  void dispatch(const Problem& p, const T* a, const T* b, const T* c, T* d) {
+    dim3 grid(unsigned((p.n + BN - 1) / BN), unsigned(std::min<int64_t>((p.m + BM - 1) / BM, 65535)));
     auto s = this->s();
-    with_op(p_.op, [&](auto op) {
-      regblock_kernel<op.value, T, vec>
-          <<<grid, THREADS, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
+    with_op(p.op, [&](auto op) {
+      regblock_kernel<op.value, T, vec><<<grid, THREADS, 0, s>>>(a, b, c, d, p.m, p.n, p.k);
     });
   }
 };

@@ -77,9 +77,6 @@ __global__ void __launch_bounds__(BS* BS)
 
 template <class T>
 class CudaTiled final : public DeviceVariant<T> {
-  using DeviceVariant<T>::p_, DeviceVariant<T>::a_, DeviceVariant<T>::b_, DeviceVariant<T>::c_,
-      DeviceVariant<T>::d_;
-
  public:
   explicit CudaTiled(int block) : block_(block) {}
   Support supports(const Problem&) const override {
@@ -87,24 +84,22 @@ class CudaTiled final : public DeviceVariant<T> {
       return Support::no("tile " + std::to_string(block_) + " not built (16, 32)");
     return Support::yes();
   }
-  void run() override {
+  void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
     if (block_ == 16)
-      launch<16>();
+      launch_tiles<16>(p, a, b, c, d);
     else
-      launch<32>();
+      launch_tiles<32>(p, a, b, c, d);
     PB_CUDA_LAUNCHED();
   }
 
  private:
   template <int BS>
-  void launch() {
+  void launch_tiles(const Problem& p, const T* a, const T* b, const T* c, T* d) {
     dim3 threads(BS, BS);
-    dim3 grid(unsigned((p_.n + BS - 1) / BS), unsigned(std::min<int64_t>((p_.m + BS - 1) / BS, 65535)));
+    dim3 grid(unsigned((p.n + BS - 1) / BS), unsigned(std::min<int64_t>((p.m + BS - 1) / BS, 65535)));
     auto s = this->s();
-    with_op(p_.op, [&](auto op) {
-      tiled_kernel<BS, op.value>
-          <<<grid, threads, 0, s>>>(a_.get(), b_.get(), c_.get(), d_.get(), p_.m, p_.n, p_.k);
-    });
+    with_op(p.op,
+            [&](auto op) { tiled_kernel<BS, op.value><<<grid, threads, 0, s>>>(a, b, c, d, p.m, p.n, p.k); });
   }
   int block_;
 };

@@ -30,9 +30,9 @@ namespace {
   throw CudaError(std::string(what) + ": NCCL " + ncclGetErrorString(r) + " at " + file + ":" +
                   std::to_string(line));
 }
-#define PB_NCCL(call)                                                               \
-  do {                                                                              \
-    ncclResult_t pb_nccl_ = (call);                                                 \
+#define PB_NCCL(call)                                                            \
+  do {                                                                           \
+    ncclResult_t pb_nccl_ = (call);                                              \
     if (pb_nccl_ != ncclSuccess) nccl_fail(pb_nccl_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -84,7 +84,8 @@ class Nccl final : public Variant {
       const std::int64_t n = part.hi - part.lo;
       std::vector<double> slice(std::size_t(n * D));
       for (std::int64_t t = 0; t < D; ++t)
-        for (std::int64_t i = 0; i < n; ++i) slice[std::size_t(t * n + i)] = in.points[std::size_t((part.lo + i) * D + t)];
+        for (std::int64_t i = 0; i < n; ++i)
+          slice[std::size_t(t * n + i)] = in.points[std::size_t((part.lo + i) * D + t)];
       PB_CUDA(cudaSetDevice(part.dev));
       part.xs = DeviceBuffer<double>(n * D);
       part.assign = DeviceBuffer<int>(n);
@@ -169,7 +170,8 @@ class Nccl final : public Variant {
         Gpu& dev = *gpus_v_[std::size_t(g)];
         launch_finalize(dev.sums.get(), dev.counts.get(), dev.C.get(), dev.Ct.get(), dev.move2.get(), K, D,
                         dev.stream->get());
-        launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit, dev.stream->get());
+        launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit,
+                      dev.stream->get());
       }
       PB_CUDA(cudaSetDevice(0));
       PB_CUDA(cudaMemcpyAsync(h_flag_, gpus_v_[0]->flag.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s0()));
@@ -203,7 +205,8 @@ class Nccl final : public Variant {
       PB_CUDA(cudaMemcpy(best.data() + part.lo, part.best.get(), part.best.bytes(), cudaMemcpyDeviceToHost));
     }
     PB_CUDA(cudaSetDevice(0));
-    PB_CUDA(cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
+    PB_CUDA(
+        cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
     out.iterations = iterations_;
     out.inertia = 0;
     for (double v : best) out.inertia += v;

@@ -40,7 +40,7 @@ static __global__ void half_sweep_columns(double* __restrict__ mine, const doubl
   const std::int64_t i0 = first + (blockIdx.y + std::int64_t(gridDim.y) * blockIdx.z) * R;
   if (jj >= w || i0 >= last) return;
   const int rows = int(last - i0 < R ? last - i0 : R);  // of this segment, 1 ... R
-  const double* up = other + (i0 - 1 - row0) * w + jj;   // the other colour, row i0 - 1
+  const double* up = other + (i0 - 1 - row0) * w + jj;  // the other colour, row i0 - 1
   double* my = mine + (i0 - row0) * w + jj;
   const int o0 = int((i0 + colour) & 1);  // row i0's offset: its points are j = 2 jj + o0
   double col[R + 2], own[R], side[R];     // col[g]: the other colour at row i0 - 1 + g
