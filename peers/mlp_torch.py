@@ -14,7 +14,7 @@ act:relu/batch:1024/manual_time`, counter `samples_per_second`), so
 plots/table.py and the report read it beside a bench run:
 
     python3 peers/mlp_torch.py --widths=784-1024-1024-10 --batch=64,1024 \\
-        --type=f32 --act=relu --out=mlp-torch.json
+        --type=f32 --act=relu --mode=eager,graph --out=mlp-torch.json
 
 Exit status: 0; 2 on a bad argument or when PyTorch or a GPU is missing (one
 line on stderr).
@@ -41,6 +41,9 @@ def parse_args(argv):
     ap.add_argument("--steps", type=int, default=50, help="steps a timed group (default 50)")
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--mode", default="eager",
+                    help="eager (PyTorch.Eager), graph (PyTorch.Graph: the whole step captured once in a CUDA "
+                         "graph, torch.cuda.graph, and replayed), or both: eager,graph")
     ap.add_argument("--out", required=True, help="JSON file to write")
     a = ap.parse_args(argv)
     try:
@@ -50,6 +53,9 @@ def parse_args(argv):
         fail("--widths and --batch take integers (784-128-10, 64,1024)")
     if len(a.widths) < 2 or min(a.widths) < 1 or min(a.batch) < 1:
         fail("widths need at least two entries and every width and batch must be >= 1")
+    a.mode = a.mode.split(",")
+    if not a.mode or any(m not in ("eager", "graph") for m in a.mode):
+        fail("--mode takes eager, graph or eager,graph")
     if a.steps < 1 or a.repetitions < 1 or a.warmup < 0:
         fail("--steps and --repetitions must be >= 1, --warmup >= 0")
     return a
@@ -70,7 +76,7 @@ def main(argv):
     torch.manual_seed(1)
     widths_name = "-".join(str(w) for w in a.widths)
     entries = []
-    for batch in a.batch:
+    for mode, batch in [(m, b) for b in a.batch for m in a.mode]:
         layers = []
         for i in range(len(a.widths) - 1):
             layers.append(torch.nn.Linear(a.widths[i], a.widths[i + 1]))
@@ -89,6 +95,27 @@ def main(argv):
             opt.step()
             return loss
 
+        if mode == "graph":
+            # The recipe of PyTorch's CUDA graph notes: warm up on a side
+            # stream, capture one whole step (forward, backward, SGD) on static
+            # tensors, then replay it.
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(max(3, a.warmup)):
+                    step()
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            opt.zero_grad(set_to_none=True)
+            with torch.cuda.graph(graph):
+                static_loss = loss_fn(model(x), y)
+                static_loss.backward()
+                opt.step()
+
+            def step():  # noqa: F811 (the replay replaces the eager step)
+                graph.replay()
+                return static_loss
+
         for _ in range(a.warmup):
             step()
         torch.cuda.synchronize()
@@ -101,8 +128,8 @@ def main(argv):
             stop.record()
             stop.synchronize()
             per_step.append(start.elapsed_time(stop) / 1e3 / a.steps)
-        name = "MLP/PyTorch.Eager/data:synthetic/type:%s/widths:%s/act:%s/batch:%d/manual_time" % (
-            a.type, widths_name, a.act, batch)
+        name = "MLP/PyTorch.%s/data:synthetic/type:%s/widths:%s/act:%s/batch:%d/manual_time" % (
+            "Eager" if mode == "eager" else "Graph", a.type, widths_name, a.act, batch)
         for i, t in enumerate(per_step):
             entries.append(gb_entry(name, i, len(per_step), a.steps, t, batch, float(loss.item())))
         med = statistics.median(per_step)
