@@ -13,7 +13,7 @@ RATIO_TO=cuBLAS.Graph TABLE_FILTER=MLP OUT=$OUT ci/gpu.sh --no-tests --name mlp 
   --mlp-batch=64,1024 --mlp-act=relu --mlp-type=f32 '--benchmark_filter=^MLP/' --threads=16 \
   --benchmark_min_time=0.1 --benchmark_repetitions=5 > "$OUT/gpu-sh.log" 2>&1
 echo "gpu.sh (build, MLP) exit $?"
-python3 peers/mlp_torch.py --widths=784-1024-1024-10 --batch=64,1024 --type=f32 --act=relu \
+python3 peers/mlp_torch.py --widths=784-1024-1024-10 --batch=64,1024 --type=f32 --act=relu --mode=eager,graph \
   --out="$OUT/mlp-torch.json" > "$OUT/mlp-torch.txt" 2>&1
 echo "PyTorch peer exit $?"
 PARBENCH_REQUIRE_GPU=1 timeout 300 build/gpu/tests/parbench_tests \
