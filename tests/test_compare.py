@@ -207,7 +207,7 @@ FLOPS = 2.0 * 64 ** 3
 KINDS = {"GFLOPS": {"kind": "rate", "unit": "GFLOP/s", "better": "higher"},
          "seconds_per_call": {"kind": "time", "unit": "s", "better": "lower"},
          "flops_per_call": {"kind": "model", "unit": "flop"},
-         "M": {"kind": "problem"}, "lloyd_iterations": {"kind": "result"},
+         "M": {"kind": "problem"}, "lloyd_iterations": {"kind": "result"}, "gemm_share": {"kind": "share"},
          "throttled": {"kind": "clock"}, "sm_clock_max_mhz": {"kind": "clock", "unit": "MHz"},
          "on_gpu": {"kind": "flag"}}
 CONTEXT = {"date": "2026-11-23T00:00:00+00:00", "host_name": "h", "parbench_schema": 1,
@@ -419,6 +419,19 @@ class Command(unittest.TestCase):
         v = self.verdicts(os.path.join(self.dir, "v.json"))
         self.assertEqual(v["GEMM/V3/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
         self.assertEqual(v["GEMM/V4/M:64/manual_time"]["verdict"], "SAME")
+
+    def test_a_measured_share_may_differ(self):
+        # gemm_share is measured (the GEMM calls' fraction of an MLP step), not
+        # the work: runs whose shares differ still compare.
+        base, new = suite(seed=9), suite(seed=10)
+        for e in base:
+            e["gemm_share"] = 0.62
+        for e in new:
+            e["gemm_share"] = 0.67
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        self.run_tool(a, b, "--json", "v.json")
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V3/M:64/manual_time"]["verdict"], "SAME")
 
     def test_throttled_or_clock_is_unreliable(self):
         base, new = suite(seed=11), suite(1.2, seed=12)

@@ -35,6 +35,7 @@ const char* to_string(CounterKind k) {
     case CounterKind::Result: return "result";
     case CounterKind::Clock: return "clock";
     case CounterKind::Flag: return "flag";
+    case CounterKind::Share: return "share";
   }
   return "?";
 }

@@ -37,8 +37,10 @@ struct Rate {
 // time: seconds, lower is better; rate: per second, higher is better;
 // problem: describes the input; knob: threads / block / ranks; model: work per
 // call (flops, bytes); result: what the algorithm computed; clock: GPU clock
-// readings; flag: a 0/1 fact.
-enum class CounterKind { Time, Rate, Problem, Knob, Model, Result, Clock, Flag };
+// readings; flag: a 0/1 fact; share: a measured fraction of a run (the GEMM
+// share of an MLP step): neither the work done nor a speed, so a comparison
+// does not require it equal.
+enum class CounterKind { Time, Rate, Problem, Knob, Model, Result, Clock, Flag, Share };
 const char* to_string(CounterKind k);
 
 struct CounterInfo {

@@ -50,7 +50,7 @@ const std::vector<std::string> kTypes{"f32", "f64"};
 static void register_mlp(const Options& opt) {
   declare_counter("samples_per_second", CounterKind::Rate, "1/s");
   declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
-  declare_counter("gemm_share", CounterKind::Result);
+  declare_counter("gemm_share", CounterKind::Share);
   declare_counter("loss", CounterKind::Result);
   declare_counter("batch", CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
