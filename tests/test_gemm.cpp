@@ -29,10 +29,12 @@ struct Shape {
 // Multiples of 4 in every dimension take RegBlock's 16-byte-load path
 // ({132, 136, 20}, {256, 128, 64}); more than 65535 row tiles take the
 // kernels' grid-stride loop over rows (16-row tiles at 1048577, 128-row
-// tiles at 8388609).
-const Shape kShapes[] = {{1, 1, 1},         {15, 17, 16},    {33, 31, 32},   {127, 129, 17}, {129, 127, 65},
-                         {1000, 1500, 777}, {2050, 3, 5},    {3, 2049, 64},  {130, 6, 1},    {132, 136, 20},
-                         {256, 128, 64},    {1048577, 2, 3}, {8388609, 2, 1}};
+// tiles at 8388609). OMP.Blocked's cache blocks end inside {127, 129, 17}
+// (MC = 128 rows), {9, 10, 385} (KC = 256 and 384) and {3, 4100, 5} (NC =
+// 3072 and 4096 columns).
+const Shape kShapes[] = {{1, 1, 1},         {15, 17, 16},    {33, 31, 32},    {127, 129, 17}, {129, 127, 65},
+                         {1000, 1500, 777}, {2050, 3, 5},    {3, 2049, 64},   {130, 6, 1},    {132, 136, 20},
+                         {256, 128, 64},    {1048577, 2, 3}, {8388609, 2, 1}, {3, 4100, 5},   {9, 10, 385}};
 
 struct Case_ {
   std::string variant;

@@ -285,7 +285,7 @@ void expect_backends_match() {
       ++tried;
     }
   }
-  EXPECT_EQ(tried, 2 * 3);  // Naive, OMP, OpenBLAS
+  EXPECT_EQ(tried, 2 * 4);  // Naive, OMP, OMP.Blocked, OpenBLAS
 }
 
 TEST(MlpHostStep, EveryCpuGemmBackendMatchesTheReferenceStepDouble) { expect_backends_match<double>(); }

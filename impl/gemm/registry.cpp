@@ -8,6 +8,8 @@ std::unique_ptr<Variant<T>> make_cpu_naive();
 template <class T>
 std::unique_ptr<Variant<T>> make_cpu_omp(int threads);
 template <class T>
+std::unique_ptr<Variant<T>> make_cpu_blocked(int threads);
+template <class T>
 std::unique_ptr<Variant<T>> make_openblas(int threads);
 #ifdef PARBENCH_WITH_CUDA
 template <class T>
@@ -34,6 +36,8 @@ const std::vector<Entry<T>>& registry() {
       {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, [](const Knobs&) { return make_cpu_naive<T>(); }},
       {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false,
        [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
+      {"OMP.Blocked", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cpu_blocked<T>(k.threads); }},
       {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
        [](const Knobs& k) { return make_openblas<T>(k.threads); }, "openblas"},
 #ifdef PARBENCH_WITH_CUDA

@@ -5,31 +5,12 @@
 //   AtB   C^T = B^T A            gemm(N, T, n, m, k, B, ldb=N, A, lda=M)
 //   ABtC  D^T = B A^T, then + C  gemm(T, N, n, m, k, B, ldb=K, A, lda=K); geam D = D + C
 // Default math mode: plain FP32 / FP64, no TF32 tensor cores.
-#include <cublas_v2.h>
-
+#include "core/cuda/cublas.cuh"
 #include "gemm/cuda/device_variant.cuh"
 
 namespace pb::gemm {
 namespace {
 
-void cublas_check(cublasStatus_t st, const char* what) {
-  if (st == CUBLAS_STATUS_SUCCESS) return;
-  std::string msg = std::string(what) + ": " + cublasGetStatusString(st);
-  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(msg);
-  throw CudaError(msg);
-}
-#define PB_CUBLAS(call) cublas_check((call), #call)
-
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                    const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
-                    float* C, int ldc) {
-  return cublasSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                    const double* alpha, const double* A, int lda, const double* B, int ldb,
-                    const double* beta, double* C, int ldc) {
-  return cublasDgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
 cublasStatus_t geam(cublasHandle_t h, int m, int n, const float* alpha, const float* A, int lda,
                     const float* beta, const float* B, int ldb, float* C, int ldc) {
   return cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -59,13 +40,13 @@ class Cublas final : public DeviceVariant<T> {
     const T one = 1, zero = 0;
     switch (p.op) {
       case Op::AB:
-        PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N));
+        PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, D, N));
         break;
       case Op::AtB:
-        PB_CUBLAS(gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, B, N, A, M, &zero, D, N));
+        PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, B, N, A, M, &zero, D, N));
         break;
       case Op::ABtC:
-        PB_CUBLAS(gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, K, A, K, &zero, D, N));
+        PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, K, A, K, &zero, D, N));
         PB_CUBLAS(geam(h_, N, M, &one, D, N, &one, Cin, N, D, N));  // in place: C = A
         break;
     }

@@ -5,19 +5,11 @@
 // device update. |x|^2 is computed once in prepare(), |c|^2 each iteration.
 // The GEMM form rounds differently from the direct one (cancellation when
 // |x|^2 dominates the distance), which matters only for near-ties.
-#include <cublas_v2.h>
-
+#include "core/cuda/cublas.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 namespace {
-
-void check(cublasStatus_t st, const char* what) {
-  if (st == CUBLAS_STATUS_SUCCESS) return;
-  std::string msg = std::string(what) + ": " + cublasGetStatusString(st);
-  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(msg);
-  throw CudaError(msg);
-}
 
 // A warp per row: squared norms of the rows of an R x D row-major matrix.
 __global__ void row_norms(const double* __restrict__ m, double* out, std::int64_t rows, std::int64_t d) {
@@ -78,8 +70,8 @@ class Gemm final : public DeviceKMeans {
     g_ = DeviceBuffer<double>(p_.n * p_.k);
     xx_ = DeviceBuffer<double>(p_.n);
     cc_ = DeviceBuffer<double>(p_.k);
-    check(cublasCreate(&h_), "cublasCreate");
-    check(cublasSetStream(h_, s()), "cublasSetStream");
+    PB_CUBLAS(cublasCreate(&h_));
+    PB_CUBLAS(cublasSetStream(h_, s()));
     row_norms<<<grid_for(p_.n * 32, 256), 256, 0, s()>>>(xa_.get(), xx_.get(), p_.n, p_.d);
     PB_CUDA_LAUNCHED();
   }
@@ -90,9 +82,8 @@ class Gemm final : public DeviceKMeans {
     PB_CUDA_LAUNCHED();
     // Row-major G (N x K) = X C^T is column-major G^T = C X^T: C is column-major
     // D x K (ld D) -> op T; X is column-major D x N (ld D) -> op N.
-    check(cublasDgemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, K, N, D, &one, C_.get(), D, xa_.get(), D, &zero, g_.get(),
-                      K),
-          "cublasDgemm");
+    PB_CUBLAS(cublasDgemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, K, N, D, &one, C_.get(), D, xa_.get(), D, &zero,
+                          g_.get(), K));
     argmin_rows<<<grid_for(p_.n * 32, 256), 256, 0, s()>>>(g_.get(), xx_.get(), cc_.get(), assign_.get(),
                                                            best_.get(), changed_.get(), p_.n, p_.k);
     PB_CUDA_LAUNCHED();

@@ -134,6 +134,7 @@ class Nccl final : public Variant {
 
   void run() override {
     const DeviceGuard guard;
+    failed_ = true;  // until run() returns normally
     const auto N = p_.n, D = p_.d, K = p_.k;
     // Every GPU's stream starts after what the timer recorded on GPU 0's.
     PB_CUDA(cudaSetDevice(0));
@@ -156,15 +157,26 @@ class Nccl final : public Variant {
                      dev.counts.get() + K, dev.sums.get(), dev.counts.get(), part.hi - part.lo, D, K,
                      dev.stream->get());
       }
-      PB_NCCL(ncclGroupStart());
-      for (int g = 0; g < gpus_; ++g) {
-        Gpu& dev = *gpus_v_[std::size_t(g)];
-        PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
-                              comms_[std::size_t(g)], dev.stream->get()));
-        PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
-                              comms_[std::size_t(g)], dev.stream->get()));
+      {
+        // The group is closed on the way out too: a throw inside it would
+        // otherwise leave this thread's later NCCL calls held in the group.
+        PB_NCCL(ncclGroupStart());
+        struct Close {
+          bool open = true;
+          ~Close() {
+            if (open) ncclGroupEnd();
+          }
+        } close;
+        for (int g = 0; g < gpus_; ++g) {
+          Gpu& dev = *gpus_v_[std::size_t(g)];
+          PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
+                                comms_[std::size_t(g)], dev.stream->get()));
+          PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
+                                comms_[std::size_t(g)], dev.stream->get()));
+        }
+        close.open = false;
+        PB_NCCL(ncclGroupEnd());
       }
-      PB_NCCL(ncclGroupEnd());
       for (int g = 0; g < gpus_; ++g) {
         PB_CUDA(cudaSetDevice(g));
         Gpu& dev = *gpus_v_[std::size_t(g)];
@@ -186,6 +198,7 @@ class Nccl final : public Variant {
       PB_CUDA(cudaSetDevice(0));
       PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
     }
+    failed_ = false;
   }
 
   void result(Result& out) override {
@@ -233,8 +246,9 @@ class Nccl final : public Variant {
   cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
   void release() {
     for (auto& c : comms_)
-      if (c) ncclCommDestroy(c);
+      if (c) failed_ ? ncclCommAbort(c) : ncclCommDestroy(c);  // a failed collective may never finish
     comms_.clear();
+    failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
     go_.reset();
@@ -251,6 +265,7 @@ class Nccl final : public Variant {
   std::unique_ptr<Event> go_;
   Flag* h_flag_ = nullptr;  // pinned
   int iterations_ = 0;
+  bool failed_ = false;  // a run() threw: the communicators are aborted, not destroyed
 };
 
 }  // namespace

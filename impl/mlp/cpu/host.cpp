@@ -6,35 +6,18 @@
 #include <stdexcept>
 #include <string>
 
-#include "gemm/registry.hpp"
+#include "mlp/backend.hpp"
 #include "mlp/host_step.hpp"
 
 namespace pb::mlp {
 namespace {
-
-template <class T>
-std::unique_ptr<gemm::Variant<T>> make_gemm(const std::string& name, const Knobs& k) {
-  for (const auto& e : gemm::registry<T>())
-    if (name == e.name) return e.make(k);
-  throw std::logic_error("no GEMM variant " + name);
-}
 
 class Host final : public Variant {
  public:
   Host(std::string gemm, Knobs k) : gemm_(std::move(gemm)), knobs_(k) {}
   Support supports(const Problem& p) const override {
     if (knobs_.threads < 1) return Support::no("threads must be >= 1");
-    for (std::int64_t l = 1; l <= p.layers(); ++l) {  // the GEMM variant must take every shape of the step
-      const std::int64_t in = p.widths[std::size_t(l - 1)], out = p.widths[std::size_t(l)];
-      for (const gemm::Problem& g :
-           {gemm::Problem{gemm::Op::AB, p.batch, out, in}, gemm::Problem{gemm::Op::AtB, in, out, p.batch},
-            gemm::Problem{gemm::Op::ABtC, p.batch, in, out}}) {
-        const Support s = p.f64 ? make_gemm<double>(gemm_, knobs_)->supports(g)
-                                : make_gemm<float>(gemm_, knobs_)->supports(g);
-        if (!s.ok()) return s;
-      }
-    }
-    return Support::yes();
+    return gemm_supports(p, gemm_, knobs_);  // the GEMM variant must take every shape of the step
   }
   void prepare(const Problem& p, const Inputs& in) override {
     in_ = &in;

@@ -13,8 +13,6 @@
 //    activation in one kernel, softmax, loss and the output delta in one,
 //    and the whole step captured once in a CUDA Graph and replayed by one
 //    launch, so a small batch is not bound by the host's launch rate.
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,30 +22,12 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
-#include "gemm/registry.hpp"
+#include "core/cuda/cublas.cuh"
+#include "mlp/backend.hpp"
 #include "mlp/mlp.hpp"
 
 namespace pb::mlp {
 namespace {
-
-void cublas_check(cublasStatus_t st, const char* what) {
-  if (st == CUBLAS_STATUS_SUCCESS) return;
-  std::string msg = std::string(what) + ": " + cublasGetStatusString(st);
-  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(msg);
-  throw CudaError(msg);
-}
-#define PB_CUBLAS(call) cublas_check((call), #call)
-
-cublasStatus_t blas_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                         const float* alpha, const float* A, int lda, const float* B, int ldb,
-                         const float* beta, float* C, int ldc) {
-  return cublasSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-cublasStatus_t blas_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                         const double* alpha, const double* A, int lda, const double* B, int ldb,
-                         const double* beta, double* C, int ldc) {
-  return cublasDgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
 
 unsigned blocks_for(std::int64_t n, int threads) {
   return unsigned(std::max<std::int64_t>(1, std::min<std::int64_t>((n + threads - 1) / threads, 65535)));
@@ -237,6 +217,7 @@ class DeviceStep {
       PB_CUDA(cudaStreamEndCapture(s_, &graph));
       const cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0);
       cudaGraphDestroy(graph);
+      if (e != cudaSuccess) exec_ = nullptr;  // captured again next time
       PB_CUDA(e);
     }
     PB_CUDA(cudaGraphLaunch(exec_, s_));
@@ -293,13 +274,13 @@ class DeviceStep {
       const int M = int(g.m), N = int(g.n), K = int(g.k);
       switch (g.op) {
         case gemm::Op::AB:
-          PB_CUBLAS(blas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, N, a, K, &beta, out, N));
+          PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, N, a, K, &beta, out, N));
           break;
         case gemm::Op::AtB:
-          PB_CUBLAS(blas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &alpha, b, N, a, M, &beta, out, N));
+          PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &alpha, b, N, a, M, &beta, out, N));
           break;
         case gemm::Op::ABtC:  // the step's C is zero: beta 0 instead
-          PB_CUBLAS(blas_gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, b, K, a, K, &beta, out, N));
+          PB_CUBLAS(cublas_gemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, b, K, a, K, &beta, out, N));
           break;
       }
     }
@@ -378,32 +359,14 @@ class DeviceStep {
   std::vector<cudaEvent_t> gemm_ev_;
 };
 
-template <class T>
-std::unique_ptr<gemm::Variant<T>> make_gemm(const std::string& name, const Knobs& k) {
-  for (const auto& e : gemm::registry<T>())
-    if (name == e.name) return e.make(k);
-  throw std::logic_error("no GEMM variant " + name);
-}
-
 // One MLP variant on the GPU: a GEMM variant's name, or "" for the fused step.
 class Device final : public Variant {
  public:
   Device(std::string gemm, Knobs k) : gemm_(std::move(gemm)), knobs_(k) {}
   Support supports(const Problem& p) const override {
-    for (std::int64_t l = 1; l <= p.layers(); ++l) {
-      const std::int64_t in = p.widths[std::size_t(l - 1)], out = p.widths[std::size_t(l)];
-      if (gemm_.empty()) {
-        if (std::max({in, out, p.batch}) > 2147483647) return Support::no("dimension exceeds cuBLAS int");
-        continue;
-      }
-      for (const gemm::Problem& g :
-           {gemm::Problem{gemm::Op::AB, p.batch, out, in}, gemm::Problem{gemm::Op::AtB, in, out, p.batch},
-            gemm::Problem{gemm::Op::ABtC, p.batch, in, out}}) {
-        const Support s = p.f64 ? make_gemm<double>(gemm_, knobs_)->supports(g)
-                                : make_gemm<float>(gemm_, knobs_)->supports(g);
-        if (!s.ok()) return s;
-      }
-    }
+    if (!gemm_.empty()) return gemm_supports(p, gemm_, knobs_);
+    for (std::int64_t w : p.widths)  // the fused step calls cuBLAS itself
+      if (std::max(w, p.batch) > 2147483647) return Support::no("dimension exceeds cuBLAS int");
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
