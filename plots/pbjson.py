@@ -341,7 +341,8 @@ class Run:
                                          % (len(bad), bad[0]))
 
     def kind_of(self, counter):
-        """The kind of `counter` (rate, time, problem, knob, model, result, clock, flag, share), or None when not declared."""
+        """The kind of `counter` (rate, time, problem, knob, model, result, clock, flag, share), or None when
+        not declared."""
         info = self.counter_kinds.get(counter)
         return info["kind"] if info else None
 
