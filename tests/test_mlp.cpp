@@ -325,7 +325,10 @@ class MlpVariants : public ::testing::TestWithParam<pb::testing::VariantCase> {
       p.f64 = f64;
       Case c(p, 0x3131);
       auto v = entry().make(GetParam().knobs);
-      ASSERT_TRUE(v->supports(p).ok()) << p.str();
+      if (!v->supports(p).ok()) {  // a GEMM backend may be built for float only
+        EXPECT_TRUE(p.f64) << p.str() << ": " << v->supports(p).reason;
+        continue;
+      }
       v->prepare(p, c.inputs);
       for (int round = 0; round < 2; ++round) {  // the second after a reset: the same step again
         v->reset();

@@ -19,6 +19,8 @@ std::unique_ptr<Variant<T>> make_cuda_tiled(int block);
 template <class T>
 std::unique_ptr<Variant<T>> make_cuda_regblock();
 template <class T>
+std::unique_ptr<Variant<T>> make_cuda_pipelined();
+template <class T>
 std::unique_ptr<Variant<T>> make_cublas();
 #endif
 
@@ -47,6 +49,8 @@ const std::vector<Entry<T>>& registry() {
        [](const Knobs& k) { return make_cuda_tiled<T>(k.block); }},
       {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false,
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
+      {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false,
+       [](const Knobs&) { return make_cuda_pipelined<T>(); }},
       {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas<T>(); },
        "cublas"},
 #endif

@@ -1,0 +1,236 @@
+// CUDA.Pipelined (float): the next step after RegBlock. Relative to it:
+//  - global -> shared copies are asynchronous (cp.async) into a 3-stage ring
+//    of shared-memory tiles, so two K tiles are in flight while a third is
+//    multiplied; no registers stage the next tile, which (with 64 fewer bytes
+//    of state a thread) lets two 256-thread blocks share an SM (RegBlock
+//    needed the whole register file for one: 8 warps to hide latency, here 16);
+//  - threads are laid out by warp: the 128 x 128 block tile is 2 x 4 warp
+//    tiles of 64 x 32, a warp's 8 x 4 threads each own 8 x 8 outputs (two
+//    4-row by two 4-column groups), so a warp's shared reads of one k are 128
+//    contiguous bytes of A (4 threads share each) and 64 of B;
+//  - an operand that is contiguous along k (A of AB and ABtC, B of ABtC) is
+//    copied element by element (4-byte cp.async) into the k-major tile the
+//    multiply reads with 16-byte loads; an operand contiguous along i or j is
+//    copied 16 bytes at a time when its rows allow (multiple of 4 and
+//    aligned), element by element otherwise. So every op runs the same inner
+//    loop (RegBlock's AtB sat at 0.63 of cuBLAS).
+// Out-of-range elements are zero-filled by the copy (source size 0); edges
+// are stored under predicates. Double is not built: its tensor-core kernel is
+// a separate step.
+#include <cstdint>
+#include <type_traits>
+
+#include "gemm/cuda/device_variant.cuh"
+
+namespace pb::gemm {
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = 16, STAGES = 3, THREADS = 256, PAD = 4;
+constexpr int TILE = BK * (BM + PAD);  // floats of one operand tile (k-major, padded rows)
+constexpr std::size_t kSharedBytes = std::size_t(STAGES) * 2 * TILE * sizeof(float);
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+// dst <- 4 or 16 bytes at src, zero-filled when !ok (nothing is read).
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(ok ? 4 : 0));
+}
+__device__ __forceinline__ void copy16(float* dst, const float* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void wait_groups() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Copies one operand's BK x 128 tiles (rows r0 ... of i or j, k tile by k
+// tile) into k-major shared tiles s[k][r], from per-thread state set once per
+// output tile, so a K step costs a pointer add and the predicates. kcontig:
+// element (r, k) at p[r * ld + k], else at p[k * ld + r]; `rows` and `K`
+// bound the valid range. A thread's copies: kcontig, 8 of 4 bytes at k =
+// tid % 16 and rows tid / 16 + 16 l (a warp reads 2 rows of 16 k: 64-byte
+// runs); vec, 2 of 16 bytes at rows k = tid / 32 + 8 l, 4 columns from
+// (tid % 32) * 4; otherwise 8 of 4 bytes at k = tid / 128 + 2 l, column
+// tid % 128.
+template <bool kcontig, bool vec>
+struct TileLoader {
+  static constexpr int COPIES = kcontig || !vec ? 8 : 2;
+  const float* base;  // the operand (a valid address for zero-filled copies)
+  const float* p;     // copy 0's element of the next k tile
+  int64_t lstride;    // between a thread's copies
+  int64_t step;       // to the next k tile
+  unsigned ok_rows;   // bit l: copy l's row or column (group) in range
+  int k_of0, k_dl;    // copy l's k within the tile: k_of0 + l * k_dl
+  int s_of0, s_dl;    // copy l's shared offset: s_of0 + l * s_dl
+
+  __device__ __forceinline__ TileLoader(const float* a, int64_t ld, int64_t r0, int64_t rows, int tid)
+      : base(a) {
+    int r;
+    if (kcontig) {
+      r = tid / 16, k_of0 = tid % 16, k_dl = 0;
+      p = a + (r0 + r) * ld + k_of0, lstride = 16 * ld, step = BK;
+      s_of0 = k_of0 * (BM + PAD) + r, s_dl = 16;
+      ok_rows = 0;
+      for (int l = 0; l < COPIES; ++l) ok_rows |= unsigned(r0 + r + 16 * l < rows) << l;
+    } else {
+      const int cols = vec ? 32 : 128, width = vec ? 4 : 1;
+      k_of0 = tid / cols, k_dl = THREADS / cols, r = (tid % cols) * width;
+      p = a + int64_t(k_of0) * ld + r0 + r, lstride = int64_t(k_dl) * ld, step = BK * ld;
+      s_of0 = k_of0 * (BM + PAD) + r, s_dl = k_dl * (BM + PAD);
+      ok_rows = r0 + r < rows ? ~0u : 0u;  // vec: rows is a multiple of 4, all four or none
+    }
+  }
+  // Tile t (k from t * BK) into s; then on to the next tile.
+  __device__ __forceinline__ void load(float* s, int64_t k0, int64_t K) {
+#pragma unroll
+    for (int l = 0; l < COPIES; ++l) {
+      const bool ok = (ok_rows >> l & 1u) && k0 + k_of0 + l * k_dl < K;
+      const float* src = ok ? p + l * lstride : base;
+      if (!kcontig && vec)
+        copy16(s + s_of0 + l * s_dl, src, ok);
+      else
+        copy4(s + s_of0 + l * s_dl, src, ok);
+    }
+    p += step;
+  }
+};
+
+template <Op op, bool vec>
+__global__ void __launch_bounds__(THREADS, 2)
+    pipelined_kernel(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ C,
+                     float* __restrict__ D, int64_t M, int64_t N, int64_t K) {
+  extern __shared__ __align__(16) float smem[];  // STAGES x (A tile, B tile)
+  constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  // Warp tile (wm, wn) of 2 x 4; thread (ty, tx) of 8 x 4 inside it.
+  const int wm = warp / 4, wn = warp % 4, ty = lane / 4, tx = lane % 4;
+  const int row0 = wm * 64 + ty * 4, col0 = wn * 32 + tx * 4;  // + {0, 32} rows, + {0, 16} columns
+  const int64_t n0 = int64_t(blockIdx.x) * BN;
+  const int64_t tiles_m = (M + BM - 1) / BM, ktiles = (K + BK - 1) / BK;
+  const int64_t lda = a_kcontig ? K : M, ldb = b_kcontig ? K : N;
+
+  for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
+    const int64_t m0 = tm * BM;
+    TileLoader<a_kcontig, vec> la(A, lda, m0, M, tid);
+    TileLoader<b_kcontig, vec> lb(B, ldb, n0, N, tid);
+    // Tiles are issued in order, t = 0, 1, ...: each loader walks forward.
+    auto issue = [&](int64_t t) {
+      if (t < ktiles) {
+        float* s = smem + (t % STAGES) * 2 * TILE;
+        la.load(s, t * BK, K);
+        lb.load(s + TILE, t * BK, K);
+      }
+      commit();  // an empty group past the end keeps the count the waits expect
+    };
+    float acc[8][8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+      for (int c = 0; c < 8; ++c) acc[r][c] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) issue(s);
+    for (int64_t t = 0; t < ktiles; ++t) {
+      wait_groups<STAGES - 2>();  // tile t has landed (this thread's copies)
+      __syncthreads();            // ... everyone's; and stage (t - 1) % STAGES is free
+      issue(t + STAGES - 1);
+      const float* As = smem + (t % STAGES) * 2 * TILE;
+      const float* Bs = As + TILE;
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        float a[8], b[8];
+        const float4 a0 = *reinterpret_cast<const float4*>(As + k * (BM + PAD) + row0);
+        const float4 a1 = *reinterpret_cast<const float4*>(As + k * (BM + PAD) + row0 + 32);
+        const float4 b0 = *reinterpret_cast<const float4*>(Bs + k * (BN + PAD) + col0);
+        const float4 b1 = *reinterpret_cast<const float4*>(Bs + k * (BN + PAD) + col0 + 16);
+        a[0] = a0.x, a[1] = a0.y, a[2] = a0.z, a[3] = a0.w, a[4] = a1.x, a[5] = a1.y, a[6] = a1.z,
+        a[7] = a1.w;
+        b[0] = b0.x, b[1] = b0.y, b[2] = b0.z, b[3] = b0.w, b[4] = b1.x, b[5] = b1.y, b[6] = b1.z,
+        b[7] = b1.w;
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] += a[r] * b[c];
+      }
+    }
+    wait_groups<0>();
+    __syncthreads();  // the ring is reused by the next output tile
+
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      const int64_t i = m0 + row0 + (r / 4) * 32 + (r % 4);
+      if (i >= M) continue;
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const int64_t j = n0 + col0 + g * 16;
+        float out[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          out[c] = acc[r][g * 4 + c];
+          if (op == Op::ABtC && j + c < N) out[c] += C[i * N + j + c];
+        }
+        if (vec && j + 3 < N) {
+          *reinterpret_cast<float4*>(D + i * N + j) = make_float4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < 4; ++c)
+            if (j + c < N) D[i * N + j + c] = out[c];
+        }
+      }
+    }
+  }
+}
+
+// Dynamic shared memory beyond 48 KB is opted into once per kernel (untimed:
+// from prepare() and bind()).
+void allow_shared() {
+  for (auto kernel : {pipelined_kernel<Op::AB, true>, pipelined_kernel<Op::AB, false>,
+                      pipelined_kernel<Op::AtB, true>, pipelined_kernel<Op::AtB, false>,
+                      pipelined_kernel<Op::ABtC, true>, pipelined_kernel<Op::ABtC, false>})
+    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
+}
+
+template <class T>
+class CudaPipelined final : public DeviceVariant<T> {
+ public:
+  void prepare(const Problem& p, const Inputs<T>& in) override {
+    DeviceVariant<T>::prepare(p, in);
+    bind_device();
+  }
+  void bind_device() override {
+    if (std::is_same<T, float>::value) allow_shared();
+  }
+  Support supports(const Problem&) const override {
+    if (!std::is_same<T, float>::value)
+      return Support::no("an FFMA float kernel; double runs on the tensor cores in its own variant");
+    return Support::yes();
+  }
+  void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
+    if constexpr (std::is_same<T, float>::value) {
+      // 16-byte copies of i- or j-contiguous rows and 16-byte stores of D need
+      // rows of a multiple of 4 floats and 16-byte aligned operands.
+      auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+      const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned(a) && aligned(b) &&
+                       aligned(c) && aligned(d);
+      const dim3 grid(unsigned((p.n + BN - 1) / BN), unsigned(std::min<int64_t>((p.m + BM - 1) / BM, 65535)));
+      auto s = this->s();
+      with_op(p.op, [&](auto op) {
+        auto kernel = vec ? pipelined_kernel<op.value, true> : pipelined_kernel<op.value, false>;
+        kernel<<<grid, THREADS, kSharedBytes, s>>>(a, b, c, d, p.m, p.n, p.k);
+      });
+      PB_CUDA_LAUNCHED();
+    }
+  }
+};
+}  // namespace
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_pipelined() {
+  return std::make_unique<CudaPipelined<T>>();
+}
+template std::unique_ptr<Variant<float>> make_cuda_pipelined();
+template std::unique_ptr<Variant<double>> make_cuda_pipelined();
+
+}  // namespace pb::gemm
