@@ -49,14 +49,11 @@ __device__ __forceinline__ void wait_groups() {
 // tile) into k-major shared tiles s[k][r], from per-thread state set once per
 // output tile, so a K step costs a pointer add and the predicates. kcontig:
 // element (r, k) at p[r * ld + k], else at p[k * ld + r]; `rows` and `K`
-// bound the valid range. A thread's copies: kcontig, 8 of 4 bytes, a warp
-// covering 4 rows x 8 k at a time (lane: k = lane % 8, row = lane / 8), which
-// are 32 different banks of the k-major tile (row stride 132 words: bank
-// 4 k + row) and four 32-byte sectors of memory; copy l adds 8 k for odd l
-// and 32 rows per l / 2, warp w rows 4 w. (A warp of 16 k x 2 rows wrote
-// each bank twice: AB ran at 0.84 of cuBLAS, A^T B, all 16-byte copies, 0.90.)
-// vec: 2 of 16 bytes at rows k = tid / 32 + 8 l, 4 columns from (tid % 32) * 4;
-// otherwise 8 of 4 bytes at k = tid / 128 + 2 l, column tid % 128.
+// bound the valid range. A thread's copies: kcontig, 8 of 4 bytes at k =
+// tid % 16 and rows tid / 16 + 16 l (a warp reads 2 rows of 16 k: 64-byte
+// runs); vec, 2 of 16 bytes at rows k = tid / 32 + 8 l, 4 columns from
+// (tid % 32) * 4; otherwise 8 of 4 bytes at k = tid / 128 + 2 l, column
+// tid % 128.
 template <bool kcontig, bool vec>
 struct TileLoader {
   static constexpr int COPIES = kcontig || !vec ? 8 : 2;
@@ -72,12 +69,11 @@ struct TileLoader {
       : base(a) {
     int r;
     if (kcontig) {
-      const int lane = tid % 32, w = tid / 32;
-      r = lane / 8 + 4 * w, k_of0 = lane % 8, k_dl = 8;  // copy l: k + 8 (l & 1), row + 32 (l >> 1)
-      p = a + (r0 + r) * ld + k_of0, lstride = 32 * ld, step = BK;
-      s_of0 = k_of0 * (BM + PAD) + r, s_dl = 0;
+      r = tid / 16, k_of0 = tid % 16, k_dl = 0;
+      p = a + (r0 + r) * ld + k_of0, lstride = 16 * ld, step = BK;
+      s_of0 = k_of0 * (BM + PAD) + r, s_dl = 16;
       ok_rows = 0;
-      for (int l = 0; l < COPIES; ++l) ok_rows |= unsigned(r0 + r + 32 * (l >> 1) < rows) << l;
+      for (int l = 0; l < COPIES; ++l) ok_rows |= unsigned(r0 + r + 16 * l < rows) << l;
     } else {
       const int cols = vec ? 32 : 128, width = vec ? 4 : 1;
       k_of0 = tid / cols, k_dl = THREADS / cols, r = (tid % cols) * width;
@@ -90,15 +86,12 @@ struct TileLoader {
   __device__ __forceinline__ void load(float* s, int64_t k0, int64_t K) {
 #pragma unroll
     for (int l = 0; l < COPIES; ++l) {
-      // kcontig: copy l at k + 8 (l & 1), row + 32 (l >> 1); else at k + l k_dl.
-      const int dk = kcontig ? 8 * (l & 1) : l * k_dl;
-      const bool ok = (ok_rows >> l & 1u) && k0 + k_of0 + dk < K;
-      const float* src = ok ? (kcontig ? p + dk + (l >> 1) * lstride : p + l * lstride) : base;
-      float* dst = s + s_of0 + (kcontig ? dk * (BM + PAD) + 32 * (l >> 1) : l * s_dl);
+      const bool ok = (ok_rows >> l & 1u) && k0 + k_of0 + l * k_dl < K;
+      const float* src = ok ? p + l * lstride : base;
       if (!kcontig && vec)
-        copy16(dst, src, ok);
+        copy16(s + s_of0 + l * s_dl, src, ok);
       else
-        copy4(dst, src, ok);
+        copy4(s + s_of0 + l * s_dl, src, ok);
     }
     p += step;
   }
