@@ -13,6 +13,7 @@
 
 #include "core/status.hpp"
 #include "gemm/registry.hpp"
+#include "mlp/backend.hpp"
 #include "mlp/case.hpp"
 #include "mlp/host_step.hpp"
 #include "mlp/idx.hpp"
@@ -325,8 +326,13 @@ class MlpVariants : public ::testing::TestWithParam<pb::testing::VariantCase> {
       p.f64 = f64;
       Case c(p, 0x3131);
       auto v = entry().make(GetParam().knobs);
-      if (!v->supports(p).ok()) {  // a GEMM backend may be built for float only
+      if (!v->supports(p).ok()) {  // only where its GEMM backend refuses double (a float-only kernel)
         EXPECT_TRUE(p.f64) << p.str() << ": " << v->supports(p).reason;
+        bool gemm_variant = false;
+        for (const auto& g : gemm::registry<double>())
+          gemm_variant = gemm_variant || GetParam().name == g.name;
+        EXPECT_TRUE(gemm_variant && !mlp::gemm_supports(p, GetParam().name, GetParam().knobs).ok())
+            << GetParam().name << " refuses " << p.str() << " though its GEMM variant does not";
         continue;
       }
       v->prepare(p, c.inputs);

@@ -3,7 +3,7 @@
 // through the cache for every row), it blocks for every cache level and
 // computes from registers:
 //  - B's KC x NC block is packed once into NR-wide column panels (k-major:
-//    a panel row is one vector), shared by all threads, sized for L3;
+//    a panel row is two vectors), shared by all threads, sized for L3;
 //  - each thread packs an MC x KC block of A into MR-tall row panels (sized
 //    for its L2) and sweeps it against every B panel;
 //  - the micro-kernel keeps an MR x NR tile of C in vector registers
@@ -17,7 +17,8 @@
 //
 // The micro-kernel is compiled for AVX-512, AVX2 and the baseline ISA
 // (target_clones: the loader picks the host's best); the vectors are GCC
-// vector types of 64 bytes, which the baseline build splits into SSE halves.
+// vector types of 64 bytes: one AVX-512 register, two AVX2 halves, or four
+// SSE quarters in the baseline clone.
 #include <omp.h>
 
 #include <algorithm>

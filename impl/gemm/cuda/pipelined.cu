@@ -18,6 +18,7 @@
 // are stored under predicates. Double is not built: its tensor-core kernel is
 // a separate step.
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "gemm/cuda/device_variant.cuh"
@@ -221,6 +222,8 @@ class CudaPipelined final : public DeviceVariant<T> {
         kernel<<<grid, THREADS, kSharedBytes, s>>>(a, b, c, d, p.m, p.n, p.k);
       });
       PB_CUDA_LAUNCHED();
+    } else {
+      throw std::logic_error("CUDA.Pipelined is a float kernel: " + p.str());
     }
   }
 };
