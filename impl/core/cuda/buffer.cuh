@@ -1,6 +1,7 @@
 #pragma once
 // RAII for device memory, streams and events. Allocation failure throws OutOfMemory.
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include "core/cuda/check.cuh"
@@ -76,5 +77,16 @@ class DeviceGuard {
  private:
   int dev_ = 0;
 };
+
+// Whether a variant that splits its work into `parts` over `gpus` GPUs (part
+// q on GPU q % gpus) can run here: 1 <= gpus <= the GPUs visible, parts >= gpus.
+inline Support multi_gpu_support(int gpus, int parts) {
+  int visible = 0;
+  if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
+  if (gpus < 1 || gpus > visible)
+    return Support::no("asks for " + std::to_string(gpus) + " GPUs, " + std::to_string(visible) + " visible");
+  if (parts < gpus) return Support::no("fewer parts than GPUs");
+  return Support::yes();
+}
 
 }  // namespace pb

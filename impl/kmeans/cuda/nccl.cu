@@ -42,12 +42,7 @@ class Nccl final : public Variant {
   ~Nccl() override { release(); }
 
   Support supports(const Problem& p) const override {
-    int visible = 0;
-    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
-    if (gpus_ < 1 || gpus_ > visible)
-      return Support::no("asks for " + std::to_string(gpus_) + " GPUs, " + std::to_string(visible) +
-                         " visible");
-    if (parts_ < gpus_) return Support::no("fewer parts than GPUs");
+    if (Support s = multi_gpu_support(gpus_, parts_); !s.ok()) return s;
     return fused_supports(p, block_);
   }
 

@@ -34,15 +34,9 @@ class Rows final : public Variant {
  public:
   Rows(int gpus, int parts) : gpus_(gpus), parts_(parts) {}
 
-  Support supports(const Problem& p) const override {
-    int visible = 0;
-    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
-    if (gpus_ < 1 || gpus_ > visible)
-      return Support::no("asks for " + std::to_string(gpus_) + " GPUs, " + std::to_string(visible) +
-                         " visible");
-    if (parts_ < gpus_) return Support::no("fewer parts than GPUs");
-    (void)p;  // a grid of fewer interior rows than parts gets fewer parts
-    return Support::yes();
+  Support supports(const Problem&) const override {
+    // A grid of fewer interior rows than parts gets fewer parts.
+    return multi_gpu_support(gpus_, parts_);
   }
 
   void prepare(const Problem& p, const Inputs& in) override {
