@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/npy.hpp"
 #include "core/options.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
@@ -88,26 +89,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-// NumPy's .npy, version 1.0: magic, version, header length, a dict padded
-// with spaces to a multiple of 64 bytes ending in '\n', then the data.
-bool write_npy(const std::string& path, const std::vector<double>& u, std::int64_t m, std::int64_t n) {
-  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(m) + ", " +
-                     std::to_string(n) + "), }";
-  const std::size_t fixed = 10;  // magic (6) + version (2) + length (2)
-  std::size_t total = fixed + dict.size() + 1;
-  dict.append((64 - total % 64) % 64, ' ');
-  dict += '\n';
-  std::ofstream f(path, std::ios::binary);
-  const unsigned char head[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  const std::uint16_t len = std::uint16_t(dict.size());
-  f.write(reinterpret_cast<const char*>(head), 8);
-  const unsigned char le[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
-  f.write(reinterpret_cast<const char*>(le), 2);
-  f << dict;
-  f.write(reinterpret_cast<const char*>(u.data()), std::streamsize(u.size() * sizeof(double)));
-  return bool(f);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,7 +132,7 @@ int main(int argc, char** argv) {
   const std::string dir = a.out;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec || !write_npy(dir + "/field.npy", u, a.p.m, a.p.n)) {
+  if (ec || !write_npy(dir + "/field.npy", u.data(), {a.p.m, a.p.n})) {
     std::fprintf(stderr, "sor-solve: cannot write %s/field.npy\n", dir.c_str());
     return 1;
   }

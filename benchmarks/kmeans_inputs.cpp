@@ -1,0 +1,100 @@
+// kmeans-inputs: writes the points and first centroids that `bench` gives
+// every k-means variant of one problem, so peers outside parbench
+// (peers/kmeans_peers.py: scikit-learn, PyTorch) start from the same data:
+// DIR/points.npy (float64 N x D), DIR/init.npy (float64 K x D) and
+// DIR/problem.json (N, D, K, the distribution and the seed).
+//
+//   kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--seed=N]
+//
+// Exit status: 0; 1 when DIR cannot be written; 2 on a bad argument.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/npy.hpp"
+#include "core/options.hpp"
+#include "core/status.hpp"
+#include "kmeans/kmeans.hpp"
+
+namespace {
+using namespace pb;
+using namespace pb::kmeans;
+
+const char* kUsage =
+    "usage: kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--seed=N]\n"
+    "Writes the points and first centroids bench gives every k-means variant of that problem:\n"
+    "DIR/points.npy (N x D), DIR/init.npy (K x D), DIR/problem.json.\n";
+
+struct Args {
+  Problem p;
+  std::uint64_t seed = Options{}.seed;
+  std::string out;
+};
+
+bool take(const std::string& arg, const char* name, std::string& value) {
+  const std::string prefix = std::string(name) + "=";
+  if (arg.compare(0, prefix.size(), prefix) != 0) return false;
+  value = arg.substr(prefix.size());
+  return true;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  bool shape = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string v;
+    if (take(arg, "--shape", v)) {
+      const auto d =
+          parse_dims("--shape", v, 3, 1, std::int64_t(1) << 31, "NxDxK (points x dimensions x clusters)");
+      a.p.n = d[0], a.p.d = d[1], a.p.k = d[2], shape = true;
+    } else if (take(arg, "--dist", v)) {
+      a.p.dist =
+          parse_word_list("--dist", v, {"uniform", "blobs"}).at(0) == "blobs" ? Dist::Blobs : Dist::Uniform;
+    } else if (take(arg, "--seed", v)) {
+      a.seed = std::uint64_t(parse_int("--seed", v, 0, std::int64_t(1) << 62));
+    } else if (take(arg, "--out", v)) {
+      a.out = v;
+    } else {
+      throw UsageError("unknown argument '" + arg + "'");
+    }
+  }
+  if (!shape) throw UsageError("--shape=NxDxK is required");
+  if (a.out.empty()) throw UsageError("--out=DIR is required");
+  validate(a.p);  // K <= N and the like
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Args a;
+  try {
+    a = parse(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "kmeans-inputs: %s\n", e.what());
+    return 2;
+  }
+  const Inputs in = make_inputs(a.p, a.seed);
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec || !write_npy(a.out + "/points.npy", in.points.data(), {a.p.n, a.p.d}) ||
+      !write_npy(a.out + "/init.npy", in.init.data(), {a.p.k, a.p.d})) {
+    std::fprintf(stderr, "kmeans-inputs: cannot write the arrays in %s\n", a.out.c_str());
+    return 1;
+  }
+  std::ofstream j(a.out + "/problem.json");
+  j << "{\"parbench_kmeans_inputs\": 1, \"N\": " << a.p.n << ", \"D\": " << a.p.d << ", \"K\": " << a.p.k
+    << ", \"dist\": \"" << to_string(a.p.dist) << "\", \"seed\": " << a.seed << "}\n";
+  if (!j) {
+    std::fprintf(stderr, "kmeans-inputs: cannot write %s/problem.json\n", a.out.c_str());
+    return 1;
+  }
+  return 0;
+}
