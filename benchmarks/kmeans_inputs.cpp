@@ -51,8 +51,9 @@ Args parse(int argc, char** argv) {
           parse_dims("--shape", v, 3, 1, std::int64_t(1) << 31, "NxDxK (points x dimensions x clusters)");
       a.p.n = d[0], a.p.d = d[1], a.p.k = d[2], shape = true;
     } else if (take(arg, "--dist", v)) {
-      a.p.dist =
-          parse_word_list("--dist", v, {"uniform", "blobs"}).at(0) == "blobs" ? Dist::Blobs : Dist::Uniform;
+      const auto words = parse_word_list("--dist", v, {"uniform", "blobs"});
+      if (words.size() != 1) throw UsageError("--dist: one distribution, uniform or blobs");
+      a.p.dist = words[0] == "blobs" ? Dist::Blobs : Dist::Uniform;
     } else if (take(arg, "--seed", v)) {
       a.seed = std::uint64_t(parse_int("--seed", v, 0, std::int64_t(1) << 62));
     } else if (take(arg, "--out", v)) {

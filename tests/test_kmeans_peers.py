@@ -85,6 +85,7 @@ class KMeansInputs(unittest.TestCase):
                                 (["--shape=10x4", "--out=" + tmp], "NxDxK"),
                                 (["--shape=10x4x2"], "--out=DIR is required"),
                                 (["--shape=10x4x2", "--out=" + tmp, "--dist=gauss"], "gauss"),
+                                (["--shape=10x4x2", "--out=" + tmp, "--dist=uniform,blobs"], "one distribution"),
                                 (["--bogus"], "unknown argument")):
                 p = inputs(*args)
                 self.assertEqual(p.returncode, 2, args)
