@@ -8,7 +8,6 @@
 //
 // Exit status: 0; 1 when DIR cannot be written; 2 on a bad argument.
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -33,30 +32,23 @@ struct Args {
   std::string out;
 };
 
-bool take(const std::string& arg, const char* name, std::string& value) {
-  const std::string prefix = std::string(name) + "=";
-  if (arg.compare(0, prefix.size(), prefix) != 0) return false;
-  value = arg.substr(prefix.size());
-  return true;
-}
-
 Args parse(int argc, char** argv) {
   Args a;
   bool shape = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string v;
-    if (take(arg, "--shape", v)) {
+    if (flag_value(arg, "--shape", v)) {
       const auto d =
           parse_dims("--shape", v, 3, 1, std::int64_t(1) << 31, "NxDxK (points x dimensions x clusters)");
       a.p.n = d[0], a.p.d = d[1], a.p.k = d[2], shape = true;
-    } else if (take(arg, "--dist", v)) {
+    } else if (flag_value(arg, "--dist", v)) {
       const auto words = parse_word_list("--dist", v, {"uniform", "blobs"});
       if (words.size() != 1) throw UsageError("--dist: one distribution, uniform or blobs");
       a.p.dist = words[0] == "blobs" ? Dist::Blobs : Dist::Uniform;
-    } else if (take(arg, "--seed", v)) {
+    } else if (flag_value(arg, "--seed", v)) {
       a.seed = std::uint64_t(parse_int("--seed", v, 0, std::int64_t(1) << 62));
-    } else if (take(arg, "--out", v)) {
+    } else if (flag_value(arg, "--out", v)) {
       a.out = v;
     } else {
       throw UsageError("unknown argument '" + arg + "'");
@@ -71,7 +63,7 @@ Args parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+  if (help_asked(argc, argv)) {
     std::fputs(kUsage, stdout);
     return 0;
   }

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -42,13 +41,6 @@ struct Args {
   std::string out;
 };
 
-bool take(const std::string& arg, const char* name, std::string& value) {
-  const std::string prefix = std::string(name) + "=";
-  if (arg.compare(0, prefix.size(), prefix) != 0) return false;
-  value = arg.substr(prefix.size());
-  return true;
-}
-
 Args parse(int argc, char** argv) {
   Args a;
   a.p.omega = 1.8;
@@ -57,27 +49,27 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string v;
-    if (take(arg, "--grid", v)) {
+    if (flag_value(arg, "--grid", v)) {
       const auto d = parse_dims("--grid", v, 2, 3, std::int64_t(1) << 20, "MxN (grid points, at least 3x3)");
       a.p.m = d[0], a.p.n = d[1], grid = true;
-    } else if (take(arg, "--field", v)) {
+    } else if (flag_value(arg, "--field", v)) {
       a.p.field = parse_field(v);
-    } else if (take(arg, "--omega", v)) {
+    } else if (flag_value(arg, "--omega", v)) {
       a.p.omega = parse_number("--omega", v);
-    } else if (take(arg, "--tol", v)) {
+    } else if (flag_value(arg, "--tol", v)) {
       a.tol = parse_number("--tol", v);
       if (!(a.tol > 0)) throw UsageError("--tol: " + v + " is not positive");
-    } else if (take(arg, "--max-sweeps", v)) {
+    } else if (flag_value(arg, "--max-sweeps", v)) {
       a.p.sweeps = int(parse_int("--max-sweeps", v, 1, 100000000));
-    } else if (take(arg, "--every", v)) {
+    } else if (flag_value(arg, "--every", v)) {
       a.every = int(parse_int("--every", v, 1, 1000000));
-    } else if (take(arg, "--steps", v)) {
+    } else if (flag_value(arg, "--steps", v)) {
       const auto parts = split(v, ',');
       if (parts.size() != 2) throw UsageError("--steps: want H1,H2");
       a.p.h1 = parse_number("--steps", parts[0]), a.p.h2 = parse_number("--steps", parts[1]);
-    } else if (take(arg, "--seed", v)) {
+    } else if (flag_value(arg, "--seed", v)) {
       a.seed = std::uint64_t(parse_int("--seed", v, 0, std::int64_t(1) << 62));
-    } else if (take(arg, "--out", v)) {
+    } else if (flag_value(arg, "--out", v)) {
       a.out = v;
     } else {
       throw UsageError("unknown argument '" + arg + "'");
@@ -92,7 +84,7 @@ Args parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+  if (help_asked(argc, argv)) {
     std::fputs(kUsage, stdout);
     return 0;
   }

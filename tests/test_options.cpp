@@ -184,3 +184,24 @@ TEST(Options, NumbersAndDimsParseOrSayWhy) {
   EXPECT_THROW(parse_dims("--g", "10x5000", 2, 1, 4096, "MxN"), UsageError);  // out of range
   EXPECT_THROW(parse_dims("--g", "10xab", 2, 1, 4096, "MxN"), UsageError);
 }
+
+TEST(Options, ToolFlagsAndHelp) {
+  std::string v = "unchanged";
+  EXPECT_TRUE(flag_value("--out=dir/x", "--out", v));
+  EXPECT_EQ(v, "dir/x");
+  EXPECT_TRUE(flag_value("--out=", "--out", v));
+  EXPECT_EQ(v, "");
+  v = "unchanged";
+  EXPECT_FALSE(flag_value("--output=x", "--out", v));  // another flag with the same start
+  EXPECT_FALSE(flag_value("--out", "--out", v));       // no value
+  EXPECT_EQ(v, "unchanged");
+  char prog[] = "tool", help[] = "--help", h[] = "-h", other[] = "--out=x";
+  char* one[] = {prog, help};
+  char* short_form[] = {prog, h};
+  char* two[] = {prog, other, help};
+  char* none[] = {prog, other};
+  EXPECT_TRUE(help_asked(2, one));
+  EXPECT_TRUE(help_asked(2, short_form));
+  EXPECT_FALSE(help_asked(3, two));  // help only as the only argument
+  EXPECT_FALSE(help_asked(2, none));
+}

@@ -150,6 +150,17 @@ std::vector<int> default_gpu_axis() {
   return out;
 }
 
+bool flag_value(const std::string& arg, const char* name, std::string& value) {
+  const std::string prefix = std::string(name) + "=";
+  if (arg.compare(0, prefix.size(), prefix) != 0) return false;
+  value = arg.substr(prefix.size());
+  return true;
+}
+
+bool help_asked(int argc, char** argv) {
+  return argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
+}
+
 int core_count() { return std::max(1, omp_get_num_procs()); }
 
 std::vector<int> default_thread_axis() {

@@ -101,6 +101,12 @@ std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& te
 // Every count from 1 to the GPUs visible (1 where none is).
 std::vector<int> default_gpu_axis();
 
+// For the small tools beside bench (sor-solve, kmeans-inputs): whether `arg`
+// is `name=value`, the value then in `value`; and whether the only argument
+// asks for help (--help or -h).
+bool flag_value(const std::string& arg, const char* name, std::string& value);
+bool help_asked(int argc, char** argv);
+
 // 1, 2, 4, ... up to the number of cores, plus the core count itself.
 std::vector<int> default_thread_axis();
 int core_count();
