@@ -8,11 +8,12 @@
 
 #include "mlp/backend.hpp"
 #include "mlp/host_step.hpp"
+#include "mlp/step_variant.hpp"
 
 namespace pb::mlp {
 namespace {
 
-class Host final : public Variant {
+class Host final : public StepVariant<HostStep> {
  public:
   Host(std::string gemm, Knobs k) : gemm_(std::move(gemm)), knobs_(k) {}
   Support supports(const Problem& p) const override {
@@ -20,35 +21,28 @@ class Host final : public Variant {
     return gemm_supports(p, gemm_, knobs_);  // the GEMM variant must take every shape of the step
   }
   void prepare(const Problem& p, const Inputs& in) override {
-    in_ = &in;
-    if (p.f64)
-      d_ = std::make_unique<HostStep<double>>(p, make_gemm<double>(gemm_, knobs_), knobs_.threads);
-    else
-      f_ = std::make_unique<HostStep<float>>(p, make_gemm<float>(gemm_, knobs_), knobs_.threads);
-    d_ ? d_->set_batch(in.data, 0) : f_->set_batch(in.data, 0);  // the input in T, once, untimed
+    build(p, in, [&](auto t) {
+      using T = decltype(t);
+      return std::make_unique<HostStep<T>>(p, make_gemm<T>(gemm_, knobs_), knobs_.threads);
+    });
   }
-  void reset() override { d_ ? d_->set_params(in_->start) : f_->set_params(in_->start); }
-  void run() override { loss_ = d_ ? d_->step() : f_->step(); }
-  Params<double> result() override { return d_ ? d_->params() : f_->params(); }
-  double loss() const override { return loss_; }
+  void run() override {
+    loss_ = with([](auto& s) { return s.step(); });
+  }
   double gemm_share() override {
     reset();
-    d_ ? d_->profile(true) : f_->profile(true);
+    with([](auto& s) { s.profile(true); });
     const auto t0 = std::chrono::steady_clock::now();
     run();
     const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double g = d_ ? d_->gemm_seconds() : f_->gemm_seconds();
-    d_ ? d_->profile(false) : f_->profile(false);
+    const double g = with([](auto& s) { return s.gemm_seconds(); });
+    with([](auto& s) { s.profile(false); });
     return all > 0 ? g / all : 0.0;
   }
 
  private:
   std::string gemm_;
   Knobs knobs_;
-  const Inputs* in_ = nullptr;
-  std::unique_ptr<HostStep<float>> f_;
-  std::unique_ptr<HostStep<double>> d_;
-  double loss_ = 0;
 };
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "core/cuda/cublas.cuh"
 #include "mlp/backend.hpp"
 #include "mlp/mlp.hpp"
+#include "mlp/step_variant.hpp"
 
 namespace pb::mlp {
 namespace {
@@ -360,7 +361,7 @@ class DeviceStep {
 };
 
 // One MLP variant on the GPU: a GEMM variant's name, or "" for the fused step.
-class Device final : public Variant {
+class Device final : public StepVariant<DeviceStep> {
  public:
   Device(std::string gemm, Knobs k) : gemm_(std::move(gemm)), knobs_(k) {}
   Support supports(const Problem& p) const override {
@@ -370,35 +371,29 @@ class Device final : public Variant {
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
-    in_ = &in;
-    f_.reset(), d_.reset();
-    if (p.f64)
-      d_ =
-          std::make_unique<DeviceStep<double>>(p, gemm_.empty() ? nullptr : make_gemm<double>(gemm_, knobs_));
-    else
-      f_ = std::make_unique<DeviceStep<float>>(p, gemm_.empty() ? nullptr : make_gemm<float>(gemm_, knobs_));
-    d_ ? d_->set_batch(in.data, 0) : f_->set_batch(in.data, 0);
+    build(p, in, [&](auto t) {
+      using T = decltype(t);
+      return std::make_unique<DeviceStep<T>>(p, gemm_.empty() ? nullptr : make_gemm<T>(gemm_, knobs_));
+    });
   }
-  void reset() override { d_ ? d_->set_params(in_->start) : f_->set_params(in_->start); }
-  void run() override { d_ ? d_->step() : f_->step(); }
+  void run() override {
+    with([](auto& s) { s.step(); });
+  }
   Params<double> result() override {
-    loss_ = d_ ? d_->loss() : f_->loss();
-    return d_ ? d_->params() : f_->params();
+    loss_ = with([](auto& s) { return s.loss(); });
+    return StepVariant::result();
   }
-  double loss() const override { return loss_; }
   double gemm_share() override {
     reset();
-    return d_ ? d_->gemm_share() : f_->gemm_share();
+    return with([](auto& s) { return s.gemm_share(); });
   }
-  void* stream() override { return d_ ? d_->stream() : f_ ? f_->stream() : nullptr; }
+  void* stream() override {
+    return built() ? with([](auto& s) -> void* { return s.stream(); }) : nullptr;
+  }
 
  private:
   std::string gemm_;
   Knobs knobs_;
-  const Inputs* in_ = nullptr;
-  std::unique_ptr<DeviceStep<float>> f_;
-  std::unique_ptr<DeviceStep<double>> d_;
-  double loss_ = 0;
 };
 
 }  // namespace
