@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -44,6 +45,7 @@ struct Case_ {
   Op op;
   bool f64;
   std::string label;
+  Precision prec = Precision::Native;  // TF32 / BF16: a tensor_registry() variant on float
 };
 
 void PrintTo(const Case_& c, std::ostream* os) { *os << c.label; }
@@ -63,11 +65,24 @@ std::vector<Case_> all_cases() {
           out.push_back({e.name, k, op, f64, label});
         }
       }
+  for (Precision prec : {Precision::TF32, Precision::BF16})
+    for (Op op : {Op::AB, Op::AtB, Op::ABtC})
+      for (const auto& e : tensor_registry()) {
+        std::string label = std::string(e.name) + "_" + to_string(op) + "_" + to_string(prec);
+        for (auto& c : label)
+          if (c == '.') c = '_';
+        out.push_back({e.name, Knobs{}, op, false, label, prec});
+      }
   return out;
 }
 
 template <class T>
-const gemm::Entry<T>& find(const std::string& name) {
+const gemm::Entry<T>& find(const std::string& name, Precision prec = Precision::Native) {
+  if constexpr (std::is_same<T, float>::value)
+    if (prec != Precision::Native) {
+      for (const auto& e : tensor_registry())
+        if (name == e.name) return e;
+    }
   for (const auto& e : registry<T>())
     if (name == e.name) return e;
   throw std::logic_error("no variant " + name);
@@ -75,14 +90,15 @@ const gemm::Entry<T>& find(const std::string& name) {
 
 template <class T>
 void check_variant(const Case_& c) {
-  const auto& e = find<T>(c.variant);
+  const auto& e = find<T>(c.variant, c.prec);
   if (e.backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
-  // A variant may refuse double as a whole (CUDA.Pipelined is a float
-  // kernel), never float and never some shapes of a precision.
+  // A variant may refuse one precision as a whole (CUDA.Pipelined is a float
+  // kernel, CUDA.DMMA a double one) when it runs the other, never some shapes
+  // of a precision.
   int refused = 0;
   std::string reason;
   for (const auto& s : kShapes) {
-    Problem p{c.op, s.m, s.n, s.k};
+    Problem p{c.op, s.m, s.n, s.k, c.prec};
     auto v = e.make(c.knobs);
     if (!v->supports(p).ok()) {
       ++refused, reason = v->supports(p).reason;
@@ -97,8 +113,13 @@ void check_variant(const Case_& c) {
     EXPECT_TRUE(r.passed) << c.label << " " << p.str() << ": " << r.message;
     EXPECT_EQ(r.method, "full") << "test shapes are small enough for a full check";
   }
-  if (refused == int(std::size(kShapes)) && std::is_same<T, double>::value)
-    GTEST_SKIP() << c.label << ": double refused as a whole: " << reason;
+  if (refused == int(std::size(kShapes)) && c.prec == Precision::Native) {
+    using Other = std::conditional_t<std::is_same<T, float>::value, double, float>;
+    const Problem first{c.op, kShapes[0].m, kShapes[0].n, kShapes[0].k};
+    ASSERT_TRUE(find<Other>(c.variant).make(c.knobs)->supports(first).ok())
+        << c.label << " refuses both precisions: " << reason;
+    GTEST_SKIP() << c.label << ": refused as a whole: " << reason;
+  }
   EXPECT_EQ(refused, 0) << c.label << ": " << refused << " of " << std::size(kShapes) << " shapes refused ("
                         << reason << ")";
 }
@@ -145,6 +166,36 @@ TEST(GemmOracle, ToleranceFollowsKTimesEps) {
   EXPECT_NEAR(tolerance<float>(1000), 1000 * u / (1 - 1000 * u), 1e-9);
   EXPECT_GT(tolerance<float>(2000), tolerance<float>(1000));
   EXPECT_LT(tolerance<double>(1000), 1e-12);
+}
+
+// TF32 and BF16 problems: inputs rounded to nearest (ties to even) to 10 and
+// 7 fraction bits, so every product is exact in float; the bound allows a
+// whole float ulp an addition.
+TEST(GemmOracle, TensorPrecisionsRoundTheInputsAndLoosenTheBoundToOneUlp) {
+  EXPECT_EQ(round_to_fraction_bits(1.0f + 0x1p-11f, 10), 1.0f);                   // a tie: to even (down)
+  EXPECT_EQ(round_to_fraction_bits(1.0f + 3 * 0x1p-11f, 10), 1.0f + 0x1p-9f);     // a tie: to even (up)
+  EXPECT_EQ(round_to_fraction_bits(1.0f + 0x1p-11f + 0x1p-20f, 10), 1.0f + 0x1p-10f);  // above half
+  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-8f, 7), -1.0f);                          // a tie, negative
+  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-7f - 0x1p-8f, 7), -1.0f - 0x1p-6f);        // a tie, odd: away
+  EXPECT_EQ(round_to_fraction_bits(0.3f, 7), 0.30078125f);  // 0.3 -> 77 / 256 (1.00110011... -> 1.0011010)
+  for (Precision prec : {Precision::TF32, Precision::BF16}) {
+    const Problem p{Op::AB, 5, 6, 7, prec};
+    const auto in = make_inputs<float>(p, 3);
+    const int drop = prec == Precision::TF32 ? 13 : 16;
+    int nonzero = 0;
+    for (float x : in.a) {
+      std::uint32_t u;
+      std::memcpy(&u, &x, sizeof u);
+      EXPECT_EQ(u & ((1u << drop) - 1), 0u) << x << " keeps dropped bits";
+      nonzero += x != 0.0f;
+    }
+    EXPECT_EQ(nonzero, 35);
+    EXPECT_NE(make_inputs<float>(p, 3).a, make_inputs<float>(Problem{Op::AB, 5, 6, 7}, 3).a);
+  }
+  const double u = std::numeric_limits<float>::epsilon(), ud = std::numeric_limits<double>::epsilon() / 2;
+  EXPECT_DOUBLE_EQ(tensor_tolerance(1000), 1000 * u / (1 - 1000 * u) + 1000 * ud / (1 - 1000 * ud));
+  EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1, Precision::BF16}, 9), tensor_tolerance(9));
+  EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1}, 9), tolerance<float>(9));
 }
 
 // Above kFullCheckWork the oracle samples lines and runs Freivalds' test:

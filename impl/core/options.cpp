@@ -249,7 +249,7 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
     } else if (take(a, "--block", v)) {
       o.blocks = parse_int_list("--block", v, 1, 1024);
     } else if (take(a, "--precision", v)) {
-      o.precisions = parse_word_list("--precision", v, {"f32", "f64"});
+      o.precisions = parse_word_list("--precision", v, {"f32", "f64", "tf32", "bf16"});
     } else if (std::strcmp(a, "--oversubscribe") == 0) {
       o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
@@ -304,7 +304,8 @@ parbench flags:
   --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16; "cores"
                       is every core of this host (--threads=cores)
   --block=LIST        CUDA block / tile sizes where a variant has that axis
-  --precision=LIST    f32, f64, in every family with a precision axis
+  --precision=LIST    f32, f64, in every family with a precision axis; GEMM also
+                      tf32, bf16 (tensor-core inputs, float accumulation)
   --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration

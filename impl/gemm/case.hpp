@@ -14,7 +14,7 @@ class Case {
  public:
   // Problems with the same inputs and reference share a Case.
   static bool same_inputs(const Problem& a, const Problem& b) {
-    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k;
+    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.prec == b.prec;
   }
   Case(const Problem& p, std::uint64_t base_seed)
       : problem(p), seed(base_seed), inputs(make_inputs<T>(p, base_seed)) {}

@@ -1,5 +1,6 @@
 // GEMM axes: operation x precision x shape x variant x (threads | block).
-// Run names: GEMM/<variant>/op:<op>/type:<f32|f64>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
+// Run names: GEMM/<variant>/op:<op>/type:<f32|f64|tf32|bf16>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
+// (tf32 and bf16: the tensor-core variants of tensor_registry())
 #include "core/family.hpp"
 
 #include <cmath>
@@ -35,13 +36,14 @@ void declare_counters() {
 const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
 
 template <class T>
-void register_type(const Options& opt, Op op, const char* type) {
+void register_type(const Options& opt, Op op, const char* type, const std::vector<gemm::Entry<T>>& entries,
+                   Precision prec) {
   const auto* given = opt.flag("--gemm-shapes");
   const auto sizes = given ? parse_sizes(*given, "--gemm-shapes") : default_sizes(opt.profile);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   for (const auto& s : sizes) {
-    Problem p{op, s.m, s.n, s.k};
-    for (const auto& e : registry<T>()) {
+    Problem p{op, s.m, s.n, s.k, prec};
+    for (const auto& e : entries) {
       for (const auto& k : entry_knobs(e, opt, threads, {})) {
         RunName name{"GEMM",
                      e.name,
@@ -53,7 +55,7 @@ void register_type(const Options& opt, Op op, const char* type) {
         RegisterOptions ro;
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
         // GFLOP/s reads against the GEMM ceiling of its precision.
-        ro.rate = Rate{"GFLOPS", type == std::string("f64") ? "gemm_f64" : "gemm_f32"};
+        ro.rate = Rate{"GFLOPS", std::string("gemm_") + type};
         register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
       }
     }
@@ -89,14 +91,19 @@ static void register_gemm(const Options& opt) {
   declare_counters();
   const auto* given = opt.flag("--gemm-op");
   const auto ops = given ? parse_word_list("--gemm-op", *given, kOps) : kOps;
-  const auto types = opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64"};
+  const auto types =
+      opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64", "tf32", "bf16"};
   for (const auto& o : ops) {
     Op op = parse_op(o);
     for (const auto& t : types) {
       if (t == "f32")
-        register_type<float>(opt, op, "f32");
-      else
-        register_type<double>(opt, op, "f64");
+        register_type<float>(opt, op, "f32", registry<float>(), Precision::Native);
+      else if (t == "f64")
+        register_type<double>(opt, op, "f64", registry<double>(), Precision::Native);
+      else if (t == "tf32")
+        register_type<float>(opt, op, "tf32", tensor_registry(), Precision::TF32);
+      else if (t == "bf16")
+        register_type<float>(opt, op, "bf16", tensor_registry(), Precision::BF16);
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // GEMM family (seeds 003 and 004): the three products of a neural network's
-// training step, row-major, in float and double.
+// training step, row-major, in float and double, and on tensor cores in the
+// training precisions TF32 and BF16 (float in, float out; see Precision).
 //
 //   AB    C = A * B        A: M x K,  B: K x N,  C: M x N
 //   AtB   C = A^T * B      A: K x M,  B: K x N,  C: M x N
@@ -21,9 +22,22 @@ enum class Op { AB, AtB, ABtC };
 const char* to_string(Op op);
 Op parse_op(const std::string& s);  // throws UsageError
 
+// The precision the products are formed in, for float problems. Native: FP32
+// (or FP64 for double). TF32 and BF16: the tensor-core input formats, 10 and
+// 7 fraction bits, accumulated in float. Their problems' inputs are floats
+// already representable in that format (make_inputs rounds them), so the
+// variants all multiply the same values exactly and only the accumulation
+// differs; a BF16 variant stores A and B as bfloat16, C and the output as
+// float. The run name's type: f32 / f64, tf32, bf16.
+enum class Precision { Native, TF32, BF16 };
+const char* to_string(Precision p);  // "native", "tf32", "bf16"
+// x rounded to nearest (ties to even) with `bits` fraction bits (TF32: 10, BF16: 7).
+float round_to_fraction_bits(float x, int bits);
+
 struct Problem {
   Op op = Op::AB;
   std::int64_t m = 1, n = 1, k = 1;
+  Precision prec = Precision::Native;
 
   std::int64_t a_elems() const { return m * k; }
   std::int64_t b_elems() const { return k * n; }
@@ -31,7 +45,7 @@ struct Problem {
   bool has_c_input() const { return op == Op::ABtC; }
   // Floating-point operations of one call: 2MNK, plus MN for the +C.
   double flops() const { return 2.0 * m * n * k + (has_c_input() ? double(m) * n : 0.0); }
-  std::string str() const;  // "AB 64x64x64"
+  std::string str() const;  // "AB 64x64x64", "AB 64x64x64 bf16"
 };
 
 template <class T>

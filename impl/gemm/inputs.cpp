@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "fixtures/fixtures.hpp"
@@ -21,14 +23,36 @@ Op parse_op(const std::string& s) {
   throw UsageError("unknown GEMM operation '" + s + "' (allowed: AB, AtB, ABtC)");
 }
 
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::Native: return "native";
+    case Precision::TF32: return "tf32";
+    case Precision::BF16: return "bf16";
+  }
+  return "?";
+}
+
 std::string Problem::str() const {
   return std::string(to_string(op)) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-         std::to_string(k);
+         std::to_string(k) + (prec == Precision::Native ? "" : std::string(" ") + to_string(prec));
+}
+
+float round_to_fraction_bits(float x, int bits) {
+  // Round to nearest, ties to even, on the bit pattern: add half an ulp of the
+  // kept part (less one when the kept part is even) and clear the dropped bits.
+  // Finite inputs only (make_inputs draws from [-1, 1)).
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  const int drop = 23 - bits;
+  const std::uint32_t half = (1u << (drop - 1)) - 1u + ((u >> drop) & 1u);
+  u = (u + half) & ~((1u << drop) - 1u);
+  std::memcpy(&x, &u, sizeof u);
+  return x;
 }
 
 template <class T>
 Inputs<T> make_inputs(const Problem& p, std::uint64_t base_seed) {
-  const char* type = sizeof(T) == 4 ? "f32" : "f64";
+  const char* type = p.prec != Precision::Native ? to_string(p.prec) : sizeof(T) == 4 ? "f32" : "f64";
   auto seed = [&](const char* operand) {
     return fixtures::seed_for(base_seed, std::string("gemm.") + to_string(p.op) + "." + type + "." + operand,
                               {p.m, p.n, p.k});
@@ -41,6 +65,12 @@ Inputs<T> make_inputs(const Problem& p, std::uint64_t base_seed) {
   if (p.has_c_input()) {
     in.c.resize(p.c_elems());
     fixtures::fill_uniform(in.c.data(), in.c.size(), seed("C"));
+  }
+  // The multiplied operands in the reduced format; C is added in float.
+  if (p.prec != Precision::Native) {
+    const int bits = p.prec == Precision::TF32 ? 10 : 7;
+    for (auto* v : {&in.a, &in.b})
+      for (auto& x : *v) x = static_cast<T>(round_to_fraction_bits(static_cast<float>(x), bits));
   }
   return in;
 }

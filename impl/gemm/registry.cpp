@@ -21,7 +21,11 @@ std::unique_ptr<Variant<T>> make_cuda_regblock();
 template <class T>
 std::unique_ptr<Variant<T>> make_cuda_pipelined();
 template <class T>
+std::unique_ptr<Variant<T>> make_cuda_dmma();
+template <class T>
 std::unique_ptr<Variant<T>> make_cublas();
+std::unique_ptr<Variant<float>> make_cuda_wgmma();
+std::unique_ptr<Variant<float>> make_cublas_tensor();
 #endif
 
 // The largest M*N*K a slow CPU variant runs per profile, about a second a call
@@ -51,7 +55,22 @@ const std::vector<Entry<T>>& registry() {
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
       {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false,
        [](const Knobs&) { return make_cuda_pipelined<T>(); }},
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false,
+       [](const Knobs&) { return make_cuda_dmma<T>(); }},
       {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas<T>(); },
+       "cublas"},
+#endif
+  };
+  // clang-format on
+  return list;
+}
+
+const std::vector<Entry<float>>& tensor_registry() {
+  // clang-format off
+  static const std::vector<Entry<float>> list = {
+#ifdef PARBENCH_WITH_CUDA
+      {"CUDA.WGMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_wgmma(); }},
+      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas_tensor(); },
        "cublas"},
 #endif
   };

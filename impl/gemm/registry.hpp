@@ -19,4 +19,8 @@ using Entry = pb::Entry<Variant<T>>;
 template <class T>
 const std::vector<Entry<T>>& registry();
 
+// The variants of the TF32 and BF16 types (Precision): tensor-core kernels and
+// their library peer. Float problems with prec TF32 or BF16; empty without CUDA.
+const std::vector<Entry<float>>& tensor_registry();
+
 }  // namespace pb::gemm

@@ -60,6 +60,16 @@ double tolerance(std::int64_t terms) {
          gamma(std::numeric_limits<double>::epsilon() / 2, terms);
 }
 
+double tensor_tolerance(std::int64_t terms) {
+  return gamma(std::numeric_limits<float>::epsilon(), terms) +
+         gamma(std::numeric_limits<double>::epsilon() / 2, terms);
+}
+
+template <class T>
+double tolerance_for(const Problem& p, std::int64_t terms) {
+  return p.prec == Precision::Native ? tolerance<T>(terms) : tensor_tolerance(terms);
+}
+
 template <class T>
 Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
     : p_(p), full_(double(p.m) * p.n * p.k <= kFullCheckWork && double(p.m) * p.n <= kFullCheckElems) {
@@ -160,7 +170,7 @@ Check Oracle<T>::check(const std::vector<T>& out) const {
     return {false,
             "output has " + std::to_string(out.size()) + " elements, expected " + std::to_string(p.m * p.n),
             ""};
-  const double tol = tolerance<T>(p.k + 1);
+  const double tol = tolerance_for<T>(p, p.k + 1);
   Worst worst;
   if (full_) {
 #pragma omp parallel
@@ -196,7 +206,7 @@ Check Oracle<T>::check(const std::vector<T>& out) const {
     return {false, describe(worst, "sampled elements") + " [sampled rows/columns/points]", "sampled"};
   // Freivalds row sums: |sum_j x_j (out_ij - ref_ij)| <= sum_j |err_ij|.
   Worst rows;
-  const double tol_sum = tolerance<T>(p.k + 1) + 2 * tolerance<double>(p.k + p.n + 2);
+  const double tol_sum = tolerance_for<T>(p, p.k + 1) + 2 * tolerance<double>(p.k + p.n + 2);
 #pragma omp parallel
   {
     Worst local;
@@ -218,6 +228,8 @@ Check Oracle<T>::check(const std::vector<T>& out) const {
 
 template double tolerance<float>(std::int64_t);
 template double tolerance<double>(std::int64_t);
+template double tolerance_for<float>(const Problem&, std::int64_t);
+template double tolerance_for<double>(const Problem&, std::int64_t);
 template class Oracle<float>;
 template class Oracle<double>;
 

@@ -35,6 +35,17 @@ inline constexpr int kSamplePoints = 8192;
 template <class T>
 double tolerance(std::int64_t terms);  // gamma_terms(T) + gamma_terms(double)
 
+// TF32 and BF16 (Precision): the inputs are exact in the reduced format and a
+// product of two of them is exact in float (11 + 11 and 8 + 8 significant bits
+// fit float's 24), so only the float accumulation errs. Tensor cores need not
+// round to nearest as they accumulate (they may truncate the aligned addends),
+// so each addition is allowed a whole float ulp, u = 2^-23 instead of 2^-24:
+// gamma_terms(2^-23) + gamma_terms(double).
+double tensor_tolerance(std::int64_t terms);
+// The bound a problem is checked with: tolerance<T> or tensor_tolerance.
+template <class T>
+double tolerance_for(const Problem& p, std::int64_t terms);
+
 template <class T>
 class Oracle {
  public:

@@ -5,8 +5,15 @@
 //   AtB   C^T = B^T A            gemm(N, T, n, m, k, B, ldb=N, A, lda=M)
 //   ABtC  D^T = B A^T, then + C  gemm(T, N, n, m, k, B, ldb=K, A, lda=K); geam D = D + C
 // Default math mode: plain FP32 / FP64, no TF32 tensor cores.
+//
+// TF32 and BF16 (the same transposes, through cublasGemmEx, which picks the
+// cuBLASLt kernel by its heuristics): TF32 is float operands with compute type
+// CUBLAS_COMPUTE_32F_FAST_TF32; BF16 is bfloat16 A and B, float C and output,
+// CUBLAS_COMPUTE_32F. ABtC copies C into the output and accumulates onto it
+// (beta = 1) instead of a second pass.
 #include "core/cuda/cublas.cuh"
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/cuda/tensor_operands.cuh"
 
 namespace pb::gemm {
 namespace {
@@ -61,7 +68,47 @@ class Cublas final : public DeviceVariant<T> {
  private:
   cublasHandle_t h_ = nullptr;
 };
+class CublasTensor final : public TensorVariant {
+ public:
+  ~CublasTensor() override {
+    if (h_) cublasDestroy(h_);
+  }
+  Support supports(const Problem& p) const override {
+    if (p.m > 2147483647 || p.n > 2147483647 || p.k > 2147483647)
+      return Support::no("dimension exceeds cuBLAS int");
+    return TensorVariant::supports(p);
+  }
+  void prepare_device() override {
+    if (!h_) PB_CUBLAS(cublasCreate(&h_));
+    PB_CUBLAS(cublasSetStream(h_, s()));
+  }
+  void run() override {
+    const auto& p = p_;
+    const int M = int(p.m), N = int(p.n), K = int(p.k);
+    const float one = 1, zero = 0;
+    const cudaDataType in = bf16() ? CUDA_R_16BF : CUDA_R_32F;
+    const cublasComputeType_t compute = bf16() ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    auto gemm = [&](cublasOperation_t tb, cublasOperation_t ta, int ldb, int lda, const float* beta) {
+      PB_CUBLAS(cublasGemmEx(h_, tb, ta, N, M, K, &one, b(), in, ldb, a(), in, lda, beta, d_.get(), CUDA_R_32F,
+                             N, compute, CUBLAS_GEMM_DEFAULT));
+    };
+    switch (p.op) {
+      case Op::AB: gemm(CUBLAS_OP_N, CUBLAS_OP_N, N, K, &zero); break;
+      case Op::AtB: gemm(CUBLAS_OP_N, CUBLAS_OP_T, N, M, &zero); break;
+      case Op::ABtC:
+        PB_CUDA(cudaMemcpyAsync(d_.get(), c_.get(), d_.bytes(), cudaMemcpyDeviceToDevice, s()));
+        gemm(CUBLAS_OP_T, CUBLAS_OP_N, K, K, &one);
+        break;
+    }
+    PB_CUDA_LAUNCHED();
+  }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
 }  // namespace
+
+std::unique_ptr<Variant<float>> make_cublas_tensor() { return std::make_unique<CublasTensor>(); }
 
 template <class T>
 std::unique_ptr<Variant<T>> make_cublas() {

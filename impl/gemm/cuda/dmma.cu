@@ -1,0 +1,259 @@
+// CUDA.DMMA (double): the FP64 step onto the tensor cores. An FFMA kernel
+// (RegBlock in double) is bounded by the FP64 pipes, about half of what
+// Hopper's FP64 tensor cores (DMMA) do; so relative to Pipelined (the float
+// FFMA kernel whose copy pipeline this one keeps):
+//  - the multiply is mma.sync.m8n8k4 in f64: a warp multiplies an 8 x 4 by a
+//    4 x 8 tile into 8 x 8 accumulators, each thread holding one element of
+//    each operand and two of the output; a warp's 64 x 32 tile is 8 x 4 such
+//    tiles, 64 accumulators a thread;
+//  - each operand keeps its global orientation in shared memory (rows of k
+//    for an operand contiguous along k, rows of i or j otherwise), so every
+//    copy is 16 bytes (two doubles) when the leading dimension is even, for
+//    all three ops; the fragment read follows the orientation instead. Both
+//    layouts are padded so a warp's 32 8-byte fragment reads take two
+//    shared-memory wavefronts, the least 256 bytes can;
+//  - output tiles are walked in groups of 8 tile rows, column by column
+//    within a group, so blocks running together share A and B tiles in L2.
+// Tiling: block tile BM x BN x 16, warps of WM x WN, a STAGES-deep cp.async
+// ring; the tile configuration is a template argument (see Config below).
+// Float is not built: its tensor-core steps are the TF32 and BF16 kernels.
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "gemm/cuda/device_variant.cuh"
+
+namespace pb::gemm {
+namespace {
+
+constexpr int BK = 16, PADK = 4, PADR = 8, GROUP_M = 8;
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+template <int BYTES>
+__device__ __forceinline__ void copy_async(double* dst, const double* src, bool ok) {
+  if (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(ok ? 16 : 0));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(ok ? 8 : 0));
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void wait_groups() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+__device__ __forceinline__ void dmma(double (&d)[2], double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+}
+
+// A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth.
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_>
+struct Config {
+  static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = STAGES_;
+  static constexpr int WARPS = (BM / WM) * (BN / WN), THREADS = WARPS * 32;
+  static constexpr int MI = WM / 8, NI = WN / 8;  // m8n8 tiles of a warp
+  // Shared doubles of one operand's tile: rows of k (R x (BK + PADK)) or of
+  // i / j (BK x (R + PADR)), whichever is larger, so both fit one slot.
+  static constexpr int tile(int R) { return std::max(R * (BK + PADK), BK * (R + PADR)); }
+  static constexpr int TILE_A = tile(BM), TILE_B = tile(BN);
+  static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(double);
+};
+
+// One operand's R x BK tiles into shared memory: kcontig, element (r, k) at
+// p[r * ld + k], stored s[r][k] (row stride BK + PADK); else at p[k * ld + r],
+// stored s[k][r] (row stride R + PADR). VEC doubles a copy (2 when ld is even
+// and the operand 16-byte aligned, else 1); a warp's copies run along the
+// contiguous dimension.
+template <int R, int THREADS, bool kcontig, int VEC>
+struct Loader {
+  static constexpr int CHUNKS = R * BK / VEC, COPIES = CHUNKS / THREADS;
+  static_assert(CHUNKS % THREADS == 0, "tile copies must split evenly");
+  static constexpr int PER_LINE = (kcontig ? BK : R) / VEC;  // chunks along the contiguous dimension
+  const double* base;
+  const double* p;  // copy 0's element of the next k tile
+  int64_t ld;
+  int64_t step;
+  int line0, along0;  // copy 0's line (r or k) and position along it
+  static constexpr int LINE_STEP = THREADS / PER_LINE;
+  int64_t r0, rows;
+
+  __device__ __forceinline__ Loader(const double* a, int64_t ld_, int64_t r0_, int64_t rows_, int tid)
+      : base(a), ld(ld_), r0(r0_), rows(rows_) {
+    line0 = tid / PER_LINE, along0 = (tid % PER_LINE) * VEC;
+    if (kcontig)
+      p = a + (r0 + line0) * ld + along0, step = BK;
+    else
+      p = a + int64_t(line0) * ld + r0 + along0, step = BK * ld;
+  }
+  __device__ __forceinline__ void load(double* s, int64_t k0, int64_t K) {
+#pragma unroll
+    for (int l = 0; l < COPIES; ++l) {
+      const int line = line0 + l * LINE_STEP;
+      // Element positions: VEC = 2 needs both in or both out, which even
+      // lengths (K or rows) give.
+      const int64_t r = kcontig ? r0 + line : r0 + along0;
+      const int64_t k = kcontig ? k0 + along0 : k0 + line;
+      const bool ok = r < rows && k < K;
+      const double* src = ok ? p + int64_t(l) * LINE_STEP * ld : base;  // lines are rows or k
+      double* dst = kcontig ? s + line * (BK + PADK) + along0 : s + line * (R + PADR) + along0;
+      copy_async<VEC * 8>(dst, src, ok);
+    }
+    p += step;
+  }
+};
+
+template <class Cfg, Op op, int VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    dmma_kernel(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ C,
+                double* __restrict__ D, int64_t M, int64_t N, int64_t K) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, MI = Cfg::MI, NI = Cfg::NI, STAGES = Cfg::STAGES;
+  constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
+  extern __shared__ __align__(16) double smem[];  // STAGES x (A tile, B tile)
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm0 = (warp / (BN / Cfg::WN)) * Cfg::WM, wn0 = (warp % (BN / Cfg::WN)) * Cfg::WN;
+  const int fr = lane / 4, fk = lane % 4;  // fragment row (of A) / column (of B), and k
+  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + BK - 1) / BK;
+  const int64_t lda = a_kcontig ? K : M, ldb = b_kcontig ? K : N;
+
+  // Grouped order: GROUP_M tile rows at a time, down each column of the group.
+  const int64_t t = blockIdx.x, per_group = int64_t(GROUP_M) * tiles_n;
+  const int64_t first_m = (t / per_group) * GROUP_M;
+  const int64_t group_rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
+  const int64_t m0 = (first_m + (t % per_group) % group_rows) * BM;
+  const int64_t n0 = ((t % per_group) / group_rows) * BN;
+
+  Loader<BM, Cfg::THREADS, a_kcontig, VEC> la(A, lda, m0, M, tid);
+  Loader<BN, Cfg::THREADS, b_kcontig, VEC> lb(B, ldb, n0, N, tid);
+  auto issue = [&](int64_t kt) {
+    if (kt < ktiles) {
+      double* s = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
+      la.load(s, kt * BK, K);
+      lb.load(s + Cfg::TILE_A, kt * BK, K);
+    }
+    commit();  // an empty group past the end keeps the count the waits expect
+  };
+  double acc[MI][NI][2];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (int64_t kt = 0; kt < ktiles; ++kt) {
+    wait_groups<STAGES - 2>();  // tile kt has landed (this thread's copies)
+    __syncthreads();            // ... everyone's; and the slot of kt - 1 is free
+    issue(kt + STAGES - 1);
+    const double* As = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
+    const double* Bs = As + Cfg::TILE_A;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 4) {
+      double a[MI], b[NI];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        const int r = wm0 + i * 8 + fr, k = kk + fk;
+        a[i] = a_kcontig ? As[r * (BK + PADK) + k] : As[k * (BM + PADR) + r];
+      }
+#pragma unroll
+      for (int j = 0; j < NI; ++j) {
+        const int c = wn0 + j * 8 + fr, k = kk + fk;
+        b[j] = b_kcontig ? Bs[c * (BK + PADK) + k] : Bs[k * (BN + PADR) + c];
+      }
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) dmma(acc[i][j], a[i], b[j]);
+    }
+  }
+  wait_groups<0>();  // no copy may still be landing when the block exits
+
+  // Thread holds (fr, 2 fk) and (fr, 2 fk + 1) of each 8 x 8 tile.
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+    const int64_t r = m0 + wm0 + i * 8 + fr;
+    if (r >= M) continue;
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      const int64_t c = n0 + wn0 + j * 8 + 2 * fk;
+      double v0 = acc[i][j][0], v1 = acc[i][j][1];
+      if (op == Op::ABtC) {
+        if (c < N) v0 += C[r * N + c];
+        if (c + 1 < N) v1 += C[r * N + c + 1];
+      }
+      if (VEC == 2 && c + 1 < N) {
+        *reinterpret_cast<double2*>(D + r * N + c) = make_double2(v0, v1);
+      } else {
+        if (c < N) D[r * N + c] = v0;
+        if (c + 1 < N) D[r * N + c + 1] = v1;
+      }
+    }
+  }
+}
+
+using Default = Config<128, 128, 64, 32, 3>;
+
+template <class Cfg>
+void allow_shared() {
+  auto set = [](auto kernel) {
+    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kShared)));
+  };
+  set(dmma_kernel<Cfg, Op::AB, 1>), set(dmma_kernel<Cfg, Op::AB, 2>);
+  set(dmma_kernel<Cfg, Op::AtB, 1>), set(dmma_kernel<Cfg, Op::AtB, 2>);
+  set(dmma_kernel<Cfg, Op::ABtC, 1>), set(dmma_kernel<Cfg, Op::ABtC, 2>);
+}
+
+template <class Cfg>
+void launch_dmma(const Problem& p, const double* a, const double* b, const double* c, double* d,
+                 cudaStream_t s) {
+  // Two-double copies and stores need every leading dimension the kernel
+  // copies along, and N, even, and 16-byte aligned operands.
+  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
+  const bool vec = ld_even && aligned(a) && aligned(b) && aligned(c) && aligned(d);
+  const int64_t tiles = ((p.m + Cfg::BM - 1) / Cfg::BM) * ((p.n + Cfg::BN - 1) / Cfg::BN);
+  with_op(p.op, [&](auto op) {
+    auto kernel = vec ? dmma_kernel<Cfg, op.value, 2> : dmma_kernel<Cfg, op.value, 1>;
+    kernel<<<unsigned(tiles), Cfg::THREADS, Cfg::kShared, s>>>(a, b, c, d, p.m, p.n, p.k);
+  });
+  PB_CUDA_LAUNCHED();
+}
+
+template <class T>
+class CudaDmma final : public DeviceVariant<T> {
+ public:
+  void prepare(const Problem& p, const Inputs<T>& in) override {
+    DeviceVariant<T>::prepare(p, in);
+    bind_device();
+  }
+  void bind_device() override {
+    if (std::is_same<T, double>::value) allow_shared<Default>();
+  }
+  Support supports(const Problem& p) const override {
+    if (!std::is_same<T, double>::value)
+      return Support::no("an FP64 tensor-core kernel; float runs on the TF32 / BF16 kernels");
+    const int64_t tiles = ((p.m + Default::BM - 1) / Default::BM) * ((p.n + Default::BN - 1) / Default::BN);
+    if (tiles > 2147483647) return Support::no("more output tiles than a grid holds");
+    return Support::yes();
+  }
+  void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
+    if constexpr (std::is_same<T, double>::value)
+      launch_dmma<Default>(p, a, b, c, d, this->s());
+    else
+      throw std::logic_error("CUDA.DMMA is a double kernel: " + p.str());
+  }
+};
+}  // namespace
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_dmma() {
+  return std::make_unique<CudaDmma<T>>();
+}
+template std::unique_ptr<Variant<float>> make_cuda_dmma();
+template std::unique_ptr<Variant<double>> make_cuda_dmma();
+
+}  // namespace pb::gemm

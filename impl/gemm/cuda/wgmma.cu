@@ -1,0 +1,360 @@
+// CUDA.WGMMA (TF32 and BF16 in, float accumulate): the Hopper step. The
+// earlier kernels have every warp copy, wait and multiply in turn on
+// mma.sync-sized tiles; here the work is split by role and handed to the
+// hardware units Hopper adds:
+//  - a producer warpgroup (one thread of it) issues TMA bulk tensor copies:
+//    one instruction moves a whole 128-row or 256-row by 128-byte operand
+//    tile into shared memory, 128-byte swizzled, and zero-fills what lies past
+//    the matrix edges, so no thread computes an address or a predicate;
+//  - the copies fill a 4-stage ring; "full" mbarriers count the bytes in
+//    (the TMA completes them), "empty" ones count the consumers' releases, so
+//    the producer runs up to 4 K tiles ahead;
+//  - two consumer warpgroups each multiply a 64 x 256 slice of the 128 x 256
+//    block tile with wgmma: one asynchronous instruction a 64 x 256 x 16
+//    (BF16) or x 8 (TF32) product, both operands read by the tensor cores
+//    straight from the swizzled tiles through matrix descriptors, 128 float
+//    accumulators a thread;
+//  - setmaxnreg moves registers from the producer (40) to the consumers (232).
+// wgmma reads TF32 operands only K-major (contiguous along k) and this kernel
+// reads BF16 the same way, so an operand that is not (A of AtB, B of AB and
+// AtB) is first transposed into a K-major workspace by a tiled transpose, and
+// one whose rows are not a multiple of 16 bytes (TMA's stride rule) is copied
+// into padded rows; both passes are part of the timed run. Output tiles are
+// walked in groups of 8 tile rows as in CUDA.DMMA.
+// Built for sm_90a only (wgmma, setmaxnreg); other GPUs get "unsupported".
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "gemm/cuda/tensor_operands.cuh"
+
+namespace pb::gemm {
+namespace {
+
+constexpr int BM = 128, BN = 256, STAGES = 4, GROUP_M = 8, CONSUMERS = 2;
+constexpr int THREADS = 128 * (CONSUMERS + 1);
+constexpr int ROW_BYTES = 128;  // one swizzled row of a tile: BK elements
+constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr std::size_t kShared = std::size_t(STAGES) * STAGE_BYTES + 1024;  // + room to align to 1024
+
+template <Precision P>
+struct Fmt;
+template <>
+struct Fmt<Precision::BF16> {
+  using E = __nv_bfloat16;
+  static constexpr int BK = 64, KSTEP = 16;  // elements a tile row, k of one wgmma
+};
+template <>
+struct Fmt<Precision::TF32> {
+  using E = float;
+  static constexpr int BK = 32, KSTEP = 8;
+};
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define PB_WGMMA_BUILT 1
+#endif
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+#ifdef PB_WGMMA_BUILT
+// A K-major operand in 128-byte swizzled rows: 8-row groups 1024 bytes apart
+// (stride byte offset), leading byte offset unused (1), swizzle mode 1.
+__device__ __forceinline__ std::uint64_t descriptor(unsigned addr) {
+  return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
+         (std::uint64_t(1) << 62);
+}
+
+#define PB_F4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define PB_F16(i) PB_F4(i), PB_F4(i + 4), PB_F4(i + 8), PB_F4(i + 12)
+#define PB_F128 PB_F16(0), PB_F16(16), PB_F16(32), PB_F16(48), PB_F16(64), PB_F16(80), PB_F16(96), PB_F16(112)
+#define PB_D128 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+
+template <Precision P>
+__device__ __forceinline__ void mma(float (&d)[128], std::uint64_t da, std::uint64_t db);
+template <>
+__device__ __forceinline__ void mma<Precision::BF16>(float (&d)[128], std::uint64_t da, std::uint64_t db) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" PB_D128 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+               : PB_F128
+               : "l"(da), "l"(db), "r"(1));
+}
+template <>
+__device__ __forceinline__ void mma<Precision::TF32>(float (&d)[128], std::uint64_t da, std::uint64_t db) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" PB_D128 "}, %128, %129, p, 1, 1;\n}\n"
+               : PB_F128
+               : "l"(da), "l"(db), "r"(1));
+}
+#undef PB_F4
+#undef PB_F16
+#undef PB_F128
+#undef PB_D128
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_bytes(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+}
+// Rows [row, row + box) by elements [k, k + BK) of the map's matrix into dst.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int k, int row) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+      "[%2];\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row)
+      : "memory");
+}
+#endif
+
+// D = A B^T (+ C): A M x K and B N x K, both K-major behind the tensor maps.
+template <Precision P, bool addC>
+__global__ void __launch_bounds__(THREADS, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2) {
+#ifdef PB_WGMMA_BUILT
+  using F = Fmt<P>;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  unsigned char* smem = smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // swizzle atoms: 1024-aligned
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + F::BK - 1) / F::BK;
+  const int t = blockIdx.x, per_group = GROUP_M * tiles_n, first_m = (t / per_group) * GROUP_M;
+  const int group_rows = min(tiles_m - first_m, GROUP_M);
+  const int m0 = (first_m + (t % per_group) % group_rows) * BM, n0 = ((t % per_group) / group_rows) * BN;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], 1), mbar_init(&empty[s], CONSUMERS * 4);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0)
+      for (int kt = 0; kt < ktiles; ++kt) {
+        const int s = kt % STAGES;
+        if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
+        mbar_expect_bytes(&full[s], STAGE_BYTES);
+        tma_load(smem + s * STAGE_BYTES, &ta, &full[s], kt * F::BK, m0);
+        tma_load(smem + s * STAGE_BYTES + A_BYTES, &tb, &full[s], kt * F::BK, n0);
+      }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int c = wg - 1, warp = tid / 32, lane = tid % 32;
+  float d[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const int s = kt % STAGES;
+    mbar_wait(&full[s], (kt / STAGES) & 1);
+    const unsigned a = smem_addr(smem + s * STAGE_BYTES) + c * 64 * ROW_BYTES;
+    const unsigned b = smem_addr(smem + s * STAGE_BYTES + A_BYTES);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < F::BK / F::KSTEP; ++kk) {
+      const unsigned off = kk * F::KSTEP * unsigned(sizeof(typename F::E));  // 32 bytes along the row
+      mma<P>(d, descriptor(a + off), descriptor(b + off));
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
+    if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with the stage
+  }
+
+  // Accumulator i of a thread: row 16 warp + lane / 4 + 8 ((i / 2) % 2),
+  // column 8 (i / 4) + 2 (lane % 4) + i % 2, of the consumer's 64 x 256 slice.
+  const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int i = 0; i < 128; i += 2) {
+    const int row = row_base + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
+    if (row >= M) continue;
+    float v0 = d[i], v1 = d[i + 1];
+    const std::int64_t at = std::int64_t(row) * N + col;
+    if (vec2 && col + 1 < N) {
+      if (addC) {
+        const float2 cc = *reinterpret_cast<const float2*>(C + at);
+        v0 += cc.x, v1 += cc.y;
+      }
+      *reinterpret_cast<float2*>(D + at) = make_float2(v0, v1);
+    } else {
+      if (col < N) D[at] = v0 + (addC ? C[at] : 0.f);
+      if (col + 1 < N) D[at + 1] = v1 + (addC ? C[at + 1] : 0.f);
+    }
+  }
+#else
+  __trap();  // not built for this GPU; supports() refuses before a launch
+#endif
+}
+
+// out[r][k] (row stride ld_out) from an operand stored k-major (in[k][r],
+// transpose) or with other row strides (in[r][k]).
+template <class E, bool transpose>
+__global__ void pack_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t rows, std::int64_t K,
+                            std::int64_t ld_in, std::int64_t ld_out) {
+  __shared__ E tile[32][33];
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * 32;
+  for (std::int64_t k0 = std::int64_t(blockIdx.y) * 32; k0 < K; k0 += std::int64_t(gridDim.y) * 32) {
+    if (transpose) {
+      for (int i = threadIdx.y; i < 32; i += 8) {
+        const std::int64_t k = k0 + i, r = r0 + threadIdx.x;
+        if (k < K && r < rows) tile[i][threadIdx.x] = in[k * ld_in + r];
+      }
+      __syncthreads();
+      for (int i = threadIdx.y; i < 32; i += 8) {
+        const std::int64_t r = r0 + i, k = k0 + threadIdx.x;
+        if (r < rows && k < K) out[r * ld_out + k] = tile[threadIdx.x][i];
+      }
+      __syncthreads();
+    } else {
+      for (int i = threadIdx.y; i < 32; i += 8) {
+        const std::int64_t r = r0 + i, k = k0 + threadIdx.x;
+        if (r < rows && k < K) out[r * ld_out + k] = in[r * ld_in + k];
+      }
+    }
+  }
+}
+
+CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t K, std::int64_t rows, std::int64_t ld,
+                       int box_rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    PB_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !fn)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  const int esize = bf16 ? 2 : 4;
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * esize};
+  const cuuint32_t box[2] = {cuuint32_t(ROW_BYTES / esize), cuuint32_t(box_rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r = encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                            const_cast<void*>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r));
+  return map;
+}
+
+template <class K>
+void allow_shared(K kernel) {
+  PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+}
+
+class CudaWgmma final : public TensorVariant {
+ public:
+  Support supports(const Problem& p) const override {
+    auto s = TensorVariant::supports(p);
+    if (!s.ok()) return s;
+    if (p.m > 2147483647 - 2 * BN || p.n > 2147483647 - 2 * BN || p.k > 2147483647 - 2 * BN)
+      return Support::no("dimension beyond TMA's 32-bit coordinates");
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return Support::no("no usable CUDA device");
+    }
+    if (major != 9 || minor != 0)
+      return Support::no("needs sm_90a (Hopper: wgmma, TMA, setmaxnreg); this GPU is sm_" + std::to_string(major) +
+                         std::to_string(minor));
+    return Support::yes();
+  }
+
+ protected:
+  void prepare_device() override {
+    allow_shared(wgmma_kernel<Precision::BF16, false>), allow_shared(wgmma_kernel<Precision::BF16, true>);
+    allow_shared(wgmma_kernel<Precision::TF32, false>), allow_shared(wgmma_kernel<Precision::TF32, true>);
+    const auto& p = p_;
+    const int esize = bf16() ? 2 : 4, align = 16 / esize;
+    const std::int64_t kp = (p.k + align - 1) / align * align;
+    // A: K-major unless AtB; B: K-major only in ABtC. Rows of K elements need
+    // K * size to be a multiple of 16 for TMA.
+    pack_a_ = p.op == Op::AtB || kp != p.k;
+    pack_b_ = p.op != Op::ABtC || kp != p.k;
+    const void* a_src = a();
+    const void* b_src = b();
+    if (pack_a_) wa_ = workspace(p.m * kp), a_src = wa_.get();
+    if (pack_b_) wb_ = workspace(p.n * kp), b_src = wb_.get();
+    ta_ = tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
+    tb_ = tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN);
+    kp_ = kp;
+  }
+  void run() override {
+    const auto& p = p_;
+    if (pack_a_) pack(a(), wa_.get(), p.m, p.op == Op::AtB, p.op == Op::AtB ? p.m : p.k);
+    if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
+    const int tiles = int(((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN));
+    const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
+    const bool add_c = p.op == Op::ABtC;
+    auto go = [&](auto kernel) {
+      kernel<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k), vec2);
+    };
+    if (bf16())
+      add_c ? go(wgmma_kernel<Precision::BF16, true>) : go(wgmma_kernel<Precision::BF16, false>);
+    else
+      add_c ? go(wgmma_kernel<Precision::TF32, true>) : go(wgmma_kernel<Precision::TF32, false>);
+    PB_CUDA_LAUNCHED();
+  }
+
+ private:
+  DeviceBuffer<float> workspace(std::int64_t elems) {
+    // float units: room for elems of either format
+    return DeviceBuffer<float>(std::size_t(bf16() ? (elems + 1) / 2 : elems));
+  }
+  // The K-major copy of an operand with `rows` rows into out (row stride kp_).
+  void pack(const void* in, void* out, std::int64_t rows, bool transpose, std::int64_t ld_in) {
+    const dim3 block(32, 8);
+    const dim3 grid(unsigned((rows + 31) / 32), unsigned(std::min<std::int64_t>((p_.k + 31) / 32, 65535)));
+    auto go = [&](auto tag) {
+      using E = decltype(tag);
+      auto* i = static_cast<const E*>(in);
+      auto* o = static_cast<E*>(out);
+      if (transpose)
+        pack_kernel<E, true><<<grid, block, 0, s()>>>(i, o, rows, p_.k, ld_in, kp_);
+      else
+        pack_kernel<E, false><<<grid, block, 0, s()>>>(i, o, rows, p_.k, ld_in, kp_);
+    };
+    if (bf16())
+      go(__nv_bfloat16{});
+    else
+      go(float{});
+    PB_CUDA_LAUNCHED();
+  }
+  bool pack_a_ = false, pack_b_ = false;
+  std::int64_t kp_ = 0;
+  DeviceBuffer<float> wa_, wb_;
+  CUtensorMap ta_{}, tb_{};
+};
+}  // namespace
+
+std::unique_ptr<Variant<float>> make_cuda_wgmma() { return std::make_unique<CudaWgmma>(); }
+
+}  // namespace pb::gemm
