@@ -172,11 +172,11 @@ TEST(GemmOracle, ToleranceFollowsKTimesEps) {
 // 7 fraction bits, so every product is exact in float; the bound allows a
 // whole float ulp an addition.
 TEST(GemmOracle, TensorPrecisionsRoundTheInputsAndLoosenTheBoundToOneUlp) {
-  EXPECT_EQ(round_to_fraction_bits(1.0f + 0x1p-11f, 10), 1.0f);                   // a tie: to even (down)
-  EXPECT_EQ(round_to_fraction_bits(1.0f + 3 * 0x1p-11f, 10), 1.0f + 0x1p-9f);     // a tie: to even (up)
+  EXPECT_EQ(round_to_fraction_bits(1.0f + 0x1p-11f, 10), 1.0f);                // a tie: to even (down)
+  EXPECT_EQ(round_to_fraction_bits(1.0f + 3 * 0x1p-11f, 10), 1.0f + 0x1p-9f);  // a tie: to even (up)
   EXPECT_EQ(round_to_fraction_bits(1.0f + 0x1p-11f + 0x1p-20f, 10), 1.0f + 0x1p-10f);  // above half
-  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-8f, 7), -1.0f);                          // a tie, negative
-  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-7f - 0x1p-8f, 7), -1.0f - 0x1p-6f);        // a tie, odd: away
+  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-8f, 7), -1.0f);                        // a tie, negative
+  EXPECT_EQ(round_to_fraction_bits(-1.0f - 0x1p-7f - 0x1p-8f, 7), -1.0f - 0x1p-6f);    // a tie, odd: away
   EXPECT_EQ(round_to_fraction_bits(0.3f, 7), 0.30078125f);  // 0.3 -> 77 / 256 (1.00110011... -> 1.0011010)
   for (Precision prec : {Precision::TF32, Precision::BF16}) {
     const Problem p{Op::AB, 5, 6, 7, prec};

@@ -89,8 +89,8 @@ class CublasTensor final : public TensorVariant {
     const cudaDataType in = bf16() ? CUDA_R_16BF : CUDA_R_32F;
     const cublasComputeType_t compute = bf16() ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
     auto gemm = [&](cublasOperation_t tb, cublasOperation_t ta, int ldb, int lda, const float* beta) {
-      PB_CUBLAS(cublasGemmEx(h_, tb, ta, N, M, K, &one, b(), in, ldb, a(), in, lda, beta, d_.get(), CUDA_R_32F,
-                             N, compute, CUBLAS_GEMM_DEFAULT));
+      PB_CUBLAS(cublasGemmEx(h_, tb, ta, N, M, K, &one, b(), in, ldb, a(), in, lda, beta, d_.get(),
+                             CUDA_R_32F, N, compute, CUBLAS_GEMM_DEFAULT));
     };
     switch (p.op) {
       case Op::AB: gemm(CUBLAS_OP_N, CUBLAS_OP_N, N, K, &zero); break;

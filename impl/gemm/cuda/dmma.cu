@@ -2,10 +2,9 @@
 // (RegBlock in double) is bounded by the FP64 pipes, about half of what
 // Hopper's FP64 tensor cores (DMMA) do; so relative to Pipelined (the float
 // FFMA kernel whose copy pipeline this one keeps):
-//  - the multiply is mma.sync.m8n8k4 in f64: a warp multiplies an 8 x 4 by a
-//    4 x 8 tile into 8 x 8 accumulators, each thread holding one element of
-//    each operand and two of the output; a warp's 64 x 32 tile is 8 x 4 such
-//    tiles, 64 accumulators a thread;
+//  - the multiply is mma.sync in f64 on m16n8 tiles (the m16n8k8 and k16
+//    shapes sm_90 adds to Ampere's m8n8k4): a warp's 64 x 32 tile is 4 x 4
+//    such tiles, 64 accumulators a thread;
 //  - each operand keeps its global orientation in shared memory (rows of k
 //    for an operand contiguous along k, rows of i or j otherwise), so every
 //    copy is 16 bytes (two doubles) when the leading dimension is even, for
@@ -45,18 +44,37 @@ template <int N>
 __device__ __forceinline__ void wait_groups() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-__device__ __forceinline__ void dmma(double (&d)[2], double a, double b) {
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-               : "+d"(d[0]), "+d"(d[1])
-               : "d"(a), "d"(b));
+// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 4, 8 or 16 (the m16n8
+// shapes sm_90 adds). Thread (g, t) = (lane / 4, lane % 4) holds A(g, t + 4 i)
+// in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and
+// D(g, 2 t + {0, 1}) in d[0, 1], D(g + 8, 2 t + {0, 1}) in d[2, 3].
+template <int KW>
+__device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[KW / 2], const double (&b)[KW / 4]);
+template <>
+__device__ __forceinline__ void dmma<8>(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+template <>
+__device__ __forceinline__ void dmma<16>(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, "
+      "%11}, "
+      "{%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+        "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 
 // A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth.
-template <int BM_, int BN_, int WM_, int WN_, int STAGES_>
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int KW_>
 struct Config {
-  static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = STAGES_;
+  static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = STAGES_, KW = KW_;
   static constexpr int WARPS = (BM / WM) * (BN / WN), THREADS = WARPS * 32;
-  static constexpr int MI = WM / 8, NI = WN / 8;  // m8n8 tiles of a warp
+  static constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 tiles of a warp
   // Shared doubles of one operand's tile: rows of k (R x (BK + PADK)) or of
   // i / j (BK x (R + PADR)), whichever is larger, so both fit one slot.
   static constexpr int tile(int R) { return std::max(R * (BK + PADK), BK * (R + PADR)); }
@@ -111,7 +129,7 @@ template <class Cfg, Op op, int VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     dmma_kernel(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ C,
                 double* __restrict__ D, int64_t M, int64_t N, int64_t K) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, MI = Cfg::MI, NI = Cfg::NI, STAGES = Cfg::STAGES;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, MI = Cfg::MI, NI = Cfg::NI, STAGES = Cfg::STAGES, KW = Cfg::KW;
   constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
   extern __shared__ __align__(16) double smem[];  // STAGES x (A tile, B tile)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -137,11 +155,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     }
     commit();  // an empty group past the end keeps the count the waits expect
   };
-  double acc[MI][NI][2];
+  double acc[MI][NI][4];
 #pragma unroll
   for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < NI; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
@@ -151,51 +171,56 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     issue(kt + STAGES - 1);
     const double* As = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
     const double* Bs = As + Cfg::TILE_A;
+    auto a_at = [&](int r, int k) { return a_kcontig ? As[r * (BK + PADK) + k] : As[k * (BM + PADR) + r]; };
+    auto b_at = [&](int c, int k) { return b_kcontig ? Bs[c * (BK + PADK) + k] : Bs[k * (BN + PADR) + c]; };
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += 4) {
-      double a[MI], b[NI];
+    for (int kk = 0; kk < BK; kk += KW) {
+      double b[NI][KW / 4];
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+#pragma unroll
+        for (int q = 0; q < KW / 4; ++q) b[j][q] = b_at(wn0 + j * 8 + fr, kk + fk + 4 * q);
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
-        const int r = wm0 + i * 8 + fr, k = kk + fk;
-        a[i] = a_kcontig ? As[r * (BK + PADK) + k] : As[k * (BM + PADR) + r];
+        double a[KW / 2];
+#pragma unroll
+        for (int q = 0; q < KW / 4; ++q) {
+          a[2 * q] = a_at(wm0 + i * 16 + fr, kk + fk + 4 * q);
+          a[2 * q + 1] = a_at(wm0 + i * 16 + fr + 8, kk + fk + 4 * q);
+        }
+#pragma unroll
+        for (int j = 0; j < NI; ++j) dmma<KW>(acc[i][j], a, b[j]);
       }
-#pragma unroll
-      for (int j = 0; j < NI; ++j) {
-        const int c = wn0 + j * 8 + fr, k = kk + fk;
-        b[j] = b_kcontig ? Bs[c * (BK + PADK) + k] : Bs[k * (BN + PADR) + c];
-      }
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j) dmma(acc[i][j], a[i], b[j]);
     }
   }
   wait_groups<0>();  // no copy may still be landing when the block exits
 
-  // Thread holds (fr, 2 fk) and (fr, 2 fk + 1) of each 8 x 8 tile.
+  // Thread holds (fr + 8 h, 2 fk + {0, 1}) of each 16 x 8 tile in acc[.][.][2 h + {0, 1}].
 #pragma unroll
-  for (int i = 0; i < MI; ++i) {
-    const int64_t r = m0 + wm0 + i * 8 + fr;
-    if (r >= M) continue;
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < NI; ++j) {
-      const int64_t c = n0 + wn0 + j * 8 + 2 * fk;
-      double v0 = acc[i][j][0], v1 = acc[i][j][1];
-      if (op == Op::ABtC) {
-        if (c < N) v0 += C[r * N + c];
-        if (c + 1 < N) v1 += C[r * N + c + 1];
-      }
-      if (VEC == 2 && c + 1 < N) {
-        *reinterpret_cast<double2*>(D + r * N + c) = make_double2(v0, v1);
-      } else {
-        if (c < N) D[r * N + c] = v0;
-        if (c + 1 < N) D[r * N + c + 1] = v1;
+    for (int h = 0; h < 2; ++h) {
+      const int64_t r = m0 + wm0 + i * 16 + fr + 8 * h;
+      if (r >= M) continue;
+#pragma unroll
+      for (int j = 0; j < NI; ++j) {
+        const int64_t c = n0 + wn0 + j * 8 + 2 * fk;
+        double v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+        if (op == Op::ABtC) {
+          if (c < N) v0 += C[r * N + c];
+          if (c + 1 < N) v1 += C[r * N + c + 1];
+        }
+        if (VEC == 2 && c + 1 < N) {
+          *reinterpret_cast<double2*>(D + r * N + c) = make_double2(v0, v1);
+        } else {
+          if (c < N) D[r * N + c] = v0;
+          if (c + 1 < N) D[r * N + c + 1] = v1;
+        }
       }
     }
-  }
 }
 
-using Default = Config<128, 128, 64, 32, 3>;
+using Default = Config<128, 128, 64, 32, 3, 16>;
 
 template <class Cfg>
 void allow_shared() {

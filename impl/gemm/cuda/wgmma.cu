@@ -15,11 +15,13 @@
 //    straight from the swizzled tiles through matrix descriptors, 128 float
 //    accumulators a thread;
 //  - setmaxnreg moves registers from the producer (40) to the consumers (232).
-// wgmma reads TF32 operands only K-major (contiguous along k) and this kernel
-// reads BF16 the same way, so an operand that is not (A of AtB, B of AB and
-// AtB) is first transposed into a K-major workspace by a tiled transpose, and
-// one whose rows are not a multiple of 16 bytes (TMA's stride rule) is copied
-// into padded rows; both passes are part of the timed run. Output tiles are
+//  - one K tile's wgmma group stays in flight while the next is issued.
+// wgmma reads BF16 operands K-major (contiguous along k) or MN-major (along i
+// or j: A of AtB, B of AB and AtB), so BF16 reads all three ops in place; TF32
+// it reads K-major only, so there an MN-major operand is first transposed into
+// a K-major workspace by a tiled transpose. An operand whose rows are not a
+// multiple of 16 bytes (TMA's stride rule) goes through that workspace too,
+// in padded rows. Both passes are part of the timed run. Output tiles are
 // walked in groups of 8 tile rows as in CUDA.DMMA.
 // Built for sm_90a only (wgmma, setmaxnreg); other GPUs get "unsupported".
 #include <cuda.h>
@@ -60,40 +62,51 @@ struct Fmt<Precision::TF32> {
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 
 #ifdef PB_WGMMA_BUILT
-// A K-major operand in 128-byte swizzled rows: 8-row groups 1024 bytes apart
-// (stride byte offset), leading byte offset unused (1), swizzle mode 1.
-__device__ __forceinline__ std::uint64_t descriptor(unsigned addr) {
-  return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
-         (std::uint64_t(1) << 62);
+// An operand tile in 128-byte swizzled rows (swizzle mode 1), 8-row groups
+// 1024 bytes apart (stride byte offset). K-major (rows of k): the leading
+// byte offset is unused (1). MN-major (rows of 64 i or j, one per k): `lead`
+// is the distance between the 64-wide column blocks.
+__device__ __forceinline__ std::uint64_t descriptor(unsigned addr, unsigned lead = 16) {
+  return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(lead >> 4) << 16) |
+         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
 }
 
 #define PB_F4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define PB_F16(i) PB_F4(i), PB_F4(i + 4), PB_F4(i + 8), PB_F4(i + 12)
 #define PB_F128 PB_F16(0), PB_F16(16), PB_F16(32), PB_F16(48), PB_F16(64), PB_F16(80), PB_F16(96), PB_F16(112)
-#define PB_D128 \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define PB_D128                                                                                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "             \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "             \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "             \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "             \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "             \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
-template <Precision P>
-__device__ __forceinline__ void mma(float (&d)[128], std::uint64_t da, std::uint64_t db);
+// TA, TB: the operand is MN-major (BF16 only; TF32 reads K-major alone).
+template <Precision P, int TA, int TB>
+struct Mma;
+template <int TA, int TB>
+struct Mma<Precision::BF16, TA, TB> {
+  static __device__ __forceinline__ void run(float (&d)[128], std::uint64_t da, std::uint64_t db) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{" PB_D128 "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+        : PB_F128
+        : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+  }
+};
 template <>
-__device__ __forceinline__ void mma<Precision::BF16>(float (&d)[128], std::uint64_t da, std::uint64_t db) {
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" PB_D128 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-               : PB_F128
-               : "l"(da), "l"(db), "r"(1));
-}
-template <>
-__device__ __forceinline__ void mma<Precision::TF32>(float (&d)[128], std::uint64_t da, std::uint64_t db) {
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" PB_D128 "}, %128, %129, p, 1, 1;\n}\n"
-               : PB_F128
-               : "l"(da), "l"(db), "r"(1));
-}
+struct Mma<Precision::TF32, 0, 0> {
+  static __device__ __forceinline__ void run(float (&d)[128], std::uint64_t da, std::uint64_t db) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{" PB_D128 "}, %128, %129, p, 1, 1;\n}\n"
+        : PB_F128
+        : "l"(da), "l"(db), "r"(1));
+  }
+};
 #undef PB_F4
 #undef PB_F16
 #undef PB_F128
@@ -113,23 +126,27 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
   unsigned done = 0;
   while (!done)
     asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, "
+        "p;\n}\n"
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
 }
 // Rows [row, row + box) by elements [k, k + BK) of the map's matrix into dst.
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int k, int row) {
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int k,
+                                         int row) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+      "%4}], "
       "[%2];\n" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row)
       : "memory");
 }
 #endif
 
-// D = A B^T (+ C): A M x K and B N x K, both K-major behind the tensor maps.
-template <Precision P, bool addC>
+// D = A B^T (+ C): A M x K and B N x K behind the tensor maps, K-major, or
+// MN-major (a_mn, b_mn: stored k by k, BF16 only).
+template <Precision P, bool addC, bool a_mn, bool b_mn>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
                  const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2) {
@@ -137,7 +154,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   using F = Fmt<P>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  unsigned char* smem = smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // swizzle atoms: 1024-aligned
+  unsigned char* smem =
+      smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // swizzle atoms: 1024-aligned
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + F::BK - 1) / F::BK;
@@ -158,8 +176,18 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int s = kt % STAGES;
         if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
         mbar_expect_bytes(&full[s], STAGE_BYTES);
-        tma_load(smem + s * STAGE_BYTES, &ta, &full[s], kt * F::BK, m0);
-        tma_load(smem + s * STAGE_BYTES + A_BYTES, &tb, &full[s], kt * F::BK, n0);
+        // An MN-major operand comes in blocks of 64 columns by BK rows of k.
+        unsigned char* sa = smem + s * STAGE_BYTES;
+        if (a_mn)
+          for (int q = 0; q < BM / 64; ++q)
+            tma_load(sa + q * F::BK * ROW_BYTES, &ta, &full[s], m0 + 64 * q, kt * F::BK);
+        else
+          tma_load(sa, &ta, &full[s], kt * F::BK, m0);
+        if (b_mn)
+          for (int q = 0; q < BN / 64; ++q)
+            tma_load(sa + A_BYTES + q * F::BK * ROW_BYTES, &tb, &full[s], n0 + 64 * q, kt * F::BK);
+        else
+          tma_load(sa + A_BYTES, &tb, &full[s], kt * F::BK, n0);
       }
     return;
   }
@@ -168,23 +196,30 @@ __global__ void __launch_bounds__(THREADS, 1)
   float d[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  // One K tile's wgmma group stays in flight while the next is issued; a
+  // stage is released once the group that read it has completed.
   for (int kt = 0; kt < ktiles; ++kt) {
     const int s = kt % STAGES;
     mbar_wait(&full[s], (kt / STAGES) & 1);
-    const unsigned a = smem_addr(smem + s * STAGE_BYTES) + c * 64 * ROW_BYTES;
-    const unsigned b = smem_addr(smem + s * STAGE_BYTES + A_BYTES);
+    const unsigned a = smem_addr(smem + s * STAGE_BYTES), b = a + A_BYTES;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < F::BK / F::KSTEP; ++kk) {
-      const unsigned off = kk * F::KSTEP * unsigned(sizeof(typename F::E));  // 32 bytes along the row
-      mma<P>(d, descriptor(a + off), descriptor(b + off));
+      // K-major: 32 bytes along the rows a step; MN-major: KSTEP rows of k.
+      const unsigned kbytes = kk * F::KSTEP * unsigned(sizeof(typename F::E)),
+                     krows = kk * F::KSTEP * ROW_BYTES;
+      const std::uint64_t da = a_mn ? descriptor(a + c * F::BK * ROW_BYTES + krows, F::BK * ROW_BYTES)
+                                    : descriptor(a + c * 64 * ROW_BYTES + kbytes);
+      const std::uint64_t db = b_mn ? descriptor(b + krows, F::BK * ROW_BYTES) : descriptor(b + kbytes);
+      Mma<P, a_mn, b_mn>::run(d, da, db);
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-    for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
-    if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with the stage
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (kt > 0 && lane == 0) mbar_arrive(&empty[(kt - 1) % STAGES]);  // this warp is done with it
   }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
 
   // Accumulator i of a thread: row 16 warp + lane / 4 + 8 ((i / 2) % 2),
   // column 8 (i / 4) + 2 (lane % 4) + i % 2, of the consumer's 64 x 256 slice.
@@ -239,33 +274,32 @@ __global__ void pack_kernel(const E* __restrict__ in, E* __restrict__ out, std::
   }
 }
 
-CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t K, std::int64_t rows, std::int64_t ld,
+// The map of a matrix of `outer` rows of `inner` elements (row stride ld),
+// copied in boxes of box_rows rows by 128 bytes, 128-byte swizzled.
+CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t inner, std::int64_t outer, std::int64_t ld,
                        int box_rows) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    PB_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    PB_CUDA(
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
     if (found != cudaDriverEntryPointSuccess || !fn)
       throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
   const int esize = bf16 ? 2 : 4;
   CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+  const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
   const cuuint64_t strides[1] = {cuuint64_t(ld) * esize};
   const cuuint32_t box[2] = {cuuint32_t(ROW_BYTES / esize), cuuint32_t(box_rows)};
   const cuuint32_t unit[2] = {1, 1};
-  const CUresult r = encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-                            const_cast<void*>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r));
+  const CUresult r = encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                            2, const_cast<void*>(base), dims, strides, box, unit,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r));
   return map;
-}
-
-template <class K>
-void allow_shared(K kernel) {
-  PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
 }
 
 class CudaWgmma final : public TensorVariant {
@@ -283,29 +317,36 @@ class CudaWgmma final : public TensorVariant {
       return Support::no("no usable CUDA device");
     }
     if (major != 9 || minor != 0)
-      return Support::no("needs sm_90a (Hopper: wgmma, TMA, setmaxnreg); this GPU is sm_" + std::to_string(major) +
-                         std::to_string(minor));
+      return Support::no("needs sm_90a (Hopper: wgmma, TMA, setmaxnreg); this GPU is sm_" +
+                         std::to_string(major) + std::to_string(minor));
     return Support::yes();
   }
 
  protected:
   void prepare_device() override {
-    allow_shared(wgmma_kernel<Precision::BF16, false>), allow_shared(wgmma_kernel<Precision::BF16, true>);
-    allow_shared(wgmma_kernel<Precision::TF32, false>), allow_shared(wgmma_kernel<Precision::TF32, true>);
     const auto& p = p_;
-    const int esize = bf16() ? 2 : 4, align = 16 / esize;
+    const int esize = bf16() ? 2 : 4, align = 16 / esize;  // TMA: rows a multiple of 16 bytes
     const std::int64_t kp = (p.k + align - 1) / align * align;
-    // A: K-major unless AtB; B: K-major only in ABtC. Rows of K elements need
-    // K * size to be a multiple of 16 for TMA.
-    pack_a_ = p.op == Op::AtB || kp != p.k;
-    pack_b_ = p.op != Op::ABtC || kp != p.k;
+    kp_ = kp;
+    // A is stored K-major except in AtB, B only in ABtC. BF16 reads the
+    // others as they are (MN-major) where their rows suit TMA; everything
+    // else goes through a K-major workspace.
+    const bool a_kmajor = p.op != Op::AtB, b_kmajor = p.op == Op::ABtC;
+    a_mn_ = !a_kmajor && bf16() && p.m % align == 0;
+    b_mn_ = !b_kmajor && bf16() && p.n % align == 0;
+    pack_a_ = a_kmajor ? kp != p.k : !a_mn_;
+    pack_b_ = b_kmajor ? kp != p.k : !b_mn_;
     const void* a_src = a();
     const void* b_src = b();
     if (pack_a_) wa_ = workspace(p.m * kp), a_src = wa_.get();
     if (pack_b_) wb_ = workspace(p.n * kp), b_src = wb_.get();
-    ta_ = tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
-    tb_ = tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN);
-    kp_ = kp;
+    const int bk = ROW_BYTES / esize;
+    ta_ = a_mn_ ? tensor_map(a_src, bf16(), p.m, p.k, p.m, bk)
+                : tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
+    tb_ = b_mn_ ? tensor_map(b_src, bf16(), p.n, p.k, p.n, bk)
+                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN);
+    kernel_ = pick();
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
   }
   void run() override {
     const auto& p = p_;
@@ -313,15 +354,24 @@ class CudaWgmma final : public TensorVariant {
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
     const int tiles = int(((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN));
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    const bool add_c = p.op == Op::ABtC;
-    auto go = [&](auto kernel) {
-      kernel<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k), vec2);
-    };
-    if (bf16())
-      add_c ? go(wgmma_kernel<Precision::BF16, true>) : go(wgmma_kernel<Precision::BF16, false>);
-    else
-      add_c ? go(wgmma_kernel<Precision::TF32, true>) : go(wgmma_kernel<Precision::TF32, false>);
+    kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+                                              vec2);
     PB_CUDA_LAUNCHED();
+  }
+
+ private:
+  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool);
+  Kernel pick() const {
+    const bool add_c = p_.op == Op::ABtC;
+    if (!bf16())
+      return add_c ? wgmma_kernel<Precision::TF32, true, false, false>
+                   : wgmma_kernel<Precision::TF32, false, false, false>;
+    if (add_c) return wgmma_kernel<Precision::BF16, true, false, false>;
+    if (a_mn_)
+      return b_mn_ ? wgmma_kernel<Precision::BF16, false, true, true>
+                   : wgmma_kernel<Precision::BF16, false, true, false>;
+    return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true>
+                 : wgmma_kernel<Precision::BF16, false, false, false>;
   }
 
  private:
@@ -348,7 +398,8 @@ class CudaWgmma final : public TensorVariant {
       go(float{});
     PB_CUDA_LAUNCHED();
   }
-  bool pack_a_ = false, pack_b_ = false;
+  bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
+  Kernel kernel_ = nullptr;
   std::int64_t kp_ = 0;
   DeviceBuffer<float> wa_, wb_;
   CUtensorMap ta_{}, tb_{};
