@@ -4,6 +4,7 @@
 // saying so, where no CUDA device is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include "gemm/case.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/registry.hpp"
+#include "gemm/tuning.hpp"
 #include "gemm/verify.hpp"
 #include "tests/gpu_test.hpp"
 
@@ -197,6 +199,50 @@ TEST(GemmOracle, TensorPrecisionsRoundTheInputsAndLoosenTheBoundToOneUlp) {
   EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1, Precision::BF16}, 9), tensor_tolerance(9));
   EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1}, 9), tolerance<float>(9));
 }
+
+// The tuned table: a problem takes the choice of the swept shape nearest in
+// log2(M N K), per variant, op and type; a forced tile wins; none: default 0.
+TEST(GemmTuning, NearestSweptShapeChoosesAndForcedOrStaleTilesAreHandled) {
+  const std::vector<TunedTile> table = {{"K", "AB", "f32", 1024, 1024, 1024, "small"},
+                                        {"K", "AB", "f32", 4096, 4096, 4096, "large"},
+                                        {"K", "AtB", "f32", 1024, 1024, 1024, "atb"},
+                                        {"K", "AB", "f64", 1024, 1024, 1024, "double"}};
+  auto pick = [&](Op op, std::int64_t m, std::int64_t n, std::int64_t k, const char* type) {
+    return tuned_tile(table, "K", Problem{op, m, n, k}, type);
+  };
+  EXPECT_EQ(pick(Op::AB, 1024, 1024, 1024, "f32"), "small");
+  EXPECT_EQ(pick(Op::AB, 2048, 2048, 1024, "f32"), "small");  // 2^32: 2 from 2^30, 4 from 2^36 -> small
+  EXPECT_EQ(pick(Op::AB, 2048, 2048, 2048, "f32"), "small");  // 2^33 to 2^30 and 2^36: a tie keeps the first
+  EXPECT_EQ(pick(Op::AB, 4096, 4096, 2048, "f32"), "large");  // 2^35
+  EXPECT_EQ(pick(Op::AB, 8192, 8192, 8192, "f32"), "large");
+  EXPECT_EQ(pick(Op::AtB, 8192, 8192, 8192, "f32"), "atb");
+  EXPECT_EQ(pick(Op::AB, 8, 8, 8, "f64"), "double");
+  EXPECT_EQ(pick(Op::ABtC, 1024, 1024, 1024, "f32"), "");
+  EXPECT_EQ(tuned_tile(table, "Other", Problem{Op::AB, 1024, 1024, 1024}, "f32"), "");
+  const std::vector<std::string> names{"a", "b"};
+  EXPECT_EQ(choose_tile("K", names, 1, Problem{}, "f32", 90), 1);
+  EXPECT_THROW(choose_tile("K", names, 2, Problem{}, "f32", 90), std::logic_error);
+  EXPECT_EQ(choose_tile("K", names, -1, Problem{}, "f32", 75), 0);  // no table for sm_75
+  EXPECT_TRUE(tuned_table(75).empty());
+}
+
+#ifdef PARBENCH_WITH_CUDA
+}  // namespace
+namespace pb::gemm {
+const std::vector<std::string>& pipelined_tiles();
+const std::vector<std::string>& dmma_tiles();
+}  // namespace pb::gemm
+namespace {
+// Every configuration the committed sm_90 table names exists in its kernel.
+TEST(GemmTuning, TheCommittedTableNamesOnlyTilesTheKernelsHave) {
+  for (const auto& t : tuned_table(90)) {
+    const auto& names = std::string(t.variant) == "CUDA.DMMA" ? dmma_tiles() : pipelined_tiles();
+    EXPECT_TRUE(std::string(t.variant) == "CUDA.DMMA" || std::string(t.variant) == "CUDA.Pipelined")
+        << t.variant;
+    EXPECT_NE(std::find(names.begin(), names.end(), t.tile), names.end()) << t.variant << " " << t.tile;
+  }
+}
+#endif
 
 // Above kFullCheckWork the oracle samples lines and runs Freivalds' test:
 // an error in a row it did not sample must still be caught.

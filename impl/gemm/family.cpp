@@ -3,6 +3,7 @@
 // (tf32 and bf16: the tensor-core variants of tensor_registry())
 #include "core/family.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/registrar.hpp"
@@ -35,29 +36,72 @@ void declare_counters() {
 
 const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
 
+}  // namespace
+#ifdef PARBENCH_WITH_CUDA
+namespace gemm {
+const std::vector<std::string>& pipelined_tiles();
+const std::vector<std::string>& dmma_tiles();
+}  // namespace gemm
+#endif
+namespace {
+
+// A tunable kernel's tile configurations (gemm/tuning.hpp) in the one type
+// it runs, or nullptr.
+const std::vector<std::string>* tunable_tiles(const std::string& variant, const std::string& type) {
+#ifdef PARBENCH_WITH_CUDA
+  if (variant == "CUDA.Pipelined" && type == "f32") return &gemm::pipelined_tiles();
+  if (variant == "CUDA.DMMA" && type == "f64") return &gemm::dmma_tiles();
+#endif
+  (void)variant, (void)type;
+  return nullptr;
+}
+
+// --gemm-tile: "all", or tile names of the tunable kernels.
+std::vector<std::string> parse_tiles(const std::string& flag, const std::string& v) {
+  std::vector<std::string> known;
+  for (const auto& [variant, type] : {std::pair{"CUDA.Pipelined", "f32"}, std::pair{"CUDA.DMMA", "f64"}})
+    if (const auto* t = tunable_tiles(variant, type)) known.insert(known.end(), t->begin(), t->end());
+  if (known.empty()) throw UsageError(flag + ": this build has no tunable GEMM kernel (CUDA is off)");
+  return v == "all" ? known : parse_word_list(flag, v, known);
+}
+
 template <class T>
 void register_type(const Options& opt, Op op, const char* type, const std::vector<gemm::Entry<T>>& entries,
                    Precision prec) {
   const auto* given = opt.flag("--gemm-shapes");
   const auto sizes = given ? parse_sizes(*given, "--gemm-shapes") : default_sizes(opt.profile);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  const auto* tile_flag = opt.flag("--gemm-tile");
+  const auto swept = tile_flag ? parse_tiles("--gemm-tile", *tile_flag) : std::vector<std::string>{};
   for (const auto& s : sizes) {
     Problem p{op, s.m, s.n, s.k, prec};
     for (const auto& e : entries) {
-      for (const auto& k : entry_knobs(e, opt, threads, {})) {
-        RunName name{"GEMM",
-                     e.name,
-                     {{"op", to_string(op)},
-                      {"type", type},
-                      {"M", std::to_string(p.m)},
-                      {"N", std::to_string(p.n)},
-                      {"K", std::to_string(p.k)}}};
-        RegisterOptions ro;
-        ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
-        // GFLOP/s reads against the GEMM ceiling of its precision.
-        ro.rate = Rate{"GFLOPS", std::string("gemm_") + type};
-        register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
+      // A sweep (--gemm-tile) runs a tunable kernel once per configuration
+      // asked for, the name saying which (tile:<name>); else the table chooses.
+      std::vector<std::pair<int, std::string>> tiles{{-1, ""}};
+      if (const auto* names = tile_flag ? tunable_tiles(e.name, type) : nullptr) {
+        tiles.clear();
+        for (std::size_t i = 0; i < names->size(); ++i)
+          if (std::find(swept.begin(), swept.end(), (*names)[i]) != swept.end())
+            tiles.push_back({int(i), (*names)[i]});
       }
+      for (const auto& [tile, tile_name] : tiles)
+        for (auto k : entry_knobs(e, opt, threads, {})) {
+          k.tile = tile;
+          RunName name{"GEMM",
+                       e.name,
+                       {{"op", to_string(op)},
+                        {"type", type},
+                        {"M", std::to_string(p.m)},
+                        {"N", std::to_string(p.n)},
+                        {"K", std::to_string(p.k)}}};
+          if (tile >= 0) name.args.push_back({"tile", tile_name});
+          RegisterOptions ro;
+          ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
+          // GFLOP/s reads against the GEMM ceiling of its precision.
+          ro.rate = Rate{"GFLOPS", std::string("gemm_") + type};
+          register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
+        }
     }
   }
 }
@@ -119,7 +163,13 @@ static FlagSection gemm_flags() {
             "LIST",
             "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
             [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kOps); },
-            {"--op"}}},
+            {"--op"}},
+           {"--gemm-tile",
+            "LIST",
+            "tuning sweeps (ci/tune-gemm): run CUDA.Pipelined and CUDA.DMMA once per tile configuration, "
+            "'all' or names (run names gain tile:<name>); without it the tuned table chooses",
+            [](const std::string& flag, const std::string& v) { parse_tiles(flag, v); },
+            {}}},
           nullptr};
 }
 

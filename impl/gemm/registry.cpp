@@ -19,9 +19,9 @@ std::unique_ptr<Variant<T>> make_cuda_tiled(int block);
 template <class T>
 std::unique_ptr<Variant<T>> make_cuda_regblock();
 template <class T>
-std::unique_ptr<Variant<T>> make_cuda_pipelined();
+std::unique_ptr<Variant<T>> make_cuda_pipelined(int tile);
 template <class T>
-std::unique_ptr<Variant<T>> make_cuda_dmma();
+std::unique_ptr<Variant<T>> make_cuda_dmma(int tile);
 template <class T>
 std::unique_ptr<Variant<T>> make_cublas();
 std::unique_ptr<Variant<float>> make_cuda_wgmma();
@@ -54,9 +54,9 @@ const std::vector<Entry<T>>& registry() {
       {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false,
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
       {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false,
-       [](const Knobs&) { return make_cuda_pipelined<T>(); }},
+       [](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }},
       {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false,
-       [](const Knobs&) { return make_cuda_dmma<T>(); }},
+       [](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }},
       {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas<T>(); },
        "cublas"},
 #endif

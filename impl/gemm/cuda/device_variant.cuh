@@ -57,6 +57,15 @@ class DeviceVariant : public Variant<T> {
   DeviceBuffer<T> a_, b_, c_, d_;  // d_ is the output (C of AB / AtB, D of ABtC)
 };
 
+// The current device's compute capability as major * 10 + minor (90: sm_90).
+inline int device_sm() {
+  int dev = 0, major = 0, minor = 0;
+  PB_CUDA(cudaGetDevice(&dev));
+  PB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  PB_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return major * 10 + minor;
+}
+
 // Calls f(std::integral_constant<Op, op>{}) for the run-time op, so a kernel
 // templated on the operation is launched from one line.
 template <class F>

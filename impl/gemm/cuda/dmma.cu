@@ -14,17 +14,21 @@
 //  - output tiles are walked in groups of 8 tile rows, column by column
 //    within a group, so blocks running together share A and B tiles in L2.
 // Tiling: block tile BM x BN x 16, warps of WM x WN, a STAGES-deep cp.async
-// ring; the tile configuration is a template argument (see Config below).
+// ring, m16n8kKW mma; one configuration per op and shape from a small set
+// (tiles()), chosen by the table a tuning sweep wrote (gemm/tuning.hpp).
 // Float is not built: its tensor-core steps are the TF32 and BF16 kernels.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/tuning.hpp"
 
 namespace pb::gemm {
+const std::vector<std::string>& dmma_tiles();
 namespace {
 
 constexpr int BK = 16, PADK = 4, PADR = 8, GROUP_M = 8;
@@ -220,65 +224,105 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     }
 }
 
-using Default = Config<128, 128, 64, 32, 3, 16>;
+// One tile configuration's kernels, by run-time op and copy width.
+struct Tile {
+  const char* name;
+  int bm, bn;
+  void (*allow)();
+  void (*launch)(const Problem& p, bool vec, const double* a, const double* b, const double* c, double* d,
+                 cudaStream_t s);
+};
 
 template <class Cfg>
-void allow_shared() {
-  auto set = [](auto kernel) {
-    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kShared)));
+Tile tile(const char* name) {
+  auto allow = [] {
+    auto set = [](auto kernel) {
+      PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kShared)));
+    };
+    set(dmma_kernel<Cfg, Op::AB, 1>), set(dmma_kernel<Cfg, Op::AB, 2>);
+    set(dmma_kernel<Cfg, Op::AtB, 1>), set(dmma_kernel<Cfg, Op::AtB, 2>);
+    set(dmma_kernel<Cfg, Op::ABtC, 1>), set(dmma_kernel<Cfg, Op::ABtC, 2>);
   };
-  set(dmma_kernel<Cfg, Op::AB, 1>), set(dmma_kernel<Cfg, Op::AB, 2>);
-  set(dmma_kernel<Cfg, Op::AtB, 1>), set(dmma_kernel<Cfg, Op::AtB, 2>);
-  set(dmma_kernel<Cfg, Op::ABtC, 1>), set(dmma_kernel<Cfg, Op::ABtC, 2>);
+  auto launch = [](const Problem& p, bool vec, const double* a, const double* b, const double* c, double* d,
+                   cudaStream_t s) {
+    const int64_t tiles = ((p.m + Cfg::BM - 1) / Cfg::BM) * ((p.n + Cfg::BN - 1) / Cfg::BN);
+    with_op(p.op, [&](auto op) {
+      auto kernel = vec ? dmma_kernel<Cfg, op.value, 2> : dmma_kernel<Cfg, op.value, 1>;
+      kernel<<<unsigned(tiles), Cfg::THREADS, Cfg::kShared, s>>>(a, b, c, d, p.m, p.n, p.k);
+    });
+  };
+  return {name, Cfg::BM, Cfg::BN, allow, launch};
 }
 
-template <class Cfg>
-void launch_dmma(const Problem& p, const double* a, const double* b, const double* c, double* d,
-                 cudaStream_t s) {
-  // Two-double copies and stores need every leading dimension the kernel
-  // copies along, and N, even, and 16-byte aligned operands.
-  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
-  const bool vec = ld_even && aligned(a) && aligned(b) && aligned(c) && aligned(d);
-  const int64_t tiles = ((p.m + Cfg::BM - 1) / Cfg::BM) * ((p.n + Cfg::BN - 1) / Cfg::BN);
-  with_op(p.op, [&](auto op) {
-    auto kernel = vec ? dmma_kernel<Cfg, op.value, 2> : dmma_kernel<Cfg, op.value, 1>;
-    kernel<<<unsigned(tiles), Cfg::THREADS, Cfg::kShared, s>>>(a, b, c, d, p.m, p.n, p.k);
-  });
-  PB_CUDA_LAUNCHED();
+// The configurations a tuning sweep chooses from (ci/tune-gemm): block tile,
+// warp tile, ring depth, k of one mma; the first is the default.
+const std::vector<Tile>& tiles() {
+  static const std::vector<Tile> list = {
+      tile<Config<128, 128, 64, 32, 3, 16>>("128x128w64x32s3k16"),
+      tile<Config<128, 128, 64, 32, 4, 16>>("128x128w64x32s4k16"),
+      tile<Config<128, 128, 64, 32, 3, 8>>("128x128w64x32s3k8"),
+      tile<Config<128, 128, 32, 64, 3, 16>>("128x128w32x64s3k16"),
+      tile<Config<128, 64, 64, 32, 3, 16>>("128x64w64x32s3k16"),
+      tile<Config<64, 128, 32, 32, 3, 16>>("64x128w32x32s3k16"),
+  };
+  return list;
 }
 
 template <class T>
 class CudaDmma final : public DeviceVariant<T> {
  public:
+  explicit CudaDmma(int tile) : forced_(tile) {}
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
   }
   void bind_device() override {
-    if (std::is_same<T, double>::value) allow_shared<Default>();
+    if (std::is_same<T, double>::value)
+      for (const auto& t : tiles()) t.allow();
+    sm_ = device_sm();
   }
   Support supports(const Problem& p) const override {
     if (!std::is_same<T, double>::value)
       return Support::no("an FP64 tensor-core kernel; float runs on the TF32 / BF16 kernels");
-    const int64_t tiles = ((p.m + Default::BM - 1) / Default::BM) * ((p.n + Default::BN - 1) / Default::BN);
-    if (tiles > 2147483647) return Support::no("more output tiles than a grid holds");
+    for (const auto& t : tiles())  // the smallest tiles give the most blocks
+      if (((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn) > 2147483647)
+        return Support::no("more output tiles than a grid holds");
     return Support::yes();
   }
   void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {
-    if constexpr (std::is_same<T, double>::value)
-      launch_dmma<Default>(p, a, b, c, d, this->s());
-    else
+    if constexpr (std::is_same<T, double>::value) {
+      // Two-double copies and stores need every leading dimension the kernel
+      // copies along, and N, even, and 16-byte aligned operands.
+      auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+      const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
+      const bool vec = ld_even && aligned(a) && aligned(b) && aligned(c) && aligned(d);
+      tiles()[choose_tile("CUDA.DMMA", dmma_tiles(), forced_, p, "f64", sm_)].launch(p, vec, a, b, c, d,
+                                                                                     this->s());
+      PB_CUDA_LAUNCHED();
+    } else {
       throw std::logic_error("CUDA.DMMA is a double kernel: " + p.str());
+    }
   }
+
+ private:
+  int forced_, sm_ = 0;
 };
 }  // namespace
 
-template <class T>
-std::unique_ptr<Variant<T>> make_cuda_dmma() {
-  return std::make_unique<CudaDmma<T>>();
+const std::vector<std::string>& dmma_tiles() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& t : tiles()) out.push_back(t.name);
+    return out;
+  }();
+  return names;
 }
-template std::unique_ptr<Variant<float>> make_cuda_dmma();
-template std::unique_ptr<Variant<double>> make_cuda_dmma();
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_dmma(int tile) {
+  return std::make_unique<CudaDmma<T>>(tile);
+}
+template std::unique_ptr<Variant<float>> make_cuda_dmma(int);
+template std::unique_ptr<Variant<double>> make_cuda_dmma(int);
 
 }  // namespace pb::gemm

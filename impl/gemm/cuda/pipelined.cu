@@ -4,8 +4,8 @@
 //    multiplied; no registers stage the next tile, which (with 64 fewer bytes
 //    of state a thread) lets two 256-thread blocks share an SM (RegBlock
 //    needed the whole register file for one: 8 warps to hide latency, here 16);
-//  - threads are laid out by warp: the 128 x 128 block tile is 2 x 4 warp
-//    tiles of 64 x 32, a warp's 8 x 4 threads each own 8 x 8 outputs (two
+//  - threads are laid out by warp: the block tile (128 x 128 by default) is
+//    made of warp tiles of 64 x 32, a warp's 8 x 4 threads each own 8 x 8 outputs (two
 //    4-row by two 4-column groups), so a warp's shared reads of one k are 128
 //    contiguous bytes of A (4 threads share each) and 64 of B;
 //  - an operand that is contiguous along k (A of AB and ABtC, B of ABtC) is
@@ -16,19 +16,35 @@
 //    loop (RegBlock's AtB sat at 0.63 of cuBLAS).
 // Out-of-range elements are zero-filled by the copy (source size 0); edges
 // are stored under predicates. Double is not built: its tensor-core kernel is
-// a separate step.
+// a separate step. The block tile and ring depth come from a small set (see
+// tiles()), one per op and shape from the table a tuning sweep wrote
+// (gemm/tuning.hpp).
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/tuning.hpp"
 
 namespace pb::gemm {
+const std::vector<std::string>& pipelined_tiles();
 namespace {
 
-constexpr int BM = 128, BN = 128, BK = 16, STAGES = 3, THREADS = 256, PAD = 4;
-constexpr int TILE = BK * (BM + PAD);  // floats of one operand tile (k-major, padded rows)
-constexpr std::size_t kSharedBytes = std::size_t(STAGES) * 2 * TILE * sizeof(float);
+constexpr int BK = 16, PAD = 4;
+
+// A tile configuration: block tile BM x BN (warp tiles of 64 x 32, so
+// BM / 64 x BN / 32 warps), a STAGES-deep ring. Registers are capped so
+// 512 threads fit an SM (two 256-thread blocks, four 128-thread ones).
+template <int BM_, int BN_, int STAGES_>
+struct Config {
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_;
+  static constexpr int WARPS_N = BN / 32, THREADS = (BM / 64) * WARPS_N * 32, MIN_BLOCKS = 512 / THREADS;
+  static constexpr int TILE_A = BK * (BM + PAD), TILE_B = BK * (BN + PAD);  // floats, k-major padded rows
+  static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(float);
+};
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 // dst <- 4 or 16 bytes at src, zero-filled when !ok (nothing is read).
@@ -46,18 +62,21 @@ __device__ __forceinline__ void wait_groups() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Copies one operand's BK x 128 tiles (rows r0 ... of i or j, k tile by k
+// Copies one operand's BK x R tiles (rows r0 ... of i or j, k tile by k
 // tile) into k-major shared tiles s[k][r], from per-thread state set once per
 // output tile, so a K step costs a pointer add and the predicates. kcontig:
 // element (r, k) at p[r * ld + k], else at p[k * ld + r]; `rows` and `K`
-// bound the valid range. A thread's copies: kcontig, 8 of 4 bytes at k =
-// tid % 16 and rows tid / 16 + 16 l (a warp reads 2 rows of 16 k: 64-byte
-// runs); vec, 2 of 16 bytes at rows k = tid / 32 + 8 l, 4 columns from
-// (tid % 32) * 4; otherwise 8 of 4 bytes at k = tid / 128 + 2 l, column
-// tid % 128.
-template <bool kcontig, bool vec>
+// bound the valid range. A thread's copies: kcontig, 4 bytes at k = tid % 16
+// and rows tid / 16 + (THREADS / 16) l (a warp reads 2 rows of 16 k: 64-byte
+// runs); vec, 16 bytes at rows k = tid / (R / 4) + l (THREADS / (R / 4)), 4
+// columns from (tid % (R / 4)) * 4; otherwise 4 bytes at k = tid / R + l
+// (THREADS / R), column tid % R.
+template <int R, int THREADS, bool kcontig, bool vec>
 struct TileLoader {
-  static constexpr int COPIES = kcontig || !vec ? 8 : 2;
+  static constexpr int PER_K = kcontig ? 16 : vec ? R / 4 : R;  // threads along one k row (kcontig: along r)
+  static constexpr int COPIES = kcontig ? R * 16 / THREADS : BK * PER_K / THREADS;
+  static_assert(COPIES >= 1 && (kcontig ? R % (THREADS / 16) == 0 : THREADS % PER_K == 0),
+                "tile copies must split evenly over the threads");
   const float* base;  // the operand (a valid address for zero-filled copies)
   const float* p;     // copy 0's element of the next k tile
   int64_t lstride;    // between a thread's copies
@@ -70,16 +89,17 @@ struct TileLoader {
       : base(a) {
     int r;
     if (kcontig) {
+      constexpr int rstep = THREADS / 16;
       r = tid / 16, k_of0 = tid % 16, k_dl = 0;
-      p = a + (r0 + r) * ld + k_of0, lstride = 16 * ld, step = BK;
-      s_of0 = k_of0 * (BM + PAD) + r, s_dl = 16;
+      p = a + (r0 + r) * ld + k_of0, lstride = rstep * ld, step = BK;
+      s_of0 = k_of0 * (R + PAD) + r, s_dl = rstep;
       ok_rows = 0;
-      for (int l = 0; l < COPIES; ++l) ok_rows |= unsigned(r0 + r + 16 * l < rows) << l;
+      for (int l = 0; l < COPIES; ++l) ok_rows |= unsigned(r0 + r + rstep * l < rows) << l;
     } else {
-      const int cols = vec ? 32 : 128, width = vec ? 4 : 1;
-      k_of0 = tid / cols, k_dl = THREADS / cols, r = (tid % cols) * width;
+      const int width = vec ? 4 : 1;
+      k_of0 = tid / PER_K, k_dl = THREADS / PER_K, r = (tid % PER_K) * width;
       p = a + int64_t(k_of0) * ld + r0 + r, lstride = int64_t(k_dl) * ld, step = BK * ld;
-      s_of0 = k_of0 * (BM + PAD) + r, s_dl = k_dl * (BM + PAD);
+      s_of0 = k_of0 * (R + PAD) + r, s_dl = k_dl * (R + PAD);
       ok_rows = r0 + r < rows ? ~0u : 0u;  // vec: rows is a multiple of 4, all four or none
     }
   }
@@ -98,15 +118,16 @@ struct TileLoader {
   }
 };
 
-template <Op op, bool vec>
-__global__ void __launch_bounds__(THREADS, 2)
+template <class Cfg, Op op, bool vec>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     pipelined_kernel(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ C,
                      float* __restrict__ D, int64_t M, int64_t N, int64_t K) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, THREADS = Cfg::THREADS;
   extern __shared__ __align__(16) float smem[];  // STAGES x (A tile, B tile)
   constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  // Warp tile (wm, wn) of 2 x 4; thread (ty, tx) of 8 x 4 inside it.
-  const int wm = warp / 4, wn = warp % 4, ty = lane / 4, tx = lane % 4;
+  // Warp tile (wm, wn) of BM / 64 x BN / 32; thread (ty, tx) of 8 x 4 inside it.
+  const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N, ty = lane / 4, tx = lane % 4;
   const int row0 = wm * 64 + ty * 4, col0 = wn * 32 + tx * 4;  // + {0, 32} rows, + {0, 16} columns
   const int64_t n0 = int64_t(blockIdx.x) * BN;
   const int64_t tiles_m = (M + BM - 1) / BM, ktiles = (K + BK - 1) / BK;
@@ -114,14 +135,14 @@ __global__ void __launch_bounds__(THREADS, 2)
 
   for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
     const int64_t m0 = tm * BM;
-    TileLoader<a_kcontig, vec> la(A, lda, m0, M, tid);
-    TileLoader<b_kcontig, vec> lb(B, ldb, n0, N, tid);
+    TileLoader<BM, THREADS, a_kcontig, vec> la(A, lda, m0, M, tid);
+    TileLoader<BN, THREADS, b_kcontig, vec> lb(B, ldb, n0, N, tid);
     // Tiles are issued in order, t = 0, 1, ...: each loader walks forward.
     auto issue = [&](int64_t t) {
       if (t < ktiles) {
-        float* s = smem + (t % STAGES) * 2 * TILE;
+        float* s = smem + (t % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
         la.load(s, t * BK, K);
-        lb.load(s + TILE, t * BK, K);
+        lb.load(s + Cfg::TILE_A, t * BK, K);
       }
       commit();  // an empty group past the end keeps the count the waits expect
     };
@@ -137,8 +158,8 @@ __global__ void __launch_bounds__(THREADS, 2)
       wait_groups<STAGES - 2>();  // tile t has landed (this thread's copies)
       __syncthreads();            // ... everyone's; and stage (t - 1) % STAGES is free
       issue(t + STAGES - 1);
-      const float* As = smem + (t % STAGES) * 2 * TILE;
-      const float* Bs = As + TILE;
+      const float* As = smem + (t % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
+      const float* Bs = As + Cfg::TILE_A;
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
         float a[8], b[8];
@@ -184,24 +205,60 @@ __global__ void __launch_bounds__(THREADS, 2)
   }
 }
 
-// Dynamic shared memory beyond 48 KB is opted into once per kernel (untimed:
-// from prepare() and bind()).
-void allow_shared() {
-  for (auto kernel : {pipelined_kernel<Op::AB, true>, pipelined_kernel<Op::AB, false>,
-                      pipelined_kernel<Op::AtB, true>, pipelined_kernel<Op::AtB, false>,
-                      pipelined_kernel<Op::ABtC, true>, pipelined_kernel<Op::ABtC, false>})
-    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
+// One tile configuration's kernels, by run-time op and vector path. Dynamic
+// shared memory beyond 48 KB is opted into once per kernel (untimed: from
+// prepare() and bind()).
+struct Tile {
+  const char* name;
+  void (*allow)();
+  void (*launch)(const Problem& p, bool vec, const float* a, const float* b, const float* c, float* d,
+                 cudaStream_t s);
+};
+
+template <class Cfg>
+Tile tile(const char* name) {
+  auto allow = [] {
+    for (auto kernel : {pipelined_kernel<Cfg, Op::AB, true>, pipelined_kernel<Cfg, Op::AB, false>,
+                        pipelined_kernel<Cfg, Op::AtB, true>, pipelined_kernel<Cfg, Op::AtB, false>,
+                        pipelined_kernel<Cfg, Op::ABtC, true>, pipelined_kernel<Cfg, Op::ABtC, false>})
+      PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kShared)));
+  };
+  auto launch = [](const Problem& p, bool vec, const float* a, const float* b, const float* c, float* d,
+                   cudaStream_t s) {
+    const dim3 grid(unsigned((p.n + Cfg::BN - 1) / Cfg::BN),
+                    unsigned(std::min<int64_t>((p.m + Cfg::BM - 1) / Cfg::BM, 65535)));
+    with_op(p.op, [&](auto op) {
+      auto kernel = vec ? pipelined_kernel<Cfg, op.value, true> : pipelined_kernel<Cfg, op.value, false>;
+      kernel<<<grid, Cfg::THREADS, Cfg::kShared, s>>>(a, b, c, d, p.m, p.n, p.k);
+    });
+  };
+  return {name, allow, launch};
+}
+
+// The configurations a tuning sweep chooses from (ci/tune-gemm); the first is
+// the default where the table has no choice (another GPU, a shape class the
+// sweep did not cover).
+const std::vector<Tile>& tiles() {
+  static const std::vector<Tile> list = {
+      tile<Config<128, 128, 3>>("128x128s3"), tile<Config<128, 128, 4>>("128x128s4"),
+      tile<Config<128, 128, 2>>("128x128s2"), tile<Config<128, 64, 3>>("128x64s3"),
+      tile<Config<64, 128, 3>>("64x128s3"),   tile<Config<256, 128, 3>>("256x128s3"),
+  };
+  return list;
 }
 
 template <class T>
 class CudaPipelined final : public DeviceVariant<T> {
  public:
+  explicit CudaPipelined(int tile) : forced_(tile) {}
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
   }
   void bind_device() override {
-    if (std::is_same<T, float>::value) allow_shared();
+    if (std::is_same<T, float>::value)
+      for (const auto& t : tiles()) t.allow();
+    sm_ = device_sm();
   }
   Support supports(const Problem&) const override {
     if (!std::is_same<T, float>::value)
@@ -215,25 +272,33 @@ class CudaPipelined final : public DeviceVariant<T> {
       auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
       const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned(a) && aligned(b) &&
                        aligned(c) && aligned(d);
-      const dim3 grid(unsigned((p.n + BN - 1) / BN), unsigned(std::min<int64_t>((p.m + BM - 1) / BM, 65535)));
-      auto s = this->s();
-      with_op(p.op, [&](auto op) {
-        auto kernel = vec ? pipelined_kernel<op.value, true> : pipelined_kernel<op.value, false>;
-        kernel<<<grid, THREADS, kSharedBytes, s>>>(a, b, c, d, p.m, p.n, p.k);
-      });
+      tiles()[choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_)].launch(
+          p, vec, a, b, c, d, this->s());
       PB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("CUDA.Pipelined is a float kernel: " + p.str());
     }
   }
+
+ private:
+  int forced_, sm_ = 0;
 };
 }  // namespace
 
-template <class T>
-std::unique_ptr<Variant<T>> make_cuda_pipelined() {
-  return std::make_unique<CudaPipelined<T>>();
+const std::vector<std::string>& pipelined_tiles() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& t : tiles()) out.push_back(t.name);
+    return out;
+  }();
+  return names;
 }
-template std::unique_ptr<Variant<float>> make_cuda_pipelined();
-template std::unique_ptr<Variant<double>> make_cuda_pipelined();
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cuda_pipelined(int tile) {
+  return std::make_unique<CudaPipelined<T>>(tile);
+}
+template std::unique_ptr<Variant<float>> make_cuda_pipelined(int);
+template std::unique_ptr<Variant<double>> make_cuda_pipelined(int);
 
 }  // namespace pb::gemm

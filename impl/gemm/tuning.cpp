@@ -1,0 +1,45 @@
+#include "gemm/tuning.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace pb::gemm {
+
+const std::vector<TunedTile>& tuned_table(int sm) {
+  static const std::vector<TunedTile> sm90 = {
+#include "gemm/tuned_sm90.inc"
+  };
+  static const std::vector<TunedTile> none;
+  return sm == 90 ? sm90 : none;
+}
+
+std::string tuned_tile(const std::vector<TunedTile>& table, const std::string& variant, const Problem& p,
+                       const std::string& type) {
+  const double want = std::log2(double(p.m)) + std::log2(double(p.n)) + std::log2(double(p.k));
+  const TunedTile* best = nullptr;
+  double best_gap = 0;
+  for (const auto& t : table) {
+    if (variant != t.variant || type != t.type || std::string(to_string(p.op)) != t.op) continue;
+    const double gap =
+        std::fabs(std::log2(double(t.m)) + std::log2(double(t.n)) + std::log2(double(t.k)) - want);
+    if (!best || gap < best_gap) best = &t, best_gap = gap;
+  }
+  return best ? best->tile : "";
+}
+
+int choose_tile(const char* variant, const std::vector<std::string>& names, int forced, const Problem& p,
+                const std::string& type, int sm) {
+  if (forced >= 0) {
+    if (forced >= int(names.size()))
+      throw std::logic_error(std::string(variant) + " has no tile configuration " + std::to_string(forced));
+    return forced;
+  }
+  const auto tile = tuned_tile(tuned_table(sm), variant, p, type);
+  if (tile.empty()) return 0;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == tile) return int(i);
+  throw std::logic_error("the sm_" + std::to_string(sm) + " tuning table names tile " + tile + " that " +
+                         variant + " does not have (rerun ci/tune-gemm)");
+}
+
+}  // namespace pb::gemm

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Writes the GEMM tile table from a tuning sweep.
+
+    plots/with-python plots/gemm_tune.py SWEEP.json [--out FILE] [--summary FILE.md]
+
+SWEEP.json is bench's output with --gemm-tile (ci/tune-gemm runs it): the
+tunable kernels once per tile configuration, each instance's run name ending
+in tile:<name>. For every (variant, op, type, M, N, K) the configuration with
+the shortest median time over the passed repetitions wins; an instance whose
+any repetition failed or was incorrect takes no part. The table is written as
+C++ initializer rows for impl/gemm/tuning.cpp, to FILE (default
+impl/gemm/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability), and
+a Markdown summary (each shape's winner, its time, and the default
+configuration's) is printed or written to --summary.
+
+Exit status: 0 written; 1 the sweep has no tile entries or a group has no
+passed configuration; 2 a bad command line or unreadable file.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbjson  # noqa: E402
+
+TOOL = "gemm_tune"
+
+
+def choose(run):
+    """{(variant, op, type, m, n, k): [(median seconds, tile), ...] fastest first}, and the failed instances."""
+    times, failed = {}, set()
+    for e in run.entries:
+        args = e.run.args
+        if e.run.family != "GEMM" or "tile" not in args or e.aggregate:
+            continue
+        key = (e.run.variant, args.get("op"), args.get("type"), int(args["M"]), int(args["N"]), int(args["K"]))
+        tile = args["tile"]
+        if e.disposition != "passed":
+            if e.is_error:
+                failed.add((key, tile))
+            continue
+        times.setdefault(key, {}).setdefault(tile, []).append(e.seconds())
+    table = {}
+    for key, by_tile in times.items():
+        ranked = sorted((statistics.median(ts), tile) for tile, ts in by_tile.items() if (key, tile) not in failed)
+        table[key] = ranked
+    for key, tile in failed:
+        table.setdefault(key, [])
+    return table, sorted(failed)
+
+
+def sm_of(run):
+    cc = str(run.context.get("gpu_compute_capability", ""))
+    parts = cc.split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return parts[0] + parts[1]
+
+
+def render(table, source, gpu):
+    lines = ["// Written by plots/gemm_tune.py from %s (%s); rerun ci/tune-gemm to change." % (source, gpu),
+             "// variant, op, type, M, N, K, fastest tile configuration"]
+    for key in sorted(table):
+        variant, op, typ, m, n, k = key
+        lines.append('{"%s", "%s", "%s", %d, %d, %d, "%s"},' % (variant, op, typ, m, n, k, table[key][0][1]))
+    return "\n".join(lines) + "\n"
+
+
+def summary(table, defaults):
+    out = ["| variant | op | type | M x N x K | fastest tile | ms | default tile | ms | gain |",
+           "| --- | --- | --- | --- | --- | ---: | --- | ---: | ---: |"]
+    for key in sorted(table):
+        variant, op, typ, m, n, k = key
+        best_t, best = table[key][0]
+        d = defaults.get(variant)
+        d_t = next((t for t, name in table[key] if name == d), None)
+        gain = "%.3f" % (d_t / best_t) if d_t else "-"
+        out.append("| %s | %s | %s | %dx%dx%d | %s | %.3f | %s | %s | %s |" % (
+            variant, op, typ, m, n, k, best, best_t * 1e3, d or "-", "%.3f" % (d_t * 1e3) if d_t else "-", gain))
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog=TOOL, description=__doc__.split("\n\n")[0])
+    ap.add_argument("sweep")
+    ap.add_argument("--out", help="the table file (default impl/gemm/tuned_sm<NN>.inc)")
+    ap.add_argument("--summary", help="write the Markdown summary here instead of stdout")
+    ap.add_argument("--default", action="append", default=[], metavar="VARIANT=TILE",
+                    help="the configuration a kernel runs without a table, for the summary's gain column")
+    a = ap.parse_args(argv)
+    run = pbjson.load_or_exit(a.sweep, TOOL)
+    table, failed = choose(run)
+    for key, tile in failed:
+        print("%s: %s %s %s %dx%dx%d tile %s failed; left out" % ((TOOL,) + key[:3] + key[3:] + (tile,)),
+              file=sys.stderr)
+    if not table:
+        print("%s: %s has no GEMM entries with a tile: argument (was bench run with --gemm-tile?)"
+              % (TOOL, a.sweep), file=sys.stderr)
+        return 1
+    empty = [k for k, v in table.items() if not v]
+    if empty:
+        print("%s: no configuration passed for %s %s %s %dx%dx%d" % ((TOOL,) + empty[0][:3] + empty[0][3:]),
+              file=sys.stderr)
+        return 1
+    sm = sm_of(run)
+    out = a.out
+    if out is None:
+        if sm is None:
+            print("%s: %s names no gpu_compute_capability; give --out" % (TOOL, a.sweep), file=sys.stderr)
+            return 2
+        out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "impl", "gemm", "tuned_sm%s.inc" % sm)
+    defaults = {}
+    for d in a.default:
+        if "=" not in d:
+            print("%s: --default takes VARIANT=TILE, not %r" % (TOOL, d), file=sys.stderr)
+            return 2
+        v, t = d.split("=", 1)
+        defaults[v] = t
+    gpu = run.context.get("gpu", "an unnamed GPU")
+    with open(out, "w") as f:
+        f.write(render(table, os.path.basename(a.sweep), "%s, sm_%s" % (gpu, sm or "?")))
+    text = summary(table, defaults)
+    if a.summary:
+        with open(a.summary, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    print("%s: %d choices written to %s" % (TOOL, len(table), os.path.normpath(out)), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
