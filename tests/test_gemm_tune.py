@@ -54,8 +54,8 @@ class GemmTune(unittest.TestCase):
             entry("CUDA.Pipelined", "c", 1.0e-3, op="AtB", error="incorrect: 3 of 9 elements"),
             entry("CUDA.Pipelined", "b", 3.0e-3, op="AtB"),
             # f64 on another variant, and an entry without a tile (ignored)
-            entry("CUDA.DMMA", "x", 4.0e-3, typ="f64", size=2048), entry("CUDA.DMMA", "y", 5.0e-3, typ="f64",
-                                                                          size=2048),
+            entry("CUDA.DMMA", "x", 4.0e-3, typ="f64", size=2048),
+            entry("CUDA.DMMA", "y", 5.0e-3, typ="f64", size=2048),
             entry("cuBLAS", None, 0.5e-3),
         ])
         p, table = self.run_tool(doc, "--default", "CUDA.Pipelined=b")
