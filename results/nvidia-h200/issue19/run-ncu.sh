@@ -12,15 +12,21 @@ echo "build exit $?"
 sections=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis
   --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats
   --section InstructionStats)
-for op in AB AtB ABtC; do
+for op in ${OPS:-AB AtB ABtC}; do
   for v in CUDA.Pipelined cuBLAS; do
-    timeout 120 ncu --launch-skip 2 --launch-count 1 "${sections[@]}" build/gpu/bench --gemm-shapes=4096 \
+    kernel=regex:pipelined_kernel
+    [[ $v == cuBLAS ]] && kernel=regex:gemm
+    timeout 120 ncu -k "$kernel" --launch-skip 2 --launch-count 1 "${sections[@]}" build/gpu/bench --gemm-shapes=4096 \
       --gemm-op=$op --precision=f32 "--benchmark_filter=^GEMM/$v/" --benchmark_min_time=0.01 --no-progress \
       > "$OUT/ncu-$v-$op.txt" 2>&1
     echo "ncu $v $op exit $?"
   done
 done
-PARBENCH_REQUIRE_GPU=1 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 3 --print-limit 20 \
-  build/gpu/tests/parbench_tests --gtest_filter='Registry/GemmVariants.*DMMA*f64*:Registry/GemmVariants.*WGMMA*' \
-  > "$OUT/racecheck.log" 2>&1
-echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$OUT/racecheck.log" | tail -3
+# Racecheck is slow (about 30-70 s a test): one process per kernel family.
+for part in DMMA WGMMA; do
+  filter='Registry/GemmVariants.*DMMA*f64*'
+  [[ $part == WGMMA ]] && filter='Registry/GemmVariants.*WGMMA*'
+  PARBENCH_REQUIRE_GPU=1 timeout 290 compute-sanitizer --tool racecheck --error-exitcode 3 --print-limit 20 \
+    build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/racecheck-$part.log" 2>&1
+  echo "racecheck $part exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$OUT/racecheck-$part.log" | tail -3
+done
