@@ -23,7 +23,7 @@ for op in ${OPS:-AB AtB ABtC}; do
   done
 done
 # Racecheck is slow (about 30-70 s a test): one process per kernel family.
-for part in DMMA WGMMA; do
+for part in ${RACE:-DMMA WGMMA}; do
   filter='Registry/GemmVariants.*DMMA*f64*'
   [[ $part == WGMMA ]] && filter='Registry/GemmVariants.*WGMMA*'
   PARBENCH_REQUIRE_GPU=1 timeout 290 compute-sanitizer --tool racecheck --error-exitcode 3 --print-limit 20 \
