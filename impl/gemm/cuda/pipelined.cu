@@ -35,13 +35,18 @@ namespace {
 
 constexpr int BK = 16, PAD = 4;
 
-// A tile configuration: block tile BM x BN (warp tiles of 64 x 32, so
-// BM / 64 x BN / 32 warps), a STAGES-deep ring. Registers are capped so
-// 512 threads fit an SM (two 256-thread blocks, four 128-thread ones).
-template <int BM_, int BN_, int STAGES_>
+// A tile configuration: block tile BM x BN of warp tiles 64 x WN (so BM / 64
+// x BN / WN warps), a STAGES-deep ring. A thread owns 8 x WN / 4 outputs:
+// WN = 32, 64 floats of accumulators and registers capped so 512 threads
+// fit an SM (two 256-thread blocks, four 128-thread ones); WN = 64, 128
+// accumulators, twice the multiply-adds per shared load, up to 255 registers
+// and one block an SM (cuBLAS SGEMM's shape on sm_90: ncu in
+// results/nvidia-h200/issue19/ncu-run2).
+template <int BM_, int BN_, int STAGES_, int WN_ = 32>
 struct Config {
-  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_;
-  static constexpr int WARPS_N = BN / 32, THREADS = (BM / 64) * WARPS_N * 32, MIN_BLOCKS = 512 / THREADS;
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, WN = WN_, TN = WN / 4;  // TN: a thread's columns
+  static constexpr int WARPS_N = BN / WN, THREADS = (BM / 64) * WARPS_N * 32;
+  static constexpr int MIN_BLOCKS = WN == 32 ? 512 / THREADS : 1;
   static constexpr int TILE_A = BK * (BM + PAD), TILE_B = BK * (BN + PAD);  // floats, k-major padded rows
   static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(float);
 };
@@ -126,9 +131,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
   extern __shared__ __align__(16) float smem[];  // STAGES x (A tile, B tile)
   constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  // Warp tile (wm, wn) of BM / 64 x BN / 32; thread (ty, tx) of 8 x 4 inside it.
+  constexpr int TN = Cfg::TN;
+  // Warp tile (wm, wn) of BM / 64 x BN / WN; thread (ty, tx) of 8 x 4 inside it.
   const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N, ty = lane / 4, tx = lane % 4;
-  const int row0 = wm * 64 + ty * 4, col0 = wn * 32 + tx * 4;  // + {0, 32} rows, + {0, 16} columns
+  const int row0 = wm * 64 + ty * 4, col0 = wn * Cfg::WN + tx * 4;  // + {0, 32} rows, + 16 g columns
   const int64_t n0 = int64_t(blockIdx.x) * BN;
   const int64_t tiles_m = (M + BM - 1) / BM, ktiles = (K + BK - 1) / BK;
   const int64_t lda = a_kcontig ? K : M, ldb = b_kcontig ? K : N;
@@ -146,11 +152,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
       }
       commit();  // an empty group past the end keeps the count the waits expect
     };
-    float acc[8][8];
+    float acc[8][TN];
 #pragma unroll
     for (int r = 0; r < 8; ++r)
 #pragma unroll
-      for (int c = 0; c < 8; ++c) acc[r][c] = 0.f;
+      for (int c = 0; c < TN; ++c) acc[r][c] = 0.f;
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) issue(s);
@@ -162,19 +168,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
       const float* Bs = As + Cfg::TILE_A;
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
-        float a[8], b[8];
+        float a[8], b[TN];
         const float4 a0 = *reinterpret_cast<const float4*>(As + k * (BM + PAD) + row0);
         const float4 a1 = *reinterpret_cast<const float4*>(As + k * (BM + PAD) + row0 + 32);
-        const float4 b0 = *reinterpret_cast<const float4*>(Bs + k * (BN + PAD) + col0);
-        const float4 b1 = *reinterpret_cast<const float4*>(Bs + k * (BN + PAD) + col0 + 16);
         a[0] = a0.x, a[1] = a0.y, a[2] = a0.z, a[3] = a0.w, a[4] = a1.x, a[5] = a1.y, a[6] = a1.z,
         a[7] = a1.w;
-        b[0] = b0.x, b[1] = b0.y, b[2] = b0.z, b[3] = b0.w, b[4] = b1.x, b[5] = b1.y, b[6] = b1.z,
-        b[7] = b1.w;
+#pragma unroll
+        for (int g = 0; g < TN / 4; ++g) {
+          const float4 bg = *reinterpret_cast<const float4*>(Bs + k * (BN + PAD) + col0 + 16 * g);
+          b[4 * g] = bg.x, b[4 * g + 1] = bg.y, b[4 * g + 2] = bg.z, b[4 * g + 3] = bg.w;
+        }
 #pragma unroll
         for (int r = 0; r < 8; ++r)
 #pragma unroll
-          for (int c = 0; c < 8; ++c) acc[r][c] += a[r] * b[c];
+          for (int c = 0; c < TN; ++c) acc[r][c] += a[r] * b[c];
       }
     }
     wait_groups<0>();
@@ -185,7 +192,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
       const int64_t i = m0 + row0 + (r / 4) * 32 + (r % 4);
       if (i >= M) continue;
 #pragma unroll
-      for (int g = 0; g < 2; ++g) {
+      for (int g = 0; g < TN / 4; ++g) {
         const int64_t j = n0 + col0 + g * 16;
         float out[4];
 #pragma unroll
@@ -240,9 +247,11 @@ Tile tile(const char* name) {
 // sweep did not cover).
 const std::vector<Tile>& tiles() {
   static const std::vector<Tile> list = {
-      tile<Config<128, 128, 3>>("128x128s3"), tile<Config<128, 128, 4>>("128x128s4"),
-      tile<Config<128, 128, 2>>("128x128s2"), tile<Config<128, 64, 3>>("128x64s3"),
-      tile<Config<64, 128, 3>>("64x128s3"),   tile<Config<256, 128, 3>>("256x128s3"),
+      tile<Config<128, 128, 3>>("128x128s3"),        tile<Config<128, 128, 4>>("128x128s4"),
+      tile<Config<128, 128, 2>>("128x128s2"),        tile<Config<128, 64, 3>>("128x64s3"),
+      tile<Config<64, 128, 3>>("64x128s3"),          tile<Config<256, 128, 3>>("256x128s3"),
+      tile<Config<256, 128, 3, 64>>("256x128w64s3"), tile<Config<128, 256, 3, 64>>("128x256w64s3"),
+      tile<Config<128, 128, 3, 64>>("128x128w64s3"), tile<Config<256, 128, 4, 64>>("256x128w64s4"),
   };
   return list;
 }

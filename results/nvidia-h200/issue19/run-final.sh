@@ -10,9 +10,12 @@ OUT=${1:?usage: run-final.sh OUT}
 mkdir -p "$OUT"
 cmake --build build/gpu -j "$(nproc)" > "$OUT/build.log" 2>&1
 echo "build exit $?"
-filter='Registry/GemmVariants.*DMMA*f64*:Registry/GemmVariants.*WGMMA*:Registry/GemmVariants.*Pipelined*f32*'
+# memcheck on every new kernel; racecheck (slow) on CUDA.Pipelined's tiles
+# (run-ncu.sh ran it on DMMA and WGMMA).
 for tool in memcheck racecheck; do
-  PARBENCH_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
+  filter='Registry/GemmVariants.*DMMA*f64*:Registry/GemmVariants.*WGMMA*:Registry/GemmVariants.*Pipelined*f32*'
+  [[ $tool == racecheck ]] && filter='Registry/GemmVariants.*Pipelined*f32*'
+  PARBENCH_REQUIRE_GPU=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
     build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
 done
