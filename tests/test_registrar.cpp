@@ -362,3 +362,18 @@ TEST(Registrar, ACeilingTakesAtLeastFiveRunsAndTheBest) {
 }
 
 }  // namespace
+
+// Every axis a knob adds to an instance (its counter in the JSON) is a
+// declared counter, so the schema check accepts it (the gpus axis was not).
+TEST(Registrar, EveryKnobAxisIsADeclaredCounter) {
+  for (Knob knob : {Knob::None, Knob::Threads, Knob::Block, Knob::BlockShape, Knob::Gpus}) {
+    RunName name{"F", "V", {}};
+    RegisterOptions ro;
+    Knobs k;
+    k.threads = 2, k.block = 16, k.block_y = 8, k.gpus = 2;
+    add_knob(knob, k, name, ro);
+    EXPECT_EQ(ro.axes.empty(), knob == Knob::None);
+    for (const auto& axis : ro.axes)
+      EXPECT_TRUE(declared_counters().count(axis.first)) << axis.first << " is not declared";
+  }
+}

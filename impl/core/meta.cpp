@@ -51,6 +51,7 @@ std::map<std::string, CounterInfo>& counters() {
       {"block_x", {CounterKind::Knob, ""}},
       {"block_y", {CounterKind::Knob, ""}},
       {"ranks", {CounterKind::Knob, ""}},
+      {"gpus", {CounterKind::Knob, ""}},
       {"sm_clock_min_mhz", {CounterKind::Clock, "MHz"}},
       {"sm_clock_max_mhz", {CounterKind::Clock, "MHz"}},
       {"sm_clock_limit_mhz", {CounterKind::Clock, "MHz"}},
