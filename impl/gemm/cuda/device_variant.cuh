@@ -2,8 +2,11 @@
 // Shared part of the CUDA GEMM variants: operands uploaded once in prepare(),
 // output poisoned with 0xFF bytes (a NaN in float and double) so an unwritten
 // element fails verification, and the variant's own non-blocking stream.
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/cuda/buffer.cuh"
 #include "gemm/gemm.hpp"
@@ -56,6 +59,18 @@ class DeviceVariant : public Variant<T> {
   std::unique_ptr<Stream> stream_;
   DeviceBuffer<T> a_, b_, c_, d_;  // d_ is the output (C of AB / AtB, D of ABtC)
 };
+
+// Whether q may be read or written 16 bytes at a time.
+inline bool aligned16(const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; }
+
+// The names of a tunable kernel's tile configurations (anything with .name),
+// in order: what --gemm-tile and the tuned table call them (gemm/tuning.hpp).
+template <class Tiles>
+std::vector<std::string> tile_names(const Tiles& tiles) {
+  std::vector<std::string> out;
+  for (const auto& t : tiles) out.push_back(t.name);
+  return out;
+}
 
 // The current device's compute capability as major * 10 + minor (90: sm_90).
 inline int device_sm() {

@@ -293,9 +293,8 @@ class CudaDmma final : public DeviceVariant<T> {
     if constexpr (std::is_same<T, double>::value) {
       // Two-double copies and stores need every leading dimension the kernel
       // copies along, and N, even, and 16-byte aligned operands.
-      auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
       const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
-      const bool vec = ld_even && aligned(a) && aligned(b) && aligned(c) && aligned(d);
+      const bool vec = ld_even && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
       tiles()[choose_tile("CUDA.DMMA", dmma_tiles(), forced_, p, "f64", sm_)].launch(p, vec, a, b, c, d,
                                                                                      this->s());
       PB_CUDA_LAUNCHED();
@@ -310,11 +309,7 @@ class CudaDmma final : public DeviceVariant<T> {
 }  // namespace
 
 const std::vector<std::string>& dmma_tiles() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& t : tiles()) out.push_back(t.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = tile_names(tiles());
   return names;
 }
 

@@ -278,9 +278,8 @@ class CudaPipelined final : public DeviceVariant<T> {
     if constexpr (std::is_same<T, float>::value) {
       // 16-byte copies of i- or j-contiguous rows and 16-byte stores of D need
       // rows of a multiple of 4 floats and 16-byte aligned operands.
-      auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-      const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned(a) && aligned(b) &&
-                       aligned(c) && aligned(d);
+      const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned16(a) && aligned16(b) &&
+                       aligned16(c) && aligned16(d);
       tiles()[choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_)].launch(
           p, vec, a, b, c, d, this->s());
       PB_CUDA_LAUNCHED();
@@ -295,11 +294,7 @@ class CudaPipelined final : public DeviceVariant<T> {
 }  // namespace
 
 const std::vector<std::string>& pipelined_tiles() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& t : tiles()) out.push_back(t.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = tile_names(tiles());
   return names;
 }
 

@@ -237,9 +237,8 @@ class CudaRegBlock final : public DeviceVariant<T> {
     // vector width and 16-byte aligned operands (rows then start aligned;
     // cudaMalloc aligns a buffer's base, a caller's pointer may be inside one).
     constexpr int VEC = Cfg<T>::VEC;
-    auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     const bool vec = (p.k % VEC == 0) && (p.n % VEC == 0) && (p.op != Op::AtB || p.m % VEC == 0) &&
-                     aligned(a) && aligned(b) && aligned(c) && aligned(d);
+                     aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
     if (vec)
       dispatch<true>(p, a, b, c, d);
     else
