@@ -9,8 +9,9 @@ in tile:<name>. For every (variant, op, type, M, N, K) the configuration with
 the shortest median time over the passed repetitions wins; an instance whose
 any repetition failed or was incorrect takes no part. The table is written as
 C++ initializer rows for impl/gemm/tuning.cpp, to FILE (default
-impl/gemm/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability), and
-a Markdown summary (each shape's winner, its time, and the default
+impl/gemm/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability): the
+sweep's (variant, op, type) groups replace theirs, the file's other rows
+stay. A Markdown summary (each shape's winner, its time, and the default
 configuration's) is printed or written to --summary.
 
 Exit status: 0 written; 1 the sweep has no tile entries or a group has no
@@ -18,6 +19,7 @@ passed configuration; 2 a bad command line or unreadable file.
 """
 import argparse
 import os
+import re
 import statistics
 import sys
 
@@ -36,11 +38,12 @@ def choose(run):
             continue
         key = (e.run.variant, args.get("op"), args.get("type"), int(args["M"]), int(args["N"]), int(args["K"]))
         tile = args["tile"]
-        if e.disposition != "passed":
-            if e.is_error:
+        seconds = e.seconds() if e.disposition == "passed" else None
+        if seconds is None:
+            if e.is_error or e.disposition == "passed":  # a passed entry without a finite time: not usable
                 failed.add((key, tile))
             continue
-        times.setdefault(key, {}).setdefault(tile, []).append(e.seconds())
+        times.setdefault(key, {}).setdefault(tile, []).append(seconds)
     table = {}
     for key, by_tile in times.items():
         ranked = sorted((statistics.median(ts), tile) for tile, ts in by_tile.items() if (key, tile) not in failed)
@@ -58,12 +61,30 @@ def sm_of(run):
     return parts[0] + parts[1]
 
 
-def render(table, source, gpu):
+ROW = re.compile(r'^\{"([^"]+)", "([^"]+)", "([^"]+)", (\d+), (\d+), (\d+), "([^"]+)"\},$')
+
+
+def read_rows(path):
+    """The rows of an existing table: {(variant, op, type, m, n, k): tile}; {} when there is none."""
+    rows = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = ROW.match(line.strip())
+                if m:
+                    g = m.groups()
+                    rows[(g[0], g[1], g[2], int(g[3]), int(g[4]), int(g[5]))] = g[6]
+    except FileNotFoundError:
+        pass
+    return rows
+
+
+def render(rows, source, gpu):
     lines = ["// Written by plots/gemm_tune.py from %s (%s); rerun ci/tune-gemm to change." % (source, gpu),
              "// variant, op, type, M, N, K, fastest tile configuration"]
-    for key in sorted(table):
+    for key in sorted(rows):
         variant, op, typ, m, n, k = key
-        lines.append('{"%s", "%s", "%s", %d, %d, %d, "%s"},' % (variant, op, typ, m, n, k, table[key][0][1]))
+        lines.append('{"%s", "%s", "%s", %d, %d, %d, "%s"},' % (variant, op, typ, m, n, k, rows[key]))
     return "\n".join(lines) + "\n"
 
 
@@ -118,15 +139,27 @@ def main(argv=None):
         v, t = d.split("=", 1)
         defaults[v] = t
     gpu = run.context.get("gpu", "an unnamed GPU")
-    with open(out, "w") as f:
-        f.write(render(table, os.path.basename(a.sweep), "%s, sm_%s" % (gpu, sm or "?")))
+    # The sweep replaces the rows of the (variant, op, type) groups it
+    # measured; the table's other rows (a sweep of one variant, say) stay.
+    rows = read_rows(out)
+    swept = {key[:3] for key in table}
+    rows = {key: tile for key, tile in rows.items() if key[:3] not in swept}
+    kept = len(rows)
+    rows.update({key: ranked[0][1] for key, ranked in table.items()})
     text = summary(table, defaults)
-    if a.summary:
-        with open(a.summary, "w") as f:
-            f.write(text)
-    else:
+    try:
+        with open(out, "w") as f:
+            f.write(render(rows, os.path.basename(a.sweep), "%s, sm_%s" % (gpu, sm or "?")))
+        if a.summary:
+            with open(a.summary, "w") as f:
+                f.write(text)
+    except OSError as e:
+        print("%s: cannot write %s: %s" % (TOOL, e.filename, e.strerror), file=sys.stderr)
+        return 2
+    if not a.summary:
         sys.stdout.write(text)
-    print("%s: %d choices written to %s" % (TOOL, len(table), os.path.normpath(out)), file=sys.stderr)
+    print("%s: %d choices written to %s (%d other rows kept)" % (TOOL, len(table), os.path.normpath(out), kept),
+          file=sys.stderr)
     return 0
 
 

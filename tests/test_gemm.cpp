@@ -23,6 +23,13 @@
 using namespace pb;
 using namespace pb::gemm;
 
+#ifdef PARBENCH_WITH_CUDA
+namespace pb::gemm {
+const std::vector<std::string>& pipelined_tiles();  // gemm/cuda/pipelined.cu
+const std::vector<std::string>& dmma_tiles();       // gemm/cuda/dmma.cu
+}  // namespace pb::gemm
+#endif
+
 namespace {
 
 struct Shape {
@@ -67,6 +74,24 @@ std::vector<Case_> all_cases() {
           out.push_back({e.name, k, op, f64, label});
         }
       }
+#ifdef PARBENCH_WITH_CUDA
+  // Every tile configuration of the tunable kernels, forced: on these small
+  // shapes the tuned table picks only some of them.
+  for (bool f64 : {false, true}) {
+    const char* variant = f64 ? "CUDA.DMMA" : "CUDA.Pipelined";
+    const auto& names = f64 ? dmma_tiles() : pipelined_tiles();
+    for (Op op : {Op::AB, Op::AtB, Op::ABtC})
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        Knobs k;
+        k.tile = int(i);
+        std::string label =
+            std::string(variant) + "_" + to_string(op) + (f64 ? "_f64" : "_f32") + "_tile" + names[i];
+        for (auto& c : label)
+          if (c == '.') c = '_';
+        out.push_back({variant, k, op, f64, label});
+      }
+  }
+#endif
   for (Precision prec : {Precision::TF32, Precision::BF16})
     for (Op op : {Op::AB, Op::AtB, Op::ABtC})
       for (const auto& e : tensor_registry()) {
@@ -95,8 +120,9 @@ void check_variant(const Case_& c) {
   const auto& e = find<T>(c.variant, c.prec);
   if (e.backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
   // A variant may refuse one precision as a whole (CUDA.Pipelined is a float
-  // kernel, CUDA.DMMA a double one) when it runs the other, never some shapes
-  // of a precision.
+  // kernel, CUDA.DMMA a double one) when it runs the other, and a kernel for
+  // a newer GPU everything ("needs sm_90..."), never some shapes of a
+  // precision.
   int refused = 0;
   std::string reason;
   for (const auto& s : kShapes) {
@@ -115,6 +141,8 @@ void check_variant(const Case_& c) {
     EXPECT_TRUE(r.passed) << c.label << " " << p.str() << ": " << r.message;
     EXPECT_EQ(r.method, "full") << "test shapes are small enough for a full check";
   }
+  if (refused == int(std::size(kShapes)) && reason.find("needs sm_") == 0)
+    GTEST_SKIP() << c.label << ": not for this GPU: " << reason;
   if (refused == int(std::size(kShapes)) && c.prec == Precision::Native) {
     using Other = std::conditional_t<std::is_same<T, float>::value, double, float>;
     const Problem first{c.op, kShapes[0].m, kShapes[0].n, kShapes[0].k};
@@ -227,12 +255,6 @@ TEST(GemmTuning, NearestSweptShapeChoosesAndForcedOrStaleTilesAreHandled) {
 }
 
 #ifdef PARBENCH_WITH_CUDA
-}  // namespace
-namespace pb::gemm {
-const std::vector<std::string>& pipelined_tiles();
-const std::vector<std::string>& dmma_tiles();
-}  // namespace pb::gemm
-namespace {
 // Every configuration the committed sm_90 table names exists in its kernel.
 TEST(GemmTuning, TheCommittedTableNamesOnlyTilesTheKernelsHave) {
   for (const auto& t : tuned_table(90)) {

@@ -71,6 +71,29 @@ class GemmTune(unittest.TestCase):
         # summary: a (2.0 ms) against the default b (2.5 ms): gain 1.250
         self.assertIn("| CUDA.Pipelined | AB | f32 | 1024x1024x1024 | a | 2.000 | b | 2.500 | 1.250 |", p.stdout)
 
+    def test_a_sweep_replaces_its_groups_rows_and_keeps_the_others(self):
+        d = tempfile.mkdtemp()
+        out = os.path.join(d, "table.inc")
+        with open(out, "w") as f:
+            f.write('// old\n{"CUDA.DMMA", "AB", "f64", 1024, 1024, 1024, "old"},\n'
+                    '{"CUDA.Pipelined", "AB", "f32", 4096, 4096, 4096, "stale"},\n')
+        path = os.path.join(d, "sweep.json")
+        with open(path, "w") as f:
+            json.dump(sweep([entry("CUDA.Pipelined", "new", 1e-3)]), f)
+        p = subprocess.run([sys.executable, TOOL, path, "--out", out], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            rows = [ln for ln in f.read().splitlines() if ln.startswith("{")]
+        self.assertEqual(rows, ['{"CUDA.DMMA", "AB", "f64", 1024, 1024, 1024, "old"},',
+                                '{"CUDA.Pipelined", "AB", "f32", 1024, 1024, 1024, "new"},'])
+        self.assertIn("1 other rows kept", p.stderr)
+        # an unwritable table: one line, exit 2
+        p = subprocess.run([sys.executable, TOOL, path, "--out", os.path.join(d, "no", "such", "dir", "t.inc")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cannot write", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+
     def test_a_sweep_without_tiles_or_with_only_failures_is_an_error(self):
         p, table = self.run_tool(sweep([entry("cuBLAS", None, 1e-3)]))
         self.assertEqual(p.returncode, 1)

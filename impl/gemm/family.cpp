@@ -1,5 +1,6 @@
 // GEMM axes: operation x precision x shape x variant x (threads | block).
-// Run names: GEMM/<variant>/op:<op>/type:<f32|f64|tf32|bf16>/M:<m>/N:<n>/K:<k>[/threads:<t>|/block:<b>]
+// Run names:
+// GEMM/<variant>/op:<op>/type:<f32|f64|tf32|bf16>/M:<m>/N:<n>/K:<k>[/tile:<name>][/threads:<t>|/block:<b>]
 // (tf32 and bf16: the tensor-core variants of tensor_registry())
 #include "core/family.hpp"
 

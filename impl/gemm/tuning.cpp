@@ -5,12 +5,43 @@
 
 namespace pb::gemm {
 
+// One table a GPU generation, each compiled in when ci/tune-gemm has written
+// it (impl/gemm/tuned_sm<NN>.inc; a new generation needs its line here).
 const std::vector<TunedTile>& tuned_table(int sm) {
-  static const std::vector<TunedTile> sm90 = {
-#include "gemm/tuned_sm90.inc"
-  };
   static const std::vector<TunedTile> none;
-  return sm == 90 ? sm90 : none;
+#if __has_include("gemm/tuned_sm80.inc")
+  if (sm == 80) {
+    static const std::vector<TunedTile> t = {
+#include "gemm/tuned_sm80.inc"
+    };
+    return t;
+  }
+#endif
+#if __has_include("gemm/tuned_sm89.inc")
+  if (sm == 89) {
+    static const std::vector<TunedTile> t = {
+#include "gemm/tuned_sm89.inc"
+    };
+    return t;
+  }
+#endif
+#if __has_include("gemm/tuned_sm90.inc")
+  if (sm == 90) {
+    static const std::vector<TunedTile> t = {
+#include "gemm/tuned_sm90.inc"
+    };
+    return t;
+  }
+#endif
+#if __has_include("gemm/tuned_sm100.inc")
+  if (sm == 100) {
+    static const std::vector<TunedTile> t = {
+#include "gemm/tuned_sm100.inc"
+    };
+    return t;
+  }
+#endif
+  return none;
 }
 
 std::string tuned_tile(const std::vector<TunedTile>& table, const std::string& variant, const Problem& p,

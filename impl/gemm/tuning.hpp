@@ -3,8 +3,9 @@
 // CUDA.DMMA) has a small list of configurations; `ci/tune-gemm` runs every
 // one of them on every op over a sweep of shapes on the current GPU (bench
 // --gemm-tile=all) and writes the winners, per (variant, op, type, swept
-// shape), into the table the kernels read: impl/gemm/tuned_sm<NN>.inc. A
-// problem takes the choice of the swept shape nearest to it in log(M N K).
+// shape), into the table the kernels read: impl/gemm/tuned_sm<NN>.inc (sm_80,
+// 89, 90 and 100 are compiled in when present; the repository has sm_90's).
+// A problem takes the choice of the swept shape nearest to it in log(M N K).
 // Host-clean.
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@ struct TunedTile {
   const char* tile;     // the configuration that was fastest there
 };
 
-// The table for compute capability sm (90: sm_90); empty for others.
+// The table for compute capability sm (90: sm_90); empty when none was written.
 const std::vector<TunedTile>& tuned_table(int sm);
 
 // The tile the table chooses for p, or "" when it has none.

@@ -81,6 +81,18 @@ inline int device_sm() {
   return major * 10 + minor;
 }
 
+// The same without throwing: 0 when no device can be asked (for supports()).
+inline int device_sm_or_zero() {
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    cudaGetLastError();  // clear it: not this variant's failure
+    return 0;
+  }
+  return major * 10 + minor;
+}
+
 // Calls f(std::integral_constant<Op, op>{}) for the run-time op, so a kernel
 // templated on the operation is launched from one line.
 template <class F>

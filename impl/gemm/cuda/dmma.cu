@@ -48,22 +48,32 @@ template <int N>
 __device__ __forceinline__ void wait_groups() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 4, 8 or 16 (the m16n8
-// shapes sm_90 adds). Thread (g, t) = (lane / 4, lane % 4) holds A(g, t + 4 i)
-// in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and
-// D(g, 2 t + {0, 1}) in d[0, 1], D(g + 8, 2 t + {0, 1}) in d[2, 3].
+// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 8 or 16 (m16n8 shapes
+// sm_90 adds; built for sm_90 and newer, a trap below: supports() refuses). Thread (g, t) = (lane / 4, lane %
+// 4) holds A(g, t + 4 i) in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and D(g, 2 t +
+// {0, 1}) in d[0, 1], D(g + 8, 2 t + {0, 1}) in d[2, 3].
 template <int KW>
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[KW / 2], const double (&b)[KW / 4]);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define PB_DMMA_TRAP 1
+#endif
 template <>
 __device__ __forceinline__ void dmma<8>(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+#ifdef PB_DMMA_TRAP
+  __trap();
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#endif
 }
 template <>
 __device__ __forceinline__ void dmma<16>(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+#ifdef PB_DMMA_TRAP
+  __trap();
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, "
       "%11}, "
@@ -71,6 +81,7 @@ __device__ __forceinline__ void dmma<16>(double (&d)[4], const double (&a)[8], c
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
         "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#endif
 }
 
 // A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth.
@@ -275,6 +286,7 @@ class CudaDmma final : public DeviceVariant<T> {
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
+    tile_for(p);
   }
   void bind_device() override {
     if (std::is_same<T, double>::value)
@@ -284,6 +296,11 @@ class CudaDmma final : public DeviceVariant<T> {
   Support supports(const Problem& p) const override {
     if (!std::is_same<T, double>::value)
       return Support::no("an FP64 tensor-core kernel; float runs on the TF32 / BF16 kernels");
+    const int sm = device_sm_or_zero();
+    if (sm == 0) return Support::no("no usable CUDA device");
+    if (sm < 90)
+      return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k16); this GPU is sm_" +
+                         std::to_string(sm));
     for (const auto& t : tiles())  // the smallest tiles give the most blocks
       if (((p.m + t.bm - 1) / t.bm) * ((p.n + t.bn - 1) / t.bn) > 2147483647)
         return Support::no("more output tiles than a grid holds");
@@ -295,8 +312,7 @@ class CudaDmma final : public DeviceVariant<T> {
       // copies along, and N, even, and 16-byte aligned operands.
       const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
       const bool vec = ld_even && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
-      tiles()[choose_tile("CUDA.DMMA", dmma_tiles(), forced_, p, "f64", sm_)].launch(p, vec, a, b, c, d,
-                                                                                     this->s());
+      tiles()[tile_for(p)].launch(p, vec, a, b, c, d, this->s());
       PB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("CUDA.DMMA is a double kernel: " + p.str());
@@ -304,7 +320,15 @@ class CudaDmma final : public DeviceVariant<T> {
   }
 
  private:
-  int forced_, sm_ = 0;
+  // The configuration for p, looked up once per problem (untimed from
+  // prepare(); the MLP's compute() repeats a few problems).
+  int tile_for(const Problem& p) {
+    if (!(memo_ >= 0 && p.op == memo_p_.op && p.m == memo_p_.m && p.n == memo_p_.n && p.k == memo_p_.k))
+      memo_ = choose_tile("CUDA.DMMA", dmma_tiles(), forced_, p, "f64", sm_), memo_p_ = p;
+    return memo_;
+  }
+  int forced_, sm_ = 0, memo_ = -1;
+  Problem memo_p_;
 };
 }  // namespace
 

@@ -1,13 +1,15 @@
 // CUDA.Pipelined (float): the next step after RegBlock. Relative to it:
-//  - global -> shared copies are asynchronous (cp.async) into a 3-stage ring
-//    of shared-memory tiles, so two K tiles are in flight while a third is
+//  - global -> shared copies are asynchronous (cp.async) into a ring of 2-4
+//    shared-memory tiles, so the next K tiles are in flight while one is
 //    multiplied; no registers stage the next tile, which (with 64 fewer bytes
-//    of state a thread) lets two 256-thread blocks share an SM (RegBlock
-//    needed the whole register file for one: 8 warps to hide latency, here 16);
-//  - threads are laid out by warp: the block tile (128 x 128 by default) is
-//    made of warp tiles of 64 x 32, a warp's 8 x 4 threads each own 8 x 8 outputs (two
-//    4-row by two 4-column groups), so a warp's shared reads of one k are 128
-//    contiguous bytes of A (4 threads share each) and 64 of B;
+//    of state a thread) lets two 256-thread blocks share an SM in the 64 x 32
+//    warp-tile configurations (RegBlock needed the whole register file for
+//    one: 8 warps to hide latency, here 16);
+//  - threads are laid out by warp: the block tile is made of warp tiles of
+//    64 x 32 (or 64 x 64), a warp's 8 x 4 threads each own 8 x 8 (8 x 16)
+//    outputs (two 4-row by two (four) 4-column groups), so a warp's shared
+//    reads of one k are 128 contiguous bytes of A (4 threads share each) and
+//    64 of B;
 //  - an operand that is contiguous along k (A of AB and ABtC, B of ABtC) is
 //    copied element by element (4-byte cp.async) into the k-major tile the
 //    multiply reads with 16-byte loads; an operand contiguous along i or j is
@@ -263,6 +265,7 @@ class CudaPipelined final : public DeviceVariant<T> {
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
+    tile_for(p);
   }
   void bind_device() override {
     if (std::is_same<T, float>::value)
@@ -280,8 +283,7 @@ class CudaPipelined final : public DeviceVariant<T> {
       // rows of a multiple of 4 floats and 16-byte aligned operands.
       const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned16(a) && aligned16(b) &&
                        aligned16(c) && aligned16(d);
-      tiles()[choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_)].launch(
-          p, vec, a, b, c, d, this->s());
+      tiles()[tile_for(p)].launch(p, vec, a, b, c, d, this->s());
       PB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("CUDA.Pipelined is a float kernel: " + p.str());
@@ -289,7 +291,15 @@ class CudaPipelined final : public DeviceVariant<T> {
   }
 
  private:
-  int forced_, sm_ = 0;
+  // The configuration for p, looked up once per problem (untimed from
+  // prepare(); the MLP's compute() repeats a few problems).
+  int tile_for(const Problem& p) {
+    if (!(memo_ >= 0 && p.op == memo_p_.op && p.m == memo_p_.m && p.n == memo_p_.n && p.k == memo_p_.k))
+      memo_ = choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_), memo_p_ = p;
+    return memo_;
+  }
+  int forced_, sm_ = 0, memo_ = -1;
+  Problem memo_p_;
 };
 }  // namespace
 

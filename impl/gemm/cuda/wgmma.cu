@@ -3,9 +3,10 @@
 // mma.sync-sized tiles; here the work is split by role and handed to the
 // hardware units Hopper adds:
 //  - a producer warpgroup (one thread of it) issues TMA bulk tensor copies:
-//    one instruction moves a whole 128-row or 256-row by 128-byte operand
-//    tile into shared memory, 128-byte swizzled, and zero-fills what lies past
-//    the matrix edges, so no thread computes an address or a predicate;
+//    one instruction moves a whole operand tile of 128-byte rows (128 or 256
+//    rows of k; an MN-major operand: 64 columns by BK rows of k a copy) into
+//    shared memory, 128-byte swizzled, and zero-fills what lies past the
+//    matrix edges, so no thread computes an address or a predicate;
 //  - the copies fill a 4-stage ring; "full" mbarriers count the bytes in
 //    (the TMA completes them), "empty" ones count the consumers' releases, so
 //    the producer runs up to 4 K tiles ahead;
@@ -31,6 +32,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/tensor_operands.cuh"
 
 namespace pb::gemm {
@@ -309,16 +311,13 @@ class CudaWgmma final : public TensorVariant {
     if (!s.ok()) return s;
     if (p.m > 2147483647 - 2 * BN || p.n > 2147483647 - 2 * BN || p.k > 2147483647 - 2 * BN)
       return Support::no("dimension beyond TMA's 32-bit coordinates");
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-      cudaGetLastError();
-      return Support::no("no usable CUDA device");
-    }
-    if (major != 9 || minor != 0)
+    if (((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN) > 2147483647)
+      return Support::no("more output tiles than a grid holds");
+    const int sm = device_sm_or_zero();
+    if (sm == 0) return Support::no("no usable CUDA device");
+    if (sm != 90)
       return Support::no("needs sm_90a (Hopper: wgmma, TMA, setmaxnreg); this GPU is sm_" +
-                         std::to_string(major) + std::to_string(minor));
+                         std::to_string(sm));
     return Support::yes();
   }
 
