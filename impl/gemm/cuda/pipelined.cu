@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/cuda/transpose.cuh"
 #include "gemm/tuning.hpp"
 
 namespace pb::gemm {
@@ -44,9 +45,16 @@ constexpr int BK = 16, PAD = 4;
 // accumulators, twice the multiply-adds per shared load, up to 255 registers
 // and one block an SM (cuBLAS SGEMM's shape on sm_90: ncu in
 // results/nvidia-h200/issue19/ncu-run2).
-template <int BM_, int BN_, int STAGES_, int WN_ = 32>
+// PACK: operands contiguous along k (A of AB and ABtC, B of ABtC) are first
+// transposed into k-major workspaces (a timed pass, gemm/cuda/transpose.cuh),
+// so every op runs AtB's loop, whose operands are all copied 16 bytes at a
+// time (AtB runs at 0.88-0.90 of cuBLAS where AB and ABtC, with 4-byte
+// transposing copies, ran at 0.82-0.88; the pass reads and writes each
+// transposed operand once, about 1% of a 4096^3 product).
+template <int BM_, int BN_, int STAGES_, int WN_ = 32, bool PACK_ = false>
 struct Config {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, WN = WN_, TN = WN / 4;  // TN: a thread's columns
+  static constexpr bool PACK = PACK_;
   static constexpr int WARPS_N = BN / WN, THREADS = (BM / 64) * WARPS_N * 32;
   static constexpr int MIN_BLOCKS = WN == 32 ? 512 / THREADS : 1;
   static constexpr int TILE_A = BK * (BM + PAD), TILE_B = BK * (BN + PAD);  // floats, k-major padded rows
@@ -125,7 +133,9 @@ struct TileLoader {
   }
 };
 
-template <class Cfg, Op op, bool vec>
+// op sets the operands' layouts; addC adds C in the epilogue (ABtC, or AtB
+// standing in for a packed ABtC).
+template <class Cfg, Op op, bool vec, bool addC = op == Op::ABtC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     pipelined_kernel(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ C,
                      float* __restrict__ D, int64_t M, int64_t N, int64_t K) {
@@ -200,7 +210,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
           out[c] = acc[r][g * 4 + c];
-          if (op == Op::ABtC && j + c < N) out[c] += C[i * N + j + c];
+          if (addC && j + c < N) out[c] += C[i * N + j + c];
         }
         if (vec && j + 3 < N) {
           *reinterpret_cast<float4*>(D + i * N + j) = make_float4(out[0], out[1], out[2], out[3]);
@@ -216,32 +226,49 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
 // One tile configuration's kernels, by run-time op and vector path. Dynamic
 // shared memory beyond 48 KB is opted into once per kernel (untimed: from
-// prepare() and bind()).
+// prepare() and bind()). wa, wb: k-major workspaces of M x K and N x K floats
+// for a PACK configuration.
 struct Tile {
   const char* name;
+  bool pack;
   void (*allow)();
   void (*launch)(const Problem& p, bool vec, const float* a, const float* b, const float* c, float* d,
-                 cudaStream_t s);
+                 float* wa, float* wb, cudaStream_t s);
 };
 
 template <class Cfg>
 Tile tile(const char* name) {
   auto allow = [] {
-    for (auto kernel : {pipelined_kernel<Cfg, Op::AB, true>, pipelined_kernel<Cfg, Op::AB, false>,
-                        pipelined_kernel<Cfg, Op::AtB, true>, pipelined_kernel<Cfg, Op::AtB, false>,
-                        pipelined_kernel<Cfg, Op::ABtC, true>, pipelined_kernel<Cfg, Op::ABtC, false>})
+    for (auto kernel :
+         {pipelined_kernel<Cfg, Op::AB, true>, pipelined_kernel<Cfg, Op::AB, false>,
+          pipelined_kernel<Cfg, Op::AtB, true>, pipelined_kernel<Cfg, Op::AtB, false>,
+          pipelined_kernel<Cfg, Op::ABtC, true>, pipelined_kernel<Cfg, Op::ABtC, false>,
+          pipelined_kernel<Cfg, Op::AtB, true, true>, pipelined_kernel<Cfg, Op::AtB, false, true>})
       PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kShared)));
   };
   auto launch = [](const Problem& p, bool vec, const float* a, const float* b, const float* c, float* d,
-                   cudaStream_t s) {
+                   float* wa, float* wb, cudaStream_t s) {
     const dim3 grid(unsigned((p.n + Cfg::BN - 1) / Cfg::BN),
                     unsigned(std::min<int64_t>((p.m + Cfg::BM - 1) / Cfg::BM, 65535)));
+    if (Cfg::PACK && p.op != Op::AtB) {
+      // A (M x K) -> K x M; ABtC's B (N x K) -> K x N; then AtB's loop.
+      transpose(a, wa, p.m, p.k, p.k, p.m, s);
+      if (p.op == Op::ABtC) transpose(b, wb, p.n, p.k, p.k, p.n, s);
+      const float* bk = p.op == Op::ABtC ? wb : b;
+      const bool v = p.m % 4 == 0 && p.n % 4 == 0 && aligned16(b) && aligned16(c) && aligned16(d);
+      auto kernel =
+          p.op == Op::ABtC
+              ? (v ? pipelined_kernel<Cfg, Op::AtB, true, true> : pipelined_kernel<Cfg, Op::AtB, false, true>)
+              : (v ? pipelined_kernel<Cfg, Op::AtB, true> : pipelined_kernel<Cfg, Op::AtB, false>);
+      kernel<<<grid, Cfg::THREADS, Cfg::kShared, s>>>(wa, bk, c, d, p.m, p.n, p.k);
+      return;
+    }
     with_op(p.op, [&](auto op) {
       auto kernel = vec ? pipelined_kernel<Cfg, op.value, true> : pipelined_kernel<Cfg, op.value, false>;
       kernel<<<grid, Cfg::THREADS, Cfg::kShared, s>>>(a, b, c, d, p.m, p.n, p.k);
     });
   };
-  return {name, allow, launch};
+  return {name, Cfg::PACK, allow, launch};
 }
 
 // The configurations a tuning sweep chooses from (ci/tune-gemm); the first is
@@ -249,11 +276,18 @@ Tile tile(const char* name) {
 // sweep did not cover).
 const std::vector<Tile>& tiles() {
   static const std::vector<Tile> list = {
-      tile<Config<128, 128, 3>>("128x128s3"),        tile<Config<128, 128, 4>>("128x128s4"),
-      tile<Config<128, 128, 2>>("128x128s2"),        tile<Config<128, 64, 3>>("128x64s3"),
-      tile<Config<64, 128, 3>>("64x128s3"),          tile<Config<256, 128, 3>>("256x128s3"),
-      tile<Config<256, 128, 3, 64>>("256x128w64s3"), tile<Config<128, 256, 3, 64>>("128x256w64s3"),
-      tile<Config<128, 128, 3, 64>>("128x128w64s3"), tile<Config<256, 128, 4, 64>>("256x128w64s4"),
+      tile<Config<128, 128, 3>>("128x128s3"),
+      tile<Config<128, 128, 4>>("128x128s4"),
+      tile<Config<128, 128, 2>>("128x128s2"),
+      tile<Config<128, 64, 3>>("128x64s3"),
+      tile<Config<64, 128, 3>>("64x128s3"),
+      tile<Config<256, 128, 3>>("256x128s3"),
+      tile<Config<256, 128, 3, 64>>("256x128w64s3"),
+      tile<Config<128, 256, 3, 64>>("128x256w64s3"),
+      tile<Config<128, 128, 3, 64>>("128x128w64s3"),
+      tile<Config<256, 128, 4, 64>>("256x128w64s4"),
+      tile<Config<128, 128, 2, 32, true>>("128x128s2p"),
+      tile<Config<128, 256, 3, 64, true>>("128x256w64s3p"),
   };
   return list;
 }
@@ -265,7 +299,7 @@ class CudaPipelined final : public DeviceVariant<T> {
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
-    tile_for(p);
+    if (tiles()[tile_for(p)].pack) reserve(p);  // untimed; compute() grows them on a larger problem
   }
   void bind_device() override {
     if (std::is_same<T, float>::value)
@@ -283,7 +317,9 @@ class CudaPipelined final : public DeviceVariant<T> {
       // rows of a multiple of 4 floats and 16-byte aligned operands.
       const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned16(a) && aligned16(b) &&
                        aligned16(c) && aligned16(d);
-      tiles()[tile_for(p)].launch(p, vec, a, b, c, d, this->s());
+      const Tile& t = tiles()[tile_for(p)];
+      if (t.pack && p.op != Op::AtB) reserve(p);
+      t.launch(p, vec, a, b, c, d, wa_.get(), wb_.get(), this->s());
       PB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("CUDA.Pipelined is a float kernel: " + p.str());
@@ -298,8 +334,15 @@ class CudaPipelined final : public DeviceVariant<T> {
       memo_ = choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_), memo_p_ = p;
     return memo_;
   }
+  // Room in the packing workspaces for p's transposed operands.
+  void reserve(const Problem& p) {
+    const auto need_a = std::size_t(p.m * p.k), need_b = std::size_t(p.op == Op::ABtC ? p.n * p.k : 0);
+    if (wa_.size() < need_a) wa_ = DeviceBuffer<float>(need_a);
+    if (wb_.size() < need_b) wb_ = DeviceBuffer<float>(need_b);
+  }
   int forced_, sm_ = 0, memo_ = -1;
   Problem memo_p_;
+  DeviceBuffer<float> wa_, wb_;
 };
 }  // namespace
 

@@ -28,12 +28,14 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/tensor_operands.cuh"
+#include "gemm/cuda/transpose.cuh"
 
 namespace pb::gemm {
 namespace {
@@ -248,32 +250,17 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-// out[r][k] (row stride ld_out) from an operand stored k-major (in[k][r],
-// transpose) or with other row strides (in[r][k]).
-template <class E, bool transpose>
-__global__ void pack_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t rows, std::int64_t K,
-                            std::int64_t ld_in, std::int64_t ld_out) {
-  __shared__ E tile[32][33];
+// out[r][k] (row stride ld_out) from in[r][k] (row stride ld_in): rows
+// padded to TMA's 16-byte rule.
+template <class E>
+__global__ void pad_rows_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t rows,
+                                std::int64_t K, std::int64_t ld_in, std::int64_t ld_out) {
   const std::int64_t r0 = std::int64_t(blockIdx.x) * 32;
-  for (std::int64_t k0 = std::int64_t(blockIdx.y) * 32; k0 < K; k0 += std::int64_t(gridDim.y) * 32) {
-    if (transpose) {
-      for (int i = threadIdx.y; i < 32; i += 8) {
-        const std::int64_t k = k0 + i, r = r0 + threadIdx.x;
-        if (k < K && r < rows) tile[i][threadIdx.x] = in[k * ld_in + r];
-      }
-      __syncthreads();
-      for (int i = threadIdx.y; i < 32; i += 8) {
-        const std::int64_t r = r0 + i, k = k0 + threadIdx.x;
-        if (r < rows && k < K) out[r * ld_out + k] = tile[threadIdx.x][i];
-      }
-      __syncthreads();
-    } else {
-      for (int i = threadIdx.y; i < 32; i += 8) {
-        const std::int64_t r = r0 + i, k = k0 + threadIdx.x;
-        if (r < rows && k < K) out[r * ld_out + k] = in[r * ld_in + k];
-      }
+  for (std::int64_t k0 = std::int64_t(blockIdx.y) * 32; k0 < K; k0 += std::int64_t(gridDim.y) * 32)
+    for (int i = threadIdx.y; i < 32; i += 8) {
+      const std::int64_t r = r0 + i, k = k0 + threadIdx.x;
+      if (r < rows && k < K) out[r * ld_out + k] = in[r * ld_in + k];
     }
-  }
 }
 
 // The map of a matrix of `outer` rows of `inner` elements (row stride ld),
@@ -378,24 +365,27 @@ class CudaWgmma final : public TensorVariant {
     // float units: room for elems of either format
     return DeviceBuffer<float>(std::size_t(bf16() ? (elems + 1) / 2 : elems));
   }
-  // The K-major copy of an operand with `rows` rows into out (row stride kp_).
-  void pack(const void* in, void* out, std::int64_t rows, bool transpose, std::int64_t ld_in) {
-    const dim3 block(32, 8);
-    const dim3 grid(unsigned((rows + 31) / 32), unsigned(std::min<std::int64_t>((p_.k + 31) / 32, 65535)));
+  // The K-major copy of an operand with `rows` rows into out (row stride
+  // kp_): transposed from in[k][r] (row stride ld_in), or rows padded.
+  void pack(const void* in, void* out, std::int64_t rows, bool transposed, std::int64_t ld_in) {
     auto go = [&](auto tag) {
       using E = decltype(tag);
       auto* i = static_cast<const E*>(in);
       auto* o = static_cast<E*>(out);
-      if (transpose)
-        pack_kernel<E, true><<<grid, block, 0, s()>>>(i, o, rows, p_.k, ld_in, kp_);
-      else
-        pack_kernel<E, false><<<grid, block, 0, s()>>>(i, o, rows, p_.k, ld_in, kp_);
+      if (transposed) {
+        transpose(i, o, p_.k, rows, ld_in, kp_, s());
+      } else {
+        const dim3 block(32, 8);
+        const dim3 grid(unsigned((rows + 31) / 32),
+                        unsigned(std::min<std::int64_t>((p_.k + 31) / 32, 65535)));
+        pad_rows_kernel<E><<<grid, block, 0, s()>>>(i, o, rows, p_.k, ld_in, kp_);
+        PB_CUDA_LAUNCHED();
+      }
     };
     if (bf16())
       go(__nv_bfloat16{});
     else
       go(float{});
-    PB_CUDA_LAUNCHED();
   }
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
   Kernel kernel_ = nullptr;
