@@ -60,6 +60,7 @@ TEST_P(KMeansVariants, MatchReference) {
                               {777, 3, 5, Dist::Blobs, Criteria{}},
                               {1, 1, 1, Dist::Uniform, Criteria{}},
                               {50, 3, 50, Dist::Uniform, Criteria{}},  // K = N
+                              {500, 7, 1, Dist::Blobs, Criteria{}},    // K = 1: every point in one cluster
                               {2050, 33, 70, Dist::Blobs, fixed(4)},
                               {2048, 2, 16, Dist::Uniform, fixed(3)},
                               {3000, 100, 55, Dist::Uniform, Criteria{}},
