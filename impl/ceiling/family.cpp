@@ -2,10 +2,13 @@
 // the same run. Run names: Ceiling/<what>/... with GBps (bandwidth) or GFLOPS.
 //   HostTriad        STREAM triad over 3 x 512 MiB, every core
 //   OpenBLAS.DGEMM   OpenBLAS at every core, and .SGEMM
-//   cuBLAS.SGEMM     plain FP32 (no TF32), and .DGEMM
+//   cuBLAS.SGEMM     plain FP32 (no TF32), and .DGEMM; .TF32 and .BF16 on the
+//                    tensor cores (float accumulate; the tf32 / bf16 GEMM types)
 //   CUDA.Copy        device-to-device cudaMemcpyAsync of 1 GiB
 // Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full.
 #include "core/family.hpp"
+
+#include <tuple>
 
 #include "ceiling/ceiling.hpp"
 #include "gemm/family.hpp"
@@ -62,6 +65,14 @@ static void register_ceiling(const Options& opt) {
   gemm_ro.backend = Backend::Cuda;
   register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), "cuBLAS", false, {}, p, seed, f32(gemm_ro));
   register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), "cuBLAS", true, {}, p, seed, f64(gemm_ro));
+  for (const auto& [what, prec, kind] : {std::tuple{"cuBLAS.TF32", gemm::Precision::TF32, "gemm_tf32"},
+                                         std::tuple{"cuBLAS.BF16", gemm::Precision::BF16, "gemm_bf16"}}) {
+    auto r = gemm_ro;
+    r.rate = Rate{"GFLOPS", kind};
+    gemm::Problem q = p;
+    q.prec = prec;
+    register_gemm_instance(gemm_name(what, false), "cuBLAS", false, {}, q, seed, r);
+  }
   auto copy_ro = ro;
   copy_ro.backend = Backend::Cuda;
   copy_ro.axes = {{"bytes", double(copy)}};

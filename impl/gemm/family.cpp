@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/registrar.hpp"
 #include "gemm/family.hpp"
@@ -114,7 +115,13 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
   declare_counters();
   auto add = [&](auto tag) {
     using T = decltype(tag);
-    for (const auto& e : registry<T>())
+    // TF32 and BF16 problems run on the tensor-core list (float).
+    const auto& list = [&]() -> const std::vector<gemm::Entry<T>>& {
+      if constexpr (std::is_same<T, float>::value)
+        if (p.prec != Precision::Native) return tensor_registry();
+      return registry<T>();
+    }();
+    for (const auto& e : list)
       if (variant == e.name) {
         const gemm::Entry<T>* entry = &e;
         // A Ceiling's GEMM calls the variant's library like the variant does.
