@@ -63,17 +63,7 @@ Args parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (help_asked(argc, argv)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  Args a;
-  try {
-    a = parse(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "kmeans-inputs: %s\n", e.what());
-    return 2;
-  }
+  const Args a = parse_tool_args("kmeans-inputs", kUsage, argc, argv, parse);
   const Inputs in = make_inputs(a.p, a.seed);
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);

@@ -84,17 +84,7 @@ Args parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (help_asked(argc, argv)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  Args a;
-  try {
-    a = parse(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "sor-solve: %s\n", e.what());
-    return 2;
-  }
+  const Args a = parse_tool_args("sor-solve", kUsage, argc, argv, parse);
   auto u = make_inputs(a.p, a.seed).u0;
   const Consts c = consts(a.p);
   std::vector<double> trace;

@@ -5,11 +5,15 @@
 // none of them). parse_options() removes what it consumes from argv so Google
 // Benchmark sees only its own flags.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/status.hpp"
 
 namespace pb {
 
@@ -106,6 +110,23 @@ std::vector<int> default_gpu_axis();
 // asks for help (--help or -h).
 bool flag_value(const std::string& arg, const char* name, std::string& value);
 bool help_asked(int argc, char** argv);
+
+// A stand-alone tool's arguments (kmeans-inputs, sor-solve): --help prints
+// `usage` to stdout and exits 0; a UsageError from parse(argc, argv) prints
+// "tool: message" on stderr and exits 2; otherwise parse's result.
+template <class Parse>
+auto parse_tool_args(const char* tool, const char* usage, int argc, char** argv, Parse parse) {
+  if (help_asked(argc, argv)) {
+    std::fputs(usage, stdout);
+    std::exit(0);
+  }
+  try {
+    return parse(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    std::exit(2);
+  }
+}
 
 // 1, 2, 4, ... up to the number of cores, plus the core count itself.
 std::vector<int> default_thread_axis();
