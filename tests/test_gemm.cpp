@@ -252,6 +252,15 @@ TEST(GemmTuning, NearestSweptShapeChoosesAndForcedOrStaleTilesAreHandled) {
   EXPECT_THROW(choose_tile("K", names, 2, Problem{}, "f32", 90), std::logic_error);
   EXPECT_EQ(choose_tile("K", names, -1, Problem{}, "f32", 75), 0);  // no table for sm_75
   EXPECT_TRUE(tuned_table(75).empty());
+  // TileChoice: the same answers through the cache, for each new shape.
+  static const std::vector<std::string> two{"a", "b"};
+  auto list = []() -> const std::vector<std::string>& { return two; };
+  TileChoice forced("K", list, "f32", 1), out_of_range("K", list, "f32", 2), by_table("K", list, "f32", -1);
+  forced.set_sm(90), out_of_range.set_sm(90), by_table.set_sm(75);
+  EXPECT_EQ(forced(Problem{Op::AB, 8, 8, 8}), 1);
+  EXPECT_EQ(forced(Problem{Op::AtB, 9, 8, 8}), 1);
+  EXPECT_THROW(out_of_range(Problem{Op::AB, 8, 8, 8}), std::logic_error);
+  EXPECT_EQ(by_table(Problem{Op::AB, 8, 8, 8}), 0);
 }
 
 #ifdef PARBENCH_WITH_CUDA

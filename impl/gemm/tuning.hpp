@@ -36,4 +36,26 @@ std::string tuned_tile(const std::vector<TunedTile>& table, const std::string& v
 int choose_tile(const char* variant, const std::vector<std::string>& names, int forced, const Problem& p,
                 const std::string& type, int sm);
 
+// A tunable kernel's choice, cached: the index of the configuration to run
+// for a problem (choose_tile), looked up once per shape, so a timed launch
+// only compares the shape with the last one's.
+class TileChoice {
+ public:
+  TileChoice(const char* variant, const std::vector<std::string>& (*names)(), const char* type, int forced)
+      : variant_(variant), names_(names), type_(type), forced_(forced) {}
+  void set_sm(int sm) { sm_ = sm, index_ = -1; }  // the GPU it runs on (bind time)
+  int operator()(const Problem& p) {
+    if (index_ < 0 || p.op != last_.op || p.m != last_.m || p.n != last_.n || p.k != last_.k)
+      index_ = choose_tile(variant_, names_(), forced_, p, type_, sm_), last_ = p;
+    return index_;
+  }
+
+ private:
+  const char* variant_;
+  const std::vector<std::string>& (*names_)();
+  std::string type_;
+  int forced_, sm_ = 0, index_ = -1;
+  Problem last_;
+};
+
 }  // namespace pb::gemm

@@ -48,10 +48,11 @@ template <int N>
 __device__ __forceinline__ void wait_groups() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 8 or 16 (m16n8 shapes
-// sm_90 adds; built for sm_90 and newer, a trap below: supports() refuses). Thread (g, t) = (lane / 4, lane %
-// 4) holds A(g, t + 4 i) in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and D(g, 2 t +
-// {0, 1}) in d[0, 1], D(g + 8, 2 t + {0, 1}) in d[2, 3].
+// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 8 or 16: the m16n8
+// shapes sm_90 adds (built for sm_90 and newer; below, a trap, and
+// supports() refuses). Thread (g, t) = (lane / 4, lane % 4) holds A(g, t + 4 i)
+// in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and
+// D(g, 2 t + {0, 1}) in d[0, 1], D(g + 8, 2 t + {0, 1}) in d[2, 3].
 template <int KW>
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[KW / 2], const double (&b)[KW / 4]);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -282,16 +283,16 @@ const std::vector<Tile>& tiles() {
 template <class T>
 class CudaDmma final : public DeviceVariant<T> {
  public:
-  explicit CudaDmma(int tile) : forced_(tile) {}
+  explicit CudaDmma(int tile) : tile_for_("CUDA.DMMA", dmma_tiles, "f64", tile) {}
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
-    tile_for(p);
+    tile_for_(p);
   }
   void bind_device() override {
     if (std::is_same<T, double>::value)
       for (const auto& t : tiles()) t.allow();
-    sm_ = device_sm();
+    tile_for_.set_sm(device_sm());
   }
   Support supports(const Problem& p) const override {
     if (!std::is_same<T, double>::value)
@@ -312,7 +313,7 @@ class CudaDmma final : public DeviceVariant<T> {
       // copies along, and N, even, and 16-byte aligned operands.
       const bool ld_even = p.n % 2 == 0 && (p.op == Op::AtB ? p.m % 2 == 0 : p.k % 2 == 0);
       const bool vec = ld_even && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
-      tiles()[tile_for(p)].launch(p, vec, a, b, c, d, this->s());
+      tiles()[tile_for_(p)].launch(p, vec, a, b, c, d, this->s());
       PB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("CUDA.DMMA is a double kernel: " + p.str());
@@ -320,15 +321,9 @@ class CudaDmma final : public DeviceVariant<T> {
   }
 
  private:
-  // The configuration for p, looked up once per problem (untimed from
-  // prepare(); the MLP's compute() repeats a few problems).
-  int tile_for(const Problem& p) {
-    if (!(memo_ >= 0 && p.op == memo_p_.op && p.m == memo_p_.m && p.n == memo_p_.n && p.k == memo_p_.k))
-      memo_ = choose_tile("CUDA.DMMA", dmma_tiles(), forced_, p, "f64", sm_), memo_p_ = p;
-    return memo_;
-  }
-  int forced_, sm_ = 0, memo_ = -1;
-  Problem memo_p_;
+  // The configuration for a problem: looked up untimed in prepare() (the
+  // MLP's compute() repeats a few shapes).
+  TileChoice tile_for_;
 };
 }  // namespace
 

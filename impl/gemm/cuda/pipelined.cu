@@ -295,16 +295,16 @@ const std::vector<Tile>& tiles() {
 template <class T>
 class CudaPipelined final : public DeviceVariant<T> {
  public:
-  explicit CudaPipelined(int tile) : forced_(tile) {}
+  explicit CudaPipelined(int tile) : tile_for_("CUDA.Pipelined", pipelined_tiles, "f32", tile) {}
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
-    if (tiles()[tile_for(p)].pack) reserve(p);  // untimed; compute() grows them on a larger problem
+    if (tiles()[tile_for_(p)].pack) reserve(p);  // untimed; compute() grows them on a larger problem
   }
   void bind_device() override {
     if (std::is_same<T, float>::value)
       for (const auto& t : tiles()) t.allow();
-    sm_ = device_sm();
+    tile_for_.set_sm(device_sm());
   }
   Support supports(const Problem&) const override {
     if (!std::is_same<T, float>::value)
@@ -317,7 +317,7 @@ class CudaPipelined final : public DeviceVariant<T> {
       // rows of a multiple of 4 floats and 16-byte aligned operands.
       const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned16(a) && aligned16(b) &&
                        aligned16(c) && aligned16(d);
-      const Tile& t = tiles()[tile_for(p)];
+      const Tile& t = tiles()[tile_for_(p)];
       if (t.pack && p.op != Op::AtB) reserve(p);
       t.launch(p, vec, a, b, c, d, wa_.get(), wb_.get(), this->s());
       PB_CUDA_LAUNCHED();
@@ -327,21 +327,15 @@ class CudaPipelined final : public DeviceVariant<T> {
   }
 
  private:
-  // The configuration for p, looked up once per problem (untimed from
-  // prepare(); the MLP's compute() repeats a few problems).
-  int tile_for(const Problem& p) {
-    if (!(memo_ >= 0 && p.op == memo_p_.op && p.m == memo_p_.m && p.n == memo_p_.n && p.k == memo_p_.k))
-      memo_ = choose_tile("CUDA.Pipelined", pipelined_tiles(), forced_, p, "f32", sm_), memo_p_ = p;
-    return memo_;
-  }
   // Room in the packing workspaces for p's transposed operands.
   void reserve(const Problem& p) {
     const auto need_a = std::size_t(p.m * p.k), need_b = std::size_t(p.op == Op::ABtC ? p.n * p.k : 0);
     if (wa_.size() < need_a) wa_ = DeviceBuffer<float>(need_a);
     if (wb_.size() < need_b) wb_ = DeviceBuffer<float>(need_b);
   }
-  int forced_, sm_ = 0, memo_ = -1;
-  Problem memo_p_;
+  // The configuration for a problem: looked up untimed in prepare() (the
+  // MLP's compute() repeats a few shapes).
+  TileChoice tile_for_;
   DeviceBuffer<float> wa_, wb_;
 };
 }  // namespace
