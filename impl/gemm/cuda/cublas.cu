@@ -30,9 +30,6 @@ cublasStatus_t geam(cublasHandle_t h, int m, int n, const double* alpha, const d
 template <class T>
 class Cublas final : public DeviceVariant<T> {
  public:
-  ~Cublas() override {
-    if (h_) cublasDestroy(h_);
-  }
   Support supports(const Problem& p) const override {
     if (p.m > 2147483647 || p.n > 2147483647 || p.k > 2147483647)
       return Support::no("dimension exceeds cuBLAS int");
@@ -59,29 +56,19 @@ class Cublas final : public DeviceVariant<T> {
     }
     PB_CUDA_LAUNCHED();
   }
-  void bind_device() override {
-    if (!h_) PB_CUBLAS(cublasCreate(&h_));
-    PB_CUBLAS(cublasSetStream(h_, this->s()));
-    PB_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
-  }
+  void bind_device() override { PB_CUBLAS(cublasSetMathMode(h_.on(this->s()), CUBLAS_DEFAULT_MATH)); }
 
  private:
-  cublasHandle_t h_ = nullptr;
+  CublasHandle h_;
 };
 class CublasTensor final : public TensorVariant {
  public:
-  ~CublasTensor() override {
-    if (h_) cublasDestroy(h_);
-  }
   Support supports(const Problem& p) const override {
     if (p.m > 2147483647 || p.n > 2147483647 || p.k > 2147483647)
       return Support::no("dimension exceeds cuBLAS int");
     return TensorVariant::supports(p);
   }
-  void prepare_device() override {
-    if (!h_) PB_CUBLAS(cublasCreate(&h_));
-    PB_CUBLAS(cublasSetStream(h_, s()));
-  }
+  void prepare_device() override { h_.on(s()); }
   void run() override {
     const auto& p = p_;
     const int M = int(p.m), N = int(p.n), K = int(p.k);
@@ -104,7 +91,7 @@ class CublasTensor final : public TensorVariant {
   }
 
  private:
-  cublasHandle_t h_ = nullptr;
+  CublasHandle h_;
 };
 }  // namespace
 

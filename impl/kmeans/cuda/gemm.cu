@@ -54,9 +54,6 @@ __global__ void argmin_rows(const double* __restrict__ G, const double* __restri
 
 class Gemm final : public DeviceKMeans {
  public:
-  ~Gemm() override {
-    if (h_) cublasDestroy(h_);
-  }
   Support supports(const Problem& p) const override {
     if (p.n > 2147483647 || p.k > 2147483647 || p.d > 2147483647)
       return Support::no("dimension exceeds cuBLAS int");
@@ -70,8 +67,7 @@ class Gemm final : public DeviceKMeans {
     g_ = DeviceBuffer<double>(p_.n * p_.k);
     xx_ = DeviceBuffer<double>(p_.n);
     cc_ = DeviceBuffer<double>(p_.k);
-    PB_CUBLAS(cublasCreate(&h_));
-    PB_CUBLAS(cublasSetStream(h_, s()));
+    h_.on(s());  // one handle across prepares
     row_norms<<<grid_for(p_.n * 32, 256), 256, 0, s()>>>(xa_.get(), xx_.get(), p_.n, p_.d);
     PB_CUDA_LAUNCHED();
   }
@@ -91,7 +87,7 @@ class Gemm final : public DeviceKMeans {
   }
 
  private:
-  cublasHandle_t h_ = nullptr;
+  CublasHandle h_;
   DeviceBuffer<double> g_, xx_, cc_;
 };
 }  // namespace

@@ -129,9 +129,7 @@ class DeviceStep {
     } else {
       own_ = std::make_unique<Stream>();
       s_ = own_->get();
-      PB_CUBLAS(cublasCreate(&h_));
-      PB_CUBLAS(cublasSetStream(h_, s_));
-      PB_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
+      PB_CUBLAS(cublasSetMathMode(h_.on(s_), CUBLAS_DEFAULT_MATH));
       // A workspace of its own, so capturing the step allocates nothing.
       workspace_ = DeviceBuffer<unsigned char>(std::size_t(32) << 20);
       PB_CUBLAS(cublasSetWorkspace(h_, workspace_.get(), workspace_.bytes()));
@@ -165,7 +163,6 @@ class DeviceStep {
       if (e) cudaEventDestroy(e);
     for (auto& e : gemm_ev_)
       if (e) cudaEventDestroy(e);
-    if (h_) cublasDestroy(h_);
   }
   DeviceStep(const DeviceStep&) = delete;
   DeviceStep& operator=(const DeviceStep&) = delete;
@@ -349,8 +346,8 @@ class DeviceStep {
   std::unique_ptr<gemm::Variant<T>> gemm_;
   std::unique_ptr<Stream> own_;
   cudaStream_t s_ = nullptr;
-  cublasHandle_t h_ = nullptr;
   DeviceBuffer<unsigned char> workspace_;
+  CublasHandle h_;  // after its workspace and stream: destroyed before them
   std::vector<DeviceBuffer<T>> w_, b_, dw_, a_, z_;
   DeviceBuffer<T> delta_, next_, zero_;
   DeviceBuffer<int> labels_;
