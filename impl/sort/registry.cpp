@@ -14,6 +14,7 @@ std::unique_ptr<Variant> make_cuda_odd_even(int block);
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
 std::unique_ptr<Variant> make_cub_offset64();
+std::unique_ptr<Variant> make_cuda_radix();
 #endif
 
 // The largest total n per profile. Networks do n log^2 n work: on the CPU they
@@ -43,6 +44,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_bitonic(k.block); }, "", kBatched},
       {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false,
        [](const Knobs& k) { return make_cuda_odd_even(k.block); }, "", kBatched},
+      {"CUDA.Radix", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cuda_radix(); }, "",
+       kOneArray},
       {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_thrust(); }, "thrust",
        kOneArray},
       {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub(); }, "cub",

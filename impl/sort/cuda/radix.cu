@@ -1,0 +1,249 @@
+// CUDA.Radix: an LSD radix sort written here, one array of u32 or f32 keys
+// (and u32 values), stable, both orders; the single-pass-per-digit design
+// with decoupled look-back (Merrill and Garland's "Onesweep").
+//
+// Keys are sorted on t(key): u32 as is, f32 through ord_f32 (IEEE order, -0.0
+// and +0.0 one key), complemented for descending, 8 bits a digit, 4 digits.
+//  1. histogram (one kernel): every key once, all 4 digits' 256-bin counts
+//     at once (shared-memory counters, then one global add a bin a block);
+//     reads 4n bytes. A 4 x 256 exclusive scan turns them into each digit
+//     value's first output position.
+//  2. one scatter kernel a digit: a block takes the next tile of 7680 keys
+//     (15 a thread, 512 threads) from an atomic counter, so tiles start in
+//     order; ranks its keys by the digit, stable (warp by warp, 32 keys a
+//     round in input order: __match_any_sync finds a lane's peers, the lower
+//     peers and the warp's earlier rounds give its rank); publishes its 256
+//     counts and looks back over earlier tiles' (a tile that has its
+//     inclusive prefix ends the walk) for its exclusive prefix a digit; and
+//     writes each key (and value) to first position + prefix + rank.
+//     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the look-back words
+//     are 256 x 4 bytes a tile.
+// So a sort moves 4n + 4 x 8n bytes (keys only) against a one-read floor of
+// 8n: the floor of an LSD sort with 8-bit digits. The scatter writes go
+// straight from registers (not yet staged through shared memory for longer
+// runs a digit).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "core/cuda/buffer.cuh"
+#include "sort/sort.hpp"
+
+namespace pb::sort {
+namespace {
+
+constexpr int BITS = 8, RADIX = 256, PASSES = 4, THREADS = 512, WARPS = THREADS / 32, ITEMS = 15;
+constexpr int TILE = THREADS * ITEMS;
+// Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
+// count in bits 0-30, up to 2^30); else the tile's own count + 1.
+constexpr std::uint32_t kPrefix = 0x80000000u;
+
+struct Transform {
+  bool f32, desc;
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t bits) const {
+    std::uint32_t t = bits;
+    if (f32) {
+      if (t == 0x80000000u) t = 0;  // -0.0 is +0.0
+      t = (t & 0x80000000u) ? ~t : (t | 0x80000000u);
+    }
+    return desc ? ~t : t;
+  }
+};
+
+__global__ void histogram_kernel(const std::uint32_t* __restrict__ keys, std::int64_t n, Transform tr,
+                                 std::uint32_t* __restrict__ hist /* PASSES x RADIX */) {
+  __shared__ std::uint32_t h[PASSES][RADIX];
+  for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x) (&h[0][0])[i] = 0;
+  __syncthreads();
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t t = tr(keys[i]);
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p) atomicAdd(&h[p][(t >> (BITS * p)) & (RADIX - 1)], 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x)
+    if ((&h[0][0])[i]) atomicAdd(hist + i, (&h[0][0])[i]);
+}
+
+// hist[p][d] -> the first output position of digit value d in pass p.
+__global__ void scan_kernel(std::uint32_t* hist) {
+  __shared__ std::uint32_t s[RADIX];
+  std::uint32_t* h = hist + blockIdx.x * RADIX;
+  const int d = threadIdx.x;
+  s[d] = h[d];
+  __syncthreads();
+  for (int off = 1; off < RADIX; off <<= 1) {  // inclusive Hillis-Steele scan
+    const std::uint32_t v = d >= off ? s[d - off] : 0;
+    __syncthreads();
+    s[d] += v;
+    __syncthreads();
+  }
+  h[d] = d ? s[d - 1] : 0;
+}
+
+template <bool PAIRS>
+__global__ void __launch_bounds__(THREADS)
+    scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
+                   const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
+                   Transform tr, int shift, const std::uint32_t* __restrict__ first /* RADIX */,
+                   std::uint32_t* status /* tiles x RADIX */, std::uint32_t* counter) {
+  __shared__ std::uint32_t warp_count[WARPS][RADIX];  // a warp's count a digit, then its offset in the tile
+  __shared__ std::uint32_t base[RADIX];               // output position of the tile's first key a digit
+  __shared__ std::uint32_t tile_s;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) (&warp_count[0][0])[i] = 0;
+  if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
+  __syncthreads();
+  const std::uint32_t tile = tile_s;
+
+  // Load: warp w's keys are the tile's [w * 32 ITEMS, (w + 1) * 32 ITEMS),
+  // round i lane l holding key i * 32 + l of them: input order is (round, lane).
+  const std::int64_t start = std::int64_t(tile) * TILE + std::int64_t(warp) * 32 * ITEMS;
+  std::uint32_t key[ITEMS], val[ITEMS], rank[ITEMS];
+  int digit[ITEMS];
+  const unsigned lower = (1u << lane) - 1u;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const std::int64_t at = start + i * 32 + lane;
+    const bool ok = at < n;
+    key[i] = ok ? kin[at] : 0u;
+    if (PAIRS) val[i] = ok ? vin[at] : 0u;
+    digit[i] = ok ? int((tr(key[i]) >> shift) & (RADIX - 1)) : RADIX;  // RADIX: past the end, not counted
+    // Rank among the warp's keys of the same digit so far: stable.
+    const unsigned peers = __match_any_sync(0xffffffffu, digit[i]);
+    if (ok) rank[i] = warp_count[warp][digit[i]] + __popc(peers & lower);
+    __syncwarp();
+    if (ok && lane == __ffs(peers) - 1) warp_count[warp][digit[i]] += __popc(peers);
+    __syncwarp();
+  }
+  __syncthreads();
+
+  // A digit a thread (RADIX <= THREADS): the warps' offsets within the tile,
+  // the tile's count, then the look-back for the tile's prefix.
+  if (threadIdx.x < RADIX) {
+    const int d = threadIdx.x;
+    std::uint32_t count = 0;
+    for (int w = 0; w < WARPS; ++w) {
+      const std::uint32_t c = warp_count[w][d];
+      warp_count[w][d] = count;
+      count += c;
+    }
+    std::uint32_t* mine = status + std::size_t(tile) * RADIX + d;
+    std::uint32_t prefix = 0;
+    if (tile == 0) {
+      atomicExch(mine, kPrefix | count);
+    } else {
+      atomicExch(mine, count + 1);  // the tile's own count, for later tiles' walks
+      for (std::int64_t j = std::int64_t(tile) - 1;; --j) {
+        const std::uint32_t* theirs = status + std::size_t(j) * RADIX + d;
+        std::uint32_t v;
+        do {
+          v = *reinterpret_cast<const volatile std::uint32_t*>(theirs);
+        } while (v == 0);
+        if (v & kPrefix) {
+          prefix += v & ~kPrefix;
+          break;
+        }
+        prefix += v - 1;
+      }
+      atomicExch(mine, kPrefix | (prefix + count));
+    }
+    base[d] = first[d] + prefix;
+  }
+  __syncthreads();
+
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)
+    if (digit[i] < RADIX) {
+      const std::uint32_t pos = base[digit[i]] + warp_count[warp][digit[i]] + rank[i];
+      kout[pos] = key[i];
+      if (PAIRS) vout[pos] = val[i];
+    }
+}
+
+class CudaRadix final : public Variant {
+ public:
+  Support supports(const Problem& p) const override {
+    if (p.batch() != 1)
+      return Support::no("sorts one array (length = total); batches are the networks' axis");
+    return Support::yes();
+  }
+  bool stable() const override { return true; }
+  void prepare(const Problem& p, const Inputs& in) override {
+    p_ = p;
+    const auto n = std::size_t(p.n);
+    keys_in_ = DeviceBuffer<std::uint32_t>(n), keys_ = DeviceBuffer<std::uint32_t>(n);
+    keys_tmp_ = DeviceBuffer<std::uint32_t>(n);
+    PB_CUDA(cudaMemcpy(keys_in_.get(), in.keys.data(), keys_in_.bytes(), cudaMemcpyHostToDevice));
+    if (p.pairs()) {
+      vals_in_ = DeviceBuffer<std::uint32_t>(n), vals_ = DeviceBuffer<std::uint32_t>(n);
+      vals_tmp_ = DeviceBuffer<std::uint32_t>(n);
+      PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
+    }
+    tiles_ = (p.n + TILE - 1) / TILE;
+    // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
+    work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
+                                        std::size_t(PASSES * tiles_ * RADIX));
+    int dev = 0;
+    PB_CUDA(cudaGetDevice(&dev));
+    PB_CUDA(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev));
+    // A copy from pageable memory may return before its data lands; the
+    // variant's non-blocking stream is not ordered after it.
+    PB_CUDA(cudaDeviceSynchronize());
+  }
+  void reset() override {}
+  void run() override {
+    const auto st = stream_.get();
+    const Transform tr{p_.key == Key::F32, p_.order == Order::Desc};
+    std::uint32_t* hist = work_.get();
+    std::uint32_t* counters = hist + PASSES * RADIX;
+    std::uint32_t* status = counters + PASSES;
+    PB_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), st));
+    const int blocks = int(std::min<std::int64_t>((p_.n + 1023) / 1024, std::int64_t(sms_) * 4));
+    histogram_kernel<<<blocks, 1024, 0, st>>>(keys_in_.get(), p_.n, tr, hist);
+    PB_CUDA_LAUNCHED();
+    scan_kernel<<<PASSES, RADIX, 0, st>>>(hist);
+    PB_CUDA_LAUNCHED();
+    // in -> tmp -> out -> tmp -> out: the input stays for the next run.
+    const std::uint32_t* kin = keys_in_.get();
+    const std::uint32_t* vin = vals_in_.get();
+    for (int pass = 0; pass < PASSES; ++pass) {
+      std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
+      std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
+      auto* words = status + std::size_t(pass) * tiles_ * RADIX;
+      if (p_.pairs())
+        scatter_kernel<true><<<unsigned(tiles_), THREADS, 0, st>>>(
+            kin, kout, vin, vout, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
+      else
+        scatter_kernel<false><<<unsigned(tiles_), THREADS, 0, st>>>(
+            kin, kout, nullptr, nullptr, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
+      PB_CUDA_LAUNCHED();
+      kin = kout, vin = vout;
+    }
+  }
+  void result(Output& out) override {
+    PB_CUDA(cudaStreamSynchronize(stream_.get()));
+    out.keys.resize(std::size_t(p_.n));
+    PB_CUDA(cudaMemcpy(out.keys.data(), keys_.get(), keys_.bytes(), cudaMemcpyDeviceToHost));
+    out.values.clear();
+    if (p_.pairs()) {
+      out.values.resize(std::size_t(p_.n));
+      PB_CUDA(cudaMemcpy(out.values.data(), vals_.get(), vals_.bytes(), cudaMemcpyDeviceToHost));
+    }
+  }
+  void* stream() override { return stream_.get(); }
+
+ private:
+  Problem p_;
+  Stream stream_;
+  std::int64_t tiles_ = 0;
+  int sms_ = 1;
+  DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_radix() { return std::make_unique<CudaRadix>(); }
+
+}  // namespace pb::sort
