@@ -167,6 +167,8 @@ class CudaRadix final : public Variant {
   Support supports(const Problem& p) const override {
     if (p.batch() != 1)
       return Support::no("sorts one array (length = total); batches are the networks' axis");
+    if (p.n >= (std::int64_t(1) << 31))
+      return Support::no("look-back words hold a prefix in 31 bits: at most 2^31 - 1 keys");
     return Support::yes();
   }
   bool stable() const override { return true; }
