@@ -5,15 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <string>
 #include <type_traits>
 
 #include "core/gpu.hpp"
 #include "gemm/case.hpp"
+#include "gemm/raster.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/registry.hpp"
 #include "gemm/tuning.hpp"
@@ -226,6 +229,29 @@ TEST(GemmOracle, TensorPrecisionsRoundTheInputsAndLoosenTheBoundToOneUlp) {
   EXPECT_DOUBLE_EQ(tensor_tolerance(1000), 1000 * u / (1 - 1000 * u) + 1000 * ud / (1 - 1000 * ud));
   EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1, Precision::BF16}, 9), tensor_tolerance(9));
   EXPECT_DOUBLE_EQ(tolerance_for<float>(Problem{Op::AB, 1, 1, 1}, 9), tolerance<float>(9));
+}
+
+// The grouped tile order of DMMA and Pipelined: groups of `group` tile rows,
+// down each column of a group; the last group may be shorter; every tile
+// exactly once.
+TEST(GemmRaster, GroupedOrderWalksEachGroupColumnByColumnAndCoversEveryTileOnce) {
+  auto at = [](std::int64_t t, std::int64_t tm, std::int64_t tn, std::int64_t g) {
+    const TileCoord c = grouped_tile(t, tm, tn, g);
+    return std::to_string(c.tm) + "," + std::to_string(c.tn);
+  };
+  // 5 x 3 tiles, groups of 2 rows: rows {0, 1}, {2, 3}, then {4} alone.
+  const std::vector<std::string> expect = {"0,0", "1,0", "0,1", "1,1", "0,2", "1,2", "2,0", "3,0",
+                                           "2,1", "3,1", "2,2", "3,2", "4,0", "4,1", "4,2"};
+  for (std::int64_t t = 0; t < 15; ++t) EXPECT_EQ(at(t, 5, 3, 2), expect[std::size_t(t)]) << "block " << t;
+  for (auto [tm, tn, g] : {std::array<std::int64_t, 3>{1, 1, 8}, {7, 5, 8}, {17, 3, 8}, {64, 64, 8}, {9, 1, 4}}) {
+    std::set<std::pair<std::int64_t, std::int64_t>> seen;
+    for (std::int64_t t = 0; t < tm * tn; ++t) {
+      const TileCoord c = grouped_tile(t, tm, tn, g);
+      ASSERT_TRUE(c.tm >= 0 && c.tm < tm && c.tn >= 0 && c.tn < tn) << tm << "x" << tn << " block " << t;
+      seen.insert({c.tm, c.tn});
+    }
+    EXPECT_EQ(std::int64_t(seen.size()), tm * tn) << tm << "x" << tn << " group " << g;
+  }
 }
 
 // The tuned table: a problem takes the choice of the swept shape nearest in

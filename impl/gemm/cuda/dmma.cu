@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/raster.hpp"
 #include "gemm/tuning.hpp"
 
 namespace pb::gemm {
@@ -155,11 +156,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int64_t lda = a_kcontig ? K : M, ldb = b_kcontig ? K : N;
 
   // Grouped order: GROUP_M tile rows at a time, down each column of the group.
-  const int64_t t = blockIdx.x, per_group = int64_t(GROUP_M) * tiles_n;
-  const int64_t first_m = (t / per_group) * GROUP_M;
-  const int64_t group_rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-  const int64_t m0 = (first_m + (t % per_group) % group_rows) * BM;
-  const int64_t n0 = ((t % per_group) / group_rows) * BN;
+  const TileCoord tile = grouped_tile(blockIdx.x, tiles_m, tiles_n, GROUP_M);
+  const int64_t m0 = tile.tm * BM, n0 = tile.tn * BN;
 
   Loader<BM, Cfg::THREADS, a_kcontig, VEC> la(A, lda, m0, M, tid);
   Loader<BN, Cfg::THREADS, b_kcontig, VEC> lb(B, ldb, n0, N, tid);

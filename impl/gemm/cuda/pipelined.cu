@@ -15,7 +15,10 @@
 //    multiply reads with 16-byte loads; an operand contiguous along i or j is
 //    copied 16 bytes at a time when its rows allow (multiple of 4 and
 //    aligned), element by element otherwise. So every op runs the same inner
-//    loop (RegBlock's AtB sat at 0.63 of cuBLAS).
+//    loop (RegBlock's AtB sat at 0.63 of cuBLAS);
+//  - a 1-D grid walks the output tiles in groups of 8 tile rows
+//    (gemm/raster.hpp), so the blocks running together share their A
+//    and B panels in L2.
 // Out-of-range elements are zero-filled by the copy (source size 0); edges
 // are stored under predicates. Double is not built: its tensor-core kernel is
 // a separate step. The block tile and ring depth come from a small set (see
@@ -23,6 +26,7 @@
 // (gemm/tuning.hpp).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -30,13 +34,14 @@
 
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/transpose.cuh"
+#include "gemm/raster.hpp"
 #include "gemm/tuning.hpp"
 
 namespace pb::gemm {
 const std::vector<std::string>& pipelined_tiles();
 namespace {
 
-constexpr int BK = 16, PAD = 4;
+constexpr int BK = 16, PAD = 4, GROUP_M = 8;
 
 // A tile configuration: block tile BM x BN of warp tiles 64 x WN (so BM / 64
 // x BN / WN warps), a STAGES-deep ring. A thread owns 8 x WN / 4 outputs:
@@ -147,12 +152,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
   // Warp tile (wm, wn) of BM / 64 x BN / WN; thread (ty, tx) of 8 x 4 inside it.
   const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N, ty = lane / 4, tx = lane % 4;
   const int row0 = wm * 64 + ty * 4, col0 = wn * Cfg::WN + tx * 4;  // + {0, 32} rows, + 16 g columns
-  const int64_t n0 = int64_t(blockIdx.x) * BN;
-  const int64_t tiles_m = (M + BM - 1) / BM, ktiles = (K + BK - 1) / BK;
+  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + BK - 1) / BK;
   const int64_t lda = a_kcontig ? K : M, ldb = b_kcontig ? K : N;
-
-  for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
-    const int64_t m0 = tm * BM;
+  const TileCoord tile = grouped_tile(blockIdx.x, tiles_m, tiles_n, GROUP_M);
+  const int64_t m0 = tile.tm * BM, n0 = tile.tn * BN;
+  {
     TileLoader<BM, THREADS, a_kcontig, vec> la(A, lda, m0, M, tid);
     TileLoader<BN, THREADS, b_kcontig, vec> lb(B, ldb, n0, N, tid);
     // Tiles are issued in order, t = 0, 1, ...: each loader walks forward.
@@ -196,8 +200,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
           for (int c = 0; c < TN; ++c) acc[r][c] += a[r] * b[c];
       }
     }
-    wait_groups<0>();
-    __syncthreads();  // the ring is reused by the next output tile
+    wait_groups<0>();  // no copy may still be landing when the block exits
 
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
@@ -248,8 +251,7 @@ Tile tile(const char* name) {
   };
   auto launch = [](const Problem& p, bool vec, const float* a, const float* b, const float* c, float* d,
                    float* wa, float* wb, cudaStream_t s) {
-    const dim3 grid(unsigned((p.n + Cfg::BN - 1) / Cfg::BN),
-                    unsigned(std::min<int64_t>((p.m + Cfg::BM - 1) / Cfg::BM, 65535)));
+    const unsigned grid = unsigned(((p.m + Cfg::BM - 1) / Cfg::BM) * ((p.n + Cfg::BN - 1) / Cfg::BN));
     if (Cfg::PACK && p.op != Op::AtB) {
       // A (M x K) -> K x M; ABtC's B (N x K) -> K x N; then AtB's loop.
       transpose(a, wa, p.m, p.k, p.k, p.m, s);
@@ -306,9 +308,11 @@ class CudaPipelined final : public DeviceVariant<T> {
       for (const auto& t : tiles()) t.allow();
     tile_for_.set_sm(device_sm());
   }
-  Support supports(const Problem&) const override {
+  Support supports(const Problem& p) const override {
     if (!std::is_same<T, float>::value)
       return Support::no("an FFMA float kernel; double runs on the tensor cores in its own variant");
+    if ((p.m + 63) / 64 * ((p.n + 63) / 64) > std::numeric_limits<int>::max())
+      return Support::no("more output tiles than a grid holds");
     return Support::yes();
   }
   void launch(const Problem& p, const T* a, const T* b, const T* c, T* d) override {

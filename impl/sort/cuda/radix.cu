@@ -82,26 +82,35 @@ __global__ void scan_kernel(std::uint32_t* hist) {
   h[d] = d ? s[d - 1] : 0;
 }
 
+// Dynamic shared memory of the scatter kernel: the warps' counts a digit
+// (WARPS x RADIX) and the tile's keys (then values) in digit order (TILE).
+constexpr std::size_t kScatterShared = std::size_t(WARPS * RADIX + TILE) * sizeof(std::uint32_t);
+
 template <bool PAIRS>
 __global__ void __launch_bounds__(THREADS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
                    Transform tr, int shift, const std::uint32_t* __restrict__ first /* RADIX */,
                    std::uint32_t* status /* tiles x RADIX */, std::uint32_t* counter) {
-  __shared__ std::uint32_t warp_count[WARPS][RADIX];  // a warp's count a digit, then its offset in the tile
-  __shared__ std::uint32_t base[RADIX];               // output position of the tile's first key a digit
+  extern __shared__ std::uint32_t shared[];
+  std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);  // then offsets
+  std::uint32_t* stage = shared + WARPS * RADIX;  // the tile in digit order
+  __shared__ std::uint32_t digit_start[RADIX];    // the digit's first place in the tile (exclusive scan)
+  __shared__ std::uint32_t out_base[RADIX];       // output position of the tile's place 0 of the digit
+  __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) (&warp_count[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
+  const std::int64_t tile0 = std::int64_t(tile) * TILE;
+  const int tile_n = int(n - tile0 < TILE ? n - tile0 : TILE);
 
   // Load: warp w's keys are the tile's [w * 32 ITEMS, (w + 1) * 32 ITEMS),
   // round i lane l holding key i * 32 + l of them: input order is (round, lane).
-  const std::int64_t start = std::int64_t(tile) * TILE + std::int64_t(warp) * 32 * ITEMS;
-  std::uint32_t key[ITEMS], val[ITEMS], rank[ITEMS];
-  int digit[ITEMS];
+  const std::int64_t start = tile0 + std::int64_t(warp) * 32 * ITEMS;
+  std::uint32_t key[ITEMS], val[ITEMS], place[ITEMS];
   const unsigned lower = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
@@ -109,18 +118,32 @@ __global__ void __launch_bounds__(THREADS)
     const bool ok = at < n;
     key[i] = ok ? kin[at] : 0u;
     if (PAIRS) val[i] = ok ? vin[at] : 0u;
-    digit[i] = ok ? int((tr(key[i]) >> shift) & (RADIX - 1)) : RADIX;  // RADIX: past the end, not counted
-    // Rank among the warp's keys of the same digit so far: stable.
-    const unsigned peers = __match_any_sync(0xffffffffu, digit[i]);
-    if (ok) rank[i] = warp_count[warp][digit[i]] + __popc(peers & lower);
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const bool ok = start + i * 32 + lane < n;
+    const unsigned d = (tr(key[i]) >> shift) & (RADIX - 1);
+    // The lanes holding the same digit (8 ballots, one a bit), among the
+    // valid ones; the lower of them and the warp's earlier rounds give the
+    // rank: stable.
+    const unsigned valid = __ballot_sync(0xffffffffu, ok);
+    unsigned peers = ok ? valid : 0u;
+#pragma unroll
+    for (int b = 0; b < BITS; ++b) {
+      const unsigned bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
+      peers &= bit ? m : ~m;
+    }
+    const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
     __syncwarp();
-    if (ok && lane == __ffs(peers) - 1) warp_count[warp][digit[i]] += __popc(peers);
+    if (ok && (peers & lower) == 0) warp_count[warp][d] = before + __popc(peers);
     __syncwarp();
+    place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
   }
   __syncthreads();
 
-  // A digit a thread (RADIX <= THREADS): the warps' offsets within the tile,
-  // the tile's count, then the look-back for the tile's prefix.
+  // A digit a thread (RADIX <= THREADS): the warps' offsets within the digit,
+  // the tile's count, the look-back for the tile's prefix, and the tile's
+  // exclusive scan of the counts (digit_start).
   if (threadIdx.x < RADIX) {
     const int d = threadIdx.x;
     std::uint32_t count = 0;
@@ -149,17 +172,61 @@ __global__ void __launch_bounds__(THREADS)
       }
       atomicExch(mine, kPrefix | (prefix + count));
     }
-    base[d] = first[d] + prefix;
+    // Exclusive scan of the counts over the 256 digits: within each warp by
+    // shuffles, then the warps' totals.
+    std::uint32_t incl = count;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const std::uint32_t v = __shfl_up_sync(0xffffffffu, incl, off);
+      if (lane >= off) incl += v;
+    }
+    if (lane == 31) warp_total[warp] = incl;
+    digit_start[d] = incl - count;
+    out_base[d] = first[d] + prefix;
+  }
+  __syncthreads();
+  if (threadIdx.x < RADIX) {
+    const int d = threadIdx.x;
+    std::uint32_t add = 0;
+    for (int w = 0; w < warp; ++w) add += warp_total[w];
+    digit_start[d] += add;
+    out_base[d] -= digit_start[d];  // + a key's place in the tile = its output position
   }
   __syncthreads();
 
+  // Stage the tile in digit order, then write it out in place order: runs
+  // of a digit (about TILE / RADIX keys) go to consecutive addresses.
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i)
-    if (digit[i] < RADIX) {
-      const std::uint32_t pos = base[digit[i]] + warp_count[warp][digit[i]] + rank[i];
-      kout[pos] = key[i];
-      if (PAIRS) vout[pos] = val[i];
+    if (start + i * 32 + lane < n) {
+      const unsigned d = (tr(key[i]) >> shift) & (RADIX - 1);
+      place[i] += digit_start[d] + warp_count[warp][d];
+      stage[place[i]] = key[i];
     }
+  __syncthreads();
+  unsigned digit_of[PAIRS ? ITEMS : 1];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int at = threadIdx.x + i * THREADS;
+    if (at < tile_n) {
+      const std::uint32_t k = stage[at];
+      const unsigned d = (tr(k) >> shift) & (RADIX - 1);
+      if (PAIRS) digit_of[i] = d;
+      kout[out_base[d] + at] = k;
+    }
+  }
+  if (PAIRS) {
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+      if (start + i * 32 + lane < n) stage[place[i]] = val[i];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int at = threadIdx.x + i * THREADS;
+      if (at < tile_n) vout[out_base[digit_of[i]] + at] = stage[at];
+    }
+  }
 }
 
 class CudaRadix final : public Variant {
@@ -187,6 +254,8 @@ class CudaRadix final : public Variant {
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
                                         std::size_t(PASSES * tiles_ * RADIX));
+    for (auto kernel : {scatter_kernel<true>, scatter_kernel<false>})
+      PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kScatterShared)));
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
     PB_CUDA(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev));
@@ -215,10 +284,10 @@ class CudaRadix final : public Variant {
       std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
       auto* words = status + std::size_t(pass) * tiles_ * RADIX;
       if (p_.pairs())
-        scatter_kernel<true><<<unsigned(tiles_), THREADS, 0, st>>>(
+        scatter_kernel<true><<<unsigned(tiles_), THREADS, kScatterShared, st>>>(
             kin, kout, vin, vout, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
       else
-        scatter_kernel<false><<<unsigned(tiles_), THREADS, 0, st>>>(
+        scatter_kernel<false><<<unsigned(tiles_), THREADS, kScatterShared, st>>>(
             kin, kout, nullptr, nullptr, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
       PB_CUDA_LAUNCHED();
       kin = kout, vin = vout;
