@@ -243,7 +243,8 @@ TEST(GemmRaster, GroupedOrderWalksEachGroupColumnByColumnAndCoversEveryTileOnce)
   const std::vector<std::string> expect = {"0,0", "1,0", "0,1", "1,1", "0,2", "1,2", "2,0", "3,0",
                                            "2,1", "3,1", "2,2", "3,2", "4,0", "4,1", "4,2"};
   for (std::int64_t t = 0; t < 15; ++t) EXPECT_EQ(at(t, 5, 3, 2), expect[std::size_t(t)]) << "block " << t;
-  for (auto [tm, tn, g] : {std::array<std::int64_t, 3>{1, 1, 8}, {7, 5, 8}, {17, 3, 8}, {64, 64, 8}, {9, 1, 4}}) {
+  for (auto [tm, tn, g] :
+       {std::array<std::int64_t, 3>{1, 1, 8}, {7, 5, 8}, {17, 3, 8}, {64, 64, 8}, {9, 1, 4}}) {
     std::set<std::pair<std::int64_t, std::int64_t>> seen;
     for (std::int64_t t = 0; t < tm * tn; ++t) {
       const TileCoord c = grouped_tile(t, tm, tn, g);

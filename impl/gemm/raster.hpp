@@ -14,8 +14,7 @@ namespace pb::gemm {
 struct TileCoord {
   int64_t tm, tn;
 };
-PB_HOST_DEVICE inline TileCoord grouped_tile(int64_t t, int64_t tiles_m, int64_t tiles_n,
-                                           int64_t group) {
+PB_HOST_DEVICE inline TileCoord grouped_tile(int64_t t, int64_t tiles_m, int64_t tiles_n, int64_t group) {
   const int64_t per_group = group * tiles_n, first_m = (t / per_group) * group;
   const int64_t rows = tiles_m - first_m < group ? tiles_m - first_m : group;
   return {first_m + (t % per_group) % rows, (t % per_group) / rows};
