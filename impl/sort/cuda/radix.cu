@@ -24,6 +24,7 @@
 // runs a digit).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 
 #include "core/cuda/buffer.cuh"
@@ -32,32 +33,46 @@
 namespace pb::sort {
 namespace {
 
-constexpr int BITS = 8, RADIX = 256, PASSES = 4, THREADS = 512, WARPS = THREADS / 32, ITEMS = 15;
-constexpr int TILE = THREADS * ITEMS;
+constexpr int BITS = 8, RADIX = 256, PASSES = 4;
+// A scatter configuration: THREADS a block, ITEMS keys a thread, MIN_BLOCKS
+// blocks an SM (which caps the registers).
+template <int THREADS_, int ITEMS_, int MIN_BLOCKS_>
+struct Cfg {
+  static constexpr int THREADS = THREADS_, ITEMS = ITEMS_, MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr int WARPS = THREADS / 32, TILE = THREADS * ITEMS;
+  static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
+};
+using Cfg512x15 = Cfg<512, 15, 2>;
+using Cfg384x16 = Cfg<384, 16, 3>;
+using Cfg384x20 = Cfg<384, 20, 2>;
+constexpr int kMinTile = 384 * 15;  // sizes the look-back words for every configuration
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
-// count in bits 0-30, up to 2^30); else the tile's own count + 1.
+// count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
 constexpr std::uint32_t kPrefix = 0x80000000u;
 
-struct Transform {
-  bool f32, desc;
-  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t bits) const {
+// The order keys sort on, fixed at compile time (one kernel a key type and
+// order, so the per-key work of u32 ascending is a shift and a mask).
+template <bool F32, bool DESC>
+struct Ordered {
+  __device__ __forceinline__ static std::uint32_t of(std::uint32_t bits) {
     std::uint32_t t = bits;
-    if (f32) {
+    if (F32) {
       if (t == 0x80000000u) t = 0;  // -0.0 is +0.0
       t = (t & 0x80000000u) ? ~t : (t | 0x80000000u);
     }
-    return desc ? ~t : t;
+    return DESC ? ~t : t;
   }
 };
 
-__global__ void histogram_kernel(const std::uint32_t* __restrict__ keys, std::int64_t n, Transform tr,
+template <class Ord>
+__global__ void histogram_kernel(const std::uint32_t* __restrict__ keys, std::int64_t n,
                                  std::uint32_t* __restrict__ hist /* PASSES x RADIX */) {
   __shared__ std::uint32_t h[PASSES][RADIX];
   for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x) (&h[0][0])[i] = 0;
   __syncthreads();
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t t = tr(keys[i]);
+    const std::uint32_t t = Ord::of(keys[i]);
 #pragma unroll
     for (int p = 0; p < PASSES; ++p) atomicAdd(&h[p][(t >> (BITS * p)) & (RADIX - 1)], 1u);
   }
@@ -83,20 +98,27 @@ __global__ void scan_kernel(std::uint32_t* hist) {
 }
 
 // Dynamic shared memory of the scatter kernel: the warps' counts a digit
-// (WARPS x RADIX) and the tile's keys (then values) in digit order (TILE).
-constexpr std::size_t kScatterShared = std::size_t(WARPS * RADIX + TILE) * sizeof(std::uint32_t);
+// (WARPS x RADIX), the tile's keys in digit order (TILE) and, for pairs,
+// its values (TILE).
+template <class C, bool PAIRS>
+constexpr std::size_t scatter_shared() {
+  return std::size_t(C::WARPS * RADIX + (PAIRS ? 2 : 1) * C::TILE) * sizeof(std::uint32_t);
+}
 
-template <bool PAIRS>
-__global__ void __launch_bounds__(THREADS)
+template <class C, bool PAIRS, class Ord>
+__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
-                   Transform tr, int shift, const std::uint32_t* __restrict__ first /* RADIX */,
+                   int shift, const std::uint32_t* __restrict__ first /* RADIX */,
                    std::uint32_t* status /* tiles x RADIX */, std::uint32_t* counter) {
+  constexpr int THREADS = C::THREADS, WARPS = C::WARPS, ITEMS = C::ITEMS, TILE = C::TILE;
   extern __shared__ std::uint32_t shared[];
-  std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);  // then offsets
-  std::uint32_t* stage = shared + WARPS * RADIX;  // the tile in digit order
-  __shared__ std::uint32_t digit_start[RADIX];    // the digit's first place in the tile (exclusive scan)
-  __shared__ std::uint32_t out_base[RADIX];       // output position of the tile's place 0 of the digit
+  // The warps' counts a digit; then each warp's first place of the digit in
+  // the tile.
+  std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
+  std::uint32_t* kstage = shared + WARPS * RADIX;  // the tile's keys in digit order
+  std::uint32_t* vstage = kstage + TILE;           // pairs: their values
+  __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -106,28 +128,29 @@ __global__ void __launch_bounds__(THREADS)
   const std::uint32_t tile = tile_s;
   const std::int64_t tile0 = std::int64_t(tile) * TILE;
   const int tile_n = int(n - tile0 < TILE ? n - tile0 : TILE);
+  kin += tile0;
+  if (PAIRS) vin += tile0;
+  auto digit = [shift](std::uint32_t k) { return (Ord::of(k) >> shift) & (RADIX - 1); };
 
-  // Load: warp w's keys are the tile's [w * 32 ITEMS, (w + 1) * 32 ITEMS),
-  // round i lane l holding key i * 32 + l of them: input order is (round, lane).
-  const std::int64_t start = tile0 + std::int64_t(warp) * 32 * ITEMS;
-  std::uint32_t key[ITEMS], val[ITEMS], place[ITEMS];
+  // Warp w's keys are the tile's [w * 32 ITEMS, (w + 1) * 32 ITEMS), round
+  // i lane l holding key i * 32 + l of them: input order is (round, lane).
+  const int first_of_warp = warp * 32 * ITEMS + lane;
+  std::uint32_t key[ITEMS], place[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int at = first_of_warp + i * 32;
+    key[i] = at < tile_n ? kin[at] : 0u;
+  }
   const unsigned lower = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    const std::int64_t at = start + i * 32 + lane;
-    const bool ok = at < n;
-    key[i] = ok ? kin[at] : 0u;
-    if (PAIRS) val[i] = ok ? vin[at] : 0u;
-  }
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const bool ok = start + i * 32 + lane < n;
-    const unsigned d = (tr(key[i]) >> shift) & (RADIX - 1);
+    const bool ok = first_of_warp + i * 32 < tile_n;
+    const unsigned d = digit(key[i]);
     // The lanes holding the same digit (8 ballots, one a bit), among the
     // valid ones; the lower of them and the warp's earlier rounds give the
     // rank: stable.
-    const unsigned valid = __ballot_sync(0xffffffffu, ok);
-    unsigned peers = ok ? valid : 0u;
+    unsigned peers = __ballot_sync(0xffffffffu, ok);
+    if (!ok) peers = 0;
 #pragma unroll
     for (int b = 0; b < BITS; ++b) {
       const unsigned bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
@@ -141,17 +164,13 @@ __global__ void __launch_bounds__(THREADS)
   }
   __syncthreads();
 
-  // A digit a thread (RADIX <= THREADS): the warps' offsets within the digit,
-  // the tile's count, the look-back for the tile's prefix, and the tile's
-  // exclusive scan of the counts (digit_start).
+  // A digit a thread (RADIX <= THREADS): the tile's count, published at
+  // once; the look-back for the tile's prefix; the tile's exclusive scan of
+  // the counts; then each warp's first place of the digit in the tile.
+  std::uint32_t count = 0, incl = 0;
   if (threadIdx.x < RADIX) {
     const int d = threadIdx.x;
-    std::uint32_t count = 0;
-    for (int w = 0; w < WARPS; ++w) {
-      const std::uint32_t c = warp_count[w][d];
-      warp_count[w][d] = count;
-      count += c;
-    }
+    for (int w = 0; w < WARPS; ++w) count += warp_count[w][d];
     std::uint32_t* mine = status + std::size_t(tile) * RADIX + d;
     std::uint32_t prefix = 0;
     if (tile == 0) {
@@ -172,59 +191,52 @@ __global__ void __launch_bounds__(THREADS)
       }
       atomicExch(mine, kPrefix | (prefix + count));
     }
-    // Exclusive scan of the counts over the 256 digits: within each warp by
-    // shuffles, then the warps' totals.
-    std::uint32_t incl = count;
+    // Within each warp of digits by shuffles, then the warps' totals.
+    incl = count;
 #pragma unroll
     for (int off = 1; off < 32; off <<= 1) {
       const std::uint32_t v = __shfl_up_sync(0xffffffffu, incl, off);
       if (lane >= off) incl += v;
     }
     if (lane == 31) warp_total[warp] = incl;
-    digit_start[d] = incl - count;
     out_base[d] = first[d] + prefix;
   }
   __syncthreads();
   if (threadIdx.x < RADIX) {
     const int d = threadIdx.x;
-    std::uint32_t add = 0;
-    for (int w = 0; w < warp; ++w) add += warp_total[w];
-    digit_start[d] += add;
-    out_base[d] -= digit_start[d];  // + a key's place in the tile = its output position
+    std::uint32_t start = incl - count;
+    for (int w = 0; w < warp; ++w) start += warp_total[w];
+    out_base[d] -= start;  // + a key's place in the tile = its output position
+    for (int w = 0; w < WARPS; ++w) {
+      const std::uint32_t c = warp_count[w][d];
+      warp_count[w][d] = start;
+      start += c;
+    }
   }
   __syncthreads();
 
-  // Stage the tile in digit order, then write it out in place order: runs
-  // of a digit (about TILE / RADIX keys) go to consecutive addresses.
+  // Stage the tile in digit order (values read now, not held through the
+  // ranking), then write it out in place order: runs of a digit (about
+  // TILE / RADIX keys) go to consecutive addresses.
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-    if (start + i * 32 + lane < n) {
-      const unsigned d = (tr(key[i]) >> shift) & (RADIX - 1);
-      place[i] += digit_start[d] + warp_count[warp][d];
-      stage[place[i]] = key[i];
+  for (int i = 0; i < ITEMS; ++i) {
+    const int at = first_of_warp + i * 32;
+    if (at < tile_n) {
+      const std::uint32_t k = kin[at];  // again (from L1): not held in registers through the look-back
+      place[i] += warp_count[warp][digit(k)];
+      kstage[place[i]] = k;
+      if (PAIRS) vstage[place[i]] = vin[at];
     }
+  }
   __syncthreads();
-  unsigned digit_of[PAIRS ? ITEMS : 1];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int at = threadIdx.x + i * THREADS;
     if (at < tile_n) {
-      const std::uint32_t k = stage[at];
-      const unsigned d = (tr(k) >> shift) & (RADIX - 1);
-      if (PAIRS) digit_of[i] = d;
-      kout[out_base[d] + at] = k;
-    }
-  }
-  if (PAIRS) {
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      if (start + i * 32 + lane < n) stage[place[i]] = val[i];
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int at = threadIdx.x + i * THREADS;
-      if (at < tile_n) vout[out_base[digit_of[i]] + at] = stage[at];
+      const std::uint32_t k = kstage[at];
+      const std::uint32_t pos = out_base[digit(k)] + at;
+      kout[pos] = k;
+      if (PAIRS) vout[pos] = vstage[at];
     }
   }
 }
@@ -250,12 +262,21 @@ class CudaRadix final : public Variant {
       vals_tmp_ = DeviceBuffer<std::uint32_t>(n);
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
-    tiles_ = (p.n + TILE - 1) / TILE;
+    max_tiles_ = (p.n + kMinTile - 1) / kMinTile;
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
-                                        std::size_t(PASSES * tiles_ * RADIX));
-    for (auto kernel : {scatter_kernel<true>, scatter_kernel<false>})
-      PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kScatterShared)));
+                                        std::size_t(PASSES * max_tiles_ * RADIX));
+    with_config([](auto cfg) {
+      using C = decltype(cfg);
+      for (auto kernel : {scatter_kernel<C, false, Ordered<false, false>>, scatter_kernel<C, false, Ordered<false, true>>,
+                          scatter_kernel<C, false, Ordered<true, false>>, scatter_kernel<C, false, Ordered<true, true>>})
+        PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(scatter_shared<C, false>())));
+      for (auto kernel : {scatter_kernel<C, true, Ordered<false, false>>, scatter_kernel<C, true, Ordered<false, true>>,
+                          scatter_kernel<C, true, Ordered<true, false>>, scatter_kernel<C, true, Ordered<true, true>>})
+        PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(scatter_shared<C, true>())));
+    });
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
     PB_CUDA(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev));
@@ -265,33 +286,7 @@ class CudaRadix final : public Variant {
   }
   void reset() override {}
   void run() override {
-    const auto st = stream_.get();
-    const Transform tr{p_.key == Key::F32, p_.order == Order::Desc};
-    std::uint32_t* hist = work_.get();
-    std::uint32_t* counters = hist + PASSES * RADIX;
-    std::uint32_t* status = counters + PASSES;
-    PB_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), st));
-    const int blocks = int(std::min<std::int64_t>((p_.n + 1023) / 1024, std::int64_t(sms_) * 4));
-    histogram_kernel<<<blocks, 1024, 0, st>>>(keys_in_.get(), p_.n, tr, hist);
-    PB_CUDA_LAUNCHED();
-    scan_kernel<<<PASSES, RADIX, 0, st>>>(hist);
-    PB_CUDA_LAUNCHED();
-    // in -> tmp -> out -> tmp -> out: the input stays for the next run.
-    const std::uint32_t* kin = keys_in_.get();
-    const std::uint32_t* vin = vals_in_.get();
-    for (int pass = 0; pass < PASSES; ++pass) {
-      std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
-      std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
-      auto* words = status + std::size_t(pass) * tiles_ * RADIX;
-      if (p_.pairs())
-        scatter_kernel<true><<<unsigned(tiles_), THREADS, kScatterShared, st>>>(
-            kin, kout, vin, vout, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
-      else
-        scatter_kernel<false><<<unsigned(tiles_), THREADS, kScatterShared, st>>>(
-            kin, kout, nullptr, nullptr, p_.n, tr, BITS * pass, hist + pass * RADIX, words, counters + pass);
-      PB_CUDA_LAUNCHED();
-      kin = kout, vin = vout;
-    }
+    with_order([this](auto ord) { with_config([this](auto cfg) { run_sort<decltype(cfg), decltype(ord)>(); }); });
   }
   void result(Output& out) override {
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -306,9 +301,63 @@ class CudaRadix final : public Variant {
   void* stream() override { return stream_.get(); }
 
  private:
+  // f(Ordered<F32, DESC>{}) for this problem's key type and order.
+  template <class F>
+  void with_order(F&& f) const {
+    const bool f32 = p_.key == Key::F32, desc = p_.order == Order::Desc;
+    if (f32)
+      desc ? f(Ordered<true, true>{}) : f(Ordered<true, false>{});
+    else
+      desc ? f(Ordered<false, true>{}) : f(Ordered<false, false>{});
+  }
+  // f(Cfg{}) for the scatter configuration (PARBENCH_RADIX_CFG, an experiment).
+  template <class F>
+  static void with_config(F&& f) {
+    static const int which = [] {
+      const char* e = std::getenv("PARBENCH_RADIX_CFG");
+      return e ? std::atoi(e) : 0;
+    }();
+    if (which == 1)
+      f(Cfg384x16{});
+    else if (which == 2)
+      f(Cfg384x20{});
+    else
+      f(Cfg512x15{});
+  }
+  template <class C, class Ord>
+  void run_sort() {
+    const auto st = stream_.get();
+    std::uint32_t* hist = work_.get();
+    std::uint32_t* counters = hist + PASSES * RADIX;
+    std::uint32_t* status = counters + PASSES;
+    PB_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), st));
+    const int blocks = int(std::min<std::int64_t>((p_.n + 1023) / 1024, std::int64_t(sms_) * 4));
+    histogram_kernel<Ord><<<blocks, 1024, 0, st>>>(keys_in_.get(), p_.n, hist);
+    PB_CUDA_LAUNCHED();
+    scan_kernel<<<PASSES, RADIX, 0, st>>>(hist);
+    PB_CUDA_LAUNCHED();
+    // in -> tmp -> out -> tmp -> out: the input stays for the next run.
+    const std::uint32_t* kin = keys_in_.get();
+    const std::uint32_t* vin = vals_in_.get();
+    for (int pass = 0; pass < PASSES; ++pass) {
+      std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
+      std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
+      auto* words = status + std::size_t(pass) * max_tiles_ * RADIX;
+      const unsigned tiles = unsigned((p_.n + C::TILE - 1) / C::TILE);
+      if (p_.pairs())
+        scatter_kernel<C, true, Ord><<<tiles, C::THREADS, scatter_shared<C, true>(), st>>>(
+            kin, kout, vin, vout, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
+      else
+        scatter_kernel<C, false, Ord><<<tiles, C::THREADS, scatter_shared<C, false>(), st>>>(
+            kin, kout, nullptr, nullptr, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
+      PB_CUDA_LAUNCHED();
+      kin = kout, vin = vout;
+    }
+  }
+
   Problem p_;
   Stream stream_;
-  std::int64_t tiles_ = 0;
+  std::int64_t max_tiles_ = 0;
   int sms_ = 1;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };
