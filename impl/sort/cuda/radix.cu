@@ -36,15 +36,17 @@ namespace {
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // A scatter configuration: THREADS a block, ITEMS keys a thread, MIN_BLOCKS
 // blocks an SM (which caps the registers).
-template <int THREADS_, int ITEMS_, int MIN_BLOCKS_>
+template <int THREADS_, int ITEMS_, int MIN_BLOCKS_, bool EARLY_ = false>
 struct Cfg {
   static constexpr int THREADS = THREADS_, ITEMS = ITEMS_, MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr bool EARLY = EARLY_;
   static constexpr int WARPS = THREADS / 32, TILE = THREADS * ITEMS;
   static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 };
 using Cfg512x15 = Cfg<512, 15, 2>;
 using Cfg384x16 = Cfg<384, 16, 3>;
 using Cfg384x20 = Cfg<384, 20, 2>;
+using Cfg384x16e = Cfg<384, 16, 3, true>;
 constexpr int kMinTile = 384 * 15;  // sizes the look-back words for every configuration
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
@@ -97,6 +99,45 @@ __global__ void scan_kernel(std::uint32_t* hist) {
   h[d] = d ? s[d - 1] : 0;
 }
 
+// Decoupled look-back for digit d of `tile`, whose own count is `count`:
+// publishes the count, walks back over earlier tiles' words (adding counts)
+// to the first inclusive prefix, publishes its own inclusive prefix and
+// returns the exclusive one.
+__device__ __forceinline__ std::uint32_t look_back(std::uint32_t* status, std::uint32_t tile, int d,
+                                                   std::uint32_t count) {
+  std::uint32_t* mine = status + std::size_t(tile) * RADIX + d;
+  if (tile == 0) {
+    atomicExch(mine, kPrefix | count);
+    return 0;
+  }
+  atomicExch(mine, count + 1);  // the tile's own count, for later tiles' walks
+  std::uint32_t prefix = 0;
+  for (std::int64_t j = std::int64_t(tile) - 1;; --j) {
+    const std::uint32_t* theirs = status + std::size_t(j) * RADIX + d;
+    std::uint32_t v;
+    do {
+      v = *reinterpret_cast<const volatile std::uint32_t*>(theirs);
+    } while (v == 0);
+    if (v & kPrefix) {
+      prefix += v & ~kPrefix;
+      break;
+    }
+    prefix += v - 1;
+  }
+  atomicExch(mine, kPrefix | (prefix + count));
+  return prefix;
+}
+
+// Inclusive scan of v over a warp's lanes.
+__device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, int lane) {
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const std::uint32_t u = __shfl_up_sync(0xffffffffu, v, off);
+    if (lane >= off) v += u;
+  }
+  return v;
+}
+
 // Dynamic shared memory of the scatter kernel: the warps' counts a digit
 // (WARPS x RADIX), the tile's keys in digit order (TILE) and, for pairs,
 // its values (TILE).
@@ -120,9 +161,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
   std::uint32_t* vstage = kstage + TILE;           // pairs: their values
   __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
+  __shared__ std::uint32_t early_count[C::EARLY ? RADIX : 1];  // EARLY: the tile's count a digit
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
+  if (C::EARLY && threadIdx.x < RADIX) early_count[threadIdx.x] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
@@ -140,6 +183,28 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
   for (int i = 0; i < ITEMS; ++i) {
     const int at = first_of_warp + i * 32;
     key[i] = at < tile_n ? kin[at] : 0u;
+  }
+  // A digit a thread (RADIX <= THREADS): the tile's count; the look-back
+  // for the tile's prefix (out_base); the scan of the counts within each
+  // warp of digits (incl, warp_total). EARLY: from a histogram of the tile
+  // before the ranking, so the tile's inclusive prefix is out, and later
+  // tiles' walks end here, before its ranking starts.
+  std::uint32_t count = 0, incl = 0;
+  auto prefix_and_scan = [&] {
+    const int d = threadIdx.x;
+    out_base[d] = first[d] + look_back(status, tile, d, count);
+    incl = warp_inclusive_scan(count, lane);
+    if (lane == 31) warp_total[warp] = incl;
+  };
+  if (C::EARLY) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+      if (first_of_warp + i * 32 < tile_n) atomicAdd(&early_count[digit(key[i])], 1u);
+    __syncthreads();
+    if (threadIdx.x < RADIX) {
+      count = early_count[threadIdx.x];
+      prefix_and_scan();
+    }
   }
   const unsigned lower = (1u << lane) - 1u;
 #pragma unroll
@@ -163,43 +228,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
   }
   __syncthreads();
-
-  // A digit a thread (RADIX <= THREADS): the tile's count, published at
-  // once; the look-back for the tile's prefix; the tile's exclusive scan of
-  // the counts; then each warp's first place of the digit in the tile.
-  std::uint32_t count = 0, incl = 0;
-  if (threadIdx.x < RADIX) {
-    const int d = threadIdx.x;
-    for (int w = 0; w < WARPS; ++w) count += warp_count[w][d];
-    std::uint32_t* mine = status + std::size_t(tile) * RADIX + d;
-    std::uint32_t prefix = 0;
-    if (tile == 0) {
-      atomicExch(mine, kPrefix | count);
-    } else {
-      atomicExch(mine, count + 1);  // the tile's own count, for later tiles' walks
-      for (std::int64_t j = std::int64_t(tile) - 1;; --j) {
-        const std::uint32_t* theirs = status + std::size_t(j) * RADIX + d;
-        std::uint32_t v;
-        do {
-          v = *reinterpret_cast<const volatile std::uint32_t*>(theirs);
-        } while (v == 0);
-        if (v & kPrefix) {
-          prefix += v & ~kPrefix;
-          break;
-        }
-        prefix += v - 1;
-      }
-      atomicExch(mine, kPrefix | (prefix + count));
-    }
-    // Within each warp of digits by shuffles, then the warps' totals.
-    incl = count;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const std::uint32_t v = __shfl_up_sync(0xffffffffu, incl, off);
-      if (lane >= off) incl += v;
-    }
-    if (lane == 31) warp_total[warp] = incl;
-    out_base[d] = first[d] + prefix;
+  if (!C::EARLY && threadIdx.x < RADIX) {
+    for (int w = 0; w < WARPS; ++w) count += warp_count[w][threadIdx.x];
+    prefix_and_scan();
   }
   __syncthreads();
   if (threadIdx.x < RADIX) {
@@ -268,12 +299,14 @@ class CudaRadix final : public Variant {
                                         std::size_t(PASSES * max_tiles_ * RADIX));
     with_config([](auto cfg) {
       using C = decltype(cfg);
-      for (auto kernel : {scatter_kernel<C, false, Ordered<false, false>>, scatter_kernel<C, false, Ordered<false, true>>,
-                          scatter_kernel<C, false, Ordered<true, false>>, scatter_kernel<C, false, Ordered<true, true>>})
+      for (auto kernel :
+           {scatter_kernel<C, false, Ordered<false, false>>, scatter_kernel<C, false, Ordered<false, true>>,
+            scatter_kernel<C, false, Ordered<true, false>>, scatter_kernel<C, false, Ordered<true, true>>})
         PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(scatter_shared<C, false>())));
-      for (auto kernel : {scatter_kernel<C, true, Ordered<false, false>>, scatter_kernel<C, true, Ordered<false, true>>,
-                          scatter_kernel<C, true, Ordered<true, false>>, scatter_kernel<C, true, Ordered<true, true>>})
+      for (auto kernel :
+           {scatter_kernel<C, true, Ordered<false, false>>, scatter_kernel<C, true, Ordered<false, true>>,
+            scatter_kernel<C, true, Ordered<true, false>>, scatter_kernel<C, true, Ordered<true, true>>})
         PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(scatter_shared<C, true>())));
     });
@@ -286,7 +319,8 @@ class CudaRadix final : public Variant {
   }
   void reset() override {}
   void run() override {
-    with_order([this](auto ord) { with_config([this](auto cfg) { run_sort<decltype(cfg), decltype(ord)>(); }); });
+    with_order(
+        [this](auto ord) { with_config([this](auto cfg) { run_sort<decltype(cfg), decltype(ord)>(); }); });
   }
   void result(Output& out) override {
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -321,6 +355,8 @@ class CudaRadix final : public Variant {
       f(Cfg384x16{});
     else if (which == 2)
       f(Cfg384x20{});
+    else if (which == 3)
+      f(Cfg384x16e{});
     else
       f(Cfg512x15{});
   }
