@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
 
 #include "core/cuda/buffer.cuh"
 #include "sort/sort.hpp"
@@ -36,10 +37,10 @@ namespace {
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // A scatter configuration: THREADS a block, ITEMS keys a thread, MIN_BLOCKS
 // blocks an SM (which caps the registers).
-template <int THREADS_, int ITEMS_, int MIN_BLOCKS_, bool EARLY_ = false>
+template <int THREADS_, int ITEMS_, int MIN_BLOCKS_, bool EARLY_ = false, bool FULL_PATH_ = false>
 struct Cfg {
   static constexpr int THREADS = THREADS_, ITEMS = ITEMS_, MIN_BLOCKS = MIN_BLOCKS_;
-  static constexpr bool EARLY = EARLY_;
+  static constexpr bool EARLY = EARLY_, FULL_PATH = FULL_PATH_;
   static constexpr int WARPS = THREADS / 32, TILE = THREADS * ITEMS;
   static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 };
@@ -47,6 +48,8 @@ using Cfg512x15 = Cfg<512, 15, 2>;
 using Cfg384x16 = Cfg<384, 16, 3>;
 using Cfg384x20 = Cfg<384, 20, 2>;
 using Cfg384x16e = Cfg<384, 16, 3, true>;
+using Cfg384x16f = Cfg<384, 16, 3, false, true>;
+using Cfg384x15f = Cfg<384, 15, 3, false, true>;
 constexpr int kMinTile = 384 * 15;  // sizes the look-back words for every configuration
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
@@ -72,12 +75,20 @@ __global__ void histogram_kernel(const std::uint32_t* __restrict__ keys, std::in
   __shared__ std::uint32_t h[PASSES][RADIX];
   for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x) (&h[0][0])[i] = 0;
   __syncthreads();
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t t = Ord::of(keys[i]);
+  auto count = [](std::uint32_t key) {
+    const std::uint32_t t = Ord::of(key);
 #pragma unroll
     for (int p = 0; p < PASSES; ++p) atomicAdd(&h[p][(t >> (BITS * p)) & (RADIX - 1)], 1u);
+  };
+  // 16-byte loads (a device allocation is aligned), then the last n % 4 keys.
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x,
+                     first = std::int64_t(blockIdx.x) * blockDim.x;
+  const uint4* keys4 = reinterpret_cast<const uint4*>(keys);
+  for (std::int64_t i = first + threadIdx.x; i < n / 4; i += stride) {
+    const uint4 v = keys4[i];
+    count(v.x), count(v.y), count(v.z), count(v.w);
   }
+  for (std::int64_t i = n / 4 * 4 + first + threadIdx.x; i < n; i += stride) count(keys[i]);
   __syncthreads();
   for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x)
     if ((&h[0][0])[i]) atomicAdd(hist + i, (&h[0][0])[i]);
@@ -207,26 +218,35 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     }
   }
   const unsigned lower = (1u << lane) - 1u;
+  // full: every key of the tile is in range (all tiles but the last), so
+  // the ranking needs no bounds (C::FULL_PATH; else one loop checks them).
+  auto rank = [&](auto full) {
+    constexpr bool FULL = decltype(full)::value;
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const bool ok = first_of_warp + i * 32 < tile_n;
-    const unsigned d = digit(key[i]);
-    // The lanes holding the same digit (8 ballots, one a bit), among the
-    // valid ones; the lower of them and the warp's earlier rounds give the
-    // rank: stable.
-    unsigned peers = __ballot_sync(0xffffffffu, ok);
-    if (!ok) peers = 0;
+    for (int i = 0; i < ITEMS; ++i) {
+      const bool ok = FULL || first_of_warp + i * 32 < tile_n;
+      const unsigned d = digit(key[i]);
+      // The lanes holding the same digit (8 ballots, one a bit), among the
+      // valid ones; the lower of them and the warp's earlier rounds give the
+      // rank: stable.
+      unsigned peers = FULL ? 0xffffffffu : __ballot_sync(0xffffffffu, ok);
+      if (!ok) peers = 0;
 #pragma unroll
-    for (int b = 0; b < BITS; ++b) {
-      const unsigned bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-      peers &= bit ? m : ~m;
+      for (int b = 0; b < BITS; ++b) {
+        const unsigned bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? m : ~m;
+      }
+      const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
+      __syncwarp();
+      if (ok && (peers & lower) == 0) warp_count[warp][d] = before + __popc(peers);
+      __syncwarp();
+      place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
     }
-    const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
-    __syncwarp();
-    if (ok && (peers & lower) == 0) warp_count[warp][d] = before + __popc(peers);
-    __syncwarp();
-    place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
-  }
+  };
+  if (C::FULL_PATH && tile_n == TILE)
+    rank(std::true_type{});
+  else
+    rank(std::false_type{});
   __syncthreads();
   if (!C::EARLY && threadIdx.x < RADIX) {
     for (int w = 0; w < WARPS; ++w) count += warp_count[w][threadIdx.x];
@@ -357,6 +377,10 @@ class CudaRadix final : public Variant {
       f(Cfg384x20{});
     else if (which == 3)
       f(Cfg384x16e{});
+    else if (which == 4)
+      f(Cfg384x16f{});
+    else if (which == 5)
+      f(Cfg384x15f{});
     else
       f(Cfg512x15{});
   }

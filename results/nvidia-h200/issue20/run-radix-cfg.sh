@@ -2,7 +2,8 @@
 # Issue 20 on the GPU machine, one call: CUDA.Radix's scatter configurations
 # (PARBENCH_RADIX_CFG 0: 512 threads x 15 keys, 2 blocks an SM; 1: 384 x 16,
 # 3 blocks; 2: 384 x 20, 2 blocks; 3: 384 x 16 with early counts, the look-back
-# before the ranking), each with the Radix tests and then
+# before the ranking; 4: 384 x 16 with a ranking loop without bounds for
+# full tiles; 5: the same with 15 keys a thread), each with the Radix tests and then
 # against CUB.Offset64 in the same process, u32 keys, keys and pairs, 2^24
 # and 2^26, medians of 3.
 #   PARBENCH_GIT_REVISION=<rev> results/nvidia-h200/issue20/run-radix-cfg.sh OUT
