@@ -1,6 +1,7 @@
-// CUDA.Bitonic and CUDA.OddEvenMerge: Batcher's networks in the CUDA-samples
-// design (each block sorts S = 2 x block elements in shared memory, larger
-// merges run as global steps), on any array length and either direction.
+// CUDA.Bitonic and CUDA.OddEvenMerge: Batcher's networks on any array length
+// and either direction. OddEvenMerge keeps the CUDA-samples design, the
+// baseline: each block sorts S = 2 x block elements in shared memory, and
+// every larger merge step is one global pass.
 //
 // Packing as in the CPU networks (cpu/networks.cpp): every array is padded to
 // P = next power of two and each element becomes one unsigned word that sorts
@@ -8,11 +9,18 @@
 // u32 keys only, ascending, P = length needs no packing: the keys are sorted
 // in place.
 //
-// Bitonic differs from the samples where Hopper rewards it: a global pass
-// does up to three steps of a stage (stride j, j/2, j/4) with the 8 elements
-// of each comparator group held in registers, so a stage of s global steps
-// reads and writes the data ceil(s/3) times instead of s times. Odd-even merge
-// keeps one global pass per step, as in the samples.
+// Bitonic differs from the samples where Hopper rewards it, to cut the
+// passes over global memory (a 2^24 sort moves 64 MB, or 128 MB as pairs,
+// each pass, both ways):
+//  - a block sorts, and later merges, a tile of E = 64 KB of words in
+//    shared memory (16,384 keys, 8,192 pairs; the samples' S is at most
+//    2,048), its threads each taking E / 2 / block comparators a step; so
+//    a 2^24 sort has 10 merge stages beyond the tile, not 13;
+//  - a global pass does up to four steps of a stage (strides j .. j/8) with
+//    the 16 elements of each comparator group held in registers, so a stage
+//    of s global steps reads and writes the data ceil(s/4) times, not s.
+// For 2^24 u32 keys: 18 global passes, 10 tile merges and the first tile
+// sort, where the samples' design makes 91, 13 and 1.
 #include <algorithm>
 #include <memory>
 
@@ -74,53 +82,52 @@ __global__ void unpack(const T* __restrict__ w, std::uint32_t* __restrict__ keys
   }
 }
 
-// The shared-memory kernels: each block's S = 2 x blockDim elements from
-// base, staged in dynamic shared memory and written back after the steps.
+// The shared-memory kernels: each block's E elements from base, staged in
+// dynamic shared memory and written back after the steps.
 template <class T>
-__device__ __forceinline__ T* load_block(const T* __restrict__ w, std::int64_t base) {
+__device__ __forceinline__ T* load_block(const T* __restrict__ w, std::int64_t base, int E) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
-  for (int i = threadIdx.x; i < 2 * int(blockDim.x); i += blockDim.x) s[i] = w[base + i];
+  for (int i = threadIdx.x; i < E; i += blockDim.x) s[i] = w[base + i];
   return s;
 }
 template <class T>
-__device__ __forceinline__ void store_block(T* __restrict__ w, std::int64_t base, const T* s) {
+__device__ __forceinline__ void store_block(T* __restrict__ w, std::int64_t base, const T* s, int E) {
   __syncthreads();
-  for (int i = threadIdx.x; i < 2 * int(blockDim.x); i += blockDim.x) w[base + i] = s[i];
+  for (int i = threadIdx.x; i < E; i += blockDim.x) w[base + i] = s[i];
 }
 
 // ---- bitonic ----------------------------------------------------------------
-// Stages k = 2 .. min(S, P) of each block's S elements (blockDim = S / 2).
+// Stages k = 2 .. E of each block's E elements (E <= P, a power of two).
 template <class T>
-__global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P) {
-  const int S = 2 * blockDim.x;
-  const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  T* s = load_block(w, base);
-  const int kmax = int(min(std::int64_t(S), P));
-  const int t = threadIdx.x;
-  for (int k = 2; k <= kmax; k <<= 1)
+__global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P, int E) {
+  const std::int64_t base = std::int64_t(blockIdx.x) * E;
+  T* s = load_block(w, base, E);
+  for (int k = 2; k <= E; k <<= 1)
     for (int j = k / 2; j > 0; j >>= 1) {
       __syncthreads();
-      const int i = 2 * t - (t & (j - 1));
-      cmpx(s[i], s[i + j], (((base + i) & (P - 1)) & k) == 0);
+      for (int c = threadIdx.x; c < E / 2; c += blockDim.x) {
+        const int i = 2 * c - (c & (j - 1));
+        cmpx(s[i], s[i + j], (((base + i) & (P - 1)) & k) == 0);
+      }
     }
-  store_block(w, base, s);
+  store_block(w, base, s, E);
 }
 
-// Steps j = S/2 .. 1 of stage k > S, block by block.
+// Steps j = E/2 .. 1 of stage k > E, block by block.
 template <class T>
-__global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k) {
-  const int S = 2 * blockDim.x;
-  const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  T* s = load_block(w, base);
-  const bool up = ((base & (P - 1)) & k) == 0;  // k > S: one direction per block
-  const int t = threadIdx.x;
-  for (int j = S / 2; j > 0; j >>= 1) {
+__global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k, int E) {
+  const std::int64_t base = std::int64_t(blockIdx.x) * E;
+  T* s = load_block(w, base, E);
+  const bool up = ((base & (P - 1)) & k) == 0;  // k > E: one direction per block
+  for (int j = E / 2; j > 0; j >>= 1) {
     __syncthreads();
-    const int i = 2 * t - (t & (j - 1));
-    cmpx(s[i], s[i + j], up);
+    for (int c = threadIdx.x; c < E / 2; c += blockDim.x) {
+      const int i = 2 * c - (c & (j - 1));
+      cmpx(s[i], s[i + j], up);
+    }
   }
-  store_block(w, base, s);
+  store_block(w, base, s, E);
 }
 
 // LV steps (strides j, j/2, .. j/2^(LV-1)) of stage k in one pass: each thread
@@ -155,7 +162,7 @@ template <class T>
 __global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
   const int S = 2 * blockDim.x;
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  T* s = load_block(w, base);
+  T* s = load_block(w, base, S);
   const int lim = int(min(std::int64_t(S), P));
   const int t = threadIdx.x;
   for (int p = 1; p < lim; p <<= 1)
@@ -169,7 +176,7 @@ __global__ void odd_even_sort_shared(T* __restrict__ w, std::int64_t P) {
       }
       if (on) cmpx(s[i], s[i + k], true);
     }
-  store_block(w, base, s);
+  store_block(w, base, s, S);
 }
 
 // One step (stride k) of the merges of size 2p, over the whole input.
@@ -186,6 +193,10 @@ __global__ void odd_even_global(T* __restrict__ w, std::int64_t total, std::int6
     if (a > b) w[i] = b, w[i + k] = a;
   }
 }
+
+// Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
+// the default 48 KB, opted into in prepare()).
+constexpr std::int64_t kTileBytes = 64 * 1024;
 
 unsigned grid_for(std::int64_t work, int block) {
   return unsigned(std::min<std::int64_t>((work + block - 1) / block, std::int64_t(1) << 30));
@@ -221,6 +232,10 @@ class CudaNetwork final : public Variant {
       w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
+    allow_tile(bitonic_sort_shared<std::uint32_t>);
+    allow_tile(bitonic_sort_shared<std::uint64_t>);
+    allow_tile(bitonic_merge_shared<std::uint32_t>);
+    allow_tile(bitonic_merge_shared<std::uint64_t>);
     // A copy from pageable memory may return before the data has landed, and
     // the variant's non-blocking stream is not ordered after it: wait here.
     PB_CUDA(cudaDeviceSynchronize());
@@ -250,6 +265,10 @@ class CudaNetwork final : public Variant {
   void* stream() override { return stream_.get(); }
 
  private:
+  template <class Kernel>
+  static void allow_tile(Kernel kernel) {
+    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTileBytes)));
+  }
   template <class T>
   void go(T* w) {
     const cudaStream_t st = stream_.get();
@@ -264,12 +283,17 @@ class CudaNetwork final : public Variant {
       const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
-        bitonic_sort_shared<T><<<blocks, threads, shm, st>>>(w, P);
+        const int E = int(std::min<std::int64_t>(kTileBytes / sizeof(T), P));
+        const unsigned tiles = unsigned(total / E), threads = unsigned(std::min(block_, E / 2));
+        const std::size_t tile_shm = std::size_t(E) * sizeof(T);
+        bitonic_sort_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, E);
         PB_CUDA_LAUNCHED();
-        for (std::int64_t k = 2 * S; k <= P; k <<= 1) {
-          for (std::int64_t j = k / 2; j >= S;) {
-            const int lv = std::min(3, log2i(j) - log2i(S) + 1);
-            if (lv == 3)
+        for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
+          for (std::int64_t j = k / 2; j >= E;) {
+            const int lv = std::min(4, log2i(j) - log2i(E) + 1);
+            if (lv == 4)
+              bitonic_global<T, 4><<<grid_for(total >> 4, 256), 256, 0, st>>>(w, total, P, k, j);
+            else if (lv == 3)
               bitonic_global<T, 3><<<grid_for(total >> 3, 256), 256, 0, st>>>(w, total, P, k, j);
             else if (lv == 2)
               bitonic_global<T, 2><<<grid_for(total >> 2, 256), 256, 0, st>>>(w, total, P, k, j);
@@ -278,7 +302,7 @@ class CudaNetwork final : public Variant {
             PB_CUDA_LAUNCHED();
             j >>= lv;
           }
-          bitonic_merge_shared<T><<<blocks, threads, shm, st>>>(w, P, k);
+          bitonic_merge_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
           PB_CUDA_LAUNCHED();
         }
       } else {

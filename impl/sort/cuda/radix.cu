@@ -3,28 +3,33 @@
 // with decoupled look-back (Merrill and Garland's "Onesweep").
 //
 // Keys are sorted on t(key): u32 as is, f32 through ord_f32 (IEEE order, -0.0
-// and +0.0 one key), complemented for descending, 8 bits a digit, 4 digits.
-//  1. histogram (one kernel): every key once, all 4 digits' 256-bin counts
-//     at once (shared-memory counters, then one global add a bin a block);
-//     reads 4n bytes. A 4 x 256 exclusive scan turns them into each digit
-//     value's first output position.
-//  2. one scatter kernel a digit: a block takes the next tile of 7680 keys
-//     (15 a thread, 512 threads) from an atomic counter, so tiles start in
-//     order; ranks its keys by the digit, stable (warp by warp, 32 keys a
-//     round in input order: __match_any_sync finds a lane's peers, the lower
-//     peers and the warp's earlier rounds give its rank); publishes its 256
-//     counts and looks back over earlier tiles' (a tile that has its
-//     inclusive prefix ends the walk) for its exclusive prefix a digit; and
-//     writes each key (and value) to first position + prefix + rank.
-//     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the look-back words
-//     are 256 x 4 bytes a tile.
-// So a sort moves 4n + 4 x 8n bytes (keys only) against a one-read floor of
-// 8n: the floor of an LSD sort with 8-bit digits. The scatter writes go
-// straight from registers (not yet staged through shared memory for longer
-// runs a digit).
+// and +0.0 one key), complemented for descending, 8 bits a digit, 4 digits;
+// one kernel per key type and order, so t costs nothing for u32 ascending.
+//  1. histogram (one kernel): every key once (16-byte loads), all 4 digits'
+//     256-bin counts at once (shared-memory counters, then one global add a
+//     bin a block); reads 4n bytes. A 4 x 256 exclusive scan turns them into
+//     each digit value's first output position.
+//  2. one scatter kernel a digit: a block takes the next tile of 6144 keys
+//     (16 a thread, 384 threads) from an atomic counter, so tiles start in
+//     order, and
+//     - ranks its keys by the digit, stable: warp by warp, 32 keys a round
+//       in input order; 8 ballots (one a digit bit) find a lane's peers, the
+//       lower peers and the warp's earlier rounds give its rank;
+//     - publishes its 256 counts and looks back over earlier tiles' words (a
+//       tile that has its inclusive prefix ends the walk) for its exclusive
+//       prefix a digit, then publishes its own inclusive prefix;
+//     - stages the tile in shared memory in digit order, and writes it out
+//       in that order, so each digit's run (about 24 keys) goes to
+//       consecutive addresses, not one scattered word a key.
+//     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the keys are read a
+//     second time, from L1, when staged, so as not to hold them in
+//     registers through the look-back; the look-back words are 1 KB a tile
+//     (about 0.17 bytes a key), zeroed once a sort.
+// So a sort moves 4n + 4 x 8n = 36n bytes (keys only; pairs 68n) against
+// the 8n of reading and writing the keys once: the floor of an LSD sort
+// with 8-bit digits is those 36n.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <type_traits>
 
@@ -35,22 +40,12 @@ namespace pb::sort {
 namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
-// A scatter configuration: THREADS a block, ITEMS keys a thread, MIN_BLOCKS
-// blocks an SM (which caps the registers).
-template <int THREADS_, int ITEMS_, int MIN_BLOCKS_, bool EARLY_ = false, bool FULL_PATH_ = false>
-struct Cfg {
-  static constexpr int THREADS = THREADS_, ITEMS = ITEMS_, MIN_BLOCKS = MIN_BLOCKS_;
-  static constexpr bool EARLY = EARLY_, FULL_PATH = FULL_PATH_;
-  static constexpr int WARPS = THREADS / 32, TILE = THREADS * ITEMS;
-  static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
-};
-using Cfg512x15 = Cfg<512, 15, 2>;
-using Cfg384x16 = Cfg<384, 16, 3>;
-using Cfg384x20 = Cfg<384, 20, 2>;
-using Cfg384x16e = Cfg<384, 16, 3, true>;
-using Cfg384x16f = Cfg<384, 16, 3, false, true>;
-using Cfg384x15f = Cfg<384, 15, 3, false, true>;
-constexpr int kMinTile = 384 * 15;  // sizes the look-back words for every configuration
+// The scatter kernel's shape: 384 threads a block, 16 keys a thread, three
+// blocks an SM (56 registers). Measured on the H200 against 512 x 15 at two
+// blocks, 384 x 20 at two, 384 x 15 at three, and with early counts
+// (results/nvidia-h200/issue20/radix-cfg-run*): the fastest, or within 1%.
+constexpr int THREADS = 384, ITEMS = 16, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
+static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
 constexpr std::uint32_t kPrefix = 0x80000000u;
@@ -152,18 +147,17 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
 // Dynamic shared memory of the scatter kernel: the warps' counts a digit
 // (WARPS x RADIX), the tile's keys in digit order (TILE) and, for pairs,
 // its values (TILE).
-template <class C, bool PAIRS>
+template <bool PAIRS>
 constexpr std::size_t scatter_shared() {
-  return std::size_t(C::WARPS * RADIX + (PAIRS ? 2 : 1) * C::TILE) * sizeof(std::uint32_t);
+  return std::size_t(WARPS * RADIX + (PAIRS ? 2 : 1) * TILE) * sizeof(std::uint32_t);
 }
 
-template <class C, bool PAIRS, class Ord>
-__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
+template <bool PAIRS, class Ord>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
                    int shift, const std::uint32_t* __restrict__ first /* RADIX */,
                    std::uint32_t* status /* tiles x RADIX */, std::uint32_t* counter) {
-  constexpr int THREADS = C::THREADS, WARPS = C::WARPS, ITEMS = C::ITEMS, TILE = C::TILE;
   extern __shared__ std::uint32_t shared[];
   // The warps' counts a digit; then each warp's first place of the digit in
   // the tile.
@@ -172,11 +166,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
   std::uint32_t* vstage = kstage + TILE;           // pairs: their values
   __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
-  __shared__ std::uint32_t early_count[C::EARLY ? RADIX : 1];  // EARLY: the tile's count a digit
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
-  if (C::EARLY && threadIdx.x < RADIX) early_count[threadIdx.x] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
@@ -195,31 +187,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     const int at = first_of_warp + i * 32;
     key[i] = at < tile_n ? kin[at] : 0u;
   }
-  // A digit a thread (RADIX <= THREADS): the tile's count; the look-back
-  // for the tile's prefix (out_base); the scan of the counts within each
-  // warp of digits (incl, warp_total). EARLY: from a histogram of the tile
-  // before the ranking, so the tile's inclusive prefix is out, and later
-  // tiles' walks end here, before its ranking starts.
-  std::uint32_t count = 0, incl = 0;
-  auto prefix_and_scan = [&] {
-    const int d = threadIdx.x;
-    out_base[d] = first[d] + look_back(status, tile, d, count);
-    incl = warp_inclusive_scan(count, lane);
-    if (lane == 31) warp_total[warp] = incl;
-  };
-  if (C::EARLY) {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      if (first_of_warp + i * 32 < tile_n) atomicAdd(&early_count[digit(key[i])], 1u);
-    __syncthreads();
-    if (threadIdx.x < RADIX) {
-      count = early_count[threadIdx.x];
-      prefix_and_scan();
-    }
-  }
   const unsigned lower = (1u << lane) - 1u;
   // full: every key of the tile is in range (all tiles but the last), so
-  // the ranking needs no bounds (C::FULL_PATH; else one loop checks them).
+  // the ranking needs no bounds.
   auto rank = [&](auto full) {
     constexpr bool FULL = decltype(full)::value;
 #pragma unroll
@@ -243,14 +213,22 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
       place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
     }
   };
-  if (C::FULL_PATH && tile_n == TILE)
+  if (tile_n == TILE)
     rank(std::true_type{});
   else
     rank(std::false_type{});
   __syncthreads();
-  if (!C::EARLY && threadIdx.x < RADIX) {
-    for (int w = 0; w < WARPS; ++w) count += warp_count[w][threadIdx.x];
-    prefix_and_scan();
+
+  // A digit a thread: the tile's count; the look-back for the tile's prefix
+  // (out_base); the scan of the counts within each warp of digits (incl,
+  // warp_total); then the digit's first place in the tile, and each warp's.
+  std::uint32_t count = 0, incl = 0;
+  if (threadIdx.x < RADIX) {
+    const int d = threadIdx.x;
+    for (int w = 0; w < WARPS; ++w) count += warp_count[w][d];
+    out_base[d] = first[d] + look_back(status, tile, d, count);
+    incl = warp_inclusive_scan(count, lane);
+    if (lane == 31) warp_total[warp] = incl;
   }
   __syncthreads();
   if (threadIdx.x < RADIX) {
@@ -313,22 +291,16 @@ class CudaRadix final : public Variant {
       vals_tmp_ = DeviceBuffer<std::uint32_t>(n);
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
-    max_tiles_ = (p.n + kMinTile - 1) / kMinTile;
+    tiles_ = (p.n + TILE - 1) / TILE;
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
-                                        std::size_t(PASSES * max_tiles_ * RADIX));
-    with_config([](auto cfg) {
-      using C = decltype(cfg);
-      for (auto kernel :
-           {scatter_kernel<C, false, Ordered<false, false>>, scatter_kernel<C, false, Ordered<false, true>>,
-            scatter_kernel<C, false, Ordered<true, false>>, scatter_kernel<C, false, Ordered<true, true>>})
-        PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(scatter_shared<C, false>())));
-      for (auto kernel :
-           {scatter_kernel<C, true, Ordered<false, false>>, scatter_kernel<C, true, Ordered<false, true>>,
-            scatter_kernel<C, true, Ordered<true, false>>, scatter_kernel<C, true, Ordered<true, true>>})
-        PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(scatter_shared<C, true>())));
+                                        std::size_t(PASSES * tiles_ * RADIX));
+    with_order([](auto ord) {
+      using Ord = decltype(ord);
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<false>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<true>())));
     });
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
@@ -339,8 +311,7 @@ class CudaRadix final : public Variant {
   }
   void reset() override {}
   void run() override {
-    with_order(
-        [this](auto ord) { with_config([this](auto cfg) { run_sort<decltype(cfg), decltype(ord)>(); }); });
+    with_order([this](auto ord) { run_sort<decltype(ord)>(); });
   }
   void result(Output& out) override {
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -364,27 +335,7 @@ class CudaRadix final : public Variant {
     else
       desc ? f(Ordered<false, true>{}) : f(Ordered<false, false>{});
   }
-  // f(Cfg{}) for the scatter configuration (PARBENCH_RADIX_CFG, an experiment).
-  template <class F>
-  static void with_config(F&& f) {
-    static const int which = [] {
-      const char* e = std::getenv("PARBENCH_RADIX_CFG");
-      return e ? std::atoi(e) : 0;
-    }();
-    if (which == 1)
-      f(Cfg384x16{});
-    else if (which == 2)
-      f(Cfg384x20{});
-    else if (which == 3)
-      f(Cfg384x16e{});
-    else if (which == 4)
-      f(Cfg384x16f{});
-    else if (which == 5)
-      f(Cfg384x15f{});
-    else
-      f(Cfg512x15{});
-  }
-  template <class C, class Ord>
+  template <class Ord>
   void run_sort() {
     const auto st = stream_.get();
     std::uint32_t* hist = work_.get();
@@ -402,13 +353,12 @@ class CudaRadix final : public Variant {
     for (int pass = 0; pass < PASSES; ++pass) {
       std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
       std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
-      auto* words = status + std::size_t(pass) * max_tiles_ * RADIX;
-      const unsigned tiles = unsigned((p_.n + C::TILE - 1) / C::TILE);
+      auto* words = status + std::size_t(pass) * tiles_ * RADIX;
       if (p_.pairs())
-        scatter_kernel<C, true, Ord><<<tiles, C::THREADS, scatter_shared<C, true>(), st>>>(
+        scatter_kernel<true, Ord><<<unsigned(tiles_), THREADS, scatter_shared<true>(), st>>>(
             kin, kout, vin, vout, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
       else
-        scatter_kernel<C, false, Ord><<<tiles, C::THREADS, scatter_shared<C, false>(), st>>>(
+        scatter_kernel<false, Ord><<<unsigned(tiles_), THREADS, scatter_shared<false>(), st>>>(
             kin, kout, nullptr, nullptr, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
       PB_CUDA_LAUNCHED();
       kin = kout, vin = vout;
@@ -417,7 +367,7 @@ class CudaRadix final : public Variant {
 
   Problem p_;
   Stream stream_;
-  std::int64_t max_tiles_ = 0;
+  std::int64_t tiles_ = 0;
   int sms_ = 1;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 20, CUDA.Radix on the GPU machine, one call: build, the sort registry
-# tests of CUDA.Radix with the GPU required, the same under compute-sanitizer
-# memcheck and racecheck, then CUDA.Radix against CUB.Offset64 and CUB (and
-# the networks at 2^24) on u32 keys, keys only and pairs, 2^24 and 2^26,
-# medians of 3.
+# Issue 20, CUDA.Radix and CUDA.Bitonic on the GPU machine, one call: build,
+# their sort registry tests with the GPU required, the same under
+# compute-sanitizer memcheck, and racecheck (Bitonic on its small cases:
+# racecheck takes minutes on the 2^20-2^21 ones), then CUDA.Radix against
+# CUB.Offset64 and CUB, and the networks, on u32 keys, keys only and pairs,
+# 2^24 and 2^26, medians of 3.
 #   PARBENCH_GIT_REVISION=<rev> results/nvidia-h200/issue20/run-radix.sh OUT
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -11,12 +12,14 @@ OUT=${1:?usage: run-radix.sh OUT}
 mkdir -p "$OUT"
 OUT=$OUT ci/gpu.sh --no-tests --name none -- --benchmark_filter=NOTHING > "$OUT/build.log" 2>&1
 echo "build exit $?"
-filter=${RADIX_TESTS:-'Registry/SortVariants.*Radix*'}
+filter=${RADIX_TESTS:-'Registry/SortVariants.*Radix*:Registry/SortVariants.*Bitonic*'}
 PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/gtests.log" 2>&1
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
 for tool in memcheck racecheck; do
+  f=$filter
+  [[ $tool == racecheck ]] && f='Registry/SortVariants.*Radix*:Registry/SortVariants.EveryDistribution*Bitonic*:Registry/SortVariants.Batches*Bitonic*'
   PARBENCH_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
-    build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1
+    build/gpu/tests/parbench_tests --gtest_filter="$f" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
 done
 RATIO_TO=CUB.Offset64 TABLE_FILTER=Sort OUT=$OUT timeout 240 ci/gpu.sh --no-tests --name sort-radix -- \
