@@ -27,4 +27,4 @@ RATIO_TO=CUB.Offset64 TABLE_FILTER=Sort OUT=$OUT timeout 240 ci/gpu.sh --no-test
   '--benchmark_filter=^Sort/(CUDA.Radix|CUB.Offset64|CUB|CUDA.Bitonic|CUDA.OddEvenMerge)/' \
   --benchmark_min_time=0.2 --benchmark_repetitions=3 --hide-unsupported > "$OUT/gpu-sh.log" 2>&1
 echo "bench exit $?"
-grep -E "Sort|ratio" "$OUT/gpu-sh.log" | grep -v _cv | tail -40
+grep -E "^Sort" "$OUT/gpu-sh.log" | grep -v -E "length:1024/|OddEven" | awk '{print $1, $2, $3}'
