@@ -12,10 +12,15 @@
 // Bitonic differs from the samples where Hopper rewards it, to cut the
 // passes over global memory (a 2^24 sort moves 64 MB, or 128 MB as pairs,
 // each pass, both ways):
-//  - a block sorts, and later merges, a tile of E = 64 KB of words in
-//    shared memory (16,384 keys, 8,192 pairs; the samples' S is at most
-//    2,048), its threads each taking E / 2 / block comparators a step; so
-//    a 2^24 sort has 10 merge stages beyond the tile, not 13;
+//  - a block sorts, and later merges, a tile of E = 64 KB of words (16,384
+//    keys, 8,192 pairs; the samples' S is at most 2,048) held in registers,
+//    16 a thread: steps of stride below 32 are warp shuffles, 32 to 256 stay
+//    within a thread, and only strides of 512 and more exchange through
+//    shared memory (two barriers a step, where the samples take one a step
+//    of every stride); so a 2^24 sort has 10 merge stages beyond the tile,
+//    not 13, and the first sort of a tile 15 barriered steps, not 105.
+//    Arrays shorter than 512 take the samples' one-step-a-barrier kernels
+//    (block threads), and the global passes run block threads a block;
 //  - a global pass does up to four steps of a stage (strides j .. j/8) with
 //    the 16 elements of each comparator group held in registers, so a stage
 //    of s global steps reads and writes the data ceil(s/4) times, not s.
@@ -23,6 +28,7 @@
 // sort, where the samples' design makes 91, 13 and 1.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "core/cuda/buffer.cuh"
 #include "sort/sort.hpp"
@@ -130,6 +136,83 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
   store_block(w, base, s, E);
 }
 
+// Tiles of E >= 512 elements (a power of two, E <= P) are held in registers:
+// E / 16 threads, 16 elements each; warp w owns the tile's elements
+// [512 w, 512 (w + 1)), element 32 c + lane of them in its v[c]. So a step
+// of stride j < 32 pairs a lane with lane ^ j (a shuffle), 32 <= j < 512
+// pairs v[c] with v[c ^ j / 32] in the same thread (no communication), and
+// only j >= 512 goes through shared memory (one exchange, two barriers).
+constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
+// Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
+// the default 48 KB, opted into in prepare()).
+constexpr std::int64_t kTileBytes = 64 * 1024;
+
+// Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
+// index, within its array, of the thread's element v[0].
+template <class T>
+__device__ __forceinline__ void register_steps(T (&v)[kRegs], T* s, std::int64_t gi0, std::int64_t k, int j0,
+                                               int own0) {
+  const int lane = threadIdx.x % 32;
+  for (int j = j0; j >= kWarpElems; j >>= 1) {
+    // Across warps: publish, read the partner, compute, wait before the
+    // next step overwrites.
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c) s[own0 + 32 * c] = v[c];
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c) {
+      const int i = own0 + 32 * c;
+      const T other = s[i ^ j];
+      const bool up = ((gi0 + 32 * c) & k) == 0, lower = (i & j) == 0;
+      v[c] = (lower == up) ? (v[c] < other ? v[c] : other) : (v[c] < other ? other : v[c]);
+    }
+    __syncthreads();
+  }
+  // Within a thread: strides 256, 128, 64, 32 (those <= j0), v[c] with
+  // v[c + J] for the c without bit J; J a constant, so v stays in registers.
+  auto in_thread = [&](auto J) {
+    constexpr int jc = decltype(J)::value;
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c)
+      if (!(c & jc)) cmpx(v[c], v[c | jc], ((gi0 + 32 * c) & k) == 0);
+  };
+  if (j0 >= 256) in_thread(std::integral_constant<int, 8>{});
+  if (j0 >= 128) in_thread(std::integral_constant<int, 4>{});
+  if (j0 >= 64) in_thread(std::integral_constant<int, 2>{});
+  if (j0 >= 32) in_thread(std::integral_constant<int, 1>{});
+  for (int j = j0 < 16 ? j0 : 16; j >= 1; j >>= 1) {
+    const bool lower = (lane & j) == 0;
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c) {
+      const T other = __shfl_xor_sync(0xffffffffu, v[c], j);
+      const bool up = ((gi0 + 32 * c) & k) == 0;
+      v[c] = (lower == up) ? (v[c] < other ? v[c] : other) : (v[c] < other ? other : v[c]);
+    }
+  }
+}
+
+// MERGE false: stages k = 2 .. E of each tile (the first sort); true: steps
+// E / 2 .. 1 of stage k > E.
+template <class T, bool MERGE>
+__global__ void __launch_bounds__(kTileBytes / sizeof(T) / kRegs)
+    bitonic_tile(T* __restrict__ w, std::int64_t P, std::int64_t k, int E) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const std::int64_t base = std::int64_t(blockIdx.x) * E;
+  const int own0 = (threadIdx.x / 32) * kWarpElems + threadIdx.x % 32;  // tile index of v[0]
+  const std::int64_t gi0 = (base & (P - 1)) + own0;
+  T v[kRegs];
+#pragma unroll
+  for (int c = 0; c < kRegs; ++c) v[c] = w[base + own0 + 32 * c];
+  if (MERGE) {
+    register_steps(v, s, gi0, k, E / 2, own0);
+  } else {
+    for (std::int64_t kk = 2; kk <= E; kk <<= 1) register_steps(v, s, gi0, kk, int(kk / 2), own0);
+  }
+#pragma unroll
+  for (int c = 0; c < kRegs; ++c) w[base + own0 + 32 * c] = v[c];
+}
+
 // LV steps (strides j, j/2, .. j/2^(LV-1)) of stage k in one pass: each thread
 // owns the 2^LV elements those comparators connect.
 template <class T, int LV>
@@ -194,10 +277,6 @@ __global__ void odd_even_global(T* __restrict__ w, std::int64_t total, std::int6
   }
 }
 
-// Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
-// the default 48 KB, opted into in prepare()).
-constexpr std::int64_t kTileBytes = 64 * 1024;
-
 unsigned grid_for(std::int64_t work, int block) {
   return unsigned(std::min<std::int64_t>((work + block - 1) / block, std::int64_t(1) << 30));
 }
@@ -236,6 +315,10 @@ class CudaNetwork final : public Variant {
     allow_tile(bitonic_sort_shared<std::uint64_t>);
     allow_tile(bitonic_merge_shared<std::uint32_t>);
     allow_tile(bitonic_merge_shared<std::uint64_t>);
+    allow_tile(bitonic_tile<std::uint32_t, false>);
+    allow_tile(bitonic_tile<std::uint64_t, false>);
+    allow_tile(bitonic_tile<std::uint32_t, true>);
+    allow_tile(bitonic_tile<std::uint64_t, true>);
     // A copy from pageable memory may return before the data has landed, and
     // the variant's non-blocking stream is not ordered after it: wait here.
     PB_CUDA(cudaDeviceSynchronize());
@@ -284,25 +367,35 @@ class CudaNetwork final : public Variant {
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
         const int E = int(std::min<std::int64_t>(kTileBytes / sizeof(T), P));
-        const unsigned tiles = unsigned(total / E), threads = unsigned(std::min(block_, E / 2));
+        const unsigned tiles = unsigned(total / E);
         const std::size_t tile_shm = std::size_t(E) * sizeof(T);
-        bitonic_sort_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, E);
+        // Tiles of 512 or more elements in registers (E / 16 threads), smaller
+        // ones (short arrays) one step a barrier in shared memory.
+        const bool in_registers = E >= kWarpElems;
+        const unsigned threads = unsigned(in_registers ? E / kRegs : std::min(block_, E / 2));
+        if (in_registers)
+          bitonic_tile<T, false><<<tiles, threads, tile_shm, st>>>(w, P, 0, E);
+        else
+          bitonic_sort_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, E);
         PB_CUDA_LAUNCHED();
         for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
           for (std::int64_t j = k / 2; j >= E;) {
             const int lv = std::min(4, log2i(j) - log2i(E) + 1);
             if (lv == 4)
-              bitonic_global<T, 4><<<grid_for(total >> 4, 256), 256, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 4><<<grid_for(total >> 4, block_), block_, 0, st>>>(w, total, P, k, j);
             else if (lv == 3)
-              bitonic_global<T, 3><<<grid_for(total >> 3, 256), 256, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 3><<<grid_for(total >> 3, block_), block_, 0, st>>>(w, total, P, k, j);
             else if (lv == 2)
-              bitonic_global<T, 2><<<grid_for(total >> 2, 256), 256, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 2><<<grid_for(total >> 2, block_), block_, 0, st>>>(w, total, P, k, j);
             else
-              bitonic_global<T, 1><<<grid_for(total >> 1, 256), 256, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 1><<<grid_for(total >> 1, block_), block_, 0, st>>>(w, total, P, k, j);
             PB_CUDA_LAUNCHED();
             j >>= lv;
           }
-          bitonic_merge_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
+          if (in_registers)
+            bitonic_tile<T, true><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
+          else
+            bitonic_merge_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
           PB_CUDA_LAUNCHED();
         }
       } else {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 20, CUDA.Radix and CUDA.Bitonic on the GPU machine, one call: build,
 # their sort registry tests with the GPU required, the same under
-# compute-sanitizer memcheck, and racecheck (Bitonic on its small cases:
-# racecheck takes minutes on the 2^20-2^21 ones), then CUDA.Radix against
+# compute-sanitizer memcheck, and racecheck (Bitonic on a 2^16 tile and the
+# batches: racecheck takes minutes on its 2^20-2^21 cases), then CUDA.Radix against
 # CUB.Offset64 and CUB, and the networks, on u32 keys, keys only and pairs,
 # 2^24 and 2^26, medians of 3.
 #   PARBENCH_GIT_REVISION=<rev> results/nvidia-h200/issue20/run-radix.sh OUT
@@ -17,8 +17,8 @@ PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
 for tool in memcheck racecheck; do
   f=$filter
-  [[ $tool == racecheck ]] && f='Registry/SortVariants.*Radix*:Registry/SortVariants.EveryDistribution*Bitonic*:Registry/SortVariants.Batches*Bitonic*'
-  PARBENCH_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
+  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block512'
+  PARBENCH_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
     build/gpu/tests/parbench_tests --gtest_filter="$f" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
 done
