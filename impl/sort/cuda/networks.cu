@@ -20,7 +20,8 @@
 //    of every stride); so a 2^24 sort has 10 merge stages beyond the tile,
 //    not 13, and the first sort of a tile 15 barriered steps, not 105.
 //    Arrays shorter than 512 take the samples' one-step-a-barrier kernels
-//    (block threads), and the global passes run block threads a block;
+//    (block threads); the global passes run 256 threads a block (the pairs'
+//    four-step pass needs 72 registers a thread, too many for 1024);
 //  - a global pass does up to four steps of a stage (strides j .. j/8) with
 //    the 16 elements of each comparator group held in registers, so a stage
 //    of s global steps reads and writes the data ceil(s/4) times, not s.
@@ -382,13 +383,13 @@ class CudaNetwork final : public Variant {
           for (std::int64_t j = k / 2; j >= E;) {
             const int lv = std::min(4, log2i(j) - log2i(E) + 1);
             if (lv == 4)
-              bitonic_global<T, 4><<<grid_for(total >> 4, block_), block_, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 4><<<grid_for(total >> 4, 256), 256, 0, st>>>(w, total, P, k, j);
             else if (lv == 3)
-              bitonic_global<T, 3><<<grid_for(total >> 3, block_), block_, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 3><<<grid_for(total >> 3, 256), 256, 0, st>>>(w, total, P, k, j);
             else if (lv == 2)
-              bitonic_global<T, 2><<<grid_for(total >> 2, block_), block_, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 2><<<grid_for(total >> 2, 256), 256, 0, st>>>(w, total, P, k, j);
             else
-              bitonic_global<T, 1><<<grid_for(total >> 1, block_), block_, 0, st>>>(w, total, P, k, j);
+              bitonic_global<T, 1><<<grid_for(total >> 1, 256), 256, 0, st>>>(w, total, P, k, j);
             PB_CUDA_LAUNCHED();
             j >>= lv;
           }

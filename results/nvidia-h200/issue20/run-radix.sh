@@ -15,7 +15,7 @@ echo "build exit $?"
 filter=${RADIX_TESTS:-'Registry/SortVariants.*Radix*:Registry/SortVariants.*Bitonic*'}
 PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/gtests.log" 2>&1
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
-for tool in memcheck racecheck; do
+for tool in ${SANITIZERS-memcheck racecheck}; do
   f=$filter
   [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block512'
   PARBENCH_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
@@ -28,3 +28,28 @@ RATIO_TO=CUB.Offset64 TABLE_FILTER=Sort OUT=$OUT timeout 240 ci/gpu.sh --no-test
   --benchmark_min_time=0.2 --benchmark_repetitions=3 --hide-unsupported > "$OUT/gpu-sh.log" 2>&1
 echo "bench exit $?"
 grep -E "^Sort" "$OUT/gpu-sh.log" | grep -v -E "length:1024/|OddEven" | awk '{print $1, $2, $3}'
+# NCU_BITONIC=1: each kernel's duration in one CUDA.Bitonic sort of 2^24 u32
+# keys (in place: the tile sort, then per stage the global passes and a tile
+# merge: 29 launches).
+if [[ -n ${NCU_BITONIC:-} ]]; then
+  timeout 120 ncu -k regex:bitonic --launch-skip 29 --launch-count 29 --metrics gpu__time_duration.sum \
+    build/gpu/bench --sort-elements=2^24 --sort-key=u32 --sort-order=asc --sort-dist=uniform --sort-payload=keys \
+    --block=256 '--benchmark_filter=^Sort/CUDA.Bitonic/' --benchmark_min_time=0.01 --no-progress \
+    > "$OUT/ncu-bitonic.txt" 2>&1
+  echo "ncu bitonic exit $?"
+  python3 - "$OUT/ncu-bitonic.txt" <<'PY'
+import re, sys
+total, name = {}, None
+for line in open(sys.argv[1]):
+    m = re.search(r"(bitonic_[a-z_]+)<([^>]*)>", line)
+    if m and "gpu__time_duration" not in line:
+        name = m.group(1) + "<" + m.group(2) + ">"
+    elif "gpu__time_duration" in line and name:
+        us = float(line.split()[-1].replace(",", ""))
+        n, t = total.get(name, (0, 0.0))
+        total[name] = (n + 1, t + us)
+for k, (n, t) in sorted(total.items()):
+    print(f"{k}: {n} launches, {t:.1f} us")
+print(f"all: {sum(t for _, t in total.values()):.1f} us")
+PY
+fi
