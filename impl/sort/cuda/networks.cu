@@ -146,8 +146,8 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
 // pairs v[c] with v[c ^ j / 32] in the same thread (no communication), and
 // only j >= 512 goes through shared memory (one exchange, two barriers).
 constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
-// Bitonic's shared-memory tile: 32 KB of words (dynamic shared memory; the
-// opt-in in prepare() would let it pass 48 KB).
+// Bitonic's shared-memory tile: 32 KB of words (dynamic shared memory above
+// the default 48 KB, opted into in prepare()).
 constexpr std::int64_t kTileBytes = 32 * 1024;
 
 // Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
