@@ -12,22 +12,20 @@
 // Bitonic differs from the samples where Hopper rewards it, to cut the
 // passes over global memory (a 2^24 sort moves 64 MB, or 128 MB as pairs,
 // each pass, both ways):
-//  - a block sorts, and later merges, a tile of E = 32 KB of words (8,192
-//    keys, 4,096 pairs; the samples' S is at most 2,048) held in registers,
+//  - a block sorts, and later merges, a tile of E = 64 KB of words (16,384
+//    keys, 8,192 pairs; the samples' S is at most 2,048) held in registers,
 //    16 a thread: steps of stride below 32 are warp shuffles, 32 to 256 stay
 //    within a thread, and only strides of 512 and more exchange through
 //    shared memory (two barriers a step, where the samples take one a step
-//    of every stride); so a 2^24 sort has 11 merge stages beyond the tile,
-//    not 13, and the first sort of a tile 10 barriered steps, not 66. (64 KB
-//    tiles, 1,024 threads, fit one block an SM, which then cannot overlap
-//    one tile's loads with another's steps: the merges ran at 0.9 TB/s.)
+//    of every stride); so a 2^24 sort has 10 merge stages beyond the tile,
+//    not 13, and the first sort of a tile 15 barriered steps, not 105.
 //    Arrays shorter than 512 take the samples' one-step-a-barrier kernels
 //    (block threads); the global passes run 256 threads a block (the pairs'
 //    four-step pass needs 72 registers a thread, too many for 1024);
 //  - a global pass does up to four steps of a stage (strides j .. j/8) with
 //    the 16 elements of each comparator group held in registers, so a stage
 //    of s global steps reads and writes the data ceil(s/4) times, not s.
-// For 2^24 u32 keys: 21 global passes, 11 tile merges and the first tile
+// For 2^24 u32 keys: 18 global passes, 10 tile merges and the first tile
 // sort, where the samples' design makes 91, 13 and 1.
 #include <algorithm>
 #include <memory>
@@ -146,9 +144,9 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
 // pairs v[c] with v[c ^ j / 32] in the same thread (no communication), and
 // only j >= 512 goes through shared memory (one exchange, two barriers).
 constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
-// Bitonic's shared-memory tile: 32 KB of words (dynamic shared memory above
+// Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
 // the default 48 KB, opted into in prepare()).
-constexpr std::int64_t kTileBytes = 32 * 1024;
+constexpr std::int64_t kTileBytes = 64 * 1024;
 
 // Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
 // index, within its array, of the thread's element v[0].
@@ -197,7 +195,7 @@ __device__ __forceinline__ void register_steps(T (&v)[kRegs], T* s, std::int64_t
 // MERGE false: stages k = 2 .. E of each tile (the first sort); true: steps
 // E / 2 .. 1 of stage k > E.
 template <class T, bool MERGE>
-__global__ void __launch_bounds__(kTileBytes / sizeof(T) / kRegs, 2)
+__global__ void __launch_bounds__(kTileBytes / sizeof(T) / kRegs)
     bitonic_tile(T* __restrict__ w, std::int64_t P, std::int64_t k, int E) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
