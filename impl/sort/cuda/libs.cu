@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
 namespace pb::sort {
@@ -90,16 +91,7 @@ class LibSort : public Variant {
     // the variant's non-blocking stream is not ordered after it: wait here.
     PB_CUDA(cudaDeviceSynchronize());
   }
-  void result(Output& out) override {
-    PB_CUDA(cudaStreamSynchronize(stream_.get()));
-    out.keys.resize(std::size_t(p_.n));
-    PB_CUDA(cudaMemcpy(out.keys.data(), keys_.get(), keys_.bytes(), cudaMemcpyDeviceToHost));
-    out.values.clear();
-    if (p_.pairs()) {
-      out.values.resize(std::size_t(p_.n));
-      PB_CUDA(cudaMemcpy(out.values.data(), vals_.get(), vals_.bytes(), cudaMemcpyDeviceToHost));
-    }
-  }
+  void result(Output& out) override { copy_out(p_, stream_.get(), keys_.get(), vals_.get(), out); }
   void* stream() override { return stream_.get(); }
 
  protected:

@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
+#include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
 namespace pb::sort {
@@ -336,15 +337,7 @@ class CudaNetwork final : public Variant {
       go(w32_.get());
   }
   void result(Output& out) override {
-    PB_CUDA(cudaStreamSynchronize(stream_.get()));
-    out.keys.resize(std::size_t(p_.n));
-    PB_CUDA(cudaMemcpy(out.keys.data(), in_place_ ? w32_.get() : keys_out_.get(), keys_in_.bytes(),
-                       cudaMemcpyDeviceToHost));
-    out.values.clear();
-    if (p_.pairs()) {
-      out.values.resize(std::size_t(p_.n));
-      PB_CUDA(cudaMemcpy(out.values.data(), vals_out_.get(), vals_out_.bytes(), cudaMemcpyDeviceToHost));
-    }
+    copy_out(p_, stream_.get(), in_place_ ? w32_.get() : keys_out_.get(), vals_out_.get(), out);
   }
   void* stream() override { return stream_.get(); }
 

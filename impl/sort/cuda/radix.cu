@@ -34,6 +34,7 @@
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
+#include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
 namespace pb::sort {
@@ -313,16 +314,7 @@ class CudaRadix final : public Variant {
   void run() override {
     with_order([this](auto ord) { run_sort<decltype(ord)>(); });
   }
-  void result(Output& out) override {
-    PB_CUDA(cudaStreamSynchronize(stream_.get()));
-    out.keys.resize(std::size_t(p_.n));
-    PB_CUDA(cudaMemcpy(out.keys.data(), keys_.get(), keys_.bytes(), cudaMemcpyDeviceToHost));
-    out.values.clear();
-    if (p_.pairs()) {
-      out.values.resize(std::size_t(p_.n));
-      PB_CUDA(cudaMemcpy(out.values.data(), vals_.get(), vals_.bytes(), cudaMemcpyDeviceToHost));
-    }
-  }
+  void result(Output& out) override { copy_out(p_, stream_.get(), keys_.get(), vals_.get(), out); }
   void* stream() override { return stream_.get(); }
 
  private:
