@@ -25,7 +25,9 @@ using namespace pb::sort;
 namespace {
 
 using pb::testing::VariantCase;
-std::vector<VariantCase> all_variants() { return pb::testing::variant_cases(registry(), 32, 512); }
+// Blocks 32 and 1024, the smallest and largest legal (1024 exposed a pass
+// whose registers did not fit a 1024-thread block).
+std::vector<VariantCase> all_variants() { return pb::testing::variant_cases(registry(), 32, 1024); }
 const sort::Entry& find(const std::string& name) { return pb::testing::find_variant(registry(), name); }
 
 Problem make(std::int64_t n, std::int64_t length, Key key, Payload pay, Order order, Dist dist) {
@@ -78,6 +80,16 @@ TEST_P(SortVariants, AwkwardLengthsOneArray) {
   }
 }
 
+TEST_P(SortVariants, TileEdges) {
+  // 300 pads to 512, one warp's register tile in CUDA.Bitonic (no shared
+  // steps), 512 exactly; CUDA.Radix's tiles are 6144 keys: a full last
+  // tile, and one key past it.
+  for (std::int64_t n : {300, 512, 3 * 6144, 3 * 6144 + 1}) {
+    expect_sorted(make(n, n, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
+    expect_sorted(make(n, n, Key::F32, Payload::Keys, Order::Desc, Dist::FewUnique));
+  }
+}
+
 TEST_P(SortVariants, EveryDistributionKeyPayloadAndOrder) {
   for (Dist d : {Dist::Uniform, Dist::Sorted, Dist::Reversed, Dist::FewUnique, Dist::AllEqual})
     for (Key k : {Key::U32, Key::F32})
@@ -92,7 +104,8 @@ TEST_P(SortVariants, PowerOfTwoInPlacePath) {
 }
 
 TEST_P(SortVariants, BeyondOneBlockOfSharedMemory) {
-  // 2^17 + 3 pads to 2^18: global steps of 1, 2 and 3 levels for any block size.
+  // 2^17 + 3 pads to 2^18: CUDA.Bitonic's global passes of 1 to 4 steps
+  // above its tile, the samples' kernels of OddEvenMerge for any block.
   expect_sorted(make((1 << 17) + 3, (1 << 17) + 3, Key::U32, Payload::Pairs, Order::Desc, Dist::FewUnique));
   if (entry().backend == Backend::Cuda)
     expect_sorted(make(1 << 21, 1 << 21, Key::F32, Payload::Pairs, Order::Asc, Dist::Uniform));

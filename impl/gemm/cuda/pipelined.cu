@@ -301,7 +301,8 @@ class CudaPipelined final : public DeviceVariant<T> {
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
-    if (tiles()[tile_for_(p)].pack) reserve(p);  // untimed; compute() grows them on a larger problem
+    // Untimed; compute() grows them on a larger problem. AtB packs nothing.
+    if (tiles()[tile_for_(p)].pack && p.op != Op::AtB) reserve(p);
   }
   void bind_device() override {
     if (std::is_same<T, float>::value)

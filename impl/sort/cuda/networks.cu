@@ -18,15 +18,18 @@
 //    within a thread, and only strides of 512 and more exchange through
 //    shared memory (two barriers a step, where the samples take one a step
 //    of every stride); so a 2^24 sort has 10 merge stages beyond the tile,
-//    not 13, and the first sort of a tile 15 barriered steps, not 105.
-//    Arrays shorter than 512 take the samples' one-step-a-barrier kernels
-//    (block threads); the global passes run 256 threads a block (the pairs'
-//    four-step pass needs 72 registers a thread, too many for 1024);
+//    not 13, and only 15 of the first tile sort's 105 steps wait at a
+//    barrier (the samples' 2,048-key block sort waits at each of its 66).
+//    Arrays of at most 256 keys (padded length under 512) take the
+//    samples' one-step-a-barrier kernels (min(block, E / 2) threads); the
+//    global passes run 256 threads a block (the pairs' four-step pass needs
+//    72 registers a thread, too many for 1024);
 //  - a global pass does up to four steps of a stage (strides j .. j/8) with
 //    the 16 elements of each comparator group held in registers, so a stage
 //    of s global steps reads and writes the data ceil(s/4) times, not s.
 // For 2^24 u32 keys: 18 global passes, 10 tile merges and the first tile
-// sort, where the samples' design makes 91, 13 and 1.
+// sort, where the samples' design at block 1024 makes 91, 13 and 1 (at
+// block 256: 120, 15 and 1).
 #include <algorithm>
 #include <memory>
 #include <type_traits>

@@ -17,7 +17,7 @@ PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
 for tool in ${SANITIZERS-memcheck racecheck}; do
   f=$filter
-  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block512'
+  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block1024'
   PARBENCH_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
     build/gpu/tests/parbench_tests --gtest_filter="$f" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
