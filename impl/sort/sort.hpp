@@ -70,7 +70,7 @@ struct Output {
 };
 
 // ---- the key order --------------------------------------------------------
-inline std::uint32_t ord_f32(std::uint32_t bits) {
+PB_HOST_DEVICE inline std::uint32_t ord_f32(std::uint32_t bits) {
   if (bits == 0x80000000u) bits = 0;  // -0.0 sorts with +0.0
   return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }

@@ -56,11 +56,7 @@ constexpr std::uint32_t kPrefix = 0x80000000u;
 template <bool F32, bool DESC>
 struct Ordered {
   __device__ __forceinline__ static std::uint32_t of(std::uint32_t bits) {
-    std::uint32_t t = bits;
-    if (F32) {
-      if (t == 0x80000000u) t = 0;  // -0.0 is +0.0
-      t = (t & 0x80000000u) ? ~t : (t | 0x80000000u);
-    }
+    const std::uint32_t t = F32 ? ord_f32(bits) : bits;  // -0.0 is +0.0
     return DESC ? ~t : t;
   }
 };
