@@ -301,8 +301,7 @@ class CudaPipelined final : public DeviceVariant<T> {
   void prepare(const Problem& p, const Inputs<T>& in) override {
     DeviceVariant<T>::prepare(p, in);
     bind_device();
-    // Untimed; compute() grows them on a larger problem. AtB packs nothing.
-    if (tiles()[tile_for_(p)].pack && p.op != Op::AtB) reserve(p);
+    if (tiles()[tile_for_(p)].pack) reserve(p);  // untimed; compute() grows them on a larger problem
   }
   void bind_device() override {
     if (std::is_same<T, float>::value)
@@ -323,7 +322,7 @@ class CudaPipelined final : public DeviceVariant<T> {
       const bool vec = p.n % 4 == 0 && (p.op != Op::AtB || p.m % 4 == 0) && aligned16(a) && aligned16(b) &&
                        aligned16(c) && aligned16(d);
       const Tile& t = tiles()[tile_for_(p)];
-      if (t.pack && p.op != Op::AtB) reserve(p);
+      if (t.pack) reserve(p);
       t.launch(p, vec, a, b, c, d, wa_.get(), wb_.get(), this->s());
       PB_CUDA_LAUNCHED();
     } else {
@@ -332,9 +331,11 @@ class CudaPipelined final : public DeviceVariant<T> {
   }
 
  private:
-  // Room in the packing workspaces for p's transposed operands.
+  // Room in the packing workspaces for p's transposed operands (AtB's are
+  // k-major already: none).
   void reserve(const Problem& p) {
-    const auto need_a = std::size_t(p.m * p.k), need_b = std::size_t(p.op == Op::ABtC ? p.n * p.k : 0);
+    const auto need_a = std::size_t(p.op == Op::AtB ? 0 : p.m * p.k);
+    const auto need_b = std::size_t(p.op == Op::ABtC ? p.n * p.k : 0);
     if (wa_.size() < need_a) wa_ = DeviceBuffer<float>(need_a);
     if (wb_.size() < need_b) wb_ = DeviceBuffer<float>(need_b);
   }
