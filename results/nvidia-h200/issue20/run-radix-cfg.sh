@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix-cfg.sh OUT}
 mkdir -p "$OUT"
-OUT=$OUT ci/gpu.sh --no-tests --name none -- --benchmark_filter=NOTHING > "$OUT/build.log" 2>&1
+OUT=$OUT ci/gpu.sh --no-tests > "$OUT/build.log" 2>&1  # no bench arguments: build only
 echo "build exit $?"
 for cfg in ${CFGS:-0 1 2}; do
   PARBENCH_RADIX_CFG=$cfg PARBENCH_REQUIRE_GPU=1 timeout 100 build/gpu/tests/parbench_tests \

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix.sh OUT}
 mkdir -p "$OUT"
-OUT=$OUT ci/gpu.sh --no-tests --name none -- --benchmark_filter=NOTHING > "$OUT/build.log" 2>&1
+OUT=$OUT ci/gpu.sh --no-tests > "$OUT/build.log" 2>&1  # no bench arguments: build only
 echo "build exit $?"
 filter=${RADIX_TESTS:-'Registry/SortVariants.*Radix*:Registry/SortVariants.*Bitonic*'}
 PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/gtests.log" 2>&1
