@@ -73,9 +73,13 @@ TEST_P(KMeansVariants, MatchReference) {
     Result r = run(p, data.inputs);
     if (!unsupported_.empty()) {
       // Only the shared-memory variants may decline, for lack of shared memory,
-      // and the MPI variant when run with more ranks than points.
+      // CUDA.OneRead for points wider than its registers hold, and the MPI
+      // variant when run with more ranks than points.
       const bool fewer_points = p.n < mpi::size() && unsupported_ == "more ranks than points";
-      EXPECT_TRUE(unsupported_.find("shared memory") != std::string::npos || fewer_points) << unsupported_;
+      const bool too_wide = GetParam().name == "CUDA.OneRead" && p.d > 32 &&
+                            unsupported_.find("in registers") != std::string::npos;
+      EXPECT_TRUE(unsupported_.find("shared memory") != std::string::npos || fewer_points || too_wide)
+          << unsupported_;
       continue;
     }
     Check c = compare(p, data.reference(), r);

@@ -17,6 +17,7 @@ std::unique_ptr<Variant> make_cuda_shared(int block);
 std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
+std::unique_ptr<Variant> make_cuda_one_read(int block);
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
@@ -55,6 +56,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
       {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
+      {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+       [](const Knobs& k) { return make_cuda_one_read(k.block); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
