@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/device_sm.cuh"
 #include "gemm/gemm.hpp"
 
 namespace pb::gemm {
@@ -70,27 +71,6 @@ std::vector<std::string> tile_names(const Tiles& tiles) {
   std::vector<std::string> out;
   for (const auto& t : tiles) out.push_back(t.name);
   return out;
-}
-
-// The current device's compute capability as major * 10 + minor (90: sm_90).
-inline int device_sm() {
-  int dev = 0, major = 0, minor = 0;
-  PB_CUDA(cudaGetDevice(&dev));
-  PB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  PB_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return major * 10 + minor;
-}
-
-// The same without throwing: 0 when no device can be asked (for supports()).
-inline int device_sm_or_zero() {
-  int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-    cudaGetLastError();  // clear it: not this variant's failure
-    return 0;
-  }
-  return major * 10 + minor;
 }
 
 // Calls f(std::integral_constant<Op, op>{}) for the run-time op, so a kernel

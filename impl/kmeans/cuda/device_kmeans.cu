@@ -50,6 +50,18 @@ __global__ void accumulate_soa(const double* __restrict__ xs, const int* __restr
   }
 }
 
+// A warp per row: squared norms of the rows of an R x D row-major matrix.
+__global__ void row_norms(const double* __restrict__ m, double* out, std::int64_t rows, std::int64_t d) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t r = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows; r += warps) {
+    double s = 0;
+    for (std::int64_t t = lane; t < d; t += 32) s += m[r * d + t] * m[r * d + t];
+    for (int off = 16; off; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+    if (lane == 0) out[r] = s;
+  }
+}
+
 // A warp per cluster: new centroid (an empty cluster keeps its own), both
 // layouts, and the squared move.
 __global__ void finalize(const double* __restrict__ sums, const unsigned long long* __restrict__ counts,
@@ -101,6 +113,10 @@ void launch_accumulate_aos(const double* x, const int* assign, double* sums, uns
 void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,
                            std::int64_t n, std::int64_t d, cudaStream_t s) {
   accumulate_soa<<<grid_for(n, 256), 256, 0, s>>>(xs, assign, sums, counts, n, d);
+  PB_CUDA_LAUNCHED();
+}
+void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s) {
+  row_norms<<<grid_for(rows * 32, 256), 256, 0, s>>>(m, out, rows, d);
   PB_CUDA_LAUNCHED();
 }
 void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,

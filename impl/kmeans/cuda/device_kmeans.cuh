@@ -88,6 +88,8 @@ void launch_accumulate_aos(const double* x, const int* assign, double* sums, uns
                            std::int64_t n, std::int64_t d, cudaStream_t s);
 void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,
                            std::int64_t n, std::int64_t d, cudaStream_t s);
+// Squared norms of the rows of an R x D row-major matrix, a warp a row.
+void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s);
 void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,
                      double* move2, std::int64_t k, std::int64_t d, cudaStream_t s);
 void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,

@@ -11,18 +11,6 @@
 namespace pb::kmeans {
 namespace {
 
-// A warp per row: squared norms of the rows of an R x D row-major matrix.
-__global__ void row_norms(const double* __restrict__ m, double* out, std::int64_t rows, std::int64_t d) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
-  for (std::int64_t r = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows; r += warps) {
-    double s = 0;
-    for (std::int64_t t = lane; t < d; t += 32) s += m[r * d + t] * m[r * d + t];
-    for (int off = 16; off; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
-    if (lane == 0) out[r] = s;
-  }
-}
-
 // A warp per point: argmin over its row of G. Lanes take clusters lane,
 // lane+32, ...; the warp reduction keeps the smaller distance and, on a tie,
 // the lower cluster index.
@@ -68,14 +56,12 @@ class Gemm final : public DeviceKMeans {
     xx_ = DeviceBuffer<double>(p_.n);
     cc_ = DeviceBuffer<double>(p_.k);
     h_.on(s());  // one handle across prepares
-    row_norms<<<grid_for(p_.n * 32, 256), 256, 0, s()>>>(xa_.get(), xx_.get(), p_.n, p_.d);
-    PB_CUDA_LAUNCHED();
+    launch_row_norms(xa_.get(), xx_.get(), p_.n, p_.d, s());
   }
   bool launch_assign() override {
     const int N = int(p_.n), K = int(p_.k), D = int(p_.d);
     const double one = 1, zero = 0;
-    row_norms<<<grid_for(p_.k * 32, 256), 256, 0, s()>>>(C_.get(), cc_.get(), p_.k, p_.d);
-    PB_CUDA_LAUNCHED();
+    launch_row_norms(C_.get(), cc_.get(), p_.k, p_.d, s());
     // Row-major G (N x K) = X C^T is column-major G^T = C X^T: C is column-major
     // D x K (ld D) -> op T; X is column-major D x N (ld D) -> op N.
     PB_CUBLAS(cublasDgemm(h_, CUBLAS_OP_T, CUBLAS_OP_N, K, N, D, &one, C_.get(), D, xa_.get(), D, &zero,

@@ -80,10 +80,10 @@ __device__ __forceinline__ double warp_sum(double v) {
 // load is coalesced). Writes this block's K x (D+1) sums and counts, its
 // changed-point count and its inertia to its slots.
 template <int DMAX>
-__global__ void one_pass(const double* __restrict__ xs, const double* __restrict__ C, int* __restrict__ assign,
-                         double* __restrict__ part, unsigned long long* __restrict__ changed_part,
-                         double* __restrict__ inertia_part, const State* __restrict__ st, std::int64_t n, int d,
-                         int k, int copies) {
+__global__ void one_pass(const double* __restrict__ xs, const double* __restrict__ C,
+                         int* __restrict__ assign, double* __restrict__ part,
+                         unsigned long long* __restrict__ changed_part, double* __restrict__ inertia_part,
+                         const State* __restrict__ st, std::int64_t n, int d, int k, int copies) {
   if (st->stop) return;
   extern __shared__ __align__(16) double sm[];
   const int P = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = P >> 5;
@@ -136,7 +136,7 @@ __global__ void one_pass(const double* __restrict__ xs, const double* __restrict
             odd = fma(x[t + 1], v.y, odd);
           }
         const double v = fma(-2.0, even + odd, cn[c]);  // the squared distance less |x|^2
-        if (b < 0 || v < bd) bd = v, b = c;      // ties to the lowest index
+        if (b < 0 || v < bd) bd = v, b = c;             // ties to the lowest index
       }
       inertia += xx + bd;
       if (assign[i] != b) assign[i] = b, ++changed;
@@ -274,8 +274,8 @@ __global__ void __launch_bounds__(kUpdateThreads)
   }
 }
 
-using PassKernel = void (*)(const double*, const double*, int*, double*, unsigned long long*, double*, const State*,
-                            std::int64_t, int, int, int);
+using PassKernel = void (*)(const double*, const double*, int*, double*, unsigned long long*, double*,
+                            const State*, std::int64_t, int, int, int);
 
 PassKernel pass_kernel(std::int64_t d) {
   if (d <= 4) return one_pass<4>;
@@ -305,15 +305,17 @@ class OneRead final : public Variant {
 
   Support supports(const Problem& p) const override {
     if (p.d > kMaxD)
-      return Support::no("D = " + std::to_string(p.d) + ": OneRead keeps a point's coordinates in registers, at most " +
+      return Support::no("D = " + std::to_string(p.d) +
+                         ": OneRead keeps a point's coordinates in registers, at most " +
                          std::to_string(kMaxD) + " (CUDA.GEMM and CUDA.Tiled run wider points)");
     if (p.k > 2147483647 / (p.d + 1) || p.n > (std::int64_t(1) << 40))
       return Support::no("K x (D+1) or N too large for the kernel's indices");
     if (Support b = check_block(block_, pass_kernel(p.d)); !b.ok()) return b;
     if (choose_copies(p.k, p.d, block_) == 0)
       return Support::no("K x (D+1) sums and the centroids need " +
-                         std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) + " bytes of shared memory, more than the " +
-                         std::to_string(shared_optin_bytes()) + " a block can have");
+                         std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
+                         " bytes of shared memory, more than the " + std::to_string(shared_optin_bytes()) +
+                         " a block can have");
     return Support::yes();
   }
 
@@ -341,7 +343,8 @@ class OneRead final : public Variant {
     grid_ = int(std::max<std::int64_t>(1, std::min<std::int64_t>(full, (N + block_ - 1) / block_)));
     update_bytes_ = std::size_t(D + 1) * sizeof(double);
     if (update_bytes_ > 48 * 1024)
-      PB_CUDA(cudaFuncSetAttribute(one_update, cudaFuncAttributeMaxDynamicSharedMemorySize, int(update_bytes_)));
+      PB_CUDA(
+          cudaFuncSetAttribute(one_update, cudaFuncAttributeMaxDynamicSharedMemorySize, int(update_bytes_)));
 
     C_ = DeviceBuffer<double>(K * D);
     assign_ = DeviceBuffer<int>(N);
@@ -371,13 +374,13 @@ class OneRead final : public Variant {
       const int now = std::min(batch, cap - queued);
       PB_CUDA(cudaEventRecord(ev_[0], s()));
       for (int it = 0; it < now; ++it) {
-        kernel_<<<grid_, block_, bytes_, s()>>>(xs_.get(), C_.get(), assign_.get(), part_.get(), changed_part_.get(),
-                                                inertia_part_.get(), state_.get(), p_.n, int(p_.d), int(p_.k),
-                                                copies_);
+        kernel_<<<grid_, block_, bytes_, s()>>>(xs_.get(), C_.get(), assign_.get(), part_.get(),
+                                                changed_part_.get(), inertia_part_.get(), state_.get(), p_.n,
+                                                int(p_.d), int(p_.k), copies_);
         PB_CUDA_LAUNCHED();
         one_update<<<unsigned(p_.k), kUpdateThreads, update_bytes_, s()>>>(
-            part_.get(), changed_part_.get(), inertia_part_.get(), C_.get(), move2_.get(), state_.get(), grid_,
-            int(p_.d), int(p_.k), p_.n, p_.crit);
+            part_.get(), changed_part_.get(), inertia_part_.get(), C_.get(), move2_.get(), state_.get(),
+            grid_, int(p_.d), int(p_.k), p_.n, p_.crit);
         PB_CUDA_LAUNCHED();
       }
       queued += now;

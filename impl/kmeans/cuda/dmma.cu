@@ -1,0 +1,273 @@
+// CUDA.DMMA: the wide shapes (D in the tens to ~140, K in the hundreds),
+// where the distances are a GEMM's work. Relative to CUDA.GEMM (cuBLAS
+// DGEMM writes G = X C^T, N x K, to memory, then a kernel reads it back for
+// the argmin):
+//  - the distance GEMM is this project's own FP64 tensor-core kernel
+//    (mma.sync m16n8k8 in f64, the fragments and cp.async copies of the
+//    GEMM family's CUDA.DMMA, gemm/cuda/dmma_ops.cuh), and the argmin is its
+//    epilogue: G never leaves the registers. A block holds 128 points (all D
+//    coordinates) in shared memory and walks every cluster in tiles of 32,
+//    double-buffered by cp.async; a warp owns 16 points, each thread keeps the
+//    best cluster of its 2 rows across its columns, and the 4 lanes of a row
+//    settle it by shuffles at the end. Distances in the expanded form
+//    |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the lowest index.
+//  - the sums without atomics contention: counts come from the assignment
+//    kernel; an exclusive scan of them (CUB) and a scatter list the points
+//    cluster by cluster; then a warp takes 16 consecutive points of that list
+//    and adds their rows (800 contiguous bytes each at D = 100) while the
+//    cluster stays the same, with one atomic add a coordinate per run of a
+//    cluster. Adding each point's row to the sums directly would put N*D
+//    atomics on K*D addresses (10^7 on 31,600 at N = 100,000, D = 100,
+//    K = 316).
+// The update and exit test are the shared device update (device_kmeans.cu).
+// Bytes an iteration: the points twice (the distance tiles and the sums),
+// the centroids once per 128 points from L2, and O(N) of assignment, list
+// and counts. Needs sm_90 (f64 m16n8k8) and (128 + 2 * 32) rows of D
+// doubles (padded) of shared memory.
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <string>
+
+#include "core/cuda/device_sm.cuh"
+#include "gemm/cuda/dmma_ops.cuh"
+#include "kmeans/cuda/device_kmeans.cuh"
+
+namespace pb::kmeans {
+namespace {
+using namespace pb::cuda_f64;
+
+constexpr int BM = 128, BN = 32, THREADS = 256, KW = 8;  // 8 warps of 16 points; m16n8k8
+constexpr int SEG = 16;                                  // sorted points a warp of the sums takes
+
+// k rounded up to the mma's 8, and the row stride of the shared tiles: that,
+// rounded up to 4 mod 16 doubles, so a warp's 32 fragment reads (rows g,
+// columns t, g < 8, t < 4) take two shared-memory wavefronts, the least 256
+// bytes can.
+__host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
+__host__ __device__ inline int stride_for(int d) { return kpad(d) + ((20 - kpad(d) % 16) % 16); }
+std::size_t tile_bytes(std::int64_t d) {
+  return std::size_t(BM + 2 * BN) * stride_for(int(d)) * sizeof(double);
+}
+
+// Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
+// zero past the matrix and in the columns [d, kpad(d)): VEC doubles a copy
+// (2 when d is even and the matrix 16-byte aligned).
+template <int R, int VEC>
+__device__ __forceinline__ void load_rows(double* s, const double* m, std::int64_t r0, std::int64_t rows,
+                                          int d, int S) {
+  const int per_row = kpad(d) / VEC;
+  for (int ch = threadIdx.x; ch < R * per_row; ch += THREADS) {
+    const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
+    const bool ok = r0 + r < rows && kc < d;
+    copy_async<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
+  }
+}
+
+// Assignment of BM points against all K centroids on the FP64 tensor cores,
+// the argmin in the epilogue; also counts each cluster's points.
+template <int VEC>
+__global__ void __launch_bounds__(THREADS, 1)
+    dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
+                const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
+                unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
+                std::int64_t n, int d, int k) {
+  extern __shared__ __align__(16) double sm[];
+  const int S = stride_for(d), kp = kpad(d);
+  double* xs = sm;  // BM x S points, then two BN x S centroid tiles
+  auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
+  const int wr = warp * 16;  // the warp's first row of the block's points
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
+  const int tiles = (k + BN - 1) / BN;
+
+  load_rows<BM, VEC>(xs, X, r0, n, d, S);
+  load_rows<BN, VEC>(tile_at(0), C, 0, k, d, S);
+  commit();
+  if (tiles > 1) load_rows<BN, VEC>(tile_at(1), C, BN, k, d, S);
+  commit();
+
+  double bd[2] = {0, 0};  // rows fr and fr + 8 of the warp's 16
+  int bi[2] = {-1, -1};
+  for (int t = 0; t < tiles; ++t) {
+    wait_groups<1>();  // tile t (and the points) landed: this thread's copies
+    __syncthreads();   // ... and everyone's
+    const double* cs = tile_at(t);
+    double acc[BN / 8][4];
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[j][e] = 0.0;
+#pragma unroll 2
+    for (int kk = 0; kk < kp; kk += KW) {
+      const double* xa = xs + (wr + fr) * S + kk + fk;
+      const double a[4] = {xa[0], xa[8 * S], xa[4], xa[8 * S + 4]};
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+        const double b[2] = {cc[0], cc[4]};
+        dmma<KW>(acc[j], a, b);
+      }
+    }
+    // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e): this
+    // thread's columns in increasing order, so a strict < keeps the lowest.
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int col = t * BN + j * 8 + 2 * fk + e;
+        if (col >= k) continue;
+        const double c2 = __ldg(cn + col);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const double v = fma(-2.0, acc[j][2 * h + e], c2);
+          if (bi[h] < 0 || v < bd[h]) bd[h] = v, bi[h] = col;
+        }
+      }
+    __syncthreads();  // every warp is done with tile t's buffer
+    if (t + 2 < tiles) load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t + 2) * BN, k, d, S);
+    commit();  // an empty group past the end keeps the count the wait expects
+  }
+  wait_groups<0>();
+
+  unsigned local = 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    // The 4 lanes of a row hold interleaved columns: the smaller distance,
+    // on a tie the lower cluster.
+    for (int off = 1; off < 4; off <<= 1) {
+      const double ov = __shfl_xor_sync(0xffffffffu, bd[h], off);
+      const int oi = __shfl_xor_sync(0xffffffffu, bi[h], off);
+      if (oi >= 0 && (bi[h] < 0 || ov < bd[h] || (ov == bd[h] && oi < bi[h]))) bd[h] = ov, bi[h] = oi;
+    }
+    const std::int64_t r = r0 + wr + fr + 8 * h;
+    if (fk == 0 && r < n) {
+      best[r] = xx[r] + bd[h];
+      if (assign[r] != bi[h]) assign[r] = bi[h], ++local;
+      atomicAdd(&counts[bi[h]], 1ull);
+    }
+  }
+  add_changed(local, changed);
+}
+
+// The points listed cluster by cluster: order[offsets[c] + j] is the j-th
+// point of cluster c to arrive (the order within a cluster is not fixed).
+__global__ void scatter(const int* __restrict__ assign, const unsigned long long* __restrict__ offsets,
+                        unsigned* __restrict__ fill, int* __restrict__ order, std::int64_t n) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const int c = assign[i];
+    order[offsets[c] + atomicAdd(&fill[c], 1u)] = int(i);
+  }
+}
+
+// A warp per SEG consecutive points of the list, lanes over coordinates (in
+// passes of 128): each run of one cluster is summed in registers and added
+// to the sums with one atomic a coordinate.
+__global__ void segment_sums(const double* __restrict__ X, const int* __restrict__ assign,
+                             const int* __restrict__ order, double* sums, std::int64_t n, int d) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t w = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w * SEG < n; w += warps) {
+    const std::int64_t q0 = w * SEG, q1 = q0 + SEG < n ? q0 + SEG : n;
+    for (int t0 = 0; t0 < d; t0 += 128) {
+      double acc[4] = {0, 0, 0, 0};
+      int cur = -1;
+      for (std::int64_t q = q0; q < q1; ++q) {
+        const int i = order[q], c = assign[i];  // the same for the whole warp
+        if (c != cur) {
+          if (cur >= 0)
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+              const int t = t0 + lane + 32 * u;
+              if (t < d) atomicAdd(&sums[std::int64_t(cur) * d + t], acc[u]);
+              acc[u] = 0;
+            }
+          cur = c;
+        }
+        const double* row = X + std::int64_t(i) * d;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int t = t0 + lane + 32 * u;
+          if (t < d) acc[u] += row[t];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int t = t0 + lane + 32 * u;
+        if (t < d) atomicAdd(&sums[std::int64_t(cur) * d + t], acc[u]);
+      }
+    }
+  }
+}
+
+class Dmma final : public DeviceKMeans {
+ public:
+  Support supports(const Problem& p) const override {
+    const int sm = device_sm_or_zero();
+    if (sm == 0) return Support::no("no usable CUDA device");
+    if (sm < 90)
+      return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
+    if (p.n > 2147483647 || p.k > 2147483647) return Support::no("N or K exceeds the kernel's int indices");
+    if (tile_bytes(p.d) > shared_optin_bytes())
+      return Support::no("128 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
+                         std::to_string(tile_bytes(p.d)) + " bytes of shared memory, more than the " +
+                         std::to_string(shared_optin_bytes()) + " a block can have (CUDA.GEMM runs it)");
+    return Support::yes();
+  }
+
+ protected:
+  Layouts layouts() const override { return {true, false}; }
+  bool device_update() const override { return true; }
+  void after_prepare() override {
+    const auto N = p_.n, K = p_.k;
+    xx_ = DeviceBuffer<double>(N);
+    cn_ = DeviceBuffer<double>(K);
+    offsets_ = DeviceBuffer<unsigned long long>(K);
+    fill_ = DeviceBuffer<unsigned>(K);
+    order_ = DeviceBuffer<int>(N);
+    scan_bytes_ = 0;
+    PB_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
+    scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
+    bytes_ = tile_bytes(p_.d);
+    vec_ = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
+           reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
+    PB_CUDA(cudaFuncSetAttribute(dmma_assign<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+    PB_CUDA(cudaFuncSetAttribute(dmma_assign<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+    launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
+  }
+  bool launch_assign() override {
+    const auto N = p_.n, D = p_.d, K = p_.k;
+    launch_row_norms(C_.get(), cn_.get(), K, D, s());
+    const unsigned blocks = unsigned((N + BM - 1) / BM);
+    auto kernel = vec_ ? dmma_assign<2> : dmma_assign<1>;
+    kernel<<<blocks, THREADS, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(),
+                                             best_.get(), changed_.get(), counts_.get(), N, int(D), int(K));
+    PB_CUDA_LAUNCHED();
+    std::size_t bytes = scan_bytes_;
+    PB_CUDA(
+        cub::DeviceScan::ExclusiveSum(scan_tmp_.get(), bytes, counts_.get(), offsets_.get(), int(K), s()));
+    PB_CUDA(cudaMemsetAsync(fill_.get(), 0, fill_.bytes(), s()));
+    scatter<<<grid_for(N, 256), 256, 0, s()>>>(assign_.get(), offsets_.get(), fill_.get(), order_.get(), N);
+    PB_CUDA_LAUNCHED();
+    const std::int64_t warps = (N + SEG - 1) / SEG;
+    segment_sums<<<grid_for(warps * 32, 256), 256, 0, s()>>>(xa_.get(), assign_.get(), order_.get(),
+                                                             sums_.get(), N, int(D));
+    PB_CUDA_LAUNCHED();
+    return true;  // sums and counts are done
+  }
+
+ private:
+  DeviceBuffer<double> xx_, cn_;
+  DeviceBuffer<unsigned long long> offsets_;
+  DeviceBuffer<unsigned> fill_;
+  DeviceBuffer<int> order_;
+  DeviceBuffer<unsigned char> scan_tmp_;
+  std::size_t scan_bytes_ = 0, bytes_ = 0;
+  bool vec_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_dmma() { return std::make_unique<Dmma>(); }
+
+}  // namespace pb::kmeans
