@@ -104,6 +104,17 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
   EXPECT_DOUBLE_EQ(r.inertia, 0 + 1 + 0 + 4 + 1);
 }
 
+// The variants not yet run on a GPU join the list only with PARBENCH_PREVIEW=1.
+TEST(KMeansRegistry, PreviewVariantsOnlyWhenAsked) {
+  bool one_read = false;
+  for (const auto& e : registry()) one_read = one_read || std::string(e.name) == "CUDA.OneRead";
+#ifdef PARBENCH_WITH_CUDA
+  EXPECT_EQ(one_read, preview_variants());
+#else
+  EXPECT_FALSE(one_read);
+#endif
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return info.param.label; });
 

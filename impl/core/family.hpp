@@ -13,6 +13,7 @@
 //                                (run-name args; register_entry does the rest)
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,14 @@ struct WorkCap {
 inline constexpr WorkCap kNoCap{};
 
 struct NoTraits {};
+
+// Variants written but not yet run on a GPU (a session without one) join
+// their family's registry only when PARBENCH_PREVIEW=1: a kernel that faults
+// would take the CUDA context, and every GPU entry after it, with it.
+inline bool preview_variants() {
+  const char* v = std::getenv("PARBENCH_PREVIEW");
+  return v && std::string(v) == "1";
+}
 
 // One line of a family's registry. VariantT is the family's variant
 // interface; Traits what else a family needs to know of a variant before

@@ -36,7 +36,8 @@ const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory[, library]
-  static const std::vector<Entry> list = {
+  static const std::vector<Entry> list = [] {
+    std::vector<Entry> v = {
       {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, [](const Knobs&) { return make_seq(); }},
       {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
        [](const Knobs& k) { return make_omp_atomic(k.threads); }},
@@ -57,15 +58,23 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
       {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
-      {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
-       [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
 #endif
-  };
+    };
+    // Written, not yet run on a GPU: only with PARBENCH_PREVIEW=1 (core/family.hpp).
+#ifdef PARBENCH_WITH_CUDA
+    if (preview_variants())
+      v.insert(v.end(), {
+        {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+         [](const Knobs& k) { return make_cuda_one_read(k.block); }},
+        {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(); }},
+      });
+#endif
+    return v;
+  }();
   // clang-format on
   return list;
 }
