@@ -140,11 +140,15 @@ __global__ void __launch_bounds__(THREADS, 1)
       if (oi >= 0 && (bi[h] < 0 || ov < bd[h] || (ov == bd[h] && oi < bi[h]))) bd[h] = ov, bi[h] = oi;
     }
     const std::int64_t r = r0 + wr + fr + 8 * h;
-    if (fk == 0 && r < n) {
+    const bool mine = fk == 0 && r < n;
+    if (mine) {
       best[r] = xx[r] + bd[h];
       if (assign[r] != bi[h]) assign[r] = bi[h], ++local;
-      atomicAdd(&counts[bi[h]], 1ull);
     }
+    // One count atomic a cluster a warp, from the lowest of its lanes.
+    const int key = mine ? bi[h] : -1;
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
   add_changed(local, changed);
 }
@@ -207,7 +211,8 @@ class Dmma final : public DeviceKMeans {
     if (sm == 0) return Support::no("no usable CUDA device");
     if (sm < 90)
       return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
-    if (p.n > 2147483647 || p.k > 2147483647) return Support::no("N or K exceeds the kernel's int indices");
+    if (p.n > 2147483647 || p.k > 2147483647 || p.d > 65536)
+      return Support::no("N, K or D exceeds the kernel's int indices");
     if (tile_bytes(p.d) > shared_optin_bytes())
       return Support::no("128 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
                          std::to_string(tile_bytes(p.d)) + " bytes of shared memory, more than the " +

@@ -29,8 +29,9 @@
 //    state and return at once once the run has stopped, so the host queues
 //    iterations ahead (a fixed-loop run all at once; a converging run 4, then
 //    8, ... at a time) and reads the 40-byte state once a batch.
-// The sums are formed in a fixed order, so a run's centroids and inertia are
-// the same from run to run (AllGPU's global atomics are not).
+// With a table a warp (every shape the issue measures), the sums are formed
+// in a fixed order, so a run's centroids and inertia are the same from run to
+// run (AllGPU's global atomics are not); shared tables add in any order.
 //
 // Bytes an iteration: the points once (N*D*8), the assignment read and, for
 // points that move, written (4 to 8 a point), and grid * K * (D+1) * 8 of
@@ -119,7 +120,7 @@ __global__ void one_pass(const double* __restrict__ xs, const double* __restrict
     double xx = 0;
 #pragma unroll
     for (int t = 0; t < DMAX; ++t) {
-      x[t] = (valid && t < d) ? __ldcs(xs + std::int64_t(t) * n + i) : 0.0;
+      x[t] = (valid && t < d) ? __ldg(xs + std::int64_t(t) * n + i) : 0.0;
       xx = fma(x[t], x[t], xx);
     }
     int b = -1;
@@ -145,15 +146,25 @@ __global__ void one_pass(const double* __restrict__ xs, const double* __restrict
     // lowest lane, which gathers the others' coordinates in lane order.
     const unsigned peers = __match_any_sync(kFull, b);
     const int leader = __ffs(peers) - 1;
-    unsigned rest = peers & (peers - 1);
-    const int rounds = int(__reduce_max_sync(kFull, unsigned(__popc(peers)))) - 1;
-    for (int r = 0; r < rounds; ++r) {
-      const int src = rest ? __ffs(rest) - 1 : lane;
-      rest &= rest - 1;
+    if (peers == kFull) {
+      // The whole warp in one cluster (K = 1, or clustered data in order): a
+      // butterfly sum, 5 rounds, not 31.
 #pragma unroll
-      for (int t = 0; t < DMAX; ++t) {
-        const double v = __shfl_sync(kFull, x[t], src);
-        if (lane == leader && src != lane && t < d) x[t] += v;
+      for (int t = 0; t < DMAX; ++t)
+        if (t < d)
+          for (int off = 16; off; off >>= 1) x[t] += __shfl_xor_sync(kFull, x[t], off);
+    } else {
+      unsigned rest = peers & (peers - 1);
+      const int rounds = int(__reduce_max_sync(kFull, unsigned(__popc(peers)))) - 1;
+      for (int r = 0; r < rounds; ++r) {
+        const int src = rest ? __ffs(rest) - 1 : lane;
+        rest &= rest - 1;
+#pragma unroll
+        for (int t = 0; t < DMAX; ++t)
+          if (t < d) {  // d is the same for the whole warp
+            const double v = __shfl_sync(kFull, x[t], src);
+            if (lane == leader && src != lane) x[t] += v;
+          }
       }
     }
     if (lane == leader && b >= 0) {
