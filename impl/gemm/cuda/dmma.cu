@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
 #include "gemm/raster.hpp"
@@ -33,6 +34,7 @@ namespace pb::gemm {
 const std::vector<std::string>& dmma_tiles();
 namespace {
 using namespace pb::cuda_f64;
+using namespace pb::cp_async;
 
 constexpr int BK = 16, PADK = 4, PADR = 8, GROUP_M = 8;
 
@@ -86,7 +88,7 @@ struct Loader {
       const bool ok = r < rows && k < K;
       const double* src = ok ? p + int64_t(l) * LINE_STEP * ld : base;  // lines are rows or k
       double* dst = kcontig ? s + line * (BK + PADK) + along0 : s + line * (R + PADR) + along0;
-      copy_async<VEC * 8>(dst, src, ok);
+      copy<VEC * 8>(dst, src, ok);
     }
     p += step;
   }

@@ -1,26 +1,10 @@
 #pragma once
-// The FP64 tensor-core multiply (mma.sync f64 on m16n8 tiles) and the
-// cp.async copies it is fed with: CUDA.DMMA's GEMM and k-means' CUDA.DMMA
-// distance kernel share them.
+// The FP64 tensor-core multiply (mma.sync f64 on m16n8 tiles): CUDA.DMMA's
+// GEMM and k-means' CUDA.DMMA distance kernel share it.
 #include "core/cuda/check.cuh"
 
 namespace pb::cuda_f64 {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
-template <int BYTES>
-__device__ __forceinline__ void copy_async(double* dst, const double* src, bool ok) {
-  if (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(ok ? 16 : 0));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(ok ? 8 : 0));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void wait_groups() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 // D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 8 or 16: the m16n8
 // shapes sm_90 adds (built for sm_90 and newer; below, a trap, and
 // supports() refuses). Thread (g, t) = (lane / 4, lane % 4) holds A(g, t + 4 i)

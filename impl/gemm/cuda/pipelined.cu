@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/transpose.cuh"
 #include "gemm/raster.hpp"
@@ -40,6 +41,7 @@
 namespace pb::gemm {
 const std::vector<std::string>& pipelined_tiles();
 namespace {
+using namespace pb::cp_async;
 
 constexpr int BK = 16, PAD = 4, GROUP_M = 8;
 
@@ -65,22 +67,6 @@ struct Config {
   static constexpr int TILE_A = BK * (BM + PAD), TILE_B = BK * (BN + PAD);  // floats, k-major padded rows
   static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(float);
 };
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
-// dst <- 4 or 16 bytes at src, zero-filled when !ok (nothing is read).
-__device__ __forceinline__ void copy4(float* dst, const float* src, bool ok) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(ok ? 4 : 0));
-}
-__device__ __forceinline__ void copy16(float* dst, const float* src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void wait_groups() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // Copies one operand's BK x R tiles (rows r0 ... of i or j, k tile by k
 // tile) into k-major shared tiles s[k][r], from per-thread state set once per
@@ -130,9 +116,9 @@ struct TileLoader {
       const bool ok = (ok_rows >> l & 1u) && k0 + k_of0 + l * k_dl < K;
       const float* src = ok ? p + l * lstride : base;
       if (!kcontig && vec)
-        copy16(s + s_of0 + l * s_dl, src, ok);
+        copy<16>(s + s_of0 + l * s_dl, src, ok);
       else
-        copy4(s + s_of0 + l * s_dl, src, ok);
+        copy<4>(s + s_of0 + l * s_dl, src, ok);
     }
     p += step;
   }

@@ -33,6 +33,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/tensor_operands.cuh"
 #include "gemm/cuda/transpose.cuh"
@@ -63,7 +64,7 @@ struct Fmt<Precision::TF32> {
 #define PB_WGMMA_BUILT 1
 #endif
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+using pb::cp_async::smem_addr;
 
 #ifdef PB_WGMMA_BUILT
 // An operand tile in 128-byte swizzled rows (swizzle mode 1), 8-row groups

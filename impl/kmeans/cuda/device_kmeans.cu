@@ -130,6 +130,29 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
   PB_CUDA_LAUNCHED();
 }
 
+DeviceBuffer<double> upload_coordinate_major(const std::vector<double>& points, std::int64_t n,
+                                             std::int64_t d, cudaStream_t s) {
+  std::vector<double> t(n * d);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t dd = 0; dd < d; ++dd)
+    for (std::int64_t i = 0; i < n; ++i) t[dd * n + i] = points[i * d + dd];
+  DeviceBuffer<double> out(n * d);
+  PB_CUDA(cudaMemcpyAsync(out.get(), t.data(), out.bytes(), cudaMemcpyHostToDevice, s));
+  PB_CUDA(cudaStreamSynchronize(s));  // before t goes
+  return out;
+}
+
+void read_back_timed(const cudaEvent_t* ev, void* host, const void* dev, std::size_t bytes, cudaStream_t s,
+                     Breakdown& b) {
+  PB_CUDA(cudaEventRecord(ev[1], s));
+  PB_CUDA(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
+  PB_CUDA(cudaEventRecord(ev[2], s));
+  PB_CUDA(cudaEventSynchronize(ev[2]));
+  float ms[2];
+  for (int t = 0; t < 2; ++t) PB_CUDA(cudaEventElapsedTime(&ms[t], ev[t], ev[t + 1]));
+  b.kernel += ms[0] * 1e-3, b.d2h += ms[1] * 1e-3;
+}
+
 // ---- the base class -------------------------------------------------------
 
 DeviceKMeans::~DeviceKMeans() {
@@ -147,15 +170,7 @@ void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
     xa_ = DeviceBuffer<double>(N * D);
     PB_CUDA(cudaMemcpyAsync(xa_.get(), in.points.data(), xa_.bytes(), cudaMemcpyHostToDevice, s()));
   }
-  if (L.soa) {
-    std::vector<double> t(N * D);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t dd = 0; dd < D; ++dd)
-      for (std::int64_t i = 0; i < N; ++i) t[dd * N + i] = in.points[i * D + dd];
-    xs_ = DeviceBuffer<double>(N * D);
-    PB_CUDA(cudaMemcpyAsync(xs_.get(), t.data(), xs_.bytes(), cudaMemcpyHostToDevice, s()));
-    PB_CUDA(cudaStreamSynchronize(s()));
-  }
+  if (L.soa) xs_ = upload_coordinate_major(in.points, N, D, s());
   C_ = DeviceBuffer<double>(K * D);
   Ct_ = DeviceBuffer<double>(K * D);
   assign_ = DeviceBuffer<int>(N);
@@ -254,13 +269,7 @@ void DeviceKMeans::run_device_update() {
     }
     launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
     launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
-    PB_CUDA(cudaEventRecord(ev_[1], s()));
-    PB_CUDA(cudaMemcpyAsync(h_flag_, flag_.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s()));
-    PB_CUDA(cudaEventRecord(ev_[2], s()));
-    PB_CUDA(cudaEventSynchronize(ev_[2]));
-    float ms[2];
-    for (int t = 0; t < 2; ++t) PB_CUDA(cudaEventElapsedTime(&ms[t], ev_[t], ev_[t + 1]));
-    last_.kernel += ms[0] * 1e-3, last_.d2h += ms[1] * 1e-3;
+    read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;
     if (h_flag_->stop) break;
   }

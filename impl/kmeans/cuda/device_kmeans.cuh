@@ -88,6 +88,17 @@ void launch_accumulate_aos(const double* x, const int* assign, double* sums, uns
                            std::int64_t n, std::int64_t d, cudaStream_t s);
 void launch_accumulate_soa(const double* xs, const int* assign, double* sums, unsigned long long* counts,
                            std::int64_t n, std::int64_t d, cudaStream_t s);
+// The N x D point-major points as D x N on the device (transposed on the
+// host, untimed; returns once the copy is done).
+DeviceBuffer<double> upload_coordinate_major(const std::vector<double>& points, std::int64_t n,
+                                             std::int64_t d, cudaStream_t s);
+
+// Ends a batch of work queued on s after ev[0]: records ev[1], copies
+// `bytes` of device state to pinned `host`, records ev[2] and waits; adds
+// ev[0]..ev[1] to b.kernel and ev[1]..ev[2] to b.d2h.
+void read_back_timed(const cudaEvent_t* ev, void* host, const void* dev, std::size_t bytes, cudaStream_t s,
+                     Breakdown& b);
+
 // Squared norms of the rows of an R x D row-major matrix, a warp a row.
 void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s);
 void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,

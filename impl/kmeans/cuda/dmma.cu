@@ -3,8 +3,8 @@
 // DGEMM writes G = X C^T, N x K, to memory, then a kernel reads it back for
 // the argmin):
 //  - the distance GEMM is this project's own FP64 tensor-core kernel
-//    (mma.sync m16n8k8 in f64, the fragments and cp.async copies of the
-//    GEMM family's CUDA.DMMA, gemm/cuda/dmma_ops.cuh), and the argmin is its
+//    (mma.sync m16n8k8 in f64 as the GEMM family's CUDA.DMMA issues it,
+//    gemm/cuda/dmma_ops.cuh, fed by cp.async copies, core/cuda/cp_async.cuh), and the argmin is its
 //    epilogue: G never leaves the registers. A block holds 128 points (all D
 //    coordinates) in shared memory and walks every cluster in tiles of 32,
 //    double-buffered by cp.async; a warp owns 16 points, each thread keeps the
@@ -28,6 +28,7 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
+#include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
@@ -35,6 +36,7 @@
 namespace pb::kmeans {
 namespace {
 using namespace pb::cuda_f64;
+using namespace pb::cp_async;
 
 constexpr int BM = 128, BN = 32, THREADS = 256, KW = 8;  // 8 warps of 16 points; m16n8k8
 constexpr int SEG = 16;                                  // sorted points a warp of the sums takes
@@ -59,7 +61,7 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
   for (int ch = threadIdx.x; ch < R * per_row; ch += THREADS) {
     const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
     const bool ok = r0 + r < rows && kc < d;
-    copy_async<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
+    copy<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
   }
 }
 

@@ -334,12 +334,7 @@ class OneRead final : public Variant {
     p_ = p, in_ = &in;
     stream_ = std::make_unique<Stream>();
     const auto N = p.n, D = p.d, K = p.k;
-    std::vector<double> t(N * D);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t dd = 0; dd < D; ++dd)
-      for (std::int64_t i = 0; i < N; ++i) t[dd * N + i] = in.points[i * D + dd];
-    xs_ = DeviceBuffer<double>(N * D);
-    PB_CUDA(cudaMemcpyAsync(xs_.get(), t.data(), xs_.bytes(), cudaMemcpyHostToDevice, s()));
+    xs_ = upload_coordinate_major(in.points, N, D, s());
 
     kernel_ = pass_kernel(D);
     copies_ = choose_copies(K, D, block_);
@@ -395,13 +390,7 @@ class OneRead final : public Variant {
         PB_CUDA_LAUNCHED();
       }
       queued += now;
-      PB_CUDA(cudaEventRecord(ev_[1], s()));
-      PB_CUDA(cudaMemcpyAsync(h_state_, state_.get(), sizeof(State), cudaMemcpyDeviceToHost, s()));
-      PB_CUDA(cudaEventRecord(ev_[2], s()));
-      PB_CUDA(cudaEventSynchronize(ev_[2]));
-      float ms[2];
-      for (int t = 0; t < 2; ++t) PB_CUDA(cudaEventElapsedTime(&ms[t], ev_[t], ev_[t + 1]));
-      last_.kernel += ms[0] * 1e-3, last_.d2h += ms[1] * 1e-3;
+      read_back_timed(ev_, h_state_, state_.get(), sizeof(State), s(), last_);
       if (h_state_->stop) break;
       if (queued >= cap)  // the exit test stops at the cap itself: reaching here is a bug
         throw std::logic_error("CUDA.OneRead: " + std::to_string(queued) +
