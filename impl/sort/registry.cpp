@@ -10,6 +10,7 @@ std::unique_ptr<Variant> make_omp_bitonic(int threads);
 std::unique_ptr<Variant> make_omp_odd_even(int threads);
 #ifdef PARBENCH_WITH_CUDA
 std::unique_ptr<Variant> make_cuda_bitonic(int block);
+std::unique_ptr<Variant> make_cuda_bitonic_tile(int block, int tile_kb);
 std::unique_ptr<Variant> make_cuda_odd_even(int block);
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
@@ -29,7 +30,8 @@ const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory, library, traits
-  static const std::vector<Entry> list = {
+  static const std::vector<Entry> list = [] {
+    std::vector<Entry> v = {
       {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_std(); }, "", kBatched},
       {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false,
        [](const Knobs& k) { return make_parallel_mode(k.threads); }, "", kBatched},
@@ -53,7 +55,19 @@ const std::vector<Entry>& registry() {
       {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub_offset64(); },
        "cub", kOneArray},
 #endif
-  };
+    };
+    // Not yet run on a GPU: only with PARBENCH_PREVIEW=1 (core/family.hpp).
+#ifdef PARBENCH_WITH_CUDA
+    if (preview_variants())
+      v.insert(v.end(), {
+        {"CUDA.Bitonic.T32K", Backend::Cuda, Knob::Block, {}, kGpu, false,
+         [](const Knobs& k) { return make_cuda_bitonic_tile(k.block, 32); }, "", kBatched},
+        {"CUDA.Bitonic.T16K", Backend::Cuda, Knob::Block, {}, kGpu, false,
+         [](const Knobs& k) { return make_cuda_bitonic_tile(k.block, 16); }, "", kBatched},
+      });
+#endif
+    return v;
+  }();
   // clang-format on
   return list;
 }

@@ -149,7 +149,11 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
 // only j >= 512 goes through shared memory (one exchange, two barriers).
 constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
 // Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
-// the default 48 KB, opted into in prepare()).
+// the default 48 KB, opted into in prepare()). The preview entries
+// CUDA.Bitonic.T32K and .T16K (PARBENCH_PREVIEW=1) take 32 and 16 KB tiles,
+// the same kernels at 512 and 256 threads (u32 keys), so two or four blocks
+// share an SM and one tile's loads overlap another's steps: at 64 KB the tile
+// merges ran at 0.9 TB/s (radix-run5).
 constexpr std::int64_t kTileBytes = 64 * 1024;
 
 // Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
@@ -288,7 +292,8 @@ unsigned grid_for(std::int64_t work, int block) {
 
 class CudaNetwork final : public Variant {
  public:
-  CudaNetwork(int block, Merge merge) : block_(block), merge_(merge) {}
+  CudaNetwork(int block, Merge merge, std::int64_t tile_bytes = kTileBytes)
+      : block_(block), merge_(merge), tile_bytes_(tile_bytes) {}
   Support supports(const Problem& p) const override {
     if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
       return Support::no("block must be a power of two in [32, 1024]");
@@ -363,7 +368,7 @@ class CudaNetwork final : public Variant {
       const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
-        const int E = int(std::min<std::int64_t>(kTileBytes / sizeof(T), P));
+        const int E = int(std::min<std::int64_t>(tile_bytes_ / std::int64_t(sizeof(T)), P));
         const unsigned tiles = unsigned(total / E);
         const std::size_t tile_shm = std::size_t(E) * sizeof(T);
         // Tiles of 512 or more elements in registers (E / 16 threads), smaller
@@ -414,6 +419,7 @@ class CudaNetwork final : public Variant {
 
   int block_;
   Merge merge_;
+  std::int64_t tile_bytes_;  // Bitonic's tile, at most kTileBytes
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false;
@@ -426,6 +432,9 @@ class CudaNetwork final : public Variant {
 
 std::unique_ptr<Variant> make_cuda_bitonic(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
+}
+std::unique_ptr<Variant> make_cuda_bitonic_tile(int block, int tile_kb) {
+  return std::make_unique<CudaNetwork>(block, Merge::Bitonic, std::int64_t(tile_kb) * 1024);
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::OddEven);
