@@ -106,13 +106,15 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
 
 // The variants not yet run on a GPU join the list only with PARBENCH_PREVIEW=1.
 TEST(KMeansRegistry, PreviewVariantsOnlyWhenAsked) {
-  bool one_read = false;
-  for (const auto& e : registry()) one_read = one_read || std::string(e.name) == "CUDA.OneRead";
+  for (const char* name : {"CUDA.OneRead", "CUDA.DMMA"}) {
+    bool found = false;
+    for (const auto& e : registry()) found = found || std::string(e.name) == name;
 #ifdef PARBENCH_WITH_CUDA
-  EXPECT_EQ(one_read, preview_variants());
+    EXPECT_EQ(found, preview_variants()) << name;
 #else
-  EXPECT_FALSE(one_read);
+    EXPECT_FALSE(found) << name;
 #endif
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_variants()),

@@ -122,6 +122,19 @@ TEST_P(SortVariants, Batches) {
 INSTANTIATE_TEST_SUITE_P(Registry, SortVariants, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return info.param.label; });
 
+// Bitonic's 32 and 16 KB tiles join the list only with PARBENCH_PREVIEW=1.
+TEST(SortRegistry, PreviewVariantsOnlyWhenAsked) {
+  for (const char* name : {"CUDA.Bitonic.T32K", "CUDA.Bitonic.T16K"}) {
+    bool found = false;
+    for (const auto& e : registry()) found = found || std::string(e.name) == name;
+#ifdef PARBENCH_WITH_CUDA
+    EXPECT_EQ(found, preview_variants()) << name;
+#else
+    EXPECT_FALSE(found) << name;
+#endif
+  }
+}
+
 // ---- reference, inputs, verifier -------------------------------------------
 
 std::vector<std::uint32_t> stable_sort_indices(const Problem& p, const Inputs& in) {

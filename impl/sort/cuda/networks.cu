@@ -32,6 +32,8 @@
 // block 256: 120, 15 and 1).
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
@@ -434,6 +436,10 @@ std::unique_ptr<Variant> make_cuda_bitonic(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
 }
 std::unique_ptr<Variant> make_cuda_bitonic_tile(int block, int tile_kb) {
+  // The kernels' launch bounds and the shared memory opted into are for the
+  // 64 KB tile; a tile holds at least 16 KB (512 pairs in registers).
+  if (tile_kb < 16 || tile_kb > 64 || (tile_kb & (tile_kb - 1)))
+    throw std::logic_error("Bitonic tile of " + std::to_string(tile_kb) + " KB: a power of two in [16, 64]");
   return std::make_unique<CudaNetwork>(block, Merge::Bitonic, std::int64_t(tile_kb) * 1024);
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {

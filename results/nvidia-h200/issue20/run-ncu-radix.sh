@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-ncu-radix.sh OUT}
 mkdir -p "$OUT"
-OUT=$OUT ci/gpu.sh --no-tests > "$OUT/build.log" 2>&1  # no bench arguments: build only
+OUT=$OUT ci/gpu.sh --no-tests > "$OUT/gpu-build.log" 2>&1  # no bench arguments: build only (gpu.sh writes build.log)
 echo "build exit $?"
 sort_args=(--sort-elements=2^24 --sort-key=u32 --sort-order=asc --sort-dist=uniform --benchmark_min_time=0.01
   --no-progress)

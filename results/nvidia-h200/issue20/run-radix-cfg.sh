@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix-cfg.sh OUT}
 mkdir -p "$OUT"
-OUT=$OUT ci/gpu.sh --no-tests > "$OUT/build.log" 2>&1  # no bench arguments: build only
+OUT=$OUT ci/gpu.sh --no-tests > "$OUT/gpu-build.log" 2>&1  # no bench arguments: build only (gpu.sh writes build.log)
 echo "build exit $?"
 for cfg in ${CFGS:-0 1 2}; do
   PARBENCH_RADIX_CFG=$cfg PARBENCH_REQUIRE_GPU=1 timeout 100 build/gpu/tests/parbench_tests \

@@ -13,14 +13,14 @@ OUT=${1:?usage: run-radix.sh OUT}
 # tests and the bench take them beside CUDA.Bitonic's 64 KB tiles.
 export PARBENCH_PREVIEW=${PARBENCH_PREVIEW-1}
 mkdir -p "$OUT"
-OUT=$OUT ci/gpu.sh --no-tests > "$OUT/build.log" 2>&1  # no bench arguments: build only
+OUT=$OUT ci/gpu.sh --no-tests > "$OUT/gpu-build.log" 2>&1  # no bench arguments: build only (gpu.sh writes build.log)
 echo "build exit $?"
 filter=${RADIX_TESTS:-'Registry/SortVariants.*Radix*:Registry/SortVariants.*Bitonic*'}
 PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter="$filter" > "$OUT/gtests.log" 2>&1
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
 for tool in ${SANITIZERS-memcheck racecheck}; do
   f=$filter
-  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block1024'
+  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block1024:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_T*K_block1024'
   PARBENCH_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
     build/gpu/tests/parbench_tests --gtest_filter="$f" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
