@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "core/gpu.hpp"
 #include "kmeans/cuda/device_kmeans.cuh"
@@ -255,23 +257,33 @@ void DeviceKMeans::run_host_update() {
 
 void DeviceKMeans::run_device_update() {
   const auto N = p_.n, D = p_.d, K = p_.k;
+  // A fixed-loop run (the large-data configuration) needs nothing from the
+  // host between iterations: all of them are queued and the flag read once.
+  // A converging run reads it after each iteration.
+  const int per_read = p_.crit.fixed ? p_.crit.loops : 1;
   for (;;) {
     PB_CUDA(cudaEventRecord(ev_[0], s()));
-    PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
-    PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
-    PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
-    const bool fused = launch_assign();
-    if (!fused) {
-      if (xa_.size())
-        launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
-      else
-        launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+    for (int it = 0; it < per_read; ++it) {
+      PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
+      PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
+      PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
+      const bool fused = launch_assign();
+      if (!fused) {
+        if (xa_.size())
+          launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+        else
+          launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
+      }
+      launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
+      launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
     }
-    launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
-    launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;
     if (h_flag_->stop) break;
+    if (p_.crit.fixed)  // the exit test stops a fixed run at `loops` itself: reaching here is a bug
+      throw std::logic_error("k-means: " + std::to_string(iterations_) + " of " +
+                             std::to_string(p_.crit.loops) +
+                             " fixed iterations run and the device's exit test has not stopped");
   }
 }
 

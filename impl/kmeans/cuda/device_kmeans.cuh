@@ -7,9 +7,10 @@
 //  - host update (seed 000's Naive, Transpose, Shared): per iteration the
 //    centroids go up, the assignment kernel runs, the memberships come back
 //    and the host computes sums, centroids and the exit test;
-//  - device update (AllGPU, Tiled, GEMM): assignment, accumulation of sums
-//    and counts, new centroids and the exit test all run on the GPU; the host
-//    reads back a 32-byte flag per iteration and nothing else.
+//  - device update (AllGPU, Tiled, GEMM, DMMA): assignment, accumulation of
+//    sums and counts, new centroids and the exit test all run on the GPU; the
+//    host reads back a 32-byte flag per iteration of a converging run, once
+//    a run of fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
 #include <memory>
