@@ -64,6 +64,10 @@ TEST_P(KMeansVariants, MatchReference) {
                               {2050, 33, 70, Dist::Blobs, fixed(4)},
                               {2048, 2, 16, Dist::Uniform, fixed(3)},
                               {3000, 100, 55, Dist::Uniform, Criteria{}},
+                              // CUDA.OneRead's tensor-core pass: D and K at and under its tiles' 16 and 32.
+                              {4099, 16, 32, Dist::Blobs, fixed(3)},
+                              {1003, 13, 20, Dist::Uniform, Criteria{}},
+                              {70001, 16, 16, Dist::Blobs, fixed(2)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

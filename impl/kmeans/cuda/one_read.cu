@@ -41,6 +41,11 @@
 #include <string>
 #include <vector>
 
+#include <math_constants.h>
+
+#include "core/cuda/cp_async.cuh"
+#include "core/cuda/device_sm.cuh"
+#include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
@@ -203,6 +208,227 @@ __global__ void one_pass(const double* __restrict__ xs, const double* __restrict
   }
 }
 
+// The tensor-core pass (sm_90, K <= 32 and D <= 16, the shapes where the
+// FMA pass above is bound by its instruction count, not by memory): the same
+// outputs, with both the distances and the sums as FP64 MMAs (m16n8k8,
+// gemm/cuda/dmma_ops.cuh) on a warp's 32 points at a time.
+//  - A warp copies its next 32 points (D rows of 256 contiguous bytes) into
+//    its own shared tile, DP x TS, by cp.async while it works on the current
+//    one: two tiles a warp, no block-wide barrier in the loop.
+//  - Distances: (32 x DP points) (DP x KP centroids, times -2, held in
+//    registers for the whole pass), the accumulators starting at |c|^2 and
+//    padding clusters at +inf; the argmin of a row over its 4 lanes by two
+//    shuffles, ties to the lowest index.
+//  - Sums: (KP x 32 one-hot of the chosen clusters) (32 x DP points), added
+//    into accumulators a warp keeps in registers across its whole share of
+//    the points; the products are exact (x times 1 or 0), so the sums are
+//    formed in a fixed order and a run repeats bit for bit. Counts: the
+//    lowest lane of each cluster's lanes adds them to the warp's own table.
+//  - At the end, the warps' sums meet in shared memory and the block writes
+//    its K x (D + 1) slot of the partials in the FMA pass's layout, so the
+//    same update kernel follows either pass.
+// A tile row is 32 points and 4 of padding: the distance fragments (rows t,
+// columns g) and the sum fragments (rows g, columns t) then both take the
+// two shared-memory wavefronts that 32 doubles need.
+constexpr int TS = 36;
+
+template <int KP, int DP>
+std::size_t mma_pass_bytes(int warps) {
+  // Per warp: two tiles and the chunk's 32 best distances; two slots a warp
+  // for the block's reductions; then, as ints, the chunk's 32 clusters and
+  // the warp's KP counts. After the loop a warp's tiles hold its KP x DP sums.
+  static_assert(KP * DP <= 2 * DP * TS, "a warp's sums fit in its tiles");
+  return std::size_t(warps) * ((2 * DP * TS + 32 + 2) * sizeof(double) + (32 + KP) * sizeof(int));
+}
+
+// K up to 32 holds twice the centroid and sum fragments: at most 256 threads
+// a block, so that they stay in registers.
+template <int KP, int DP>
+__global__ void __launch_bounds__(KP == 32 ? 256 : 512)
+    mma_pass(const double* __restrict__ xs, const double* __restrict__ C, int* __restrict__ assign,
+             double* __restrict__ part, unsigned long long* __restrict__ changed_part,
+             double* __restrict__ inertia_part, const State* __restrict__ st, std::int64_t n, int d, int k,
+             int /*copies: the FMA pass's*/) {
+  using namespace pb::cuda_f64;
+  using namespace pb::cp_async;
+  if (st->stop) return;
+  constexpr int NT = KP / 8, KT = DP / 8, MS = KP / 16;  // cluster and coordinate tiles of 8; sum tiles of 16
+  constexpr int TILE = DP * TS;
+  extern __shared__ __align__(16) double sm[];
+  const int P = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = P >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  double* tiles = sm + std::size_t(warp) * 2 * TILE;
+  double* sbd = sm + std::size_t(warps) * 2 * TILE + warp * 32;
+  double* red = sm + std::size_t(warps) * (2 * TILE + 32);
+  int* sb = reinterpret_cast<int*>(red + 2 * warps) + warp * 32;
+  unsigned* counts = reinterpret_cast<unsigned*>(red + 2 * warps) + warps * 32;  // warps x KP
+  unsigned* cnt = counts + warp * KP;
+
+  // The centroids as the distance MMA's B operand, times -2 (exact):
+  // bc[kt][nt][i] = -2 C(nt * 8 + g, kt * 8 + t + 4 i); the norms of this
+  // thread's accumulator columns nt * 8 + 2 t + e.
+  double bc[KT][NT][2], cn[NT][2];
+#pragma unroll
+  for (int kt = 0; kt < KT; ++kt)
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int c = nt * 8 + g, j = kt * 8 + t + 4 * i;
+        bc[kt][nt][i] = c < k && j < d ? -2.0 * __ldg(C + std::int64_t(c) * d + j) : 0.0;
+      }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int c = nt * 8 + 2 * t + e;
+      double s = CUDART_INF;
+      if (c < k) {
+        s = 0;
+        for (int j = 0; j < d; ++j) {
+          const double v = __ldg(C + std::int64_t(c) * d + j);
+          s = fma(v, v, s);
+        }
+      }
+      cn[nt][e] = s;
+    }
+  // The tiles' rows past d stay 0 (the copies fill rows < d only).
+  for (int j = lane; j < 2 * TILE; j += 32)
+    if ((j % TILE) / TS >= d) tiles[j] = 0;
+  for (int j = lane; j < KP; j += 32) cnt[j] = 0;
+
+  const std::int64_t chunks = (n + 31) / 32, wstride = std::int64_t(gridDim.x) * warps;
+  auto load = [&](std::int64_t ch, double* tile) {
+    const std::int64_t i = ch * 32 + lane;
+    const bool ok = i < n;
+#pragma unroll
+    for (int r = 0; r < DP; ++r)
+      if (r < d) copy<8>(tile + r * TS + lane, ok ? xs + std::int64_t(r) * n + i : xs, ok);
+  };
+  std::int64_t ch = std::int64_t(blockIdx.x) * warps + warp;
+  if (ch < chunks) load(ch, tiles);
+  commit();
+
+  double sacc[MS][KT][4];
+#pragma unroll
+  for (int m = 0; m < MS; ++m)
+#pragma unroll
+    for (int nt = 0; nt < KT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sacc[m][nt][e] = 0;
+  unsigned changed = 0;
+  double inertia = 0;
+  for (int buf = 0; ch < chunks; ch += wstride, buf ^= 1) {
+    const double* tile = tiles + buf * TILE;
+    if (ch + wstride < chunks) load(ch + wstride, tiles + (buf ^ 1) * TILE);
+    commit();
+    wait_groups<1>();  // this chunk's copies, this lane's ...
+    __syncwarp();      // ... and the warp's
+
+    double xx = 0;  // |x|^2 of this lane's point, for the inertia
+#pragma unroll
+    for (int r = 0; r < DP; ++r) xx = fma(tile[r * TS + lane], tile[r * TS + lane], xx);
+
+    // Distances of 16 points at a time: acc[nt][2 h + e] is point
+    // mt * 16 + g + 8 h against cluster nt * 8 + 2 t + e.
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+      double acc[NT][4];
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt)
+        acc[nt][0] = cn[nt][0], acc[nt][1] = cn[nt][1], acc[nt][2] = cn[nt][0], acc[nt][3] = cn[nt][1];
+#pragma unroll
+      for (int kt = 0; kt < KT; ++kt) {
+        const double* xa = tile + (kt * 8 + t) * TS + mt * 16 + g;
+        const double a[4] = {xa[0], xa[8], xa[4 * TS], xa[4 * TS + 8]};
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) dmma<8>(acc[nt], a, bc[kt][nt]);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        double bd = acc[0][2 * h];
+        int bi = 2 * t;
+#pragma unroll
+        for (int q = 1; q < 2 * NT; ++q) {  // this lane's columns in increasing order: < keeps the lowest
+          const double v = acc[q / 2][2 * h + q % 2];
+          if (v < bd) bd = v, bi = (q / 2) * 8 + 2 * t + q % 2;
+        }
+#pragma unroll
+        for (int off = 1; off < 4; off <<= 1) {
+          const double ov = __shfl_xor_sync(kFull, bd, off);
+          const int oi = __shfl_xor_sync(kFull, bi, off);
+          if (ov < bd || (ov == bd && oi < bi)) bd = ov, bi = oi;
+        }
+        if (t == 0) sb[mt * 16 + g + 8 * h] = bi, sbd[mt * 16 + g + 8 * h] = bd;
+      }
+    }
+    __syncwarp();
+    const std::int64_t i = ch * 32 + lane;
+    int b = -1;
+    if (i < n) {
+      b = sb[lane];
+      inertia += xx + sbd[lane];
+      if (assign[i] != b) assign[i] = b, ++changed;
+    } else {
+      sb[lane] = -1;  // no cluster: a zero row of the one-hot
+    }
+    const unsigned peers = __match_any_sync(kFull, b);
+    if (b >= 0 && lane == __ffs(peers) - 1) cnt[b] += unsigned(__popc(peers));
+    __syncwarp();
+
+    // Sums: sacc[m][nt][2 h + e] is cluster m * 16 + g + 8 h, coordinate nt * 8 + 2 t + e.
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      const int p0 = kk * 8 + t, p1 = p0 + 4;
+      const int b0 = sb[p0], b1 = sb[p1];
+      double bx[KT][2];
+#pragma unroll
+      for (int nt = 0; nt < KT; ++nt) bx[nt][0] = tile[(nt * 8 + g) * TS + p0], bx[nt][1] = tile[(nt * 8 + g) * TS + p1];
+#pragma unroll
+      for (int m = 0; m < MS; ++m) {
+        const int r = m * 16 + g;
+        const double a[4] = {b0 == r ? 1.0 : 0.0, b0 == r + 8 ? 1.0 : 0.0, b1 == r ? 1.0 : 0.0,
+                             b1 == r + 8 ? 1.0 : 0.0};
+#pragma unroll
+        for (int nt = 0; nt < KT; ++nt) dmma<8>(sacc[m][nt], a, bx[nt]);
+      }
+    }
+    __syncwarp();  // the warp is done with this tile and sb before they are written again
+  }
+  wait_groups<0>();
+
+  const double wi = warp_sum(inertia);
+  const unsigned wc = __reduce_add_sync(kFull, changed);
+  if (lane == 0) red[warp] = wi, red[warps + warp] = double(wc);
+  double* ws = tiles;  // the warp's KP x DP sums
+#pragma unroll
+  for (int m = 0; m < MS; ++m)
+#pragma unroll
+    for (int nt = 0; nt < KT; ++nt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) ws[(m * 16 + g + 8 * h) * DP + nt * 8 + 2 * t + e] = sacc[m][nt][2 * h + e];
+  __syncthreads();
+  const int row = d + 1;
+  double* out = part + std::int64_t(blockIdx.x) * k * row;
+  for (int j = tid; j < k * row; j += P) {
+    const int c = j / row, col = j - c * row;
+    double s = 0;
+    if (col < d)
+      for (int w = 0; w < warps; ++w) s += sm[std::size_t(w) * 2 * TILE + c * DP + col];
+    else
+      for (int w = 0; w < warps; ++w) s += double(counts[w * KP + c]);
+    out[j] = s;
+  }
+  if (tid == 0) {
+    double a = 0, chg = 0;
+    for (int w = 0; w < warps; ++w) a += red[w], chg += red[warps + w];
+    inertia_part[blockIdx.x] = a;
+    changed_part[blockIdx.x] = (unsigned long long)chg;
+  }
+}
+
 // A block per cluster: its sums and count over the pass's blocks, the new
 // centroid (an empty cluster keeps its own) and its squared move; the last
 // block to finish runs the exit test.
@@ -288,12 +514,17 @@ __global__ void __launch_bounds__(kUpdateThreads)
 using PassKernel = void (*)(const double*, const double*, int*, double*, unsigned long long*, double*,
                             const State*, std::int64_t, int, int, int);
 
-PassKernel pass_kernel(std::int64_t d) {
-  if (d <= 4) return one_pass<4>;
-  if (d <= 8) return one_pass<8>;
-  if (d <= 16) return one_pass<16>;
-  return one_pass<32>;
-}
+// The pass for a shape: the tensor-core one where it applies (sm_90 or newer,
+// K <= 32, D <= 16), else the FMA one; and its shared memory for a block of
+// `block` threads (0 when none fits: the FMA pass with too large a K x D).
+struct Pass {
+  PassKernel kernel = nullptr;
+  bool mma = false;
+  int copies = 1;  // the FMA pass's sum tables a block
+  std::size_t bytes = 0;
+};
+
+bool mma_applies(std::int64_t k, std::int64_t d, int sm) { return sm >= 90 && k <= 32 && d <= 16; }
 
 // Sum tables for the block: one a warp where that leaves room for two blocks
 // an SM, else as many as fit in one block's shared memory (at least one).
@@ -303,6 +534,24 @@ int choose_copies(std::int64_t k, std::int64_t d, int block) {
   for (int c = warps; c >= 1; --c)
     if (pass_bytes(k, d, c, warps) <= optin / 2) return c;
   return pass_bytes(k, d, 1, warps) <= optin ? 1 : 0;
+}
+
+Pass choose_pass(std::int64_t k, std::int64_t d, int block, int sm) {
+  Pass p;
+  const int warps = block / 32;
+  if (mma_applies(k, d, sm)) {
+    p.mma = true;
+    const bool wide_k = k > 16, wide_d = d > 8;
+    p.kernel = wide_k ? (wide_d ? mma_pass<32, 16> : mma_pass<32, 8>) : (wide_d ? mma_pass<16, 16> : mma_pass<16, 8>);
+    p.bytes = wide_d ? (wide_k ? mma_pass_bytes<32, 16>(warps) : mma_pass_bytes<16, 16>(warps))
+                     : (wide_k ? mma_pass_bytes<32, 8>(warps) : mma_pass_bytes<16, 8>(warps));
+    if (p.bytes > shared_optin_bytes()) p.bytes = 0;
+    return p;
+  }
+  p.kernel = d <= 4 ? one_pass<4> : d <= 8 ? one_pass<8> : d <= 16 ? one_pass<16> : one_pass<32>;
+  p.copies = choose_copies(k, d, block);
+  p.bytes = p.copies ? pass_bytes(k, d, p.copies, warps) : 0;
+  return p;
 }
 
 class OneRead final : public Variant {
@@ -321,12 +570,14 @@ class OneRead final : public Variant {
                          std::to_string(kMaxD) + " (CUDA.GEMM and CUDA.Tiled run wider points)");
     if (p.k > 2147483647 / (p.d + 1) || p.n > (std::int64_t(1) << 40))
       return Support::no("K x (D+1) or N too large for the kernel's indices");
-    if (Support b = check_block(block_, pass_kernel(p.d)); !b.ok()) return b;
-    if (choose_copies(p.k, p.d, block_) == 0)
-      return Support::no("K x (D+1) sums and the centroids need " +
-                         std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
-                         " bytes of shared memory, more than the " + std::to_string(shared_optin_bytes()) +
-                         " a block can have");
+    const Pass pass = choose_pass(p.k, p.d, block_, device_sm_or_zero());
+    if (Support b = check_block(block_, pass.kernel); !b.ok()) return b;
+    if (pass.bytes == 0)
+      return Support::no(pass.mma ? "the tensor-core pass's tiles need more shared memory than a block can have"
+                                  : "K x (D+1) sums and the centroids need " +
+                                        std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
+                                        " bytes of shared memory, more than the " +
+                                        std::to_string(shared_optin_bytes()) + " a block can have");
     return Support::yes();
   }
 
@@ -336,9 +587,10 @@ class OneRead final : public Variant {
     const auto N = p.n, D = p.d, K = p.k;
     xs_ = upload_coordinate_major(in.points, N, D, s());
 
-    kernel_ = pass_kernel(D);
-    copies_ = choose_copies(K, D, block_);
-    bytes_ = pass_bytes(K, D, copies_, block_ / 32);
+    const Pass pass = choose_pass(K, D, block_, device_sm());
+    kernel_ = pass.kernel;
+    copies_ = pass.copies;
+    bytes_ = pass.bytes;
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     int per_sm = 0, dev = 0, sms = 0;
     PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_, bytes_));
