@@ -36,12 +36,12 @@
 // Bytes an iteration: the points once (N*D*8), the assignment read and, for
 // points that move, written (4 to 8 a point), and grid * K * (D+1) * 8 of
 // partials written and read (under a megabyte at N = 4,000,000, D = K = 16).
+#include <math_constants.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <math_constants.h>
 
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
@@ -329,8 +329,8 @@ __global__ void __launch_bounds__(KP == 32 ? 256 : 512)
 #pragma unroll
     for (int r = 0; r < DP; ++r) xx = fma(tile[r * TS + lane], tile[r * TS + lane], xx);
 
-    // Distances of 16 points at a time: acc[nt][2 h + e] is point
-    // mt * 16 + g + 8 h against cluster nt * 8 + 2 t + e.
+      // Distances of 16 points at a time: acc[nt][2 h + e] is point
+      // mt * 16 + g + 8 h against cluster nt * 8 + 2 t + e.
 #pragma unroll
     for (int mt = 0; mt < 2; ++mt) {
       double acc[NT][4];
@@ -383,7 +383,8 @@ __global__ void __launch_bounds__(KP == 32 ? 256 : 512)
       const int b0 = sb[p0], b1 = sb[p1];
       double bx[KT][2];
 #pragma unroll
-      for (int nt = 0; nt < KT; ++nt) bx[nt][0] = tile[(nt * 8 + g) * TS + p0], bx[nt][1] = tile[(nt * 8 + g) * TS + p1];
+      for (int nt = 0; nt < KT; ++nt)
+        bx[nt][0] = tile[(nt * 8 + g) * TS + p0], bx[nt][1] = tile[(nt * 8 + g) * TS + p1];
 #pragma unroll
       for (int m = 0; m < MS; ++m) {
         const int r = m * 16 + g;
@@ -408,7 +409,8 @@ __global__ void __launch_bounds__(KP == 32 ? 256 : 512)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) ws[(m * 16 + g + 8 * h) * DP + nt * 8 + 2 * t + e] = sacc[m][nt][2 * h + e];
+        for (int e = 0; e < 2; ++e)
+          ws[(m * 16 + g + 8 * h) * DP + nt * 8 + 2 * t + e] = sacc[m][nt][2 * h + e];
   __syncthreads();
   const int row = d + 1;
   double* out = part + std::int64_t(blockIdx.x) * k * row;
@@ -542,7 +544,8 @@ Pass choose_pass(std::int64_t k, std::int64_t d, int block, int sm) {
   if (mma_applies(k, d, sm)) {
     p.mma = true;
     const bool wide_k = k > 16, wide_d = d > 8;
-    p.kernel = wide_k ? (wide_d ? mma_pass<32, 16> : mma_pass<32, 8>) : (wide_d ? mma_pass<16, 16> : mma_pass<16, 8>);
+    p.kernel = wide_k ? (wide_d ? mma_pass<32, 16> : mma_pass<32, 8>)
+                      : (wide_d ? mma_pass<16, 16> : mma_pass<16, 8>);
     p.bytes = wide_d ? (wide_k ? mma_pass_bytes<32, 16>(warps) : mma_pass_bytes<16, 16>(warps))
                      : (wide_k ? mma_pass_bytes<32, 8>(warps) : mma_pass_bytes<16, 8>(warps));
     if (p.bytes > shared_optin_bytes()) p.bytes = 0;
@@ -573,11 +576,12 @@ class OneRead final : public Variant {
     const Pass pass = choose_pass(p.k, p.d, block_, device_sm_or_zero());
     if (Support b = check_block(block_, pass.kernel); !b.ok()) return b;
     if (pass.bytes == 0)
-      return Support::no(pass.mma ? "the tensor-core pass's tiles need more shared memory than a block can have"
-                                  : "K x (D+1) sums and the centroids need " +
-                                        std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
-                                        " bytes of shared memory, more than the " +
-                                        std::to_string(shared_optin_bytes()) + " a block can have");
+      return Support::no(pass.mma
+                             ? "the tensor-core pass's tiles need more shared memory than a block can have"
+                             : "K x (D+1) sums and the centroids need " +
+                                   std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
+                                   " bytes of shared memory, more than the " +
+                                   std::to_string(shared_optin_bytes()) + " a block can have");
     return Support::yes();
   }
 
