@@ -38,17 +38,25 @@ namespace {
 using namespace pb::cuda_f64;
 using namespace pb::cp_async;
 
-constexpr int BM = 128, BN = 32, THREADS = 256, KW = 8;  // 8 warps of 16 points; m16n8k8
-constexpr int SEG = 16;                                  // sorted points a warp of the sums takes
+constexpr int BM = 128, THREADS = 256, KW = 8;  // 8 warps; m16n8k8
+constexpr int SEG = 16;                         // sorted points a warp of the sums takes
 
-// k rounded up to the mma's 8, and the row stride of the shared tiles: that,
-// rounded up to 4 mod 16 doubles, so a warp's 32 fragment reads (rows g,
-// columns t, g < 8, t < 4) take two shared-memory wavefronts, the least 256
-// bytes can.
+// k rounded up to the mma's 8, and the row stride of the shared tiles: that
+// plus 4, so a warp's 32 fragment reads (rows g, columns t, g < 8, t < 4)
+// take two shared-memory wavefronts, the least 256 bytes can (a stride of
+// 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
-__host__ __device__ inline int stride_for(int d) { return kpad(d) + ((20 - kpad(d) % 16) % 16); }
-std::size_t tile_bytes(std::int64_t d) {
-  return std::size_t(BM + 2 * BN) * stride_for(int(d)) * sizeof(double);
+__host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
+// MT m-tiles of 16 points a warp: the block's 8 warps are (8 / MT) x MT
+// warps over 128 points and BN = 32 MT centroids a tile, each warp 16 MT
+// points by 32 centroids. MT = 2 reads 2 fragments from shared memory an
+// MMA, MT = 1 reads 3, but needs two 64-centroid tiles.
+// Dynamic shared memory, and with it the static rows of the per-point bests.
+std::size_t tile_bytes(std::int64_t d, int mt) {
+  return std::size_t(BM + 2 * 32 * mt) * stride_for(int(d)) * sizeof(double);
+}
+std::size_t block_bytes(std::int64_t d, int mt) {
+  return tile_bytes(d, mt) + std::size_t(mt) * BM * (sizeof(double) + sizeof(int));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -66,19 +74,25 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 }
 
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
-// the argmin in the epilogue; also counts each cluster's points.
-template <int VEC>
+// the argmin in the epilogue; also counts each cluster's points and, with
+// FUSED, adds each point's coordinates to its cluster's sums (an atomic a
+// coordinate, from the tile in shared memory: the points are read once).
+template <int VEC, int MT, bool FUSED>
 __global__ void __launch_bounds__(THREADS, 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                std::int64_t n, int d, int k) {
+                double* __restrict__ sums, std::int64_t n, int d, int k) {
+  constexpr int BN = 32 * MT, NT = 4;  // a warp's 32 centroids: 4 n-tiles of 8
   extern __shared__ __align__(16) double sm[];
+  __shared__ double rbd[MT][BM];  // the warps' best of each point (MT = 2: the two column halves)
+  __shared__ int rbi[MT][BM];
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
-  const int wr = warp * 16;  // the warp's first row of the block's points
+  const int wm = warp / MT, wn = warp % MT;
+  const int wr = wm * 16 * MT;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
 
@@ -88,42 +102,54 @@ __global__ void __launch_bounds__(THREADS, 1)
   if (tiles > 1) load_rows<BN, VEC>(tile_at(1), C, BN, k, d, S);
   commit();
 
-  double bd[2] = {0, 0};  // rows fr and fr + 8 of the warp's 16
-  int bi[2] = {-1, -1};
+  double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
+  int bi[MT][2];
+#pragma unroll
+  for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
   for (int t = 0; t < tiles; ++t) {
     wait_groups<1>();  // tile t (and the points) landed: this thread's copies
     __syncthreads();   // ... and everyone's
-    const double* cs = tile_at(t);
-    double acc[BN / 8][4];
+    const double* cs = tile_at(t) + wn * 32 * S;
+    double acc[MT][NT][4];
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
+    for (int m = 0; m < MT; ++m)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[j][e] = 0.0;
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[m][j][e] = 0.0;
 #pragma unroll 2
     for (int kk = 0; kk < kp; kk += KW) {
-      const double* xa = xs + (wr + fr) * S + kk + fk;
-      const double a[4] = {xa[0], xa[8 * S], xa[4], xa[8 * S + 4]};
+      double a[MT][4];
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
+      for (int m = 0; m < MT; ++m) {
+        const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
+        a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
+      }
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
         const double* cc = cs + (j * 8 + fr) * S + kk + fk;
         const double b[2] = {cc[0], cc[4]};
-        dmma<KW>(acc[j], a, b);
+#pragma unroll
+        for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
       }
     }
-    // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e): this
-    // thread's columns in increasing order, so a strict < keeps the lowest.
+    // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
+    // of the warp's 32): this thread's columns in increasing order, so a
+    // strict < keeps the lowest.
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int col = t * BN + j * 8 + 2 * fk + e;
+        const int col = t * BN + wn * 32 + j * 8 + 2 * fk + e;
         if (col >= k) continue;
         const double c2 = __ldg(cn + col);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const double v = fma(-2.0, acc[j][2 * h + e], c2);
-          if (bi[h] < 0 || v < bd[h]) bd[h] = v, bi[h] = col;
-        }
+        for (int m = 0; m < MT; ++m)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
+            if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
+          }
       }
     __syncthreads();  // every warp is done with tile t's buffer
     if (t + 2 < tiles) load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t + 2) * BN, k, d, S);
@@ -131,26 +157,52 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
   wait_groups<0>();
 
-  unsigned local = 0;
+  // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
+  // tie the lower cluster; then the warps of the other column half (MT = 2).
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    // The 4 lanes of a row hold interleaved columns: the smaller distance,
-    // on a tie the lower cluster.
-    for (int off = 1; off < 4; off <<= 1) {
-      const double ov = __shfl_xor_sync(0xffffffffu, bd[h], off);
-      const int oi = __shfl_xor_sync(0xffffffffu, bi[h], off);
-      if (oi >= 0 && (bi[h] < 0 || ov < bd[h] || (ov == bd[h] && oi < bi[h]))) bd[h] = ov, bi[h] = oi;
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      for (int off = 1; off < 4; off <<= 1) {
+        const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
+        const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
+        if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
+          bd[m][h] = ov, bi[m][h] = oi;
+      }
+      if (fk == 0) {
+        const int r = wr + m * 16 + fr + 8 * h;
+        rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
+      }
     }
-    const std::int64_t r = r0 + wr + fr + 8 * h;
-    const bool mine = fk == 0 && r < n;
+  __syncthreads();
+  unsigned local = 0;
+  if (tid < BM) {  // thread r: point r of the block
+    double v = rbd[0][tid];
+    int c = rbi[0][tid];
+#pragma unroll
+    for (int q = 1; q < MT; ++q) {
+      const double ov = rbd[q][tid];
+      const int oi = rbi[q][tid];
+      if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
+    }
+    const std::int64_t r = r0 + tid;
+    const bool mine = r < n;
     if (mine) {
-      best[r] = xx[r] + bd[h];
-      if (assign[r] != bi[h]) assign[r] = bi[h], ++local;
+      best[r] = xx[r] + v;
+      if (assign[r] != c) assign[r] = c, ++local;
     }
+    rbi[0][tid] = mine ? c : -1;
     // One count atomic a cluster a warp, from the lowest of its lanes.
-    const int key = mine ? bi[h] : -1;
+    const int key = mine ? c : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
+  }
+  if (FUSED) {
+    __syncthreads();  // rbi[0] holds every point's cluster
+    for (int j = tid; j < BM * d; j += THREADS) {
+      const int r = j / d, col = j - r * d, c = rbi[0][r];
+      if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
+    }
   }
   add_changed(local, changed);
 }
@@ -206,8 +258,18 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
   }
 }
 
+using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int);
+
+template <bool FUSED>
+AssignKernel assign_kernel(bool vec, int mt) {
+  if (mt == 2) return vec ? dmma_assign<2, 2, FUSED> : dmma_assign<1, 2, FUSED>;
+  return vec ? dmma_assign<2, 1, FUSED> : dmma_assign<1, 1, FUSED>;
+}
+
 class Dmma final : public DeviceKMeans {
  public:
+  explicit Dmma(bool fused) : fused_(fused) {}
   Support supports(const Problem& p) const override {
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
@@ -215,9 +277,9 @@ class Dmma final : public DeviceKMeans {
       return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
     if (p.n > 2147483647 || p.k > 2147483647 || p.d > 65536)
       return Support::no("N, K or D exceeds the kernel's int indices");
-    if (tile_bytes(p.d) > shared_optin_bytes())
+    if (block_bytes(p.d, 1) > shared_optin_bytes())
       return Support::no("128 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
-                         std::to_string(tile_bytes(p.d)) + " bytes of shared memory, more than the " +
+                         std::to_string(block_bytes(p.d, 1)) + " bytes of shared memory, more than the " +
                          std::to_string(shared_optin_bytes()) + " a block can have (CUDA.GEMM runs it)");
     return Support::yes();
   }
@@ -229,27 +291,33 @@ class Dmma final : public DeviceKMeans {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
     cn_ = DeviceBuffer<double>(K);
-    offsets_ = DeviceBuffer<unsigned long long>(K);
-    fill_ = DeviceBuffer<unsigned>(K);
-    order_ = DeviceBuffer<int>(N);
-    scan_bytes_ = 0;
-    PB_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
-    scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
-    bytes_ = tile_bytes(p_.d);
-    vec_ = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
-           reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    PB_CUDA(cudaFuncSetAttribute(dmma_assign<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
-    PB_CUDA(cudaFuncSetAttribute(dmma_assign<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+    if (!fused_) {
+      offsets_ = DeviceBuffer<unsigned long long>(K);
+      fill_ = DeviceBuffer<unsigned>(K);
+      order_ = DeviceBuffer<int>(N);
+      scan_bytes_ = 0;
+      PB_CUDA(
+          cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
+      scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
+    }
+    // Two 64-centroid tiles where they fit (fewer shared-memory reads an MMA), else 32.
+    const int mt = block_bytes(p_.d, 2) <= shared_optin_bytes() ? 2 : 1;
+    bytes_ = tile_bytes(p_.d, mt);
+    const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
+    kernel_ = fused_ ? assign_kernel<true>(vec, mt) : assign_kernel<false>(vec, mt);
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
     launch_row_norms(C_.get(), cn_.get(), K, D, s());
     const unsigned blocks = unsigned((N + BM - 1) / BM);
-    auto kernel = vec_ ? dmma_assign<2> : dmma_assign<1>;
-    kernel<<<blocks, THREADS, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(),
-                                             best_.get(), changed_.get(), counts_.get(), N, int(D), int(K));
+    kernel_<<<blocks, THREADS, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(),
+                                              best_.get(), changed_.get(), counts_.get(), sums_.get(), N,
+                                              int(D), int(K));
     PB_CUDA_LAUNCHED();
+    if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
     PB_CUDA(
         cub::DeviceScan::ExclusiveSum(scan_tmp_.get(), bytes, counts_.get(), offsets_.get(), int(K), s()));
@@ -264,17 +332,18 @@ class Dmma final : public DeviceKMeans {
   }
 
  private:
+  bool fused_;
+  AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
   DeviceBuffer<unsigned long long> offsets_;
   DeviceBuffer<unsigned> fill_;
   DeviceBuffer<int> order_;
   DeviceBuffer<unsigned char> scan_tmp_;
   std::size_t scan_bytes_ = 0, bytes_ = 0;
-  bool vec_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_dmma() { return std::make_unique<Dmma>(); }
+std::unique_ptr<Variant> make_cuda_dmma(bool fused) { return std::make_unique<Dmma>(fused); }
 
 }  // namespace pb::kmeans
