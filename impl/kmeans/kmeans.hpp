@@ -32,6 +32,11 @@ namespace pb::kmeans {
 enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
 
+// How CUDA.DMMA forms the sums (kmeans/cuda/dmma.cu): a scan, scatter and
+// segment pass after the assignment; atomics from its kernel's tile of
+// points; or the streaming kernel, whose last block of a row adds them.
+enum class DmmaSums { Segments, Fused, Stream };
+
 struct Criteria {
   bool fixed = false;         // seed 000: exactly `loops` iterations
   int loops = 10;             // fixed mode

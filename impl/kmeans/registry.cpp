@@ -18,7 +18,7 @@ std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
-std::unique_ptr<Variant> make_cuda_dmma(bool fused);
+std::unique_ptr<Variant> make_cuda_dmma(DmmaSums sums);
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
@@ -60,7 +60,7 @@ const std::vector<Entry>& registry() {
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
       {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(false); }},
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(DmmaSums::Segments); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
@@ -72,7 +72,9 @@ const std::vector<Entry>& registry() {
     if (preview_variants())
       v.insert(v.end(), {
         {"CUDA.DMMA.Fused", Backend::Cuda, Knob::None, {}, kNoCap, false,
-         [](const Knobs&) { return make_cuda_dmma(true); }},
+         [](const Knobs&) { return make_cuda_dmma(DmmaSums::Fused); }},
+        {"CUDA.DMMA.Stream", Backend::Cuda, Knob::None, {}, kNoCap, false,
+         [](const Knobs&) { return make_cuda_dmma(DmmaSums::Stream); }},
       });
 #endif
     return v;
