@@ -33,9 +33,10 @@ enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
 
 // How CUDA.DMMA forms the sums (kmeans/cuda/dmma.cu): a scan, scatter and
-// segment pass after the assignment; atomics from its kernel's tile of
-// points; or the streaming kernel, whose last block of a row adds them.
-enum class DmmaSums { Segments, Fused, Stream };
+// segment pass after the assignment; or atomics from its kernel's tile of
+// points, in its largest block shape or in blocks small enough that two fit
+// an SM.
+enum class DmmaSums { Segments, Fused, FusedTwoBlocks };
 
 struct Criteria {
   bool fixed = false;         // seed 000: exactly `loops` iterations

@@ -73,8 +73,8 @@ const std::vector<Entry>& registry() {
       v.insert(v.end(), {
         {"CUDA.DMMA.Fused", Backend::Cuda, Knob::None, {}, kNoCap, false,
          [](const Knobs&) { return make_cuda_dmma(DmmaSums::Fused); }},
-        {"CUDA.DMMA.Stream", Backend::Cuda, Knob::None, {}, kNoCap, false,
-         [](const Knobs&) { return make_cuda_dmma(DmmaSums::Stream); }},
+        {"CUDA.DMMA.Fused2", Backend::Cuda, Knob::None, {}, kNoCap, false,
+         [](const Knobs&) { return make_cuda_dmma(DmmaSums::FusedTwoBlocks); }},
       });
 #endif
     return v;

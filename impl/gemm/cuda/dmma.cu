@@ -26,7 +26,6 @@
 
 #include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
-#include "gemm/cuda/dmma_loader.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
 #include "gemm/raster.hpp"
 #include "gemm/tuning.hpp"
@@ -37,7 +36,7 @@ namespace {
 using namespace pb::cuda_f64;
 using namespace pb::cp_async;
 
-constexpr int GROUP_M = 8;
+constexpr int BK = 16, PADK = 4, PADR = 8, GROUP_M = 8;
 
 // A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth.
 template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int KW_>
@@ -50,6 +49,49 @@ struct Config {
   static constexpr int tile(int R) { return std::max(R * (BK + PADK), BK * (R + PADR)); }
   static constexpr int TILE_A = tile(BM), TILE_B = tile(BN);
   static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(double);
+};
+
+// One operand's R x BK tiles into shared memory: kcontig, element (r, k) at
+// p[r * ld + k], stored s[r][k] (row stride BK + PADK); else at p[k * ld + r],
+// stored s[k][r] (row stride R + PADR). VEC doubles a copy (2 when ld is even
+// and the operand 16-byte aligned, else 1); a warp's copies run along the
+// contiguous dimension.
+template <int R, int THREADS, bool kcontig, int VEC>
+struct Loader {
+  static constexpr int CHUNKS = R * BK / VEC, COPIES = CHUNKS / THREADS;
+  static_assert(CHUNKS % THREADS == 0, "tile copies must split evenly");
+  static constexpr int PER_LINE = (kcontig ? BK : R) / VEC;  // chunks along the contiguous dimension
+  const double* base;
+  const double* p;  // copy 0's element of the next k tile
+  int64_t ld;
+  int64_t step;
+  int line0, along0;  // copy 0's line (r or k) and position along it
+  static constexpr int LINE_STEP = THREADS / PER_LINE;
+  int64_t r0, rows;
+
+  __device__ __forceinline__ Loader(const double* a, int64_t ld_, int64_t r0_, int64_t rows_, int tid)
+      : base(a), ld(ld_), r0(r0_), rows(rows_) {
+    line0 = tid / PER_LINE, along0 = (tid % PER_LINE) * VEC;
+    if (kcontig)
+      p = a + (r0 + line0) * ld + along0, step = BK;
+    else
+      p = a + int64_t(line0) * ld + r0 + along0, step = BK * ld;
+  }
+  __device__ __forceinline__ void load(double* s, int64_t k0, int64_t K) {
+#pragma unroll
+    for (int l = 0; l < COPIES; ++l) {
+      const int line = line0 + l * LINE_STEP;
+      // Element positions: VEC = 2 needs both in or both out, which even
+      // lengths (K or rows) give.
+      const int64_t r = kcontig ? r0 + line : r0 + along0;
+      const int64_t k = kcontig ? k0 + along0 : k0 + line;
+      const bool ok = r < rows && k < K;
+      const double* src = ok ? p + int64_t(l) * LINE_STEP * ld : base;  // lines are rows or k
+      double* dst = kcontig ? s + line * (BK + PADK) + along0 : s + line * (R + PADR) + along0;
+      copy<VEC * 8>(dst, src, ok);
+    }
+    p += step;
+  }
 };
 
 template <class Cfg, Op op, int VEC>

@@ -30,7 +30,6 @@
 
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
-#include "gemm/cuda/dmma_loader.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
@@ -39,8 +38,8 @@ namespace {
 using namespace pb::cuda_f64;
 using namespace pb::cp_async;
 
-constexpr int BM = 128, THREADS = 256, KW = 8;  // 8 warps; m16n8k8
-constexpr int SEG = 16;                         // sorted points a warp of the sums takes
+constexpr int KW = 8;    // m16n8k8
+constexpr int SEG = 16;  // sorted points a warp of the sums takes
 
 // k rounded up to the mma's 8, and the row stride of the shared tiles: that
 // plus 4, so a warp's 32 fragment reads (rows g, columns t, g < 8, t < 4)
@@ -48,16 +47,19 @@ constexpr int SEG = 16;                         // sorted points a warp of the s
 // 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
-// MT m-tiles of 16 points a warp: the block's 8 warps are (8 / MT) x MT
-// warps over 128 points and BN = 32 MT centroids a tile, each warp 16 MT
-// points by 32 centroids. MT = 2 reads 2 fragments from shared memory an
-// MMA, MT = 1 reads 3, but needs two 64-centroid tiles.
-// Dynamic shared memory, and with it the static rows of the per-point bests.
-std::size_t tile_bytes(std::int64_t d, int mt) {
-  return std::size_t(BM + 2 * 32 * mt) * stride_for(int(d)) * sizeof(double);
+// A block of WARPS warps takes BM = 16 WARPS points; each warp takes MT
+// m-tiles of 16 points by 32 centroids, so the warps are (WARPS / MT) x MT
+// over BM points and BN = 32 MT centroids a tile. MT = 2 reads 2 fragments
+// from shared memory an MMA, MT = 1 reads 3 but needs only 32-centroid
+// tiles: with 4 warps (64 points) two blocks fit an SM, and one block's
+// first copies and last atomics overlap the other's MMAs.
+__host__ __device__ constexpr int bm_for(int warps) { return 16 * warps; }
+std::size_t tile_bytes(std::int64_t d, int mt, int warps) {
+  return std::size_t(bm_for(warps) + 2 * 32 * mt) * stride_for(int(d)) * sizeof(double);
 }
-std::size_t block_bytes(std::int64_t d, int mt) {
-  return tile_bytes(d, mt) + std::size_t(mt) * BM * (sizeof(double) + sizeof(int));
+// Dynamic shared memory, and with it the static rows of the per-point bests.
+std::size_t block_bytes(std::int64_t d, int mt, int warps) {
+  return tile_bytes(d, mt, warps) + std::size_t(mt) * bm_for(warps) * (sizeof(double) + sizeof(int));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -67,7 +69,7 @@ template <int R, int VEC>
 __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64_t r0, std::int64_t rows,
                                           int d, int S) {
   const int per_row = kpad(d) / VEC;
-  for (int ch = threadIdx.x; ch < R * per_row; ch += THREADS) {
+  for (int ch = threadIdx.x; ch < R * per_row; ch += blockDim.x) {
     const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
     const bool ok = r0 + r < rows && kc < d;
     copy<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
@@ -78,13 +80,13 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once).
-template <int VEC, int MT, bool FUSED>
-__global__ void __launch_bounds__(THREADS, 1)
+template <int VEC, int MT, bool FUSED, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
                 double* __restrict__ sums, std::int64_t n, int d, int k) {
-  constexpr int BN = 32 * MT, NT = 4;  // a warp's 32 centroids: 4 n-tiles of 8
+  constexpr int BN = 32 * MT, NT = 4, BM = bm_for(WARPS), THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[MT][BM];  // the warps' best of each point (MT = 2: the two column halves)
   __shared__ int rbi[MT][BM];
@@ -208,197 +210,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   add_changed(local, changed);
 }
 
-// The streaming form (the GEMM family's DMMA main loop, gemm/cuda/
-// dmma_loader.cuh): a block takes SB_M points by SB_N centroids, both
-// operands streamed through shared memory in k tiles of 16 by a 3-deep
-// cp.async ring, 4 warps of 64 x 32 (64 accumulators a thread, m16n8k16),
-// two blocks an SM. Its epilogue keeps each point's best of the block's
-// centroids; the blocks of one row of points (a ticket a row) leave those in
-// a small buffer, and the last of them to finish takes the best over the
-// row, writes the assignment, counts, and adds the points to their
-// clusters' sums (an atomic a coordinate, the points read back while L2
-// still holds them): no distance matrix and no second pass over memory.
-constexpr int SB_M = 128, SB_N = 64, SWM = 64, SWN = 32, SSTAGES = 3;
-constexpr int SWARPS = (SB_M / SWM) * (SB_N / SWN), STHREADS = SWARPS * 32;
-constexpr int SMI = SWM / 16, SNI = SWN / 8;
-constexpr int STILE_A = SB_M * (BK + PADK), STILE_B = SB_N * (BK + PADK);
-constexpr std::size_t kStreamShared = std::size_t(SSTAGES) * (STILE_A + STILE_B) * sizeof(double);
-
-template <int VEC>
-__global__ void __launch_bounds__(STHREADS, 2)
-    dmma_stream(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
-                const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
-                unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, double* __restrict__ pbd, int* __restrict__ pbi,
-                unsigned* __restrict__ tickets, std::int64_t n, int d, int k) {
-  extern __shared__ __align__(16) double smem[];
-  __shared__ double mbd[SB_N / SWN][SB_M];
-  __shared__ int mbi[SB_N / SWN][SB_M];
-  __shared__ bool last;
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
-  const int wmi = warp / (SB_N / SWN), wni = warp % (SB_N / SWN);
-  const int wm0 = wmi * SWM, wn0 = wni * SWN;
-  const int tiles_n = (k + SB_N - 1) / SB_N;
-  // Consecutive blocks share a row of points (in L2); the centroids are small.
-  const std::int64_t tm = blockIdx.x / tiles_n;
-  const int tn = int(blockIdx.x % tiles_n);
-  const std::int64_t m0 = tm * SB_M;
-  const int n0 = tn * SB_N;
-  const int ktiles = (d + BK - 1) / BK;
-  const std::int64_t np = (n + SB_M - 1) / SB_M * SB_M;  // the bests buffer's row length
-  static_assert(STHREADS == SB_M, "a thread a point in the epilogue");
-
-  Loader<SB_M, STHREADS, true, VEC> la(X, d, m0, n, tid);
-  Loader<SB_N, STHREADS, true, VEC> lb(C, d, n0, k, tid);
-  auto issue = [&](int kt) {
-    if (kt < ktiles) {
-      double* s = smem + (kt % SSTAGES) * (STILE_A + STILE_B);
-      la.load(s, std::int64_t(kt) * BK, d);
-      lb.load(s + STILE_A, std::int64_t(kt) * BK, d);
-    }
-    commit();
-  };
-  double acc[SMI][SNI][4];
-#pragma unroll
-  for (int i = 0; i < SMI; ++i)
-#pragma unroll
-    for (int j = 0; j < SNI; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
-#pragma unroll
-  for (int s = 0; s < SSTAGES - 1; ++s) issue(s);
-  for (int kt = 0; kt < ktiles; ++kt) {
-    wait_groups<SSTAGES - 2>();
-    __syncthreads();
-    issue(kt + SSTAGES - 1);
-    const double* As = smem + (kt % SSTAGES) * (STILE_A + STILE_B);
-    const double* Bs = As + STILE_A;
-    // The last tile's second half is all padding when d mod 16 is in (0, 8]: one k8 step.
-    const bool half = kt == ktiles - 1 && d - kt * BK <= 8;
-    if (!half) {
-      double b[SNI][4];
-#pragma unroll
-      for (int j = 0; j < SNI; ++j)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) b[j][q] = Bs[(wn0 + j * 8 + fr) * (BK + PADK) + fk + 4 * q];
-#pragma unroll
-      for (int i = 0; i < SMI; ++i) {
-        const double* ar = As + (wm0 + i * 16 + fr) * (BK + PADK) + fk;
-        double a[8];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) a[2 * q] = ar[4 * q], a[2 * q + 1] = ar[8 * (BK + PADK) + 4 * q];
-#pragma unroll
-        for (int j = 0; j < SNI; ++j) dmma<16>(acc[i][j], a, b[j]);
-      }
-    } else {
-      double b[SNI][2];
-#pragma unroll
-      for (int j = 0; j < SNI; ++j)
-#pragma unroll
-        for (int q = 0; q < 2; ++q) b[j][q] = Bs[(wn0 + j * 8 + fr) * (BK + PADK) + fk + 4 * q];
-#pragma unroll
-      for (int i = 0; i < SMI; ++i) {
-        const double* ar = As + (wm0 + i * 16 + fr) * (BK + PADK) + fk;
-        double a[4];
-#pragma unroll
-        for (int q = 0; q < 2; ++q) a[2 * q] = ar[4 * q], a[2 * q + 1] = ar[8 * (BK + PADK) + 4 * q];
-#pragma unroll
-        for (int j = 0; j < SNI; ++j) dmma<8>(acc[i][j], a, b[j]);
-      }
-    }
-  }
-  wait_groups<0>();
-
-  // acc[i][j][2 h + e]: point wm0 + i * 16 + fr + 8 h, centroid n0 + wn0 + j * 8
-  // + 2 fk + e. The best of this thread's columns (in increasing order, a
-  // strict < keeps the lowest), then of the row's 4 lanes, then of the
-  // block's two column halves.
-  double cnv[SNI][2];
-#pragma unroll
-  for (int j = 0; j < SNI; ++j)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int col = n0 + wn0 + j * 8 + 2 * fk + e;
-      cnv[j][e] = col < k ? __ldg(cn + col) : 0.0;
-    }
-#pragma unroll
-  for (int i = 0; i < SMI; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      double bd = 0;
-      int bi = -1;
-#pragma unroll
-      for (int j = 0; j < SNI; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = n0 + wn0 + j * 8 + 2 * fk + e;
-          const double v = fma(-2.0, acc[i][j][2 * h + e], cnv[j][e]);
-          if (col < k && (bi < 0 || v < bd)) bd = v, bi = col;
-        }
-      for (int off = 1; off < 4; off <<= 1) {
-        const double ov = __shfl_xor_sync(0xffffffffu, bd, off);
-        const int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-        if (oi >= 0 && (bi < 0 || ov < bd || (ov == bd && oi < bi))) bd = ov, bi = oi;
-      }
-      if (fk == 0) {
-        const int r = wm0 + i * 16 + fr + 8 * h;
-        mbd[wni][r] = bd, mbi[wni][r] = bi;
-      }
-    }
-  __syncthreads();
-  if (tid < SB_M) {
-    double v = mbd[0][tid];
-    int c = mbi[0][tid];
-#pragma unroll
-    for (int q = 1; q < SB_N / SWN; ++q) {
-      const double ov = mbd[q][tid];
-      const int oi = mbi[q][tid];
-      if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
-    }
-    pbd[tn * np + m0 + tid] = v;
-    pbi[tn * np + m0 + tid] = c;
-  }
-  __threadfence();  // this block's bests are visible before its ticket says so
-  __syncthreads();
-  if (tid == 0) {
-    last = atomicAdd(&tickets[tm], 1u) == unsigned(tiles_n - 1);
-    if (last) tickets[tm] = 0;  // ready for the next iteration
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-
-  // The row's last block: the best over its tiles (in tile order: a strict <
-  // keeps the lowest centroid), the assignment, counts and sums.
-  unsigned local = 0;
-  int* rc = mbi[0];
-  if (tid < SB_M) {
-    const std::int64_t r = m0 + tid;
-    const bool mine = r < n;
-    double v = 0;
-    int c = -1;
-    if (mine)
-      for (int q = 0; q < tiles_n; ++q) {
-        const double ov = __ldcg(pbd + q * np + r);
-        const int oi = __ldcg(pbi + q * np + r);
-        if (c < 0 || ov < v) v = ov, c = oi;
-      }
-    if (mine) {
-      best[r] = xx[r] + v;
-      if (assign[r] != c) assign[r] = c, ++local;
-    }
-    rc[tid] = c;
-    const unsigned peers = __match_any_sync(0xffffffffu, c);
-    if (c >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[c], (unsigned long long)__popc(peers));
-  }
-  __syncthreads();
-  for (int j = tid; j < SB_M * d; j += STHREADS) {
-    const int r = j / d, col = j - r * d, c = rc[r];
-    if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], __ldg(X + (m0 + r) * d + col));
-  }
-  add_changed(local, changed);
-}
-
 // The points listed cluster by cluster: order[offsets[c] + j] is the j-th
 // point of cluster c to arrive (the order within a cluster is not fixed).
 __global__ void scatter(const int* __restrict__ assign, const unsigned long long* __restrict__ offsets,
@@ -453,15 +264,21 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
                               unsigned long long*, unsigned long long*, double*, std::int64_t, int, int);
 
+// A block shape: warps and m-tiles a warp.
+struct Shape {
+  int warps, mt;
+};
+
 template <bool FUSED>
-AssignKernel assign_kernel(bool vec, int mt) {
-  if (mt == 2) return vec ? dmma_assign<2, 2, FUSED> : dmma_assign<1, 2, FUSED>;
-  return vec ? dmma_assign<2, 1, FUSED> : dmma_assign<1, 1, FUSED>;
+AssignKernel assign_kernel(bool vec, Shape sh) {
+  if (sh.warps == 4) return vec ? dmma_assign<2, 1, FUSED, 4> : dmma_assign<1, 1, FUSED, 4>;
+  if (sh.mt == 2) return vec ? dmma_assign<2, 2, FUSED, 8> : dmma_assign<1, 2, FUSED, 8>;
+  return vec ? dmma_assign<2, 1, FUSED, 8> : dmma_assign<1, 1, FUSED, 8>;
 }
 
 class Dmma final : public DeviceKMeans {
  public:
-  explicit Dmma(DmmaSums mode) : mode_(mode), fused_(mode != DmmaSums::Segments) {}
+  explicit Dmma(DmmaSums mode) : mode_(mode) {}
   Support supports(const Problem& p) const override {
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
@@ -469,9 +286,9 @@ class Dmma final : public DeviceKMeans {
       return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
     if (p.n > 2147483647 || p.k > 2147483647 || p.d > 65536)
       return Support::no("N, K or D exceeds the kernel's int indices");
-    if (block_bytes(p.d, 1) > shared_optin_bytes())
-      return Support::no("128 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
-                         std::to_string(block_bytes(p.d, 1)) + " bytes of shared memory, more than the " +
+    if (block_bytes(p.d, 1, 4) > shared_optin_bytes())
+      return Support::no("64 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
+                         std::to_string(block_bytes(p.d, 1, 4)) + " bytes of shared memory, more than the " +
                          std::to_string(shared_optin_bytes()) + " a block can have (CUDA.GEMM runs it)");
     return Support::yes();
   }
@@ -492,44 +309,33 @@ class Dmma final : public DeviceKMeans {
           cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
       scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
     }
+    const std::size_t optin = shared_optin_bytes();
+    if (mode_ == DmmaSums::FusedTwoBlocks && 2 * (block_bytes(p_.d, 1, 4) + 1024) <= optin)
+      shape_ = {4, 1};  // two blocks an SM (1 KB of each is the driver's)
+    else if (block_bytes(p_.d, 2, 8) <= optin)
+      shape_ = {8, 2};
+    else if (block_bytes(p_.d, 1, 8) <= optin)
+      shape_ = {8, 1};
+    else
+      shape_ = {4, 1};
+    bytes_ = tile_bytes(p_.d, shape_.mt, shape_.warps);
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    if (mode_ == DmmaSums::Stream) {
-      const std::int64_t rows = (N + SB_M - 1) / SB_M, tiles_n = (K + SB_N - 1) / SB_N;
-      pbd_ = DeviceBuffer<double>(rows * SB_M * tiles_n);
-      pbi_ = DeviceBuffer<int>(rows * SB_M * tiles_n);
-      tickets_ = DeviceBuffer<unsigned>(rows);
-      PB_CUDA(cudaMemsetAsync(tickets_.get(), 0, tickets_.bytes(), s()));
-      stream_kernel_ = vec ? dmma_stream<2> : dmma_stream<1>;
-      PB_CUDA(cudaFuncSetAttribute(stream_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(kStreamShared)));
-      launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
-      return;
-    }
-    // Two 64-centroid tiles where they fit (fewer shared-memory reads an MMA), else 32.
-    const int mt = block_bytes(p_.d, 2) <= shared_optin_bytes() ? 2 : 1;
-    bytes_ = tile_bytes(p_.d, mt);
-    kernel_ = fused_ ? assign_kernel<true>(vec, mt) : assign_kernel<false>(vec, mt);
+    kernel_ =
+        mode_ == DmmaSums::Segments ? assign_kernel<false>(vec, shape_) : assign_kernel<true>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
     launch_row_norms(C_.get(), cn_.get(), K, D, s());
-    if (mode_ == DmmaSums::Stream) {
-      const std::int64_t blocks = (N + SB_M - 1) / SB_M * ((K + SB_N - 1) / SB_N);
-      stream_kernel_<<<unsigned(blocks), STHREADS, kStreamShared, s()>>>(
-          xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(), best_.get(), changed_.get(),
-          counts_.get(), sums_.get(), pbd_.get(), pbi_.get(), tickets_.get(), N, int(D), int(K));
-      PB_CUDA_LAUNCHED();
-      return true;
-    }
-    const unsigned blocks = unsigned((N + BM - 1) / BM);
-    kernel_<<<blocks, THREADS, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(),
-                                              best_.get(), changed_.get(), counts_.get(), sums_.get(), N,
-                                              int(D), int(K));
+    const int bm = bm_for(shape_.warps);
+    const unsigned blocks = unsigned((N + bm - 1) / bm);
+    kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(),
+                                                        assign_.get(), best_.get(), changed_.get(),
+                                                        counts_.get(), sums_.get(), N, int(D), int(K));
     PB_CUDA_LAUNCHED();
-    if (fused_) return true;  // the kernel added the sums
+    if (mode_ != DmmaSums::Segments) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
     PB_CUDA(
         cub::DeviceScan::ExclusiveSum(scan_tmp_.get(), bytes, counts_.get(), offsets_.get(), int(K), s()));
@@ -545,12 +351,8 @@ class Dmma final : public DeviceKMeans {
 
  private:
   DmmaSums mode_;
-  bool fused_;
+  Shape shape_{8, 2};
   AssignKernel kernel_ = nullptr;
-  decltype(&dmma_stream<1>) stream_kernel_ = nullptr;
-  DeviceBuffer<double> pbd_;
-  DeviceBuffer<int> pbi_;
-  DeviceBuffer<unsigned> tickets_;
   DeviceBuffer<double> xx_, cn_;
   DeviceBuffer<unsigned long long> offsets_;
   DeviceBuffer<unsigned> fill_;

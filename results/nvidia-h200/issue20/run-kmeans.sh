@@ -29,7 +29,7 @@ for tool in ${SANITIZERS-memcheck racecheck}; do
 done
 OUT=$OUT timeout 300 ci/gpu.sh --no-tests --name kmeans-floor -- \
   --kmeans-shapes=4000000x16x16,100000x100x316 --kmeans-dist=uniform,blobs --kmeans-loops=10 \
-  --block=${KMEANS_BLOCKS:-128,256,512} '--benchmark_filter=^KMeans/CUDA\.(OneRead|DMMA|DMMA\.Fused|DMMA\.Stream|AllGPU|GEMM)/' \
+  --block=${KMEANS_BLOCKS:-128,256,512} '--benchmark_filter=^KMeans/CUDA\.(OneRead|DMMA|DMMA\.Fused|DMMA\.Fused2|AllGPU|GEMM)/' \
   --benchmark_repetitions=3 --hide-unsupported > "$OUT/gpu-sh.log" 2>&1
 echo "bench exit $?"
 grep -E "^KMeans" "$OUT/gpu-sh.log" | awk '{print $1, $2, $3}'
