@@ -110,12 +110,6 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
   EXPECT_DOUBLE_EQ(r.inertia, 0 + 1 + 0 + 4 + 1);
 }
 
-// The variants not yet run on a GPU join the list only with PARBENCH_PREVIEW=1.
-TEST(KMeansRegistry, PreviewVariantsOnlyWhenAsked) {
-  EXPECT_EQ(pb::testing::preview_mismatch(registry(), {"CUDA.DMMA.Fused", "CUDA.DMMA.Fused2"}), "")
-      << "in the registry without PARBENCH_PREVIEW=1, or missing with it";
-}
-
 INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return info.param.label; });
 

@@ -122,12 +122,6 @@ TEST_P(SortVariants, Batches) {
 INSTANTIATE_TEST_SUITE_P(Registry, SortVariants, ::testing::ValuesIn(all_variants()),
                          [](const auto& info) { return info.param.label; });
 
-// Bitonic's 32 and 16 KB tiles join the list only with PARBENCH_PREVIEW=1.
-TEST(SortRegistry, PreviewVariantsOnlyWhenAsked) {
-  EXPECT_EQ(pb::testing::preview_mismatch(registry(), {"CUDA.Bitonic.T32K", "CUDA.Bitonic.T16K"}), "")
-      << "in the registry without PARBENCH_PREVIEW=1, or missing with it";
-}
-
 // ---- reference, inputs, verifier -------------------------------------------
 
 std::vector<std::uint32_t> stable_sort_indices(const Problem& p, const Inputs& in) {

@@ -2,13 +2,11 @@
 // Registry-driven test parameters shared by the family tests: one case per
 // variant and knob value (threads 1 and 3; two block sizes or 2-D shapes), labelled for
 // gtest (dots become underscores).
-#include <initializer_list>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
 #include "core/knobs.hpp"
 #include "core/registrar.hpp"
 
@@ -58,24 +56,6 @@ const auto& find_variant(const Registry& registry, const std::string& name) {
   for (const auto& e : registry)
     if (name == e.name) return e;
   throw std::logic_error("no variant " + name);
-}
-
-// Whether the named variants are in the registry: variants not yet run on a
-// GPU are there exactly when PARBENCH_PREVIEW=1 (core/family.hpp) in a CUDA
-// build, never in a CPU-only one. Gives the first name that breaks that, or "".
-template <class Registry>
-std::string preview_mismatch(const Registry& registry, std::initializer_list<const char*> names) {
-#ifdef PARBENCH_WITH_CUDA
-  const bool expected = preview_variants();
-#else
-  const bool expected = false;
-#endif
-  for (const char* name : names) {
-    bool found = false;
-    for (const auto& e : registry) found = found || std::string(e.name) == name;
-    if (found != expected) return name;
-  }
-  return "";
 }
 
 }  // namespace pb::testing

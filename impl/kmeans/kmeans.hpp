@@ -32,12 +32,6 @@ namespace pb::kmeans {
 enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
 
-// How CUDA.DMMA forms the sums (kmeans/cuda/dmma.cu): a scan, scatter and
-// segment pass after the assignment; or atomics from its kernel's tile of
-// points, in its largest block shape or in blocks small enough that two fit
-// an SM.
-enum class DmmaSums { Segments, Fused, FusedTwoBlocks };
-
 struct Criteria {
   bool fixed = false;         // seed 000: exactly `loops` iterations
   int loops = 10;             // fixed mode

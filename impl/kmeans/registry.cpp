@@ -18,7 +18,7 @@ std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
-std::unique_ptr<Variant> make_cuda_dmma(DmmaSums sums);
+std::unique_ptr<Variant> make_cuda_dmma();
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
@@ -60,23 +60,13 @@ const std::vector<Entry>& registry() {
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
       {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(DmmaSums::Segments); }},
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
 #endif
     };
-    // Written, not yet run on a GPU: only with PARBENCH_PREVIEW=1 (core/family.hpp).
-#ifdef PARBENCH_WITH_CUDA
-    if (preview_variants())
-      v.insert(v.end(), {
-        {"CUDA.DMMA.Fused", Backend::Cuda, Knob::None, {}, kNoCap, false,
-         [](const Knobs&) { return make_cuda_dmma(DmmaSums::Fused); }},
-        {"CUDA.DMMA.Fused2", Backend::Cuda, Knob::None, {}, kNoCap, false,
-         [](const Knobs&) { return make_cuda_dmma(DmmaSums::FusedTwoBlocks); }},
-      });
-#endif
     return v;
   }();
   // clang-format on

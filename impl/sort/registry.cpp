@@ -10,7 +10,6 @@ std::unique_ptr<Variant> make_omp_bitonic(int threads);
 std::unique_ptr<Variant> make_omp_odd_even(int threads);
 #ifdef PARBENCH_WITH_CUDA
 std::unique_ptr<Variant> make_cuda_bitonic(int block);
-std::unique_ptr<Variant> make_cuda_bitonic_tile(int block, int tile_kb);
 std::unique_ptr<Variant> make_cuda_odd_even(int block);
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
@@ -56,16 +55,6 @@ const std::vector<Entry>& registry() {
        "cub", kOneArray},
 #endif
     };
-    // Not yet run on a GPU: only with PARBENCH_PREVIEW=1 (core/family.hpp).
-#ifdef PARBENCH_WITH_CUDA
-    if (preview_variants())
-      v.insert(v.end(), {
-        {"CUDA.Bitonic.T32K", Backend::Cuda, Knob::Block, {}, kGpu, false,
-         [](const Knobs& k) { return make_cuda_bitonic_tile(k.block, 32); }, "", kBatched},
-        {"CUDA.Bitonic.T16K", Backend::Cuda, Knob::Block, {}, kGpu, false,
-         [](const Knobs& k) { return make_cuda_bitonic_tile(k.block, 16); }, "", kBatched},
-      });
-#endif
     return v;
   }();
   // clang-format on

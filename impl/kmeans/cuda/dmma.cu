@@ -1,29 +1,41 @@
-// CUDA.DMMA: the wide shapes (D in the tens to ~140, K in the hundreds),
+// CUDA.DMMA: the wide shapes (D in the tens to ~200, K in the hundreds),
 // where the distances are a GEMM's work. Relative to CUDA.GEMM (cuBLAS
 // DGEMM writes G = X C^T, N x K, to memory, then a kernel reads it back for
 // the argmin):
 //  - the distance GEMM is this project's own FP64 tensor-core kernel
 //    (mma.sync m16n8k8 in f64 as the GEMM family's CUDA.DMMA issues it,
-//    gemm/cuda/dmma_ops.cuh, fed by cp.async copies, core/cuda/cp_async.cuh), and the argmin is its
-//    epilogue: G never leaves the registers. A block holds 128 points (all D
-//    coordinates) in shared memory and walks every cluster in tiles of 32,
-//    double-buffered by cp.async; a warp owns 16 points, each thread keeps the
-//    best cluster of its 2 rows across its columns, and the 4 lanes of a row
-//    settle it by shuffles at the end. Distances in the expanded form
-//    |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the lowest index.
-//  - the sums without atomics contention: counts come from the assignment
-//    kernel; an exclusive scan of them (CUB) and a scatter list the points
-//    cluster by cluster; then a warp takes 16 consecutive points of that list
-//    and adds their rows (800 contiguous bytes each at D = 100) while the
-//    cluster stays the same, with one atomic add a coordinate per run of a
-//    cluster. Adding each point's row to the sums directly would put N*D
-//    atomics on K*D addresses (10^7 on 31,600 at N = 100,000, D = 100,
-//    K = 316).
+//    gemm/cuda/dmma_ops.cuh, fed by cp.async copies, core/cuda/cp_async.cuh),
+//    and the argmin is its epilogue: G never leaves the registers. A block
+//    holds its points (all D coordinates) in shared memory and walks every
+//    cluster in tiles, double-buffered by cp.async. The largest shape that
+//    fits: 8 warps over 128 points and 64-centroid tiles, a warp 32 points
+//    by 32 centroids (D <= 104); else 32-centroid tiles, a warp 16 points;
+//    else 4 warps over 64 points. Each thread keeps the best cluster of its
+//    rows across its columns, the 4 lanes of a row settle it by shuffles and
+//    the warps of a row's column halves through shared memory. Distances in
+//    the expanded form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the
+//    lowest index.
+//  - the sums, two ways:
+//     - fused (N / K <= 10,000): the assignment kernel adds each of its
+//       points to its cluster's sums from the tile it already holds, one
+//       atomic a coordinate on K x D addresses, so the points are read once;
+//     - with few clusters, where those atomics would pile onto few addresses:
+//       an exclusive scan of the counts (CUB) and a scatter list the points
+//       cluster by cluster, then a warp takes 16 consecutive points of that
+//       list and adds their rows while the cluster stays the same, one atomic
+//       a coordinate per run of a cluster.
+//    Counts come from the assignment kernel either way.
+// Measured against other forms (H100, results/nvidia-h100/issue20): 16-point
+// warps over 32-centroid tiles (3 fragment reads an MMA, not 2) were 4%
+// slower; a GEMM-style kernel streaming both operands in k tiles of 16 (the
+// last block of a row of points merging the bests) was 0.33 ms an
+// iteration at 100,000 x 100 x 316 against 0.26, its 7 k tiles too few to
+// fill a copy ring.
 // The update and exit test are the shared device update (device_kmeans.cu).
-// Bytes an iteration: the points twice (the distance tiles and the sums),
-// the centroids once per 128 points from L2, and O(N) of assignment, list
-// and counts. Needs sm_90 (f64 m16n8k8) and (128 + 2 * 32) rows of D
-// doubles (padded) of shared memory.
+// Bytes an iteration: the points once (fused) or twice, the centroids once
+// per block from L2, O(N) of assignment (and list and counts). Needs sm_90
+// (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
+// memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
 #include <string>
@@ -278,7 +290,6 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 
 class Dmma final : public DeviceKMeans {
  public:
-  explicit Dmma(DmmaSums mode) : mode_(mode) {}
   Support supports(const Problem& p) const override {
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
@@ -300,7 +311,14 @@ class Dmma final : public DeviceKMeans {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
     cn_ = DeviceBuffer<double>(K);
-    if (mode_ == DmmaSums::Segments) {
+    // Sums from the assignment kernel's tile (an atomic a coordinate) unless
+    // the clusters are so few that those atomics pile onto few addresses:
+    // at N / K = 316 (100,000 x 100 x 316) the fused sums took 0.26-0.28 ms
+    // an iteration against 0.30-0.31 for the scan, scatter and segment
+    // passes; at N / K = 250,000 (4,000,000 x 16 x 16) 4.8 ms against 2.4
+    // (H100, results/nvidia-h100/issue20/kmeans-run5).
+    fused_ = N <= 10000 * K;
+    if (!fused_) {
       offsets_ = DeviceBuffer<unsigned long long>(K);
       fill_ = DeviceBuffer<unsigned>(K);
       order_ = DeviceBuffer<int>(N);
@@ -309,10 +327,10 @@ class Dmma final : public DeviceKMeans {
           cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
       scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
     }
+    // The largest block shape that fits. 64-point blocks two to an SM were
+    // slower at D = 100: 0.30 ms an iteration against 0.27 (kmeans-run5).
     const std::size_t optin = shared_optin_bytes();
-    if (mode_ == DmmaSums::FusedTwoBlocks && 2 * (block_bytes(p_.d, 1, 4) + 1024) <= optin)
-      shape_ = {4, 1};  // two blocks an SM (1 KB of each is the driver's)
-    else if (block_bytes(p_.d, 2, 8) <= optin)
+    if (block_bytes(p_.d, 2, 8) <= optin)
       shape_ = {8, 2};
     else if (block_bytes(p_.d, 1, 8) <= optin)
       shape_ = {8, 1};
@@ -321,8 +339,7 @@ class Dmma final : public DeviceKMeans {
     bytes_ = tile_bytes(p_.d, shape_.mt, shape_.warps);
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    kernel_ =
-        mode_ == DmmaSums::Segments ? assign_kernel<false>(vec, shape_) : assign_kernel<true>(vec, shape_);
+    kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
@@ -335,7 +352,7 @@ class Dmma final : public DeviceKMeans {
                                                         assign_.get(), best_.get(), changed_.get(),
                                                         counts_.get(), sums_.get(), N, int(D), int(K));
     PB_CUDA_LAUNCHED();
-    if (mode_ != DmmaSums::Segments) return true;  // the kernel added the sums
+    if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
     PB_CUDA(
         cub::DeviceScan::ExclusiveSum(scan_tmp_.get(), bytes, counts_.get(), offsets_.get(), int(K), s()));
@@ -350,7 +367,7 @@ class Dmma final : public DeviceKMeans {
   }
 
  private:
-  DmmaSums mode_;
+  bool fused_ = true;
   Shape shape_{8, 2};
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
@@ -363,6 +380,6 @@ class Dmma final : public DeviceKMeans {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_dmma(DmmaSums mode) { return std::make_unique<Dmma>(mode); }
+std::unique_ptr<Variant> make_cuda_dmma() { return std::make_unique<Dmma>(); }
 
 }  // namespace pb::kmeans

@@ -32,7 +32,6 @@
 // block 256: 120, 15 and 1).
 #include <algorithm>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -150,13 +149,14 @@ __global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int
 // pairs v[c] with v[c ^ j / 32] in the same thread (no communication), and
 // only j >= 512 goes through shared memory (one exchange, two barriers).
 constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
-// Bitonic's shared-memory tile: 64 KB of words (dynamic shared memory above
-// the default 48 KB, opted into in prepare()). The preview entries
-// CUDA.Bitonic.T32K and .T16K (PARBENCH_PREVIEW=1) take 32 and 16 KB tiles,
-// the same kernels at 512 and 256 threads (u32 keys), so two or four blocks
-// share an SM and one tile's loads overlap another's steps: at 64 KB the tile
-// merges ran at 0.9 TB/s (radix-run5).
-constexpr std::int64_t kTileBytes = 64 * 1024;
+// Bitonic's shared-memory tile: at most 64 KB of words (dynamic shared
+// memory above the default 48 KB, opted into in prepare(); the kernels'
+// launch bounds are for it); CUDA.Bitonic takes 32 KB, the same kernels at
+// 512 threads (u32 keys), so two blocks share an SM and one tile's loads
+// overlap the other's steps. At 2^24 u32 keys the sort took 2.494 ms with 32
+// KB tiles, 2.494 with 16 KB and 2.729 with 64 KB (H100,
+// results/nvidia-h100/issue20/radix-run1).
+constexpr std::int64_t kTileBytes = 64 * 1024, kBitonicTile = 32 * 1024;
 
 // Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
 // index, within its array, of the thread's element v[0].
@@ -433,14 +433,7 @@ class CudaNetwork final : public Variant {
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_bitonic(int block) {
-  return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
-}
-std::unique_ptr<Variant> make_cuda_bitonic_tile(int block, int tile_kb) {
-  // The kernels' launch bounds and the shared memory opted into are for the
-  // 64 KB tile; a tile holds at least 16 KB (512 pairs in registers).
-  if (tile_kb < 16 || tile_kb > 64 || (tile_kb & (tile_kb - 1)))
-    throw std::logic_error("Bitonic tile of " + std::to_string(tile_kb) + " KB: a power of two in [16, 64]");
-  return std::make_unique<CudaNetwork>(block, Merge::Bitonic, std::int64_t(tile_kb) * 1024);
+  return std::make_unique<CudaNetwork>(block, Merge::Bitonic, kBitonicTile);
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::OddEven);

@@ -11,7 +11,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-kmeans.sh OUT}
 mkdir -p "$OUT"
-export PARBENCH_PREVIEW=1  # CUDA.OneRead and CUDA.DMMA join the registry (core/family.hpp)
 OUT=$OUT ci/gpu.sh --no-tests > "$OUT/gpu-build.log" 2>&1  # no bench arguments: build only (gpu.sh writes build.log)
 echo "build exit $?"
 filter=${KMEANS_TESTS:-'Registry/KMeansVariants.*OneRead*:Registry/KMeansVariants.*DMMA*'}
@@ -29,7 +28,7 @@ for tool in ${SANITIZERS-memcheck racecheck}; do
 done
 OUT=$OUT timeout 300 ci/gpu.sh --no-tests --name kmeans-floor -- \
   --kmeans-shapes=4000000x16x16,100000x100x316 --kmeans-dist=uniform,blobs --kmeans-loops=10 \
-  --block=${KMEANS_BLOCKS:-128,256,512} '--benchmark_filter=^KMeans/CUDA\.(OneRead|DMMA|DMMA\.Fused|DMMA\.Fused2|AllGPU|GEMM)/' \
+  --block=${KMEANS_BLOCKS:-128,256,512} '--benchmark_filter=^KMeans/CUDA\.(OneRead|DMMA|AllGPU|GEMM)/' \
   --benchmark_repetitions=3 --hide-unsupported > "$OUT/gpu-sh.log" 2>&1
 echo "bench exit $?"
 grep -E "^KMeans" "$OUT/gpu-sh.log" | awk '{print $1, $2, $3}'

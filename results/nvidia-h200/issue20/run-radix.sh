@@ -9,9 +9,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix.sh OUT}
-# CUDA.Bitonic.T32K and .T16K (32 and 16 KB tiles) join the registry, so the
-# tests and the bench take them beside CUDA.Bitonic's 64 KB tiles.
-export PARBENCH_PREVIEW=${PARBENCH_PREVIEW-1}
 mkdir -p "$OUT"
 OUT=$OUT ci/gpu.sh --no-tests > "$OUT/gpu-build.log" 2>&1  # no bench arguments: build only (gpu.sh writes build.log)
 echo "build exit $?"
@@ -20,14 +17,14 @@ PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests --gtest_filter
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure|round" "$OUT/gtests.log" | head -20
 for tool in ${SANITIZERS-memcheck racecheck}; do
   f=$filter
-  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block1024:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_T*K_block1024'
+  [[ $tool == racecheck ]] && f='Registry/SortVariants.*CUDA_Radix:Registry/SortVariants.Batches*CUDA_Bitonic*:Registry/SortVariants.PowerOfTwo*CUDA_Bitonic_block1024'
   PARBENCH_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 \
     build/gpu/tests/parbench_tests --gtest_filter="$f" > "$OUT/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | tail -3
 done
 RATIO_TO=CUB.Offset64 TABLE_FILTER=Sort OUT=$OUT timeout 240 ci/gpu.sh --no-tests --name sort-radix -- \
   --sort-elements=2^24,2^26 --sort-key=u32 --sort-payload=keys,pairs --sort-order=asc --sort-dist=uniform \
-  '--benchmark_filter=^Sort/(CUDA.Radix|CUB.Offset64|CUB|CUDA.Bitonic(.T..K)?|CUDA.OddEvenMerge)/' \
+  '--benchmark_filter=^Sort/(CUDA.Radix|CUB.Offset64|CUB|CUDA.Bitonic|CUDA.OddEvenMerge)/' \
   --benchmark_min_time=0.2 --benchmark_repetitions=3 --hide-unsupported > "$OUT/gpu-sh.log" 2>&1
 echo "bench exit $?"
 grep -E "^Sort" "$OUT/gpu-sh.log" | grep -v -E "length:1024/|OddEven" | awk '{print $1, $2, $3}'
