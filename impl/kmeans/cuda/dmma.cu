@@ -59,19 +59,22 @@ constexpr int SEG = 16;  // sorted points a warp of the sums takes
 // 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
-// A block of WARPS warps takes BM = 16 WARPS points; each warp takes MT
-// m-tiles of 16 points by 32 centroids, so the warps are (WARPS / MT) x MT
-// over BM points and BN = 32 MT centroids a tile. MT = 2 reads 2 fragments
-// from shared memory an MMA, MT = 1 reads 3 but needs only 32-centroid
-// tiles: with 4 warps (64 points) two blocks fit an SM, and one block's
-// first copies and last atomics overlap the other's MMAs.
-__host__ __device__ constexpr int bm_for(int warps) { return 16 * warps; }
-std::size_t tile_bytes(std::int64_t d, int mt, int warps) {
-  return std::size_t(bm_for(warps) + 2 * 32 * mt) * stride_for(int(d)) * sizeof(double);
+// A block shape: WARPS warps as (WARPS / NW) x NW, each warp MT m-tiles of
+// 16 points by 32 centroids, so a block takes BM = 16 MT WARPS / NW points
+// and BN = 32 NW centroids a tile. MT = 2 reads 2 fragments from shared
+// memory an MMA, MT = 1 reads 3 (but holds half the accumulators, so twice
+// the warps fit).
+struct Shape {
+  int warps, mt, nw;
+};
+__host__ __device__ constexpr int bm_for(int warps, int mt, int nw) { return 16 * mt * warps / nw; }
+std::size_t tile_bytes(std::int64_t d, Shape sh) {
+  return std::size_t(bm_for(sh.warps, sh.mt, sh.nw) + 2 * 32 * sh.nw) * stride_for(int(d)) * sizeof(double);
 }
 // Dynamic shared memory, and with it the static rows of the per-point bests.
-std::size_t block_bytes(std::int64_t d, int mt, int warps) {
-  return tile_bytes(d, mt, warps) + std::size_t(mt) * bm_for(warps) * (sizeof(double) + sizeof(int));
+std::size_t block_bytes(std::int64_t d, Shape sh) {
+  return tile_bytes(d, sh) +
+         std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -92,21 +95,22 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once).
-template <int VEC, int MT, bool FUSED, int WARPS>
+template <int VEC, int MT, int NW, bool FUSED, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
                 double* __restrict__ sums, std::int64_t n, int d, int k) {
-  constexpr int BN = 32 * MT, NT = 4, BM = bm_for(WARPS), THREADS = WARPS * 32;  // NT: a warp's 32 centroids
+  constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, MT, NW),
+                THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   extern __shared__ __align__(16) double sm[];
-  __shared__ double rbd[MT][BM];  // the warps' best of each point (MT = 2: the two column halves)
-  __shared__ int rbi[MT][BM];
+  __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
+  __shared__ int rbi[NW][BM];
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
-  const int wm = warp / MT, wn = warp % MT;
+  const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
@@ -173,7 +177,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   wait_groups<0>();
 
   // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
-  // tie the lower cluster; then the warps of the other column half (MT = 2).
+  // tie the lower cluster; then the warps of the other column parts.
 #pragma unroll
   for (int m = 0; m < MT; ++m)
 #pragma unroll
@@ -195,7 +199,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     double v = rbd[0][tid];
     int c = rbi[0][tid];
 #pragma unroll
-    for (int q = 1; q < MT; ++q) {
+    for (int q = 1; q < NW; ++q) {
       const double ov = rbd[q][tid];
       const int oi = rbi[q][tid];
       if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
@@ -276,20 +280,23 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
                               unsigned long long*, unsigned long long*, double*, std::int64_t, int, int);
 
-// A block shape: warps and m-tiles a warp.
-struct Shape {
-  int warps, mt;
-};
-
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
-  if (sh.warps == 4) return vec ? dmma_assign<2, 1, FUSED, 4> : dmma_assign<1, 1, FUSED, 4>;
-  if (sh.mt == 2) return vec ? dmma_assign<2, 2, FUSED, 8> : dmma_assign<1, 2, FUSED, 8>;
-  return vec ? dmma_assign<2, 1, FUSED, 8> : dmma_assign<1, 1, FUSED, 8>;
+  if (sh.warps == 16) return vec ? dmma_assign<2, 1, 2, FUSED, 16> : dmma_assign<1, 1, 2, FUSED, 16>;
+  if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4> : dmma_assign<1, 1, 1, FUSED, 4>;
+  if (sh.mt == 2) return vec ? dmma_assign<2, 2, 2, FUSED, 8> : dmma_assign<1, 2, 2, FUSED, 8>;
+  return vec ? dmma_assign<2, 1, 1, FUSED, 8> : dmma_assign<1, 1, 1, FUSED, 8>;
 }
+
+// The shapes CUDA.DMMA takes, the first that fits: 8 warps of 32 x 32 over
+// 128 points and 64-centroid tiles; 8 warps of 16 x 32 over 32-centroid
+// tiles; 4 warps over 64 points.
+constexpr Shape kWide{8, 2, 2}, kNarrow{8, 1, 1}, kSmall{4, 1, 1};
 
 class Dmma final : public DeviceKMeans {
  public:
+  // forced: a shape to take where it fits (the preview's 16 warps).
+  explicit Dmma(Shape forced = {0, 0, 0}) : forced_(forced) {}
   Support supports(const Problem& p) const override {
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
@@ -297,10 +304,11 @@ class Dmma final : public DeviceKMeans {
       return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
     if (p.n > 2147483647 || p.k > 2147483647 || p.d > 65536)
       return Support::no("N, K or D exceeds the kernel's int indices");
-    if (block_bytes(p.d, 1, 4) > shared_optin_bytes())
+    if (block_bytes(p.d, kSmall) > shared_optin_bytes())
       return Support::no("64 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
-                         std::to_string(block_bytes(p.d, 1, 4)) + " bytes of shared memory, more than the " +
-                         std::to_string(shared_optin_bytes()) + " a block can have (CUDA.GEMM runs it)");
+                         std::to_string(block_bytes(p.d, kSmall)) +
+                         " bytes of shared memory, more than the " + std::to_string(shared_optin_bytes()) +
+                         " a block can have (CUDA.GEMM runs it)");
     return Support::yes();
   }
 
@@ -330,13 +338,13 @@ class Dmma final : public DeviceKMeans {
     // The largest block shape that fits. 64-point blocks two to an SM were
     // slower at D = 100: 0.30 ms an iteration against 0.27 (kmeans-run5).
     const std::size_t optin = shared_optin_bytes();
-    if (block_bytes(p_.d, 2, 8) <= optin)
-      shape_ = {8, 2};
-    else if (block_bytes(p_.d, 1, 8) <= optin)
-      shape_ = {8, 1};
-    else
-      shape_ = {4, 1};
-    bytes_ = tile_bytes(p_.d, shape_.mt, shape_.warps);
+    shape_ = kSmall;
+    for (Shape sh : {forced_, kWide, kNarrow})
+      if (sh.warps && block_bytes(p_.d, sh) <= optin) {
+        shape_ = sh;
+        break;
+      }
+    bytes_ = tile_bytes(p_.d, shape_);
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
@@ -346,7 +354,7 @@ class Dmma final : public DeviceKMeans {
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
     launch_row_norms(C_.get(), cn_.get(), K, D, s());
-    const int bm = bm_for(shape_.warps);
+    const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
     const unsigned blocks = unsigned((N + bm - 1) / bm);
     kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(),
                                                         assign_.get(), best_.get(), changed_.get(),
@@ -368,7 +376,7 @@ class Dmma final : public DeviceKMeans {
 
  private:
   bool fused_ = true;
-  Shape shape_{8, 2};
+  Shape forced_{0, 0, 0}, shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
   DeviceBuffer<unsigned long long> offsets_;
@@ -381,5 +389,6 @@ class Dmma final : public DeviceKMeans {
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_dmma() { return std::make_unique<Dmma>(); }
+std::unique_ptr<Variant> make_cuda_dmma_w16() { return std::make_unique<Dmma>(Shape{16, 1, 2}); }
 
 }  // namespace pb::kmeans
