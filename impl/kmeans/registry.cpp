@@ -19,7 +19,6 @@ std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
 std::unique_ptr<Variant> make_cuda_dmma();
-std::unique_ptr<Variant> make_cuda_dmma_w16();
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
@@ -68,12 +67,6 @@ const std::vector<Entry>& registry() {
        [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
 #endif
     };
-    // Not yet run on a GPU: only with PARBENCH_PREVIEW=1 (core/family.hpp).
-#ifdef PARBENCH_WITH_CUDA
-    if (preview_variants())
-      v.push_back({"CUDA.DMMA.W16", Backend::Cuda, Knob::None, {}, kNoCap, false,
-                   [](const Knobs&) { return make_cuda_dmma_w16(); }});
-#endif
     return v;
   }();
   // clang-format on

@@ -7,10 +7,10 @@
 //    gemm/cuda/dmma_ops.cuh, fed by cp.async copies, core/cuda/cp_async.cuh),
 //    and the argmin is its epilogue: G never leaves the registers. A block
 //    holds its points (all D coordinates) in shared memory and walks every
-//    cluster in tiles, double-buffered by cp.async. The largest shape that
-//    fits: 8 warps over 128 points and 64-centroid tiles, a warp 32 points
-//    by 32 centroids (D <= 104); else 32-centroid tiles, a warp 16 points;
-//    else 4 warps over 64 points. Each thread keeps the best cluster of its
+//    cluster in tiles, double-buffered by cp.async. The first shape that
+//    fits (kWide below): 16 warps over 128 points and 64-centroid tiles, a
+//    warp 16 points by 32 centroids (D <= 104); else 8 warps over
+//    32-centroid tiles; else 4 warps over 64 points. Each thread keeps the best cluster of its
 //    rows across its columns, the 4 lanes of a row settle it by shuffles and
 //    the warps of a row's column halves through shared memory. Distances in
 //    the expanded form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the
@@ -25,17 +25,13 @@
 //       list and adds their rows while the cluster stays the same, one atomic
 //       a coordinate per run of a cluster.
 //    Counts come from the assignment kernel either way.
-// Measured against other forms (H100, results/nvidia-h100/issue20): 16-point
-// warps over 32-centroid tiles (3 fragment reads an MMA, not 2) were 4%
-// slower; a GEMM-style kernel streaming both operands in k tiles of 16 (the
-// last block of a row of points merging the bests) was 0.33 ms an
-// iteration at 100,000 x 100 x 316 against 0.26, its 7 k tiles too few to
-// fill a copy ring.
-// The update and exit test are the shared device update (device_kmeans.cu).
-// Bytes an iteration: the points once (fused) or twice, the centroids once
-// per block from L2, O(N) of assignment (and list and counts). Needs sm_90
-// (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
-// memory.
+// Measured against other forms (H100, results/nvidia-h100/issue20): 8 warps
+// of 32 x 32 were 10% slower than the 16 warps (w16-run); a GEMM-style kernel streaming both operands in k
+// tiles of 16 (the last block of a row of points merging the bests) was 0.33 ms an iteration at 100,000 x 100
+// x 316 against 0.27 for the 8 warps, its 7 k tiles too few to fill a copy ring. The update and exit test are
+// the shared device update (device_kmeans.cu). Bytes an iteration: the points once (fused) or twice, the
+// centroids once per block from L2, O(N) of assignment (and list and counts). Needs sm_90 (f64 m16n8k8) and
+// (64 + 2 * 32) rows of D doubles (padded) of shared memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
 #include <string>
@@ -284,19 +280,19 @@ template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
   if (sh.warps == 16) return vec ? dmma_assign<2, 1, 2, FUSED, 16> : dmma_assign<1, 1, 2, FUSED, 16>;
   if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4> : dmma_assign<1, 1, 1, FUSED, 4>;
-  if (sh.mt == 2) return vec ? dmma_assign<2, 2, 2, FUSED, 8> : dmma_assign<1, 2, 2, FUSED, 8>;
   return vec ? dmma_assign<2, 1, 1, FUSED, 8> : dmma_assign<1, 1, 1, FUSED, 8>;
 }
 
-// The shapes CUDA.DMMA takes, the first that fits: 8 warps of 32 x 32 over
-// 128 points and 64-centroid tiles; 8 warps of 16 x 32 over 32-centroid
-// tiles; 4 warps over 64 points.
-constexpr Shape kWide{8, 2, 2}, kNarrow{8, 1, 1}, kSmall{4, 1, 1};
+// The shapes CUDA.DMMA takes, the first that fits: 16 warps of 16 x 32 over
+// 128 points and 64-centroid tiles (D <= 104); 8 warps of 16 x 32 over
+// 32-centroid tiles; 4 warps over 64 points. At 100,000 x 100 x 316 the 16
+// warps took 0.242 ms an iteration where 8 warps of 32 x 32 (2 fragment reads
+// an MMA, not 3, but one warp fewer a scheduler to hide latency) took 0.268
+// (H100, results/nvidia-h100/issue20/w16-run).
+constexpr Shape kWide{16, 1, 2}, kNarrow{8, 1, 1}, kSmall{4, 1, 1};
 
 class Dmma final : public DeviceKMeans {
  public:
-  // forced: a shape to take where it fits (the preview's 16 warps).
-  explicit Dmma(Shape forced = {0, 0, 0}) : forced_(forced) {}
   Support supports(const Problem& p) const override {
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
@@ -339,8 +335,8 @@ class Dmma final : public DeviceKMeans {
     // slower at D = 100: 0.30 ms an iteration against 0.27 (kmeans-run5).
     const std::size_t optin = shared_optin_bytes();
     shape_ = kSmall;
-    for (Shape sh : {forced_, kWide, kNarrow})
-      if (sh.warps && block_bytes(p_.d, sh) <= optin) {
+    for (Shape sh : {kWide, kNarrow})
+      if (block_bytes(p_.d, sh) <= optin) {
         shape_ = sh;
         break;
       }
@@ -376,7 +372,7 @@ class Dmma final : public DeviceKMeans {
 
  private:
   bool fused_ = true;
-  Shape forced_{0, 0, 0}, shape_ = kWide;
+  Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
   DeviceBuffer<unsigned long long> offsets_;
@@ -389,6 +385,5 @@ class Dmma final : public DeviceKMeans {
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_dmma() { return std::make_unique<Dmma>(); }
-std::unique_ptr<Variant> make_cuda_dmma_w16() { return std::make_unique<Dmma>(Shape{16, 1, 2}); }
 
 }  // namespace pb::kmeans
