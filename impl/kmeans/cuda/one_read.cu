@@ -1,7 +1,13 @@
 // CUDA.OneRead: an iteration that reads the points once, for the narrow
 // shapes (D <= 32) where k-means is bound by memory, not by distances.
+// Two passes produce the same partials for the same update kernel: the FMA
+// pass described first, and on sm_90 with K <= 32 and D <= 16 the
+// tensor-core pass (mma_pass below). At 4,000,000 x 16 x 16 the FMA pass was
+// bound by its instructions, 1654 a warp of 32 points (ncu), and took 0.48
+// ms an iteration on an H100; the tensor-core pass, about 300, took 0.24
+// (1.57x the H100's one-read floor; results/nvidia-h100/issue20).
 //
-// Relative to CUDA.AllGPU:
+// Relative to CUDA.AllGPU (the FMA pass):
 //  - One pass over the points does the assignment and the partial sums. A
 //    thread holds its point's coordinates in registers (up to 32 of them, the
 //    kernel instantiated for 4, 8, 16 and 32), so each coordinate is read
@@ -79,6 +85,16 @@ std::size_t pass_bytes(std::int64_t k, std::int64_t d, std::int64_t copies, int 
 __device__ __forceinline__ double warp_sum(double v) {
   for (int off = 16; off; off >>= 1) v += __shfl_down_sync(kFull, v, off);
   return v;
+}
+
+// The block's inertia and changed-point count, from its warps' slots (red[w]
+// and red[warps + w]), into its slots of the partials: thread 0 only.
+__device__ __forceinline__ void write_block_totals(const double* red, int warps, double* inertia_part,
+                                                   unsigned long long* changed_part) {
+  double a = 0, ch = 0;
+  for (int w = 0; w < warps; ++w) a += red[w], ch += red[warps + w];
+  inertia_part[blockIdx.x] = a;
+  changed_part[blockIdx.x] = (unsigned long long)ch;
 }
 
 // Assignment and partial sums of every point, a warp taking 32 consecutive
@@ -200,12 +216,7 @@ __global__ void one_pass(const double* __restrict__ xs, const double* __restrict
     for (int q = 0; q < copies; ++q) s += ws[q * table + j];
     out[j] = s;
   }
-  if (tid == 0) {
-    double a = 0, ch = 0;
-    for (int w = 0; w < warps; ++w) a += red[w], ch += red[warps + w];
-    inertia_part[blockIdx.x] = a;
-    changed_part[blockIdx.x] = (unsigned long long)ch;
-  }
+  if (tid == 0) write_block_totals(red, warps, inertia_part, changed_part);
 }
 
 // The tensor-core pass (sm_90, K <= 32 and D <= 16, the shapes where the
@@ -309,13 +320,7 @@ __global__ void __launch_bounds__(KP == 32 ? 256 : 512)
   if (ch < chunks) load(ch, tiles);
   commit();
 
-  double sacc[MS][KT][4];
-#pragma unroll
-  for (int m = 0; m < MS; ++m)
-#pragma unroll
-    for (int nt = 0; nt < KT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sacc[m][nt][e] = 0;
+  double sacc[MS][KT][4] = {};
   unsigned changed = 0;
   double inertia = 0;
   for (int buf = 0; ch < chunks; ch += wstride, buf ^= 1) {
@@ -423,12 +428,7 @@ __global__ void __launch_bounds__(KP == 32 ? 256 : 512)
       for (int w = 0; w < warps; ++w) s += double(counts[w * KP + c]);
     out[j] = s;
   }
-  if (tid == 0) {
-    double a = 0, chg = 0;
-    for (int w = 0; w < warps; ++w) a += red[w], chg += red[warps + w];
-    inertia_part[blockIdx.x] = a;
-    changed_part[blockIdx.x] = (unsigned long long)chg;
-  }
+  if (tid == 0) write_block_totals(red, warps, inertia_part, changed_part);
 }
 
 // A block per cluster: its sums and count over the pass's blocks, the new
