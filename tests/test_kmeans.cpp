@@ -70,6 +70,11 @@ TEST_P(KMeansVariants, MatchReference) {
                               {70001, 16, 16, Dist::Blobs, fixed(2)},
                               // CUDA.DMMA's 32-centroid tiles (its 64-centroid ones need D <= 104).
                               {1500, 120, 40, Dist::Uniform, fixed(2)},
+                              // More than two of its 64-centroid tiles (the copy of the third);
+                              // D past its 32-centroid tiles (64-point blocks); OneRead's K-32, D-8 pass.
+                              {3001, 20, 150, Dist::Blobs, fixed(2)},
+                              {700, 160, 20, Dist::Uniform, fixed(2)},
+                              {2000, 5, 24, Dist::Uniform, fixed(3)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

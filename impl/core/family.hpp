@@ -43,7 +43,9 @@ struct NoTraits {};
 
 // Variants written but not yet run on a GPU (a session without one) join
 // their family's registry only when PARBENCH_PREVIEW=1: a kernel that faults
-// would take the CUDA context, and every GPU entry after it, with it.
+// would take the CUDA context, and every GPU entry after it, with it. A
+// registry appends them after its list (none wait now):
+//   if (preview_variants()) v.push_back({"CUDA.New", Backend::Cuda, ...});
 inline bool preview_variants() {
   const char* v = std::getenv("PARBENCH_PREVIEW");
   return v && std::string(v) == "1";

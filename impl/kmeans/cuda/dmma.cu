@@ -10,9 +10,10 @@
 //    cluster in tiles, double-buffered by cp.async. The first shape that
 //    fits (kWide below): 16 warps over 128 points and 64-centroid tiles, a
 //    warp 16 points by 32 centroids (D <= 104); else 8 warps over
-//    32-centroid tiles; else 4 warps over 64 points. Each thread keeps the best cluster of its
-//    rows across its columns, the 4 lanes of a row settle it by shuffles and
-//    the warps of a row's column halves through shared memory. Distances in
+//    32-centroid tiles; else 4 warps over 64 points. Each thread keeps the
+//    best cluster of its rows across its columns, the 4 lanes of a row
+//    settle it by shuffles and the warps of a row's column halves through
+//    shared memory. Distances in
 //    the expanded form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the
 //    lowest index.
 //  - the sums, two ways:
@@ -26,12 +27,16 @@
 //       a coordinate per run of a cluster.
 //    Counts come from the assignment kernel either way.
 // Measured against other forms (H100, results/nvidia-h100/issue20): 8 warps
-// of 32 x 32 were 10% slower than the 16 warps (w16-run); a GEMM-style kernel streaming both operands in k
-// tiles of 16 (the last block of a row of points merging the bests) was 0.33 ms an iteration at 100,000 x 100
-// x 316 against 0.27 for the 8 warps, its 7 k tiles too few to fill a copy ring. The update and exit test are
-// the shared device update (device_kmeans.cu). Bytes an iteration: the points once (fused) or twice, the
-// centroids once per block from L2, O(N) of assignment (and list and counts). Needs sm_90 (f64 m16n8k8) and
-// (64 + 2 * 32) rows of D doubles (padded) of shared memory.
+// of 32 x 32 were 10% slower than the 16 warps (w16-run); a GEMM-style
+// kernel streaming both operands in k tiles of 16 (the last block of a row
+// of points merging the bests) took 0.33 ms an iteration at
+// 100,000 x 100 x 316 against 0.26 for the 8 warps in the same call
+// (kmeans-run4), its 7 k tiles too few to fill a copy ring.
+// The update and exit test are the shared device update (device_kmeans.cu).
+// Bytes an iteration: the points once (fused) or twice, the centroids once
+// per block from L2, O(N) of assignment (and list and counts). Needs sm_90
+// (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
+// memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
 #include <string>

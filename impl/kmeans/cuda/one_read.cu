@@ -3,7 +3,7 @@
 // Two passes produce the same partials for the same update kernel: the FMA
 // pass described first, and on sm_90 with K <= 32 and D <= 16 the
 // tensor-core pass (mma_pass below). At 4,000,000 x 16 x 16 the FMA pass was
-// bound by its instructions, 1654 a warp of 32 points (ncu), and took 0.48
+// bound by its instructions, 1653 a warp of 32 points (ncu), and took 0.48
 // ms an iteration on an H100; the tensor-core pass, about 300, took 0.24
 // (1.57x the H100's one-read floor; results/nvidia-h100/issue20).
 //
@@ -526,7 +526,11 @@ struct Pass {
   std::size_t bytes = 0;
 };
 
-bool mma_applies(std::int64_t k, std::int64_t d, int sm) { return sm >= 90 && k <= 32 && d <= 16; }
+// The tensor-core pass's launch bounds keep its fragments in registers: 512
+// threads a block, 256 for K over 16; larger blocks take the FMA pass.
+bool mma_applies(std::int64_t k, std::int64_t d, int block, int sm) {
+  return sm >= 90 && k <= 32 && d <= 16 && block <= (k > 16 ? 256 : 512);
+}
 
 // Sum tables for the block: one a warp where that leaves room for two blocks
 // an SM, else as many as fit in one block's shared memory (at least one).
@@ -541,7 +545,7 @@ int choose_copies(std::int64_t k, std::int64_t d, int block) {
 Pass choose_pass(std::int64_t k, std::int64_t d, int block, int sm) {
   Pass p;
   const int warps = block / 32;
-  if (mma_applies(k, d, sm)) {
+  if (mma_applies(k, d, block, sm)) {
     p.mma = true;
     const bool wide_k = k > 16, wide_d = d > 8;
     p.kernel = wide_k ? (wide_d ? mma_pass<32, 16> : mma_pass<32, 8>)

@@ -12,13 +12,13 @@
 // Bitonic differs from the samples where Hopper rewards it, to cut the
 // passes over global memory (a 2^24 sort moves 64 MB, or 128 MB as pairs,
 // each pass, both ways):
-//  - a block sorts, and later merges, a tile of E = 64 KB of words (16,384
-//    keys, 8,192 pairs; the samples' S is at most 2,048) held in registers,
+//  - a block sorts, and later merges, a tile of E = 32 KB of words (8,192
+//    keys, 4,096 pairs; the samples' S is at most 2,048) held in registers,
 //    16 a thread: steps of stride below 32 are warp shuffles, 32 to 256 stay
 //    within a thread, and only strides of 512 and more exchange through
 //    shared memory (two barriers a step, where the samples take one a step
-//    of every stride); so a 2^24 sort has 10 merge stages beyond the tile,
-//    not 13, and only 15 of the first tile sort's 105 steps wait at a
+//    of every stride); so a 2^24 sort has 11 merge stages beyond the tile,
+//    not 13, and only 10 of the first tile sort's 91 steps wait at a
 //    barrier (the samples' 2,048-key block sort waits at each of its 66).
 //    Arrays of at most 256 keys (padded length under 512) take the
 //    samples' one-step-a-barrier kernels (min(block, E / 2) threads); the
@@ -27,8 +27,8 @@
 //  - a global pass does up to four steps of a stage (strides j .. j/8) with
 //    the 16 elements of each comparator group held in registers, so a stage
 //    of s global steps reads and writes the data ceil(s/4) times, not s.
-// For 2^24 u32 keys: 18 global passes, 10 tile merges and the first tile
-// sort, where the samples' design at block 1024 makes 91, 13 and 1 (at
+// For 2^24 u32 keys: 21 global passes, 11 tile merges and the first tile
+// sort (33 launches), where the samples' design at block 1024 makes 91, 13 and 1 (at
 // block 256: 120, 15 and 1).
 #include <algorithm>
 #include <memory>
@@ -153,8 +153,8 @@ constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
 // memory above the default 48 KB, opted into in prepare(); the kernels'
 // launch bounds are for it); CUDA.Bitonic takes 32 KB, the same kernels at
 // 512 threads (u32 keys), so two blocks share an SM and one tile's loads
-// overlap the other's steps. At 2^24 u32 keys the sort took 2.494 ms with 32
-// KB tiles, 2.494 with 16 KB and 2.729 with 64 KB (H100,
+// overlap the other's steps. At 2^24 u32 keys, block 256, the sort took
+// 2.493 ms with 32 KB tiles, 2.495 with 16 KB and 2.728 with 64 KB (H100,
 // results/nvidia-h100/issue20/radix-run1).
 constexpr std::int64_t kTileBytes = 64 * 1024, kBitonicTile = 32 * 1024;
 

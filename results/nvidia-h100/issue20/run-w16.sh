@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Ran once, at 78f1b34 (w16-run), where CUDA.DMMA.W16 was a preview entry;
+# since ee98581 the 16 warps are CUDA.DMMA's own shape and W16 is gone, so
+# at later revisions this script's W16 filters match nothing.
 # Issue 20: CUDA.DMMA.W16 (preview: the k-means distance kernel in 16 warps
 # of 16 x 32, BM = 128 points and 64-centroid tiles as CUDA.DMMA's 8 warps of
 # 32 x 32) beside CUDA.DMMA, one call: build, their registry tests, memcheck

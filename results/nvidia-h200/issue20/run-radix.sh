@@ -32,7 +32,7 @@ grep -E "^Sort" "$OUT/gpu-sh.log" | grep -v -E "length:1024/|OddEven" | awk '{pr
 # keys (in place: the tile sort, then per stage the global passes and a tile
 # merge: 29 launches).
 if [[ -n ${NCU_BITONIC:-} ]]; then
-  timeout 120 ncu -k regex:bitonic --launch-skip 29 --launch-count 29 --metrics gpu__time_duration.sum \
+  timeout 120 ncu -k regex:bitonic --launch-skip 33 --launch-count 33 --metrics gpu__time_duration.sum \
     build/gpu/bench --sort-elements=2^24 --sort-key=u32 --sort-order=asc --sort-dist=uniform --sort-payload=keys \
     --block=256 '--benchmark_filter=^Sort/CUDA.Bitonic/' --benchmark_min_time=0.01 --no-progress \
     > "$OUT/ncu-bitonic.txt" 2>&1
