@@ -36,8 +36,7 @@ const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory[, library]
-  static const std::vector<Entry> list = [] {
-    std::vector<Entry> v = {
+  static const std::vector<Entry> list = {
       {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, [](const Knobs&) { return make_seq(); }},
       {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
        [](const Knobs& k) { return make_omp_atomic(k.threads); }},
@@ -66,9 +65,7 @@ const std::vector<Entry>& registry() {
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
 #endif
-    };
-    return v;
-  }();
+  };
   // clang-format on
   return list;
 }

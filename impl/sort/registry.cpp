@@ -29,8 +29,7 @@ const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
   // name, backend, knob, blocks (empty: the family's), cap, baseline, factory, library, traits
-  static const std::vector<Entry> list = [] {
-    std::vector<Entry> v = {
+  static const std::vector<Entry> list = {
       {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_std(); }, "", kBatched},
       {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false,
        [](const Knobs& k) { return make_parallel_mode(k.threads); }, "", kBatched},
@@ -54,9 +53,7 @@ const std::vector<Entry>& registry() {
       {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub_offset64(); },
        "cub", kOneArray},
 #endif
-    };
-    return v;
-  }();
+  };
   // clang-format on
   return list;
 }

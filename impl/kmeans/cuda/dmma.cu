@@ -130,13 +130,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     wait_groups<1>();  // tile t (and the points) landed: this thread's copies
     __syncthreads();   // ... and everyone's
     const double* cs = tile_at(t) + wn * 32 * S;
-    double acc[MT][NT][4];
-#pragma unroll
-    for (int m = 0; m < MT; ++m)
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[m][j][e] = 0.0;
+    double acc[MT][NT][4] = {};
 #pragma unroll 2
     for (int kk = 0; kk < kp; kk += KW) {
       double a[MT][4];

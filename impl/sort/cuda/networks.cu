@@ -32,7 +32,6 @@
 // block 256: 120, 15 and 1).
 #include <algorithm>
 #include <memory>
-#include <string>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
@@ -294,8 +293,7 @@ unsigned grid_for(std::int64_t work, int block) {
 
 class CudaNetwork final : public Variant {
  public:
-  CudaNetwork(int block, Merge merge, std::int64_t tile_bytes = kTileBytes)
-      : block_(block), merge_(merge), tile_bytes_(tile_bytes) {}
+  CudaNetwork(int block, Merge merge) : block_(block), merge_(merge) {}
   Support supports(const Problem& p) const override {
     if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
       return Support::no("block must be a power of two in [32, 1024]");
@@ -370,7 +368,7 @@ class CudaNetwork final : public Variant {
       const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
-        const int E = int(std::min<std::int64_t>(tile_bytes_ / std::int64_t(sizeof(T)), P));
+        const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P));
         const unsigned tiles = unsigned(total / E);
         const std::size_t tile_shm = std::size_t(E) * sizeof(T);
         // Tiles of 512 or more elements in registers (E / 16 threads), smaller
@@ -421,7 +419,6 @@ class CudaNetwork final : public Variant {
 
   int block_;
   Merge merge_;
-  std::int64_t tile_bytes_;  // Bitonic's tile, at most kTileBytes
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false;
@@ -433,7 +430,7 @@ class CudaNetwork final : public Variant {
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_bitonic(int block) {
-  return std::make_unique<CudaNetwork>(block, Merge::Bitonic, kBitonicTile);
+  return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::OddEven);
