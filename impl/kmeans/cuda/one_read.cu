@@ -542,19 +542,24 @@ int choose_copies(std::int64_t k, std::int64_t d, int block) {
   return pass_bytes(k, d, 1, warps) <= optin ? 1 : 0;
 }
 
-Pass choose_pass(std::int64_t k, std::int64_t d, int block, int sm) {
+// The tensor-core pass for K up to KP and D up to DP.
+template <int KP, int DP>
+Pass mma_pass_for(int warps) {
   Pass p;
+  p.mma = true;
+  p.kernel = mma_pass<KP, DP>;
+  p.bytes = mma_pass_bytes<KP, DP>(warps);
+  if (p.bytes > shared_optin_bytes()) p.bytes = 0;
+  return p;
+}
+
+Pass choose_pass(std::int64_t k, std::int64_t d, int block, int sm) {
   const int warps = block / 32;
   if (mma_applies(k, d, block, sm)) {
-    p.mma = true;
-    const bool wide_k = k > 16, wide_d = d > 8;
-    p.kernel = wide_k ? (wide_d ? mma_pass<32, 16> : mma_pass<32, 8>)
-                      : (wide_d ? mma_pass<16, 16> : mma_pass<16, 8>);
-    p.bytes = wide_d ? (wide_k ? mma_pass_bytes<32, 16>(warps) : mma_pass_bytes<16, 16>(warps))
-                     : (wide_k ? mma_pass_bytes<32, 8>(warps) : mma_pass_bytes<16, 8>(warps));
-    if (p.bytes > shared_optin_bytes()) p.bytes = 0;
-    return p;
+    if (k > 16) return d > 8 ? mma_pass_for<32, 16>(warps) : mma_pass_for<32, 8>(warps);
+    return d > 8 ? mma_pass_for<16, 16>(warps) : mma_pass_for<16, 8>(warps);
   }
+  Pass p;
   p.kernel = d <= 4 ? one_pass<4> : d <= 8 ? one_pass<8> : d <= 16 ? one_pass<16> : one_pass<32>;
   p.copies = choose_copies(k, d, block);
   p.bytes = p.copies ? pass_bytes(k, d, p.copies, warps) : 0;
