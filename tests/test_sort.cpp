@@ -104,11 +104,16 @@ TEST_P(SortVariants, PowerOfTwoInPlacePath) {
 }
 
 TEST_P(SortVariants, BeyondOneBlockOfSharedMemory) {
-  // 2^17 + 3 pads to 2^18: CUDA.Bitonic's global passes of 1 to 4 steps
+  // 2^17 + 3 pads to 2^18: CUDA.Bitonic's strided passes of 1 to 6 steps
   // above its tile, the samples' kernels of OddEvenMerge for any block.
   expect_sorted(make((1 << 17) + 3, (1 << 17) + 3, Key::U32, Payload::Pairs, Order::Desc, Dist::FewUnique));
-  if (entry().backend == Backend::Cuda)
+  if (entry().backend == Backend::Cuda) {
+    // Bitonic's strided passes of 8 steps and then 1 (pairs: 4,096-word
+    // tiles; keys: 8,192), in place and packed, one array and two.
     expect_sorted(make(1 << 21, 1 << 21, Key::F32, Payload::Pairs, Order::Asc, Dist::Uniform));
+    expect_sorted(make(1 << 22, 1 << 22, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform));
+    expect_sorted(make(1 << 23, 1 << 22, Key::U32, Payload::Keys, Order::Desc, Dist::Reversed));
+  }
 }
 
 TEST_P(SortVariants, Batches) {

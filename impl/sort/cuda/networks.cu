@@ -11,25 +11,29 @@
 //
 // Bitonic differs from the samples where Hopper rewards it, to cut the
 // passes over global memory (a 2^24 sort moves 64 MB, or 128 MB as pairs,
-// each pass, both ways):
+// each pass, both ways) and the instructions of each:
 //  - a block sorts, and later merges, a tile of E = 32 KB of words (8,192
-//    keys, 4,096 pairs; the samples' S is at most 2,048) held in registers,
-//    16 a thread: steps of stride below 32 are warp shuffles, 32 to 256 stay
-//    within a thread, and only strides of 512 and more exchange through
-//    shared memory (two barriers a step, where the samples take one a step
-//    of every stride); so a 2^24 sort has 11 merge stages beyond the tile,
-//    not 13, and only 10 of the first tile sort's 91 steps wait at a
-//    barrier (the samples' 2,048-key block sort waits at each of its 66).
-//    Arrays of at most 256 keys (padded length under 512) take the
-//    samples' one-step-a-barrier kernels (min(block, E / 2) threads); the
-//    global passes run 256 threads a block (the pairs' four-step pass needs
-//    72 registers a thread, too many for 1024);
-//  - a global pass does up to four steps of a stage (strides j .. j/8) with
-//    the 16 elements of each comparator group held in registers, so a stage
-//    of s global steps reads and writes the data ceil(s/4) times, not s.
-// For 2^24 u32 keys: 21 global passes, 11 tile merges and the first tile
-// sort (33 launches), where the samples' design at block 1024 makes 91, 13 and 1 (at
-// block 256: 120, 15 and 1).
+//    keys, 4,096 pairs) held in registers, 16 a thread. The 4 tile-index
+//    bits a thread's registers span (its layout) change between runs of
+//    steps: a step on one of them is 8 compare-exchanges within the thread,
+//    a change of layout one pass through shared memory (swizzled, free of
+//    bank conflicts), and in the layout where a thread holds 16 consecutive
+//    elements a step on index bits 4 to 8 is a warp shuffle. A tile merge
+//    (13 steps for keys) is 12 steps in registers, 1 in shuffles and 2
+//    changes of layout; the first tile sort 21 steps in shuffles and 11
+//    changes. Arrays of at most 256 keys (padded length under 512) take the
+//    samples' one-step-a-barrier kernel (min(block, E / 2) threads);
+//  - a strided pass does up to 8 steps of a stage (strides j .. j / 128, all
+//    at least E) on a block's E elements: 2^(13 - L) consecutive words (whole
+//    lines) at each of the 2^L offsets the L strides span, as a tile merge's
+//    first two layouts. A stage of s such steps reads and writes the data
+//    ceil(s / 8) times, not s.
+// For 2^24 u32 keys: 14 strided passes, 11 tile merges and the first tile
+// sort (26 launches), where the samples' design at block 1024 makes 91, 13
+// and 1 (at block 256: 120, 15 and 1). The first design here (4 steps a
+// global pass, shuffles for every stride below 32, shared memory a step for
+// strides of 512 and more) made 33 launches and took 2.478 ms against CUB's
+// 0.469 (H100, results/nvidia-h100/issue20/final-run).
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -125,128 +129,226 @@ __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P, int E) {
   store_block(w, base, s, E);
 }
 
-// Steps j = E/2 .. 1 of stage k > E, block by block.
+// Tiles of E = 2^B >= 512 elements (a power of two, E <= P) are held in
+// registers, kRegs = 16 a thread (E / 16 threads). Which 4 bits of a tile
+// index a thread's registers span is its layout h (3 <= h < B): v[c] holds
+// index idx0(h) | c << (h - 3), the thread index filling the other bits in
+// order. A compare-exchange step on one of those 4 bits stays within the
+// thread; a step on another bit either moves the tile to the layout that
+// owns it (one pass through shared memory, two barriers) or, in layout 3,
+// where the lanes own bits 4 to 8, is a warp shuffle. Layouts h >= 8 put
+// bits 0 to 4 on the lanes (consecutive words), layout 3 gives a thread 16
+// consecutive elements, read and written as 16-byte vectors; the shared
+// copy is swizzled in 16-byte chunks so both are free of bank conflicts.
+constexpr int kRegs = 16;
+// Bitonic's tile: 32 KB of words (8,192 keys, 4,096 pairs), E / 16 threads;
+// two blocks share an SM, so one tile's loads overlap the other's steps.
+constexpr std::int64_t kBitonicTile = 32 * 1024;
 template <class T>
-__global__ void bitonic_merge_shared(T* __restrict__ w, std::int64_t P, std::int64_t k, int E) {
-  const std::int64_t base = std::int64_t(blockIdx.x) * E;
-  T* s = load_block(w, base, E);
-  const bool up = ((base & (P - 1)) & k) == 0;  // k > E: one direction per block
-  for (int j = E / 2; j > 0; j >>= 1) {
-    __syncthreads();
-    for (int c = threadIdx.x; c < E / 2; c += blockDim.x) {
-      const int i = 2 * c - (c & (j - 1));
-      cmpx(s[i], s[i + j], up);
-    }
-  }
-  store_block(w, base, s, E);
+constexpr int tile_threads() {
+  return int(kBitonicTile / std::int64_t(sizeof(T)) / kRegs);
 }
 
-// Tiles of E >= 512 elements (a power of two, E <= P) are held in registers:
-// E / 16 threads, 16 elements each; warp w owns the tile's elements
-// [512 w, 512 (w + 1)), element 32 c + lane of them in its v[c]. So a step
-// of stride j < 32 pairs a lane with lane ^ j (a shuffle), 32 <= j < 512
-// pairs v[c] with v[c ^ j / 32] in the same thread (no communication), and
-// only j >= 512 goes through shared memory (one exchange, two barriers).
-constexpr int kRegs = 16, kWarpElems = 32 * kRegs;
-// Bitonic's shared-memory tile: at most 64 KB of words (dynamic shared
-// memory above the default 48 KB, opted into in prepare(); the kernels'
-// launch bounds are for it); CUDA.Bitonic takes 32 KB, the same kernels at
-// 512 threads (u32 keys), so two blocks share an SM and one tile's loads
-// overlap the other's steps. At 2^24 u32 keys, block 256, the sort took
-// 2.493 ms with 32 KB tiles, 2.495 with 16 KB and 2.728 with 64 KB (H100,
-// results/nvidia-h100/issue20/radix-run1).
-constexpr std::int64_t kTileBytes = 64 * 1024, kBitonicTile = 32 * 1024;
+__device__ __forceinline__ unsigned layout_idx0(unsigned tid, int h) {
+  const int low = h - 3;
+  return (tid & ((1u << low) - 1)) | ((tid >> low) << (h + 1));
+}
 
-// Steps j0, j0 / 2, .. 1 of stage k on the tile's registers; gi0: the
-// index, within its array, of the thread's element v[0].
+// A tile index's place in shared memory: 16-byte chunk q moves to
+// q ^ ((q / 8) mod (chunks a layout-3 thread owns)).
 template <class T>
-__device__ __forceinline__ void register_steps(T (&v)[kRegs], T* s, std::int64_t gi0, std::int64_t k, int j0,
-                                               int own0) {
-  const int lane = threadIdx.x % 32;
-  for (int j = j0; j >= kWarpElems; j >>= 1) {
-    // Across warps: publish, read the partner, compute, wait before the
-    // next step overwrites.
+__device__ __forceinline__ unsigned swizzle(unsigned idx) {
+  constexpr int sh = sizeof(T) == 4 ? 2 : 1;  // log2(elements a chunk)
+  constexpr unsigned per = 1u << sh, chunks = kRegs / per;
+  const unsigned q = idx >> sh;
+  return ((q ^ ((q >> 3) & (chunks - 1))) << sh) | (idx & (per - 1));
+}
+
+__device__ __forceinline__ uint4 to_vec(const std::uint32_t* v) { return make_uint4(v[0], v[1], v[2], v[3]); }
+__device__ __forceinline__ uint4 to_vec(const std::uint64_t* v) {
+  return make_uint4(unsigned(v[0]), unsigned(v[0] >> 32), unsigned(v[1]), unsigned(v[1] >> 32));
+}
+__device__ __forceinline__ void from_vec(uint4 u, std::uint32_t* v) {
+  v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+}
+__device__ __forceinline__ void from_vec(uint4 u, std::uint64_t* v) {
+  v[0] = u.x | std::uint64_t(u.y) << 32, v[1] = u.z | std::uint64_t(u.w) << 32;
+}
+
+// A layout-3 thread's 16 consecutive elements at p (16-byte aligned), as vectors.
+template <class T>
+__device__ __forceinline__ void load_vec(T (&v)[kRegs], const T* p) {
+  constexpr int per = 16 / sizeof(T);
 #pragma unroll
-    for (int c = 0; c < kRegs; ++c) s[own0 + 32 * c] = v[c];
-    __syncthreads();
+  for (int r = 0; r < kRegs / per; ++r) from_vec(reinterpret_cast<const uint4*>(p)[r], v + r * per);
+}
+template <class T>
+__device__ __forceinline__ void store_vec(T* p, const T (&v)[kRegs]) {
+  constexpr int per = 16 / sizeof(T);
 #pragma unroll
-    for (int c = 0; c < kRegs; ++c) {
-      const int i = own0 + 32 * c;
-      const T other = s[i ^ j];
-      const bool up = ((gi0 + 32 * c) & k) == 0, lower = (i & j) == 0;
-      v[c] = (lower == up) ? (v[c] < other ? v[c] : other) : (v[c] < other ? other : v[c]);
-    }
-    __syncthreads();
+  for (int r = 0; r < kRegs / per; ++r) reinterpret_cast<uint4*>(p)[r] = to_vec(v + r * per);
+}
+
+// From layout `from` to layout `to` through the shared tile s.
+template <class T>
+__device__ __forceinline__ void relayout(T (&v)[kRegs], T* s, unsigned tid, int from, int to) {
+  constexpr int per = 16 / sizeof(T);
+  __syncthreads();  // the last reads of s are done
+  if (from == 3) {
+#pragma unroll
+    for (int r = 0; r < kRegs / per; ++r)
+      *reinterpret_cast<uint4*>(s + swizzle<T>(16 * tid + r * per)) = to_vec(v + r * per);
+  } else {
+    const unsigned i0 = layout_idx0(tid, from);
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c) s[swizzle<T>(i0 | c << (from - 3))] = v[c];
   }
-  // Within a thread: strides 256, 128, 64, 32 (those <= j0), v[c] with
-  // v[c + J] for the c without bit J; J a constant, so v stays in registers.
-  auto in_thread = [&](auto J) {
-    constexpr int jc = decltype(J)::value;
+  __syncthreads();
+  if (to == 3) {
 #pragma unroll
-    for (int c = 0; c < kRegs; ++c)
-      if (!(c & jc)) cmpx(v[c], v[c | jc], ((gi0 + 32 * c) & k) == 0);
+    for (int r = 0; r < kRegs / per; ++r)
+      from_vec(*reinterpret_cast<const uint4*>(s + swizzle<T>(16 * tid + r * per)), v + r * per);
+  } else {
+    const unsigned i0 = layout_idx0(tid, to);
+#pragma unroll
+    for (int c = 0; c < kRegs; ++c) v[c] = s[swizzle<T>(i0 | c << (to - 3))];
+  }
+}
+
+// One step on register bit R: v[c] with v[c + 2^R], ascending when up.
+template <int R, class T>
+__device__ __forceinline__ void reg_step(T (&v)[kRegs], bool up) {
+#pragma unroll
+  for (int c = 0; c < kRegs; ++c)
+    if (!(c & (1 << R))) {
+      const T a = v[c], b = v[c | 1 << R];
+      const T lo = a < b ? a : b, hi = a < b ? b : a;
+      v[c] = up ? lo : hi;
+      v[c | 1 << R] = up ? hi : lo;
+    }
+}
+
+// Steps on tile-index bits h, h - 1, .., 0 of stage `stage` (k = 2^stage),
+// starting in layout `cur`, ending in layout 3. A thread's direction is
+// uniform in every layout these steps use: the bit `stage` of its indices,
+// when stage < B, else `block_up`.
+template <class T>
+__device__ __forceinline__ void merge_bits(T (&v)[kRegs], T* s, unsigned tid, int h, int cur, int stage,
+                                           int B, bool block_up) {
+  auto up_in = [&](int layout) {
+    return stage < B ? ((layout_idx0(tid, layout) >> stage) & 1) == 0 : block_up;
   };
-  if (j0 >= 256) in_thread(std::integral_constant<int, 8>{});
-  if (j0 >= 128) in_thread(std::integral_constant<int, 4>{});
-  if (j0 >= 64) in_thread(std::integral_constant<int, 2>{});
-  if (j0 >= 32) in_thread(std::integral_constant<int, 1>{});
-  for (int j = j0 < 16 ? j0 : 16; j >= 1; j >>= 1) {
-    const bool lower = (lane & j) == 0;
+  for (; h >= 8; h -= 4) {
+    if (cur != h) relayout(v, s, tid, cur, h);
+    cur = h;
+    const bool up = up_in(h);
+    reg_step<3>(v, up);
+    reg_step<2>(v, up);
+    reg_step<1>(v, up);
+    reg_step<0>(v, up);
+  }
+  if (cur != 3) relayout(v, s, tid, cur, 3);
+  const bool up = up_in(3);
+  for (int b = h; b >= 4; --b) {
+    // Layout 3: index bit b (4 <= b <= 8) is lane bit b - 4.
+    const unsigned lane_bit = 1u << (b - 4);
+    const bool take_min = ((tid & lane_bit) == 0) == up;
 #pragma unroll
     for (int c = 0; c < kRegs; ++c) {
-      const T other = __shfl_xor_sync(0xffffffffu, v[c], j);
-      const bool up = ((gi0 + 32 * c) & k) == 0;
-      v[c] = (lower == up) ? (v[c] < other ? v[c] : other) : (v[c] < other ? other : v[c]);
+      const T o = __shfl_xor_sync(0xffffffffu, v[c], lane_bit);
+      v[c] = take_min ? (v[c] < o ? v[c] : o) : (v[c] < o ? o : v[c]);
     }
   }
+  if (h >= 3) reg_step<3>(v, up);
+  if (h >= 2) reg_step<2>(v, up);
+  if (h >= 1) reg_step<1>(v, up);
+  reg_step<0>(v, up);
 }
 
-// MERGE false: stages k = 2 .. E of each tile (the first sort); true: steps
-// E / 2 .. 1 of stage k > E.
-template <class T, bool MERGE>
-__global__ void __launch_bounds__(kTileBytes / sizeof(T) / kRegs)
-    bitonic_tile(T* __restrict__ w, std::int64_t P, std::int64_t k, int E) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s = reinterpret_cast<T*>(smem);
-  const std::int64_t base = std::int64_t(blockIdx.x) * E;
-  const int own0 = (threadIdx.x / 32) * kWarpElems + threadIdx.x % 32;  // tile index of v[0]
-  const std::int64_t gi0 = (base & (P - 1)) + own0;
+// Stages k = 2 .. E of each tile (E = 2^B): the first sort.
+template <class T>
+__global__ void __launch_bounds__(tile_threads<T>(), 2)
+    bitonic_tile_sort(T* __restrict__ w, std::int64_t P, int B) {
+  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+  const unsigned tid = threadIdx.x;
+  const std::int64_t base = std::int64_t(blockIdx.x) << B;
+  T v[kRegs];
+  load_vec(v, w + base + 16 * tid);
+  // Stages 1 to 3 lie within a thread's 16 consecutive elements: the
+  // direction is bit `stage` of the register.
+#pragma unroll
+  for (int stage = 1; stage <= 3; ++stage)
+#pragma unroll
+    for (int R = stage - 1; R >= 0; --R)
+#pragma unroll
+      for (int c = 0; c < kRegs; ++c)
+        if (!(c & (1 << R))) {
+          const bool up = ((c >> stage) & 1) == 0;
+          const T a = v[c], b = v[c | 1 << R];
+          const T lo = a < b ? a : b, hi = a < b ? b : a;
+          v[c] = up ? lo : hi;
+          v[c | 1 << R] = up ? hi : lo;
+        }
+  const bool block_up = (((base & (P - 1)) >> B) & 1) == 0;  // stage B, when the tile is half of a 2E run
+  for (int stage = 4; stage <= B; ++stage) merge_bits(v, s, tid, stage - 1, 3, stage, B, block_up);
+  store_vec(w + base + 16 * tid, v);
+}
+
+// Steps E / 2 .. 1 of stage k > E, tile by tile: one direction a tile.
+template <class T>
+__global__ void __launch_bounds__(tile_threads<T>(), 2)
+    bitonic_tile_merge(T* __restrict__ w, std::int64_t P, std::int64_t k, int B) {
+  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+  const unsigned tid = threadIdx.x;
+  const std::int64_t base = std::int64_t(blockIdx.x) << B;
+  const int h = B - 1;
+  const unsigned i0 = layout_idx0(tid, h);
   T v[kRegs];
 #pragma unroll
-  for (int c = 0; c < kRegs; ++c) v[c] = w[base + own0 + 32 * c];
-  if (MERGE) {
-    register_steps(v, s, gi0, k, E / 2, own0);
-  } else {
-    for (std::int64_t kk = 2; kk <= E; kk <<= 1) register_steps(v, s, gi0, kk, int(kk / 2), own0);
-  }
-#pragma unroll
-  for (int c = 0; c < kRegs; ++c) w[base + own0 + 32 * c] = v[c];
+  for (int c = 0; c < kRegs; ++c) v[c] = w[base + (i0 | c << (h - 3))];
+  merge_bits(v, s, tid, h, h, B, B, ((base & (P - 1)) & k) == 0);
+  store_vec(w + base + 16 * tid, v);
 }
 
-// LV steps (strides j, j/2, .. j/2^(LV-1)) of stage k in one pass: each thread
-// owns the 2^LV elements those comparators connect.
-template <class T, int LV>
-__global__ void bitonic_global(T* __restrict__ w, std::int64_t total, std::int64_t P, std::int64_t k,
-                               std::int64_t j) {
-  constexpr int G = 1 << LV;
-  const std::int64_t m = j >> (LV - 1);  // smallest stride
-  const std::int64_t groups = total >> LV;
-  for (std::int64_t g = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; g < groups;
-       g += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t low = g & (m - 1), high = g / m;
-    const std::int64_t base = high * (m << LV) + low;
-    const bool up = ((base & (P - 1)) & k) == 0;
-    T v[G];
+// L <= 8 steps of stage k with strides 2^lm .. 2^(lm + L - 1), all >= E, in
+// one pass over the data. A block takes E elements: 2^(B - L) consecutive
+// ones (the tile's low bits, so the lanes read whole lines) at each of the
+// 2^L offsets those strides span (the tile's high bits, the bits the steps
+// compare on). The steps are those of a tile merge's first layouts: B - 1
+// (4 steps), then B - 5 (up to 4 more).
+template <class T>
+__global__ void __launch_bounds__(tile_threads<T>(), 2)
+    bitonic_strided(T* __restrict__ w, std::int64_t P, std::int64_t k, int lm, int L, int B) {
+  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+  const unsigned tid = threadIdx.x;
+  const int cb = B - L;  // bits of consecutive elements
+  const std::int64_t b = blockIdx.x;
+  const int low_blocks = lm - cb;
+  const std::int64_t start =
+      ((b & ((std::int64_t(1) << low_blocks) - 1)) << cb) | ((b >> low_blocks) << (lm + L));
+  auto at = [&](unsigned x) { return start + (x & ((1u << cb) - 1)) + (std::int64_t(x >> cb) << lm); };
+  const bool up = ((start & (P - 1)) & k) == 0;
+  int h = B - 1;
+  unsigned i0 = layout_idx0(tid, h);
+  T v[kRegs];
 #pragma unroll
-    for (int c = 0; c < G; ++c) v[c] = w[base + c * m];
-#pragma unroll
-    for (int d = G / 2; d >= 1; d >>= 1)
-#pragma unroll
-      for (int c = 0; c < G; ++c)
-        if (!(c & d)) cmpx(v[c], v[c + d], up);
-#pragma unroll
-    for (int c = 0; c < G; ++c) w[base + c * m] = v[c];
+  for (int c = 0; c < kRegs; ++c) v[c] = w[at(i0 | c << (h - 3))];
+  // Register bit r is tile bit h - 3 + r; the steps are on tile bits B - 1 .. B - L.
+  reg_step<3>(v, up);
+  if (L >= 2) reg_step<2>(v, up);
+  if (L >= 3) reg_step<1>(v, up);
+  if (L >= 4) reg_step<0>(v, up);
+  if (L > 4) {
+    relayout(v, s, tid, h, h - 4);
+    h -= 4;
+    i0 = layout_idx0(tid, h);
+    reg_step<3>(v, up);
+    if (L >= 6) reg_step<2>(v, up);
+    if (L >= 7) reg_step<1>(v, up);
+    if (L >= 8) reg_step<0>(v, up);
   }
+#pragma unroll
+  for (int c = 0; c < kRegs; ++c) w[at(i0 | c << (h - 3))] = v[c];
 }
 
 // ---- odd-even merge ---------------------------------------------------------
@@ -321,14 +423,6 @@ class CudaNetwork final : public Variant {
       w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-    allow_tile(bitonic_sort_shared<std::uint32_t>);
-    allow_tile(bitonic_sort_shared<std::uint64_t>);
-    allow_tile(bitonic_merge_shared<std::uint32_t>);
-    allow_tile(bitonic_merge_shared<std::uint64_t>);
-    allow_tile(bitonic_tile<std::uint32_t, false>);
-    allow_tile(bitonic_tile<std::uint64_t, false>);
-    allow_tile(bitonic_tile<std::uint32_t, true>);
-    allow_tile(bitonic_tile<std::uint64_t, true>);
     // A copy from pageable memory may return before the data has landed, and
     // the variant's non-blocking stream is not ordered after it: wait here.
     PB_CUDA(cudaDeviceSynchronize());
@@ -350,10 +444,6 @@ class CudaNetwork final : public Variant {
   void* stream() override { return stream_.get(); }
 
  private:
-  template <class Kernel>
-  static void allow_tile(Kernel kernel) {
-    PB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTileBytes)));
-  }
   template <class T>
   void go(T* w) {
     const cudaStream_t st = stream_.get();
@@ -368,36 +458,29 @@ class CudaNetwork final : public Variant {
       const unsigned blocks = unsigned(total / S), threads = unsigned(S / 2);
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
-        const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P));
+        const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P)), B = log2i(E);
         const unsigned tiles = unsigned(total / E);
-        const std::size_t tile_shm = std::size_t(E) * sizeof(T);
         // Tiles of 512 or more elements in registers (E / 16 threads), smaller
-        // ones (short arrays) one step a barrier in shared memory.
-        const bool in_registers = E >= kWarpElems;
-        const unsigned threads = unsigned(in_registers ? E / kRegs : std::min(block_, E / 2));
-        if (in_registers)
-          bitonic_tile<T, false><<<tiles, threads, tile_shm, st>>>(w, P, 0, E);
+        // ones (short arrays, so no merges follow) one step a barrier in
+        // shared memory.
+        if (E >= 32 * kRegs)
+          bitonic_tile_sort<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, B);
         else
-          bitonic_sort_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, E);
+          bitonic_sort_shared<T>
+              <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, P, E);
         PB_CUDA_LAUNCHED();
+        // Stages k > E (E is then the whole 32 KB tile): the strides k / 2 .. E
+        // in passes of up to 8 steps, then the tile merge.
         for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
-          for (std::int64_t j = k / 2; j >= E;) {
-            const int lv = std::min(4, log2i(j) - log2i(E) + 1);
-            if (lv == 4)
-              bitonic_global<T, 4><<<grid_for(total >> 4, 256), 256, 0, st>>>(w, total, P, k, j);
-            else if (lv == 3)
-              bitonic_global<T, 3><<<grid_for(total >> 3, 256), 256, 0, st>>>(w, total, P, k, j);
-            else if (lv == 2)
-              bitonic_global<T, 2><<<grid_for(total >> 2, 256), 256, 0, st>>>(w, total, P, k, j);
-            else
-              bitonic_global<T, 1><<<grid_for(total >> 1, 256), 256, 0, st>>>(w, total, P, k, j);
+          int top = log2i(k) - 1;
+          for (int left = log2i(k) - B; left > 0;) {
+            const int L = std::min(8, left);
+            bitonic_strided<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, k, top - L + 1, L, B);
             PB_CUDA_LAUNCHED();
-            j >>= lv;
+            top -= L;
+            left -= L;
           }
-          if (in_registers)
-            bitonic_tile<T, true><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
-          else
-            bitonic_merge_shared<T><<<tiles, threads, tile_shm, st>>>(w, P, k, E);
+          bitonic_tile_merge<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, k, B);
           PB_CUDA_LAUNCHED();
         }
       } else {
