@@ -131,37 +131,52 @@ __global__ void bitonic_sort_shared(T* __restrict__ w, std::int64_t P, int E) {
 
 // Tiles of E = 2^B >= 512 elements (a power of two, E <= P) are held in
 // registers, kRegs = 16 a thread (E / 16 threads). Which 4 bits of a tile
-// index a thread's registers span is its layout h (3 <= h < B): v[c] holds
-// index idx0(h) | c << (h - 3), the thread index filling the other bits in
+// index a thread's registers span is its layout H (3 <= H < B): v[c] holds
+// index idx0<H> | c << (H - 3), the thread index filling the other bits in
 // order. A compare-exchange step on one of those 4 bits stays within the
 // thread; a step on another bit either moves the tile to the layout that
 // owns it (one pass through shared memory, two barriers) or, in layout 3,
-// where the lanes own bits 4 to 8, is a warp shuffle. Layouts h >= 8 put
+// where the lanes own bits 4 to 8, is a warp shuffle. Layouts H >= 8 put
 // bits 0 to 4 on the lanes (consecutive words), layout 3 gives a thread 16
 // consecutive elements, read and written as 16-byte vectors; the shared
 // copy is swizzled in 16-byte chunks so both are free of bank conflicts.
+// Every layout and step is a compile-time constant: addresses are a
+// thread's base and immediate offsets.
+//
+// Every step sorts ascending. A run whose elements go descending (bit
+// `stage` of their index set, or the tile's direction in a merge) is
+// complemented first and after: ~x orders unsigned words in reverse, and
+// partners always share a direction, so 2 instructions a compare-exchange.
 constexpr int kRegs = 16;
-// Bitonic's tile: 32 KB of words (8,192 keys, 4,096 pairs), E / 16 threads;
-// two blocks share an SM, so one tile's loads overlap the other's steps.
+// Bitonic's tile: 32 KB of words (8,192 keys, 4,096 pairs), E / 16 threads.
+// Merges and strided passes fit 40 registers a thread (keys), so three
+// blocks share an SM; the first sort needs 61, two blocks. (A strided pass of
+// 4 steps holds 16 addresses from its loads to its stores: at 40 registers
+// it spills, so it runs two blocks an SM.)
 constexpr std::int64_t kBitonicTile = 32 * 1024;
 template <class T>
-constexpr int tile_threads() {
+__host__ __device__ constexpr int tile_bits() {
+  return sizeof(T) == 4 ? 13 : 12;  // log2(kBitonicTile / sizeof(T))
+}
+template <class T>
+__host__ __device__ constexpr int tile_threads() {
   return int(kBitonicTile / std::int64_t(sizeof(T)) / kRegs);
 }
 
-__device__ __forceinline__ unsigned layout_idx0(unsigned tid, int h) {
-  const int low = h - 3;
-  return (tid & ((1u << low) - 1)) | ((tid >> low) << (h + 1));
+template <int H>
+__device__ __forceinline__ unsigned layout_idx0(unsigned tid) {
+  constexpr int low = H - 3;
+  return (tid & ((1u << low) - 1)) | ((tid >> low) << (H + 1));
 }
 
 // A tile index's place in shared memory: 16-byte chunk q moves to
-// q ^ ((q / 8) mod (chunks a layout-3 thread owns)).
+// q ^ ((q / 8) mod (chunks a layout-3 thread owns)). The map is linear in the
+// bits (swizzle(a ^ b) = swizzle(a) ^ swizzle(b)).
 template <class T>
-__device__ __forceinline__ unsigned swizzle(unsigned idx) {
+__host__ __device__ constexpr unsigned swizzle(unsigned idx) {
   constexpr int sh = sizeof(T) == 4 ? 2 : 1;  // log2(elements a chunk)
-  constexpr unsigned per = 1u << sh, chunks = kRegs / per;
-  const unsigned q = idx >> sh;
-  return ((q ^ ((q >> 3) & (chunks - 1))) << sh) | (idx & (per - 1));
+  constexpr unsigned chunks = kRegs >> sh;
+  return idx ^ (((idx >> (sh + 3)) & (chunks - 1)) << sh);
 }
 
 __device__ __forceinline__ uint4 to_vec(const std::uint32_t* v) { return make_uint4(v[0], v[1], v[2], v[3]); }
@@ -189,93 +204,114 @@ __device__ __forceinline__ void store_vec(T* p, const T (&v)[kRegs]) {
   for (int r = 0; r < kRegs / per; ++r) reinterpret_cast<uint4*>(p)[r] = to_vec(v + r * per);
 }
 
-// From layout `from` to layout `to` through the shared tile s.
 template <class T>
-__device__ __forceinline__ void relayout(T (&v)[kRegs], T* s, unsigned tid, int from, int to) {
+__device__ __forceinline__ void flip(T (&v)[kRegs], T mask) {
+#pragma unroll
+  for (int c = 0; c < kRegs; ++c) v[c] ^= mask;
+}
+
+// From layout FROM to layout TO through the shared tile s.
+template <class T, int FROM, int TO>
+__device__ __forceinline__ void relayout(T (&v)[kRegs], T* s, unsigned tid) {
   constexpr int per = 16 / sizeof(T);
   __syncthreads();  // the last reads of s are done
-  if (from == 3) {
+  if constexpr (FROM == 3) {
+    T* row = s + swizzle<T>(16 * tid);  // chunks r < 8 of a row keep their place
 #pragma unroll
-    for (int r = 0; r < kRegs / per; ++r)
-      *reinterpret_cast<uint4*>(s + swizzle<T>(16 * tid + r * per)) = to_vec(v + r * per);
+    for (int r = 0; r < kRegs / per; ++r) reinterpret_cast<uint4*>(row)[r] = to_vec(v + r * per);
   } else {
-    const unsigned i0 = layout_idx0(tid, from);
+    const unsigned b = swizzle<T>(layout_idx0<FROM>(tid));
 #pragma unroll
-    for (int c = 0; c < kRegs; ++c) s[swizzle<T>(i0 | c << (from - 3))] = v[c];
+    for (int c = 0; c < kRegs; ++c) s[b ^ swizzle<T>(unsigned(c) << (FROM - 3))] = v[c];
   }
   __syncthreads();
-  if (to == 3) {
+  if constexpr (TO == 3) {
+    const T* row = s + swizzle<T>(16 * tid);
 #pragma unroll
-    for (int r = 0; r < kRegs / per; ++r)
-      from_vec(*reinterpret_cast<const uint4*>(s + swizzle<T>(16 * tid + r * per)), v + r * per);
+    for (int r = 0; r < kRegs / per; ++r) from_vec(reinterpret_cast<const uint4*>(row)[r], v + r * per);
   } else {
-    const unsigned i0 = layout_idx0(tid, to);
+    const unsigned b = swizzle<T>(layout_idx0<TO>(tid));
 #pragma unroll
-    for (int c = 0; c < kRegs; ++c) v[c] = s[swizzle<T>(i0 | c << (to - 3))];
+    for (int c = 0; c < kRegs; ++c) v[c] = s[b ^ swizzle<T>(unsigned(c) << (TO - 3))];
   }
 }
 
-// One step on register bit R: v[c] with v[c + 2^R], ascending when up.
+// One ascending step on register bit R: v[c] with v[c + 2^R].
 template <int R, class T>
-__device__ __forceinline__ void reg_step(T (&v)[kRegs], bool up) {
+__device__ __forceinline__ void reg_step(T (&v)[kRegs]) {
 #pragma unroll
   for (int c = 0; c < kRegs; ++c)
     if (!(c & (1 << R))) {
       const T a = v[c], b = v[c | 1 << R];
-      const T lo = a < b ? a : b, hi = a < b ? b : a;
-      v[c] = up ? lo : hi;
-      v[c | 1 << R] = up ? hi : lo;
+      v[c] = a < b ? a : b;
+      v[c | 1 << R] = a < b ? b : a;
     }
 }
 
-// Steps on tile-index bits h, h - 1, .., 0 of stage `stage` (k = 2^stage),
-// starting in layout `cur`, ending in layout 3. A thread's direction is
-// uniform in every layout these steps use: the bit `stage` of its indices,
-// when stage < B, else `block_up`.
-template <class T>
-__device__ __forceinline__ void merge_bits(T (&v)[kRegs], T* s, unsigned tid, int h, int cur, int stage,
-                                           int B, bool block_up) {
-  auto up_in = [&](int layout) {
-    return stage < B ? ((layout_idx0(tid, layout) >> stage) & 1) == 0 : block_up;
-  };
-  for (; h >= 8; h -= 4) {
-    if (cur != h) relayout(v, s, tid, cur, h);
-    cur = h;
-    const bool up = up_in(h);
-    reg_step<3>(v, up);
-    reg_step<2>(v, up);
-    reg_step<1>(v, up);
-    reg_step<0>(v, up);
-  }
-  if (cur != 3) relayout(v, s, tid, cur, 3);
-  const bool up = up_in(3);
-  for (int b = h; b >= 4; --b) {
-    // Layout 3: index bit b (4 <= b <= 8) is lane bit b - 4.
+// Ascending steps on layout-3 index bits B0, B0 - 1, .., 4: lane bits B0 - 4 .. 0.
+template <int B0, class T>
+__device__ __forceinline__ void shuffle_steps(T (&v)[kRegs], unsigned tid) {
+#pragma unroll
+  for (int b = B0; b >= 4; --b) {
     const unsigned lane_bit = 1u << (b - 4);
-    const bool take_min = ((tid & lane_bit) == 0) == up;
+    const bool lower = (tid & lane_bit) == 0;
 #pragma unroll
     for (int c = 0; c < kRegs; ++c) {
       const T o = __shfl_xor_sync(0xffffffffu, v[c], lane_bit);
-      v[c] = take_min ? (v[c] < o ? v[c] : o) : (v[c] < o ? o : v[c]);
+      v[c] = lower ? (v[c] < o ? v[c] : o) : (v[c] < o ? o : v[c]);
     }
   }
-  if (h >= 3) reg_step<3>(v, up);
-  if (h >= 2) reg_step<2>(v, up);
-  if (h >= 1) reg_step<1>(v, up);
-  reg_step<0>(v, up);
+}
+
+// Ascending steps on tile-index bits H, H - 1, .., 0, from layout CUR to
+// layout 3: layouts H, H - 4, .. while they are at least 8, then shuffles
+// for the bits down to 4 and the last 4 within the thread.
+template <class T, int H, int CUR>
+__device__ __forceinline__ void merge_bits(T (&v)[kRegs], T* s, unsigned tid) {
+  if constexpr (H >= 8) {
+    if constexpr (CUR != H) relayout<T, CUR, H>(v, s, tid);
+    reg_step<3>(v);
+    reg_step<2>(v);
+    reg_step<1>(v);
+    reg_step<0>(v);
+    merge_bits<T, H - 4, H>(v, s, tid);
+  } else {
+    if constexpr (CUR != 3) relayout<T, CUR, 3>(v, s, tid);
+    shuffle_steps<H>(v, tid);
+    if constexpr (H >= 3) reg_step<3>(v);
+    if constexpr (H >= 2) reg_step<2>(v);
+    if constexpr (H >= 1) reg_step<1>(v);
+    reg_step<0>(v);
+  }
+}
+
+// Stages STAGE .. B of the tile sort, in layout 3; `mask` is the complement
+// the registers hold (that of stage STAGE - 1).
+template <class T, int B, int STAGE>
+__device__ __forceinline__ void sort_stages(T (&v)[kRegs], T* s, unsigned tid, T mask, bool tile_desc) {
+  if constexpr (STAGE <= B) {
+    // Descending: bit STAGE of the index (layout 3: thread bit STAGE - 4),
+    // or, for STAGE = B, the tile's place in its run of 2E.
+    const bool desc = STAGE < B ? ((tid >> (STAGE - 4)) & 1) != 0 : tile_desc;
+    const T m = desc ? T(~T(0)) : T(0);
+    flip(v, T(mask ^ m));
+    merge_bits<T, STAGE - 1, 3>(v, s, tid);
+    sort_stages<T, B, STAGE + 1>(v, s, tid, m, tile_desc);
+  } else {
+    flip(v, mask);
+  }
 }
 
 // Stages k = 2 .. E of each tile (E = 2^B): the first sort.
-template <class T>
-__global__ void __launch_bounds__(tile_threads<T>(), 2)
-    bitonic_tile_sort(T* __restrict__ w, std::int64_t P, int B) {
-  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+template <class T, int B>
+__global__ void __launch_bounds__(tile_threads<T>(), 2) bitonic_tile_sort(T* __restrict__ w, std::int64_t P) {
+  __shared__ __align__(16) T s[std::size_t(1) << B];
   const unsigned tid = threadIdx.x;
   const std::int64_t base = std::int64_t(blockIdx.x) << B;
   T v[kRegs];
   load_vec(v, w + base + 16 * tid);
   // Stages 1 to 3 lie within a thread's 16 consecutive elements: the
-  // direction is bit `stage` of the register.
+  // direction is bit `stage` of the register, a constant.
 #pragma unroll
   for (int stage = 1; stage <= 3; ++stage)
 #pragma unroll
@@ -289,24 +325,26 @@ __global__ void __launch_bounds__(tile_threads<T>(), 2)
           v[c] = up ? lo : hi;
           v[c | 1 << R] = up ? hi : lo;
         }
-  const bool block_up = (((base & (P - 1)) >> B) & 1) == 0;  // stage B, when the tile is half of a 2E run
-  for (int stage = 4; stage <= B; ++stage) merge_bits(v, s, tid, stage - 1, 3, stage, B, block_up);
+  sort_stages<T, B, 4>(v, s, tid, T(0), ((base & (P - 1)) >> B) & 1);
   store_vec(w + base + 16 * tid, v);
 }
 
 // Steps E / 2 .. 1 of stage k > E, tile by tile: one direction a tile.
 template <class T>
-__global__ void __launch_bounds__(tile_threads<T>(), 2)
-    bitonic_tile_merge(T* __restrict__ w, std::int64_t P, std::int64_t k, int B) {
-  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+__global__ void __launch_bounds__(tile_threads<T>(), 3)
+    bitonic_tile_merge(T* __restrict__ w, std::int64_t P, std::int64_t k) {
+  constexpr int B = tile_bits<T>(), H = B - 1;
+  __shared__ __align__(16) T s[std::size_t(1) << B];
   const unsigned tid = threadIdx.x;
   const std::int64_t base = std::int64_t(blockIdx.x) << B;
-  const int h = B - 1;
-  const unsigned i0 = layout_idx0(tid, h);
+  const T* in = w + base + layout_idx0<H>(tid);
   T v[kRegs];
 #pragma unroll
-  for (int c = 0; c < kRegs; ++c) v[c] = w[base + (i0 | c << (h - 3))];
-  merge_bits(v, s, tid, h, h, B, B, ((base & (P - 1)) & k) == 0);
+  for (int c = 0; c < kRegs; ++c) v[c] = in[c << (H - 3)];
+  const T m = ((base & (P - 1)) & k) ? T(~T(0)) : T(0);
+  flip(v, m);
+  merge_bits<T, H, H>(v, s, tid);
+  flip(v, m);
   store_vec(w + base + 16 * tid, v);
 }
 
@@ -314,41 +352,47 @@ __global__ void __launch_bounds__(tile_threads<T>(), 2)
 // one pass over the data. A block takes E elements: 2^(B - L) consecutive
 // ones (the tile's low bits, so the lanes read whole lines) at each of the
 // 2^L offsets those strides span (the tile's high bits, the bits the steps
-// compare on). The steps are those of a tile merge's first layouts: B - 1
-// (4 steps), then B - 5 (up to 4 more).
-template <class T>
-__global__ void __launch_bounds__(tile_threads<T>(), 2)
-    bitonic_strided(T* __restrict__ w, std::int64_t P, std::int64_t k, int lm, int L, int B) {
-  __shared__ __align__(16) T s[kBitonicTile / sizeof(T)];
+// compare on), in a tile merge's first layouts: B - 1 (4 steps), then B - 5.
+template <class T, int L>
+__global__ void __launch_bounds__(tile_threads<T>(), L == 4 ? 2 : 3)
+    bitonic_strided(T* __restrict__ w, std::int64_t P, std::int64_t k, int lm) {
+  constexpr int B = tile_bits<T>(), CB = B - L;  // CB: bits of consecutive elements
+  __shared__ __align__(16) T s[std::size_t(1) << B];
   const unsigned tid = threadIdx.x;
-  const int cb = B - L;  // bits of consecutive elements
   const std::int64_t b = blockIdx.x;
-  const int low_blocks = lm - cb;
+  const int low_blocks = lm - CB;
   const std::int64_t start =
-      ((b & ((std::int64_t(1) << low_blocks) - 1)) << cb) | ((b >> low_blocks) << (lm + L));
-  auto at = [&](unsigned x) { return start + (x & ((1u << cb) - 1)) + (std::int64_t(x >> cb) << lm); };
-  const bool up = ((start & (P - 1)) & k) == 0;
-  int h = B - 1;
-  unsigned i0 = layout_idx0(tid, h);
+      ((b & ((std::int64_t(1) << low_blocks) - 1)) << CB) | ((b >> low_blocks) << (lm + L));
+  // Tile index x at start + (x mod 2^CB) + (x / 2^CB) 2^lm; c's part a constant times 2^lm or less.
+  auto offset = [lm](unsigned x) {
+    return std::int64_t(x & ((1u << CB) - 1)) + (std::int64_t(x >> CB) << lm);
+  };
+  const T m = ((start & (P - 1)) & k) ? T(~T(0)) : T(0);
   T v[kRegs];
+  {
+    constexpr int H = B - 1;
+    const T* in = w + start + offset(layout_idx0<H>(tid));
 #pragma unroll
-  for (int c = 0; c < kRegs; ++c) v[c] = w[at(i0 | c << (h - 3))];
-  // Register bit r is tile bit h - 3 + r; the steps are on tile bits B - 1 .. B - L.
-  reg_step<3>(v, up);
-  if (L >= 2) reg_step<2>(v, up);
-  if (L >= 3) reg_step<1>(v, up);
-  if (L >= 4) reg_step<0>(v, up);
-  if (L > 4) {
-    relayout(v, s, tid, h, h - 4);
-    h -= 4;
-    i0 = layout_idx0(tid, h);
-    reg_step<3>(v, up);
-    if (L >= 6) reg_step<2>(v, up);
-    if (L >= 7) reg_step<1>(v, up);
-    if (L >= 8) reg_step<0>(v, up);
+    for (int c = 0; c < kRegs; ++c) v[c] = in[offset(unsigned(c) << (H - 3))];
   }
+  flip(v, m);
+  // Register bit r is tile bit H - 3 + r; the steps are on tile bits B - 1 .. B - L.
+  reg_step<3>(v);
+  if constexpr (L >= 2) reg_step<2>(v);
+  if constexpr (L >= 3) reg_step<1>(v);
+  if constexpr (L >= 4) reg_step<0>(v);
+  constexpr int H = L > 4 ? B - 5 : B - 1;
+  if constexpr (L > 4) {
+    relayout<T, B - 1, H>(v, s, tid);
+    reg_step<3>(v);
+    if constexpr (L >= 6) reg_step<2>(v);
+    if constexpr (L >= 7) reg_step<1>(v);
+    if constexpr (L >= 8) reg_step<0>(v);
+  }
+  flip(v, m);
+  T* out = w + start + offset(layout_idx0<H>(tid));
 #pragma unroll
-  for (int c = 0; c < kRegs; ++c) w[at(i0 | c << (h - 3))] = v[c];
+  for (int c = 0; c < kRegs; ++c) out[offset(unsigned(c) << (H - 3))] = v[c];
 }
 
 // ---- odd-even merge ---------------------------------------------------------
@@ -445,6 +489,22 @@ class CudaNetwork final : public Variant {
 
  private:
   template <class T>
+  void strided(int L, unsigned tiles, T* w, std::int64_t P, std::int64_t k, int lm) {
+    const unsigned threads = unsigned(tile_threads<T>());
+    const cudaStream_t st = stream_.get();
+    switch (L) {
+      case 1: bitonic_strided<T, 1><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 2: bitonic_strided<T, 2><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 3: bitonic_strided<T, 3><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 4: bitonic_strided<T, 4><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 5: bitonic_strided<T, 5><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 6: bitonic_strided<T, 6><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      case 7: bitonic_strided<T, 7><<<tiles, threads, 0, st>>>(w, P, k, lm); break;
+      default: bitonic_strided<T, 8><<<tiles, threads, 0, st>>>(w, P, k, lm);
+    }
+    PB_CUDA_LAUNCHED();
+  }
+  template <class T>
   void go(T* w) {
     const cudaStream_t st = stream_.get();
     const std::int64_t P = P_, total = total_;
@@ -459,28 +519,34 @@ class CudaNetwork final : public Variant {
       const std::size_t shm = std::size_t(S) * sizeof(T);
       if (merge_ == Merge::Bitonic) {
         const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P)), B = log2i(E);
-        const unsigned tiles = unsigned(total / E);
+        const unsigned tiles = unsigned(total / E), threads = unsigned(E / kRegs);
         // Tiles of 512 or more elements in registers (E / 16 threads), smaller
         // ones (short arrays, so no merges follow) one step a barrier in
         // shared memory.
-        if (E >= 32 * kRegs)
-          bitonic_tile_sort<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, B);
-        else
-          bitonic_sort_shared<T>
-              <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, P, E);
+        switch (B) {
+          case 9: bitonic_tile_sort<T, 9><<<tiles, threads, 0, st>>>(w, P); break;
+          case 10: bitonic_tile_sort<T, 10><<<tiles, threads, 0, st>>>(w, P); break;
+          case 11: bitonic_tile_sort<T, 11><<<tiles, threads, 0, st>>>(w, P); break;
+          case 12: bitonic_tile_sort<T, 12><<<tiles, threads, 0, st>>>(w, P); break;
+          case 13:
+            if constexpr (tile_bits<T>() >= 13) bitonic_tile_sort<T, 13><<<tiles, threads, 0, st>>>(w, P);
+            break;
+          default:
+            bitonic_sort_shared<T>
+                <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, P, E);
+        }
         PB_CUDA_LAUNCHED();
         // Stages k > E (E is then the whole 32 KB tile): the strides k / 2 .. E
         // in passes of up to 8 steps, then the tile merge.
         for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
           int top = log2i(k) - 1;
           for (int left = log2i(k) - B; left > 0;) {
-            const int L = std::min(8, left);
-            bitonic_strided<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, k, top - L + 1, L, B);
-            PB_CUDA_LAUNCHED();
+            const int L = std::min(8, left), lm = top - L + 1;
+            strided<T>(L, tiles, w, P, k, lm);
             top -= L;
             left -= L;
           }
-          bitonic_tile_merge<T><<<tiles, unsigned(E / kRegs), 0, st>>>(w, P, k, B);
+          bitonic_tile_merge<T><<<tiles, threads, 0, st>>>(w, P, k);
           PB_CUDA_LAUNCHED();
         }
       } else {
