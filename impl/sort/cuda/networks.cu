@@ -216,9 +216,11 @@ __device__ __forceinline__ void relayout(T (&v)[kRegs], T* s, unsigned tid) {
   constexpr int per = 16 / sizeof(T);
   __syncthreads();  // the last reads of s are done
   if constexpr (FROM == 3) {
-    T* row = s + swizzle<T>(16 * tid);  // chunks r < 8 of a row keep their place
+    // The row's chunk r is at swizzle(16 tid) ^ r per: the swizzle permutes a row's chunks.
+    const unsigned row = swizzle<T>(16 * tid);
 #pragma unroll
-    for (int r = 0; r < kRegs / per; ++r) reinterpret_cast<uint4*>(row)[r] = to_vec(v + r * per);
+    for (int r = 0; r < kRegs / per; ++r)
+      *reinterpret_cast<uint4*>(s + (row ^ unsigned(r * per))) = to_vec(v + r * per);
   } else {
     const unsigned b = swizzle<T>(layout_idx0<FROM>(tid));
 #pragma unroll
@@ -226,9 +228,10 @@ __device__ __forceinline__ void relayout(T (&v)[kRegs], T* s, unsigned tid) {
   }
   __syncthreads();
   if constexpr (TO == 3) {
-    const T* row = s + swizzle<T>(16 * tid);
+    const unsigned row = swizzle<T>(16 * tid);
 #pragma unroll
-    for (int r = 0; r < kRegs / per; ++r) from_vec(reinterpret_cast<const uint4*>(row)[r], v + r * per);
+    for (int r = 0; r < kRegs / per; ++r)
+      from_vec(*reinterpret_cast<const uint4*>(s + (row ^ unsigned(r * per))), v + r * per);
   } else {
     const unsigned b = swizzle<T>(layout_idx0<TO>(tid));
 #pragma unroll
