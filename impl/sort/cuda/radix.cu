@@ -30,6 +30,7 @@
 // with 8-bit digits is those 36n.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
 
@@ -61,29 +62,51 @@ struct Ordered {
   }
 };
 
+// The histogram's shared counters: a copy a lane (h[p][bin][lane]), so the
+// 32 atomics of a warp always hit 32 banks (one counter a pass and bin had
+// random keys collide about 3.5-way); 128 KB, one 1024-thread block an SM.
+constexpr int HIST_THREADS = 1024;
+constexpr std::size_t hist_shared() { return std::size_t(PASSES) * RADIX * 32 * sizeof(std::uint32_t); }
+
 template <class Ord>
-__global__ void histogram_kernel(const std::uint32_t* __restrict__ keys, std::int64_t n,
-                                 std::uint32_t* __restrict__ hist /* PASSES x RADIX */) {
-  __shared__ std::uint32_t h[PASSES][RADIX];
-  for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x) (&h[0][0])[i] = 0;
+__global__ void __launch_bounds__(HIST_THREADS, 1)
+    histogram_kernel(const std::uint32_t* __restrict__ keys, std::int64_t n,
+                     std::uint32_t* __restrict__ hist /* PASSES x RADIX */) {
+  extern __shared__ std::uint32_t h[];  // [PASSES][RADIX][32]
+  for (int i = threadIdx.x; i < PASSES * RADIX * 32; i += blockDim.x) h[i] = 0;
   __syncthreads();
-  auto count = [](std::uint32_t key) {
+  const unsigned lane = threadIdx.x % 32;
+  auto count = [&](std::uint32_t key) {
     const std::uint32_t t = Ord::of(key);
 #pragma unroll
-    for (int p = 0; p < PASSES; ++p) atomicAdd(&h[p][(t >> (BITS * p)) & (RADIX - 1)], 1u);
+    for (int p = 0; p < PASSES; ++p)
+      atomicAdd(&h[(p * RADIX + ((t >> (BITS * p)) & (RADIX - 1))) * 32 + lane], 1u);
   };
-  // 16-byte loads (a device allocation is aligned), then the last n % 4 keys.
+  // 16-byte loads (a device allocation is aligned), two in flight a thread,
+  // then the last n % 4 keys.
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x,
                      first = std::int64_t(blockIdx.x) * blockDim.x;
   const uint4* keys4 = reinterpret_cast<const uint4*>(keys);
-  for (std::int64_t i = first + threadIdx.x; i < n / 4; i += stride) {
-    const uint4 v = keys4[i];
-    count(v.x), count(v.y), count(v.z), count(v.w);
+  const std::int64_t n4 = n / 4;
+  std::int64_t i = first + threadIdx.x;
+  for (; i + stride < n4; i += 2 * stride) {
+    const uint4 a = keys4[i], b = keys4[i + stride];
+    count(a.x), count(a.y), count(a.z), count(a.w);
+    count(b.x), count(b.y), count(b.z), count(b.w);
   }
-  for (std::int64_t i = n / 4 * 4 + first + threadIdx.x; i < n; i += stride) count(keys[i]);
+  if (i < n4) {
+    const uint4 a = keys4[i];
+    count(a.x), count(a.y), count(a.z), count(a.w);
+  }
+  for (std::int64_t j = n4 * 4 + first + threadIdx.x; j < n; j += stride) count(keys[j]);
   __syncthreads();
-  for (int i = threadIdx.x; i < PASSES * RADIX; i += blockDim.x)
-    if ((&h[0][0])[i]) atomicAdd(hist + i, (&h[0][0])[i]);
+  // A (pass, bin) a thread: its 32 copies, read from a rotating start so the
+  // warp's reads hit 32 banks.
+  for (int pb = threadIdx.x; pb < PASSES * RADIX; pb += blockDim.x) {
+    std::uint32_t sum = 0;
+    for (int c = 0; c < 32; ++c) sum += h[pb * 32 + ((c + lane) & 31)];
+    if (sum) atomicAdd(hist + pb, sum);
+  }
 }
 
 // hist[p][d] -> the first output position of digit value d in pass p.
@@ -146,10 +169,10 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
 // its values (TILE).
 template <bool PAIRS>
 constexpr std::size_t scatter_shared() {
-  return std::size_t(WARPS * RADIX + (PAIRS ? 2 : 1) * TILE) * sizeof(std::uint32_t);
+  return std::size_t(3 * WARPS * RADIX + (PAIRS ? 2 : 1) * TILE) * sizeof(std::uint32_t);
 }
 
-template <bool PAIRS, class Ord>
+template <bool PAIRS, class Ord, bool OR_MATCH>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
@@ -159,13 +182,15 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // The warps' counts a digit; then each warp's first place of the digit in
   // the tile.
   std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
-  std::uint32_t* kstage = shared + WARPS * RADIX;  // the tile's keys in digit order
-  std::uint32_t* vstage = kstage + TILE;           // pairs: their values
-  __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
+  // OR_MATCH: two buffers (alternate rounds) of a warp's lanes a digit.
+  std::uint32_t* match = shared + WARPS * RADIX;
+  std::uint32_t* kstage = shared + 3 * WARPS * RADIX;  // the tile's keys in digit order
+  std::uint32_t* vstage = kstage + TILE;               // pairs: their values
+  __shared__ std::uint32_t out_base[RADIX];            // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
+  for (int i = threadIdx.x; i < 3 * WARPS * RADIX; i += THREADS) shared[i] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
@@ -210,10 +235,42 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
       place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
     }
   };
-  if (tile_n == TILE)
-    rank(std::true_type{});
-  else
-    rank(std::false_type{});
+  // The same ranks from shared-memory masks: each lane ORs its bit into its
+  // digit's word, reads back its peers, and the lowest peer (the leader)
+  // adds the count; the word is cleared by its leader in the next round
+  // (buffers alternate), so two warp barriers a round as above.
+  auto rank_or = [&](auto full) {
+    constexpr bool FULL = decltype(full)::value;
+    std::uint32_t* mine[2] = {match + warp * RADIX, match + (WARPS + warp) * RADIX};
+    const unsigned me = 1u << lane;
+    unsigned led = RADIX;  // the digit this lane led last round, if any
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const bool ok = FULL || first_of_warp + i * 32 < tile_n;
+      const unsigned d = digit(key[i]);
+      if (ok) atomicOr(mine[i & 1] + d, me);
+      __syncwarp();
+      const unsigned peers = ok ? mine[i & 1][d] : 0u;
+      const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
+      if (led < RADIX) mine[(i + 1) & 1][led] = 0;
+      __syncwarp();
+      const bool leader = ok && (peers & lower) == 0;
+      if (leader) warp_count[warp][d] = before + __popc(peers);
+      led = leader ? d : RADIX;
+      place[i] = before + __popc(peers & lower);
+    }
+  };
+  if (OR_MATCH) {
+    if (tile_n == TILE)
+      rank_or(std::true_type{});
+    else
+      rank_or(std::false_type{});
+  } else {
+    if (tile_n == TILE)
+      rank(std::true_type{});
+    else
+      rank(std::false_type{});
+  }
   __syncthreads();
 
   // A digit a thread: the tile's count; the look-back for the tile's prefix
@@ -289,15 +346,20 @@ class CudaRadix final : public Variant {
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
     tiles_ = (p.n + TILE - 1) / TILE;
+    or_match_ = std::getenv("PARBENCH_RADIX_OR") != nullptr;  // TEMPORARY: A/B of the ranking
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
                                         std::size_t(PASSES * tiles_ * RADIX));
     with_order([](auto ord) {
       using Ord = decltype(ord);
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<false>())));
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<true>())));
+      PB_CUDA(cudaFuncSetAttribute(histogram_kernel<Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(hist_shared())));
+      for (auto* k : {scatter_kernel<false, Ord, false>, scatter_kernel<false, Ord, true>})
+        PB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(scatter_shared<false>())));
+      for (auto* k : {scatter_kernel<true, Ord, false>, scatter_kernel<true, Ord, true>})
+        PB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(scatter_shared<true>())));
     });
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
@@ -330,8 +392,8 @@ class CudaRadix final : public Variant {
     std::uint32_t* counters = hist + PASSES * RADIX;
     std::uint32_t* status = counters + PASSES;
     PB_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), st));
-    const int blocks = int(std::min<std::int64_t>((p_.n + 1023) / 1024, std::int64_t(sms_) * 4));
-    histogram_kernel<Ord><<<blocks, 1024, 0, st>>>(keys_in_.get(), p_.n, hist);
+    const int blocks = int(std::min<std::int64_t>((p_.n + 8 * HIST_THREADS - 1) / (8 * HIST_THREADS), sms_));
+    histogram_kernel<Ord><<<blocks, HIST_THREADS, hist_shared(), st>>>(keys_in_.get(), p_.n, hist);
     PB_CUDA_LAUNCHED();
     scan_kernel<<<PASSES, RADIX, 0, st>>>(hist);
     PB_CUDA_LAUNCHED();
@@ -342,12 +404,17 @@ class CudaRadix final : public Variant {
       std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
       std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
       auto* words = status + std::size_t(pass) * tiles_ * RADIX;
+      auto go = [&](auto pairs, auto or_match) {
+        constexpr bool PAIRS = decltype(pairs)::value;
+        scatter_kernel<PAIRS, Ord, decltype(or_match)::value>
+            <<<unsigned(tiles_), THREADS, scatter_shared<PAIRS>(), st>>>(
+                kin, kout, PAIRS ? vin : nullptr, PAIRS ? vout : nullptr, p_.n, BITS * pass,
+                hist + pass * RADIX, words, counters + pass);
+      };
       if (p_.pairs())
-        scatter_kernel<true, Ord><<<unsigned(tiles_), THREADS, scatter_shared<true>(), st>>>(
-            kin, kout, vin, vout, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
+        or_match_ ? go(std::true_type{}, std::true_type{}) : go(std::true_type{}, std::false_type{});
       else
-        scatter_kernel<false, Ord><<<unsigned(tiles_), THREADS, scatter_shared<false>(), st>>>(
-            kin, kout, nullptr, nullptr, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
+        or_match_ ? go(std::false_type{}, std::true_type{}) : go(std::false_type{}, std::false_type{});
       PB_CUDA_LAUNCHED();
       kin = kout, vin = vout;
     }
@@ -357,6 +424,7 @@ class CudaRadix final : public Variant {
   Stream stream_;
   std::int64_t tiles_ = 0;
   int sms_ = 1;
+  bool or_match_ = false;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };
 
