@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
@@ -46,7 +47,7 @@ constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // blocks an SM (56 registers). Measured on the H200 against 512 x 15 at two
 // blocks, 384 x 20 at two, 384 x 15 at three, and with early counts
 // (results/nvidia-h200/issue20/radix-cfg-run*): the fastest, or within 1%.
-constexpr int THREADS = 384, ITEMS = 16, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
+constexpr int THREADS = 384, MIN_BLOCKS = 3, WARPS = THREADS / 32;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
@@ -165,14 +166,16 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
 }
 
 // Dynamic shared memory of the scatter kernel: the warps' counts a digit
-// (WARPS x RADIX), the tile's keys in digit order (TILE) and, for pairs,
-// its values (TILE).
-template <bool PAIRS>
+// (WARPS x RADIX); then, during the ranking, two buffers of the warps' masks
+// a digit (2 x WARPS x RADIX), and afterwards, in the same place, the tile's
+// keys in digit order (TILE) and, for pairs, its values (TILE).
+template <bool PAIRS, int ITEMS>
 constexpr std::size_t scatter_shared() {
-  return std::size_t(3 * WARPS * RADIX + (PAIRS ? 2 : 1) * TILE) * sizeof(std::uint32_t);
+  constexpr int stage = (PAIRS ? 2 : 1) * THREADS * ITEMS, masks = 2 * WARPS * RADIX;
+  return std::size_t(WARPS * RADIX + (stage > masks ? stage : masks)) * sizeof(std::uint32_t);
 }
 
-template <bool PAIRS, class Ord, bool OR_MATCH>
+template <bool PAIRS, class Ord, int ITEMS>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
@@ -182,11 +185,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // The warps' counts a digit; then each warp's first place of the digit in
   // the tile.
   std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
-  // OR_MATCH: two buffers (alternate rounds) of a warp's lanes a digit.
+  constexpr int TILE = THREADS * ITEMS;
+  // Two buffers (alternate rounds) of a warp's lanes a digit, while ranking.
   std::uint32_t* match = shared + WARPS * RADIX;
-  std::uint32_t* kstage = shared + 3 * WARPS * RADIX;  // the tile's keys in digit order
-  std::uint32_t* vstage = kstage + TILE;               // pairs: their values
-  __shared__ std::uint32_t out_base[RADIX];            // output position of the tile's place 0 of the digit
+  std::uint32_t* kstage = shared + WARPS * RADIX;  // then: the tile's keys in digit order
+  std::uint32_t* vstage = kstage + TILE;           // pairs: their values
+  __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -210,36 +214,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     key[i] = at < tile_n ? kin[at] : 0u;
   }
   const unsigned lower = (1u << lane) - 1u;
-  // full: every key of the tile is in range (all tiles but the last), so
-  // the ranking needs no bounds.
+  // Ranks, stable: each lane ORs its bit into its digit's word, reads back
+  // its peers (the lanes of the round holding the same digit), and the
+  // lowest peer (the leader) adds their count to the warp's; a key's rank
+  // is the warp's earlier count plus its lower peers. The leader clears the
+  // word in the next round (the buffers alternate), so two warp barriers a
+  // round. full: every key of the tile is in range (all tiles but the
+  // last), so the ranking needs no bounds.
   auto rank = [&](auto full) {
-    constexpr bool FULL = decltype(full)::value;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const bool ok = FULL || first_of_warp + i * 32 < tile_n;
-      const unsigned d = digit(key[i]);
-      // The lanes holding the same digit (8 ballots, one a bit), among the
-      // valid ones; the lower of them and the warp's earlier rounds give the
-      // rank: stable.
-      unsigned peers = FULL ? 0xffffffffu : __ballot_sync(0xffffffffu, ok);
-      if (!ok) peers = 0;
-#pragma unroll
-      for (int b = 0; b < BITS; ++b) {
-        const unsigned bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-        peers &= bit ? m : ~m;
-      }
-      const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
-      __syncwarp();
-      if (ok && (peers & lower) == 0) warp_count[warp][d] = before + __popc(peers);
-      __syncwarp();
-      place[i] = before + __popc(peers & lower);  // rank within the warp's keys of digit d
-    }
-  };
-  // The same ranks from shared-memory masks: each lane ORs its bit into its
-  // digit's word, reads back its peers, and the lowest peer (the leader)
-  // adds the count; the word is cleared by its leader in the next round
-  // (buffers alternate), so two warp barriers a round as above.
-  auto rank_or = [&](auto full) {
     constexpr bool FULL = decltype(full)::value;
     std::uint32_t* mine[2] = {match + warp * RADIX, match + (WARPS + warp) * RADIX};
     const unsigned me = 1u << lane;
@@ -260,17 +242,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
       place[i] = before + __popc(peers & lower);
     }
   };
-  if (OR_MATCH) {
-    if (tile_n == TILE)
-      rank_or(std::true_type{});
-    else
-      rank_or(std::false_type{});
-  } else {
-    if (tile_n == TILE)
-      rank(std::true_type{});
-    else
-      rank(std::false_type{});
-  }
+  if (tile_n == TILE)
+    rank(std::true_type{});
+  else
+    rank(std::false_type{});
   __syncthreads();
 
   // A digit a thread: the tile's count; the look-back for the tile's prefix
@@ -345,8 +320,11 @@ class CudaRadix final : public Variant {
       vals_tmp_ = DeviceBuffer<std::uint32_t>(n);
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
-    tiles_ = (p.n + TILE - 1) / TILE;
-    or_match_ = std::getenv("PARBENCH_RADIX_OR") != nullptr;  // TEMPORARY: A/B of the ranking
+    // TEMPORARY: PARBENCH_RADIX_ITEMS=18 picks 18 keys a thread, for an A/B in one build.
+    items_ = std::getenv("PARBENCH_RADIX_ITEMS") && std::string(std::getenv("PARBENCH_RADIX_ITEMS")) == "18"
+                 ? 18
+                 : 16;
+    tiles_ = (p.n + THREADS * items_ - 1) / (THREADS * items_);
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
                                         std::size_t(PASSES * tiles_ * RADIX));
@@ -354,12 +332,16 @@ class CudaRadix final : public Variant {
       using Ord = decltype(ord);
       PB_CUDA(cudaFuncSetAttribute(histogram_kernel<Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    int(hist_shared())));
-      for (auto* k : {scatter_kernel<false, Ord, false>, scatter_kernel<false, Ord, true>})
-        PB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(scatter_shared<false>())));
-      for (auto* k : {scatter_kernel<true, Ord, false>, scatter_kernel<true, Ord, true>})
-        PB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(scatter_shared<true>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord, 16>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<false, 16>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<true, 16>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord, 18>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<false, 18>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord, 18>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<true, 18>())));
     });
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
@@ -404,17 +386,19 @@ class CudaRadix final : public Variant {
       std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
       std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
       auto* words = status + std::size_t(pass) * tiles_ * RADIX;
-      auto go = [&](auto pairs, auto or_match) {
+      auto go = [&](auto pairs, auto items) {
         constexpr bool PAIRS = decltype(pairs)::value;
-        scatter_kernel<PAIRS, Ord, decltype(or_match)::value>
-            <<<unsigned(tiles_), THREADS, scatter_shared<PAIRS>(), st>>>(
-                kin, kout, PAIRS ? vin : nullptr, PAIRS ? vout : nullptr, p_.n, BITS * pass,
-                hist + pass * RADIX, words, counters + pass);
+        constexpr int ITEMS = decltype(items)::value;
+        scatter_kernel<PAIRS, Ord, ITEMS><<<unsigned(tiles_), THREADS, scatter_shared<PAIRS, ITEMS>(), st>>>(
+            kin, kout, PAIRS ? vin : nullptr, PAIRS ? vout : nullptr, p_.n, BITS * pass, hist + pass * RADIX,
+            words, counters + pass);
       };
       if (p_.pairs())
-        or_match_ ? go(std::true_type{}, std::true_type{}) : go(std::true_type{}, std::false_type{});
+        items_ == 18 ? go(std::true_type{}, std::integral_constant<int, 18>{})
+                     : go(std::true_type{}, std::integral_constant<int, 16>{});
       else
-        or_match_ ? go(std::false_type{}, std::true_type{}) : go(std::false_type{}, std::false_type{});
+        items_ == 18 ? go(std::false_type{}, std::integral_constant<int, 18>{})
+                     : go(std::false_type{}, std::integral_constant<int, 16>{});
       PB_CUDA_LAUNCHED();
       kin = kout, vin = vout;
     }
@@ -424,7 +408,7 @@ class CudaRadix final : public Variant {
   Stream stream_;
   std::int64_t tiles_ = 0;
   int sms_ = 1;
-  bool or_match_ = false;
+  int items_ = 16;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };
 

@@ -8,6 +8,8 @@
 # histogram and 4 scatter passes) under each. Re-packs OUT/f.tgz after each
 # step.
 #   PARBENCH_GIT_REVISION=<rev> [SKIP_BUILD=1] results/nvidia-h100/issue20/run-radix-or.sh OUT
+# Ran once, at d3d41d3 (radix-or-run); PARBENCH_RADIX_OR is gone since (the
+# masks won and are the only ranking), so it no longer compares anything.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix-or.sh OUT}
