@@ -6,15 +6,17 @@
 // and +0.0 one key), complemented for descending, 8 bits a digit, 4 digits;
 // one kernel per key type and order, so t costs nothing for u32 ascending.
 //  1. histogram (one kernel): every key once (16-byte loads), all 4 digits'
-//     256-bin counts at once (shared-memory counters, then one global add a
-//     bin a block); reads 4n bytes. A 4 x 256 exclusive scan turns them into
-//     each digit value's first output position.
-//  2. one scatter kernel a digit: a block takes the next tile of 6144 keys
-//     (16 a thread, 384 threads) from an atomic counter, so tiles start in
+//     256-bin counts at once (shared-memory counters, a copy a lane so a
+//     warp's atomics never share a bank; then one global add a bin a
+//     block); reads 4n bytes. A 4 x 256 exclusive scan turns them into each
+//     digit value's first output position.
+//  2. one scatter kernel a digit: a block takes the next tile of 6912 keys
+//     (18 a thread, 384 threads) from an atomic counter, so tiles start in
 //     order, and
 //     - ranks its keys by the digit, stable: warp by warp, 32 keys a round
-//       in input order; 8 ballots (one a digit bit) find a lane's peers, the
-//       lower peers and the warp's earlier rounds give its rank;
+//       in input order; each lane ORs its bit into its digit's shared word
+//       and reads back its peers, the lower peers and the warp's earlier
+//       rounds give its rank;
 //     - publishes its 256 counts and looks back over earlier tiles' words (a
 //       tile that has its inclusive prefix ends the walk) for its exclusive
 //       prefix a digit, then publishes its own inclusive prefix;
@@ -30,9 +32,7 @@
 // with 8-bit digits is those 36n.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <string>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
@@ -43,11 +43,15 @@ namespace pb::sort {
 namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
-// The scatter kernel's shape: 384 threads a block, 16 keys a thread, three
-// blocks an SM (56 registers). Measured on the H200 against 512 x 15 at two
-// blocks, 384 x 20 at two, 384 x 15 at three, and with early counts
-// (results/nvidia-h200/issue20/radix-cfg-run*): the fastest, or within 1%.
-constexpr int THREADS = 384, MIN_BLOCKS = 3, WARPS = THREADS / 32;
+// The scatter kernel's shape: 384 threads a block, 18 keys a thread, three
+// blocks an SM (56 registers). With the ballot ranking (8 ballots a round)
+// 16 keys a thread was the fastest of 512 x 15 at two blocks, 384 x 20 at
+// two, 384 x 15 at three, and early counts (H200,
+// results/nvidia-h200/issue20/radix-cfg-run*). The mask ranking issues 30%
+// fewer instructions a pass and frees registers: 18 keys a thread fit
+// without spills and took 1.680 ms for 2^26 keys against 1.820 at 16 (H100,
+// results/nvidia-h100/issue20/radix-items-run), the ballots 1.896.
+constexpr int THREADS = 384, ITEMS = 18, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
@@ -169,13 +173,13 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
 // (WARPS x RADIX); then, during the ranking, two buffers of the warps' masks
 // a digit (2 x WARPS x RADIX), and afterwards, in the same place, the tile's
 // keys in digit order (TILE) and, for pairs, its values (TILE).
-template <bool PAIRS, int ITEMS>
+template <bool PAIRS>
 constexpr std::size_t scatter_shared() {
   constexpr int stage = (PAIRS ? 2 : 1) * THREADS * ITEMS, masks = 2 * WARPS * RADIX;
   return std::size_t(WARPS * RADIX + (stage > masks ? stage : masks)) * sizeof(std::uint32_t);
 }
 
-template <bool PAIRS, class Ord, int ITEMS>
+template <bool PAIRS, class Ord>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     scatter_kernel(const std::uint32_t* __restrict__ kin, std::uint32_t* __restrict__ kout,
                    const std::uint32_t* __restrict__ vin, std::uint32_t* __restrict__ vout, std::int64_t n,
@@ -185,7 +189,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // The warps' counts a digit; then each warp's first place of the digit in
   // the tile.
   std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
-  constexpr int TILE = THREADS * ITEMS;
   // Two buffers (alternate rounds) of a warp's lanes a digit, while ranking.
   std::uint32_t* match = shared + WARPS * RADIX;
   std::uint32_t* kstage = shared + WARPS * RADIX;  // then: the tile's keys in digit order
@@ -320,11 +323,7 @@ class CudaRadix final : public Variant {
       vals_tmp_ = DeviceBuffer<std::uint32_t>(n);
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
     }
-    // TEMPORARY: PARBENCH_RADIX_ITEMS=18 picks 18 keys a thread, for an A/B in one build.
-    items_ = std::getenv("PARBENCH_RADIX_ITEMS") && std::string(std::getenv("PARBENCH_RADIX_ITEMS")) == "18"
-                 ? 18
-                 : 16;
-    tiles_ = (p.n + THREADS * items_ - 1) / (THREADS * items_);
+    tiles_ = (p.n + TILE - 1) / TILE;
     // hist (PASSES x RADIX), tile counters (PASSES), look-back words (PASSES x tiles x RADIX)
     work_ = DeviceBuffer<std::uint32_t>(std::size_t(PASSES * RADIX + PASSES) +
                                         std::size_t(PASSES * tiles_ * RADIX));
@@ -332,16 +331,10 @@ class CudaRadix final : public Variant {
       using Ord = decltype(ord);
       PB_CUDA(cudaFuncSetAttribute(histogram_kernel<Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    int(hist_shared())));
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord, 16>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<false, 16>())));
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<true, 16>())));
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord, 18>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<false, 18>())));
-      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord, 18>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(scatter_shared<true, 18>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<false, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<false>())));
+      PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(scatter_shared<true>())));
     });
     int dev = 0;
     PB_CUDA(cudaGetDevice(&dev));
@@ -386,19 +379,12 @@ class CudaRadix final : public Variant {
       std::uint32_t* kout = pass % 2 == 0 ? keys_tmp_.get() : keys_.get();
       std::uint32_t* vout = pass % 2 == 0 ? vals_tmp_.get() : vals_.get();
       auto* words = status + std::size_t(pass) * tiles_ * RADIX;
-      auto go = [&](auto pairs, auto items) {
-        constexpr bool PAIRS = decltype(pairs)::value;
-        constexpr int ITEMS = decltype(items)::value;
-        scatter_kernel<PAIRS, Ord, ITEMS><<<unsigned(tiles_), THREADS, scatter_shared<PAIRS, ITEMS>(), st>>>(
-            kin, kout, PAIRS ? vin : nullptr, PAIRS ? vout : nullptr, p_.n, BITS * pass, hist + pass * RADIX,
-            words, counters + pass);
-      };
       if (p_.pairs())
-        items_ == 18 ? go(std::true_type{}, std::integral_constant<int, 18>{})
-                     : go(std::true_type{}, std::integral_constant<int, 16>{});
+        scatter_kernel<true, Ord><<<unsigned(tiles_), THREADS, scatter_shared<true>(), st>>>(
+            kin, kout, vin, vout, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
       else
-        items_ == 18 ? go(std::false_type{}, std::integral_constant<int, 18>{})
-                     : go(std::false_type{}, std::integral_constant<int, 16>{});
+        scatter_kernel<false, Ord><<<unsigned(tiles_), THREADS, scatter_shared<false>(), st>>>(
+            kin, kout, nullptr, nullptr, p_.n, BITS * pass, hist + pass * RADIX, words, counters + pass);
       PB_CUDA_LAUNCHED();
       kin = kout, vin = vout;
     }
@@ -408,7 +394,6 @@ class CudaRadix final : public Variant {
   Stream stream_;
   std::int64_t tiles_ = 0;
   int sms_ = 1;
-  int items_ = 16;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };
 

@@ -8,6 +8,8 @@
 # histogram and 4 scatter passes) at each. Re-packs OUT/f.tgz after each
 # step.
 #   PARBENCH_GIT_REVISION=<rev> [SKIP_BUILD=1] results/nvidia-h100/issue20/run-radix-items.sh OUT
+# Ran once, at f2fb64e (radix-items-run); PARBENCH_RADIX_ITEMS is gone since
+# (18 won and is the only shape).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-radix-items.sh OUT}
