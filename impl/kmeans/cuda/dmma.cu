@@ -31,14 +31,18 @@
 // kernel streaming both operands in k tiles of 16 (the last block of a row
 // of points merging the bests) took 0.33 ms an iteration at
 // 100,000 x 100 x 316 against 0.26 for the 8 warps in the same call
-// (kmeans-run4), its 7 k tiles too few to fill a copy ring.
+// (kmeans-run4), its 7 k tiles too few to fill a copy ring. A persistent
+// form (one block an SM walking point blocks, points and centroid tiles
+// swapping halves of shared memory so the next block's points load during
+// this one's argmin and sums) was slower: 0.248 / 0.266 ms an iteration
+// against 0.242 / 0.257, its kernel 274 us against 264 under ncu
+// (dmma-persist-run): the copy of a block's points was not what limits it.
 // The update and exit test are the shared device update (device_kmeans.cu).
 // Bytes an iteration: the points once (fused) or twice, the centroids once
 // per block from L2, O(N) of assignment (and list and counts). Needs sm_90
 // (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
 // memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -97,12 +101,7 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once).
-//
-// PERSIST (BM = 2 BN): one block an SM walks point blocks blockIdx.x,
-// + gridDim.x, ..; the points and the centroid tiles swap halves of the
-// shared memory each block, so the next block's points are copied while
-// this one's argmin and sums run.
-template <int VEC, int MT, int NW, bool FUSED, int WARPS, bool PERSIST = false>
+template <int VEC, int MT, int NW, bool FUSED, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
@@ -113,136 +112,116 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
-  static_assert(!PERSIST || BM == 2 * BN, "the points and two centroid tiles swap places");
   const int S = stride_for(d), kp = kpad(d);
-  // BM x S points, then two BN x S centroid tiles (PERSIST: in the other
-  // half, the halves swapping each block).
-  int half = 0;
-  auto tile_at = [&](int t) { return sm + ((PERSIST && half ? 0 : BM) + (t & 1) * BN) * S; };
+  double* xs = sm;  // BM x S points, then two BN x S centroid tiles
+  auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
   const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
-  const std::int64_t blocks = (n + BM - 1) / BM;
-  std::int64_t blk = blockIdx.x;
 
-  load_rows<BM, VEC>(sm, X, blk * BM, n, d, S);
+  load_rows<BM, VEC>(xs, X, r0, n, d, S);
   load_rows<BN, VEC>(tile_at(0), C, 0, k, d, S);
   commit();
   if (tiles > 1) load_rows<BN, VEC>(tile_at(1), C, BN, k, d, S);
   commit();
-  unsigned local = 0;
-  for (;;) {
-    const double* xs = sm + (PERSIST && half ? BM : 0) * S;
-    const std::int64_t r0 = blk * BM;
-    double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
-    int bi[MT][2];
-#pragma unroll
-    for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
-    for (int t = 0; t < tiles; ++t) {
-      wait_groups<1>();  // tile t (and the points) landed: this thread's copies
-      __syncthreads();   // ... and everyone's
-      const double* cs = tile_at(t) + wn * 32 * S;
-      double acc[MT][NT][4] = {};
-#pragma unroll 2
-      for (int kk = 0; kk < kp; kk += KW) {
-        double a[MT][4];
-#pragma unroll
-        for (int m = 0; m < MT; ++m) {
-          const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
-          a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
-        }
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-          const double b[2] = {cc[0], cc[4]};
-#pragma unroll
-          for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
-        }
-      }
-      // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
-      // of the warp's 32): this thread's columns in increasing order, so a
-      // strict < keeps the lowest.
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = t * BN + wn * 32 + j * 8 + 2 * fk + e;
-          if (col >= k) continue;
-          const double c2 = __ldg(cn + col);
-#pragma unroll
-          for (int m = 0; m < MT; ++m)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
-              if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
-            }
-        }
-      __syncthreads();  // every warp is done with tile t's buffer
-      if (t + 2 < tiles) load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t + 2) * BN, k, d, S);
-      commit();  // an empty group past the end keeps the count the wait expects
-    }
-    wait_groups<0>();
-    // PERSIST: the tile half is free (the loop's last barrier); the next
-    // block's points go there while this block finishes.
-    const std::int64_t next = blk + gridDim.x;
-    const bool more = PERSIST && next < blocks;
-    if (more) load_rows<BM, VEC>(sm + (half ? 0 : BM) * S, X, next * BM, n, d, S);
-    if (PERSIST) commit();
 
-      // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
-      // tie the lower cluster; then the warps of the other column parts.
+  double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
+  int bi[MT][2];
 #pragma unroll
-    for (int m = 0; m < MT; ++m)
+  for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
+  for (int t = 0; t < tiles; ++t) {
+    wait_groups<1>();  // tile t (and the points) landed: this thread's copies
+    __syncthreads();   // ... and everyone's
+    const double* cs = tile_at(t) + wn * 32 * S;
+    double acc[MT][NT][4] = {};
+#pragma unroll 2
+    for (int kk = 0; kk < kp; kk += KW) {
+      double a[MT][4];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        for (int off = 1; off < 4; off <<= 1) {
-          const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
-          const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
-          if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
-            bd[m][h] = ov, bi[m][h] = oi;
-        }
-        if (fk == 0) {
-          const int r = wr + m * 16 + fr + 8 * h;
-          rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
-        }
+      for (int m = 0; m < MT; ++m) {
+        const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
+        a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
       }
-    __syncthreads();
-    if (tid < BM) {  // thread r: point r of the block
-      double v = rbd[0][tid];
-      int c = rbi[0][tid];
 #pragma unroll
-      for (int q = 1; q < NW; ++q) {
-        const double ov = rbd[q][tid];
-        const int oi = rbi[q][tid];
-        if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
-      }
-      const std::int64_t r = r0 + tid;
-      const bool mine = r < n;
-      if (mine) {
-        best[r] = xx[r] + v;
-        if (assign[r] != c) assign[r] = c, ++local;
-      }
-      rbi[0][tid] = mine ? c : -1;
-      // One count atomic a cluster a warp, from the lowest of its lanes.
-      const int key = mine ? c : -1;
-      const unsigned peers = __match_any_sync(0xffffffffu, key);
-      if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
-    }
-    if (FUSED) {
-      __syncthreads();  // rbi[0] holds every point's cluster
-      for (int j = tid; j < BM * d; j += THREADS) {
-        const int r = j / d, col = j - r * d, c = rbi[0][r];
-        if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
+      for (int j = 0; j < NT; ++j) {
+        const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+        const double b[2] = {cc[0], cc[4]};
+#pragma unroll
+        for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
       }
     }
-    if (!more) break;
-    __syncthreads();  // the points and the bests are read: their half takes the tiles
-    half ^= 1, blk = next;
-    load_rows<BN, VEC>(tile_at(0), C, 0, k, d, S);
-    commit();
-    if (tiles > 1) load_rows<BN, VEC>(tile_at(1), C, BN, k, d, S);
-    commit();
+    // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
+    // of the warp's 32): this thread's columns in increasing order, so a
+    // strict < keeps the lowest.
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int col = t * BN + wn * 32 + j * 8 + 2 * fk + e;
+        if (col >= k) continue;
+        const double c2 = __ldg(cn + col);
+#pragma unroll
+        for (int m = 0; m < MT; ++m)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
+            if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
+          }
+      }
+    __syncthreads();  // every warp is done with tile t's buffer
+    if (t + 2 < tiles) load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t + 2) * BN, k, d, S);
+    commit();  // an empty group past the end keeps the count the wait expects
+  }
+  wait_groups<0>();
+
+  // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
+  // tie the lower cluster; then the warps of the other column parts.
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      for (int off = 1; off < 4; off <<= 1) {
+        const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
+        const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
+        if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
+          bd[m][h] = ov, bi[m][h] = oi;
+      }
+      if (fk == 0) {
+        const int r = wr + m * 16 + fr + 8 * h;
+        rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
+      }
+    }
+  __syncthreads();
+  unsigned local = 0;
+  if (tid < BM) {  // thread r: point r of the block
+    double v = rbd[0][tid];
+    int c = rbi[0][tid];
+#pragma unroll
+    for (int q = 1; q < NW; ++q) {
+      const double ov = rbd[q][tid];
+      const int oi = rbi[q][tid];
+      if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
+    }
+    const std::int64_t r = r0 + tid;
+    const bool mine = r < n;
+    if (mine) {
+      best[r] = xx[r] + v;
+      if (assign[r] != c) assign[r] = c, ++local;
+    }
+    rbi[0][tid] = mine ? c : -1;
+    // One count atomic a cluster a warp, from the lowest of its lanes.
+    const int key = mine ? c : -1;
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
+  }
+  if (FUSED) {
+    __syncthreads();  // rbi[0] holds every point's cluster
+    for (int j = tid; j < BM * d; j += THREADS) {
+      const int r = j / d, col = j - r * d, c = rbi[0][r];
+      if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
+    }
   }
   add_changed(local, changed);
 }
@@ -302,9 +281,7 @@ using AssignKernel = void (*)(const double*, const double*, const double*, const
                               unsigned long long*, unsigned long long*, double*, std::int64_t, int, int);
 
 template <bool FUSED>
-AssignKernel assign_kernel(bool vec, Shape sh, bool persist) {
-  if (sh.warps == 16 && persist)
-    return vec ? dmma_assign<2, 1, 2, FUSED, 16, true> : dmma_assign<1, 1, 2, FUSED, 16, true>;
+AssignKernel assign_kernel(bool vec, Shape sh) {
   if (sh.warps == 16) return vec ? dmma_assign<2, 1, 2, FUSED, 16> : dmma_assign<1, 1, 2, FUSED, 16>;
   if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4> : dmma_assign<1, 1, 1, FUSED, 4>;
   return vec ? dmma_assign<2, 1, 1, FUSED, 8> : dmma_assign<1, 1, 1, FUSED, 8>;
@@ -370,13 +347,7 @@ class Dmma final : public DeviceKMeans {
     bytes_ = tile_bytes(p_.d, shape_);
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    // TEMPORARY: PARBENCH_DMMA_PERSIST=1 takes the persistent form of the 16-warp shape, for an A/B.
-    persist_ = shape_.warps == 16 && std::getenv("PARBENCH_DMMA_PERSIST") != nullptr;
-    kernel_ =
-        fused_ ? assign_kernel<true>(vec, shape_, persist_) : assign_kernel<false>(vec, shape_, persist_);
-    int dev = 0;
-    PB_CUDA(cudaGetDevice(&dev));
-    PB_CUDA(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev));
+    kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
@@ -384,8 +355,7 @@ class Dmma final : public DeviceKMeans {
     const auto N = p_.n, D = p_.d, K = p_.k;
     launch_row_norms(C_.get(), cn_.get(), K, D, s());
     const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
-    unsigned blocks = unsigned((N + bm - 1) / bm);
-    if (persist_) blocks = std::min(blocks, unsigned(sms_));  // one block an SM (its shared memory)
+    const unsigned blocks = unsigned((N + bm - 1) / bm);
     kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(),
                                                         assign_.get(), best_.get(), changed_.get(),
                                                         counts_.get(), sums_.get(), N, int(D), int(K));
@@ -405,8 +375,7 @@ class Dmma final : public DeviceKMeans {
   }
 
  private:
-  bool fused_ = true, persist_ = false;
-  int sms_ = 1;
+  bool fused_ = true;
   Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;

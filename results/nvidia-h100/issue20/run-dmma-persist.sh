@@ -8,6 +8,8 @@
 # each, each its own process; ncu: every kernel's duration in one iteration
 # under each. Re-packs OUT/f.tgz after each step.
 #   PARBENCH_GIT_REVISION=<rev> [SKIP_BUILD=1] results/nvidia-h100/issue20/run-dmma-persist.sh OUT
+# Ran once, at 1f2fe81 (dmma-persist-run); the persistent form and its switch
+# are gone since (slower), so it no longer compares anything.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-dmma-persist.sh OUT}
