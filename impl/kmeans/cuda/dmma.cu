@@ -43,7 +43,6 @@
 // (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
 // memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -326,7 +325,7 @@ class Dmma final : public DeviceKMeans {
     // an iteration against 0.30-0.31 for the scan, scatter and segment
     // passes; at N / K = 250,000 (4,000,000 x 16 x 16) 4.8 ms against 2.4
     // (H100, results/nvidia-h100/issue20/kmeans-run5).
-    fused_ = N <= 10000 * K && !std::getenv("PARBENCH_DMMA_UNFUSED");  // TEMPORARY: the profile's switch
+    fused_ = N <= 10000 * K;
     if (!fused_) {
       offsets_ = DeviceBuffer<unsigned long long>(K);
       fill_ = DeviceBuffer<unsigned>(K);

@@ -6,6 +6,8 @@
 # that lives only for this profile), so the difference is the fused
 # atomics' cost.
 #   PARBENCH_GIT_REVISION=<rev> [SKIP_BUILD=1] results/nvidia-h100/issue20/run-ncu-dmma.sh OUT
+# Ran once, at d6641a0 (ncu-dmma-run); the switch is gone since, so its
+# unfused step now times the fused kernel again.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run-ncu-dmma.sh OUT}
