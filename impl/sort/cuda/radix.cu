@@ -50,7 +50,8 @@ constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // results/nvidia-h200/issue20/radix-cfg-run*). The mask ranking issues 30%
 // fewer instructions a pass and frees registers: 18 keys a thread fit
 // without spills and took 1.680 ms for 2^26 keys against 1.820 at 16 (H100,
-// results/nvidia-h100/issue20/radix-items-run), the ballots 1.896.
+// results/nvidia-h100/issue20/radix-items-run); the ballots at 16 took
+// 1.896 (radix-or-run).
 constexpr int THREADS = 384, ITEMS = 18, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
