@@ -9,14 +9,9 @@
 #     results/nvidia-h100/issue20/run-bitonic.sh OUT
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${1:?usage: run-bitonic.sh OUT}
-F=$OUT/f
-mkdir -p "$F"
-pack() { tar czf "$OUT/f.tgz" -C "$OUT" f; }
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  OUT=$F ci/gpu.sh --no-tests > "$F/gpu-build.log" 2>&1
-  echo "build exit $?"; pack
-fi
+. results/gpu-call.sh
+call_setup "$@"
+build_unless_skipped
 PARBENCH_REQUIRE_GPU=1 timeout 120 build/gpu/tests/parbench_tests \
   --gtest_filter='Registry/SortVariants.*CUDA_Bitonic*:Registry/SortVariants.*CUDA_OddEven*' \
   > "$F/gtests.log" 2>&1
@@ -45,20 +40,6 @@ if [[ -n ${NCU:-} ]]; then
     --block=256 '--benchmark_filter=^Sort/CUDA.Bitonic/' --benchmark_min_time=0.01 --no-progress \
     > "$F/ncu-bitonic.txt" 2>&1
   echo "ncu exit $?"
-  python3 - "$F/ncu-bitonic.txt" <<'PY'
-import re, sys
-total, name = {}, None
-for line in open(sys.argv[1]):
-    m = re.search(r"(bitonic_[a-z_]+)<([^>]*)>", line)
-    if m and "gpu__time_duration" not in line:
-        name = m.group(1) + "<" + m.group(2) + ">"
-    elif "gpu__time_duration" in line and name:
-        us = float(line.split()[-1].replace(",", ""))
-        n, t = total.get(name, (0, 0.0))
-        total[name] = (n + 1, t + us)
-for k, (n, t) in sorted(total.items()):
-    print(f"{k}: {n} launches, {t:.1f} us")
-print(f"all: {sum(t for _, t in total.values()):.1f} us")
-PY
+  python3 results/ncu-durations.py "$F/ncu-bitonic.txt"
   pack
 fi

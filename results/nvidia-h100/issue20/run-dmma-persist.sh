@@ -12,14 +12,9 @@
 # are gone since (slower), so it no longer compares anything.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${1:?usage: run-dmma-persist.sh OUT}
-F=$OUT/f
-mkdir -p "$F"
-pack() { tar czf "$OUT/f.tgz" -C "$OUT" f; }
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  OUT=$F ci/gpu.sh --no-tests > "$F/gpu-build.log" 2>&1
-  echo "build exit $?"; pack
-fi
+. results/gpu-call.sh
+call_setup "$@"
+build_unless_skipped
 t='Registry/KMeansVariants.*DMMA*'
 PARBENCH_REQUIRE_GPU=1 timeout 60 build/gpu/tests/parbench_tests --gtest_filter="$t" > "$F/gtests-launch.log" 2>&1
 echo "tests (launch) exit $?"; grep -E "^\[  (PASSED|FAILED) " "$F/gtests-launch.log"

@@ -12,10 +12,8 @@
 #   PARBENCH_GIT_REVISION=<rev> results/nvidia-h100/issue20/run-final.sh OUT
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${1:?usage: run-final.sh OUT}
-F=$OUT/f
-mkdir -p "$F"
-pack() { tar czf "$OUT/f.tgz" -C "$OUT" f; }
+. results/gpu-call.sh
+call_setup "$@"
 OUT=$F ci/gpu.sh --no-tests > "$F/gpu-build.log" 2>&1
 echo "build exit $?"; pack
 km='Registry/KMeansVariants.*OneRead*:Registry/KMeansVariants.*DMMA*'

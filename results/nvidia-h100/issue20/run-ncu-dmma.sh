@@ -10,14 +10,9 @@
 # unfused step now times the fused kernel again.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${1:?usage: run-ncu-dmma.sh OUT}
-F=$OUT/f
-mkdir -p "$F"
-pack() { tar czf "$OUT/f.tgz" -C "$OUT" f; }
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  OUT=$F ci/gpu.sh --no-tests > "$F/gpu-build.log" 2>&1
-  echo "build exit $?"; pack
-fi
+. results/gpu-call.sh
+call_setup "$@"
+build_unless_skipped
 args=(--kmeans-shapes=100000x100x316 --kmeans-dist=uniform --kmeans-loops=10 '--benchmark_filter=^KMeans/CUDA\.DMMA/'
   --benchmark_min_time=0.01 --no-progress)
 timeout 200 ncu -k regex:dmma_assign --launch-skip 5 --launch-count 1 --section SpeedOfLight \

@@ -12,14 +12,9 @@
 # (18 won and is the only shape).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${1:?usage: run-radix-items.sh OUT}
-F=$OUT/f
-mkdir -p "$F"
-pack() { tar czf "$OUT/f.tgz" -C "$OUT" f; }
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  OUT=$F ci/gpu.sh --no-tests > "$F/gpu-build.log" 2>&1
-  echo "build exit $?"; pack
-fi
+. results/gpu-call.sh
+call_setup "$@"
+build_unless_skipped
 t='Registry/SortVariants.*CUDA_Radix*'
 PARBENCH_REQUIRE_GPU=1 timeout 60 build/gpu/tests/parbench_tests --gtest_filter="$t" > "$F/gtests-16.log" 2>&1
 echo "tests (16) exit $?"; grep -E "^\[  (PASSED|FAILED) " "$F/gtests-16.log"

@@ -37,19 +37,5 @@ if [[ -n ${NCU_BITONIC:-} ]]; then
     --block=256 '--benchmark_filter=^Sort/CUDA.Bitonic/' --benchmark_min_time=0.01 --no-progress \
     > "$OUT/ncu-bitonic.txt" 2>&1
   echo "ncu bitonic exit $?"
-  python3 - "$OUT/ncu-bitonic.txt" <<'PY'
-import re, sys
-total, name = {}, None
-for line in open(sys.argv[1]):
-    m = re.search(r"(bitonic_[a-z_]+)<([^>]*)>", line)
-    if m and "gpu__time_duration" not in line:
-        name = m.group(1) + "<" + m.group(2) + ">"
-    elif "gpu__time_duration" in line and name:
-        us = float(line.split()[-1].replace(",", ""))
-        n, t = total.get(name, (0, 0.0))
-        total[name] = (n + 1, t + us)
-for k, (n, t) in sorted(total.items()):
-    print(f"{k}: {n} launches, {t:.1f} us")
-print(f"all: {sum(t for _, t in total.values()):.1f} us")
-PY
+  python3 results/ncu-durations.py "$OUT/ncu-bitonic.txt"
 fi
