@@ -18,15 +18,15 @@
 //    steps: a step on one of them is 8 compare-exchanges within the thread,
 //    a change of layout one pass through shared memory (swizzled, free of
 //    bank conflicts), and in the layout where a thread holds 16 consecutive
-//    elements a step on index bits 4 to 8 is a warp shuffle. A tile merge
+//    elements a step on index bits 4 to 7 is a warp shuffle. A tile merge
 //    (13 steps for keys) is 12 steps in registers, 1 in shuffles and 2
 //    changes of layout; the first tile sort 21 steps in shuffles and 11
 //    changes. Arrays of at most 256 keys (padded length under 512) take the
 //    samples' one-step-a-barrier kernel (min(block, E / 2) threads);
 //  - a strided pass does up to 8 steps of a stage (strides j .. j / 128, all
-//    at least E) on a block's E elements: 2^(13 - L) consecutive words (whole
-//    lines) at each of the 2^L offsets the L strides span, as a tile merge's
-//    first two layouts. A stage of s such steps reads and writes the data
+//    at least E) on a block's E = 2^B elements: 2^(B - L) consecutive words
+//    (whole lines) at each of the 2^L offsets the L strides span, in layouts
+//    B - 1 and B - 5. A stage of s such steps reads and writes the data
 //    ceil(s / 8) times, not s.
 // For 2^24 u32 keys: 14 strided passes, 11 tile merges and the first tile
 // sort (26 launches), where the samples' design at block 1024 makes 91, 13
@@ -353,9 +353,10 @@ __global__ void __launch_bounds__(tile_threads<T>(), 3)
 
 // L <= 8 steps of stage k with strides 2^lm .. 2^(lm + L - 1), all >= E, in
 // one pass over the data. A block takes E elements: 2^(B - L) consecutive
-// ones (the tile's low bits, so the lanes read whole lines) at each of the
+// ones (the tile's low bits: whole 128-byte lines to a warp) at each of the
 // 2^L offsets those strides span (the tile's high bits, the bits the steps
-// compare on), in a tile merge's first layouts: B - 1 (4 steps), then B - 5.
+// compare on), in layout B - 1 (4 steps), then B - 5 (keys: the tile
+// merge's second layout; pairs: layout 7, lane bit 4 on tile bit 8).
 template <class T, int L>
 __global__ void __launch_bounds__(tile_threads<T>(), L == 4 ? 2 : 3)
     bitonic_strided(T* __restrict__ w, std::int64_t P, std::int64_t k, int lm) {

@@ -21,21 +21,23 @@
 //       tile that has its inclusive prefix ends the walk) for its exclusive
 //       prefix a digit, then publishes its own inclusive prefix;
 //     - stages the tile in shared memory in digit order, and writes it out
-//       in that order, so each digit's run (about 24 keys) goes to
+//       in that order, so each digit's run (about 27 keys) goes to
 //       consecutive addresses, not one scattered word a key.
 //     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the keys are read a
 //     second time, from L1, when staged, so as not to hold them in
 //     registers through the look-back; the look-back words are 1 KB a tile
-//     (about 0.17 bytes a key), zeroed once a sort.
+//     (about 0.15 bytes a key), zeroed once a sort.
 // So a sort moves 4n + 4 x 8n = 36n bytes (keys only; pairs 68n) against
 // the 8n of reading and writing the keys once: the floor of an LSD sort
 // with 8-bit digits is those 36n.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/device_sm.cuh"
 #include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
@@ -310,6 +312,11 @@ class CudaRadix final : public Variant {
       return Support::no("sorts one array (length = total); batches are the networks' axis");
     if (p.n >= (std::int64_t(1) << 31))
       return Support::no("look-back words hold a prefix in 31 bits: at most 2^31 - 1 keys");
+    const int optin = device_shared_optin_or_zero();
+    if (optin == 0) return Support::no("no usable CUDA device");
+    if (std::size_t(optin) < hist_shared())
+      return Support::no("the histogram's counters need " + std::to_string(hist_shared()) +
+                         " bytes of shared memory a block; this GPU allows " + std::to_string(optin));
     return Support::yes();
   }
   bool stable() const override { return true; }
