@@ -4,6 +4,7 @@
 # CUDA.Radix against CUB.Offset64, keys and pairs at 2^24 and 2^26, and
 # CUDA.Bitonic against CUB at 2^24 (u32 keys), 5 repetitions.
 #   PARBENCH_GIT_REVISION=<rev> [SKIP_BUILD=1] results/nvidia-h100/issue20/run-sort-final.sh OUT
+# Ran at b441e82 (final-sort-run).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 . results/gpu-call.sh
