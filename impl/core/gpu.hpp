@@ -18,7 +18,8 @@ struct GpuStatus {
   int sm_count = 0;
   std::size_t l2_bytes = 0;
   std::size_t memory_bytes = 0;
-  int count = 0;  // CUDA devices visible to this process
+  int count = 0;                       // CUDA devices visible to this process
+  std::size_t shared_optin_bytes = 0;  // the most shared memory a block may opt in to
 };
 
 const GpuStatus& gpu_status();  // probes device 0 once

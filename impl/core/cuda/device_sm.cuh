@@ -1,7 +1,7 @@
 #pragma once
 // The compute capability of the current device, for kernels that need a
 // newer GPU than the build's lowest (the GEMM and k-means FP64 tensor-core
-// kernels, the Hopper GEMM), and its shared memory a block.
+// kernels, the Hopper GEMM).
 #include "core/cuda/check.cuh"
 
 namespace pb {
@@ -25,18 +25,6 @@ inline int device_sm_or_zero() {
     return 0;
   }
   return major * 10 + minor;
-}
-
-// The most dynamic shared memory a block of the current device may opt in
-// to, in bytes; 0 when no device can be asked (for supports()).
-inline int device_shared_optin_or_zero() {
-  int dev = 0, bytes = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return bytes;
 }
 
 }  // namespace pb

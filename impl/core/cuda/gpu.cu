@@ -150,6 +150,7 @@ const GpuStatus& gpu_status() {
     s.sm_count = p.multiProcessorCount;
     s.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
     s.memory_bytes = p.totalGlobalMem;
+    s.shared_optin_bytes = p.sharedMemPerBlockOptin;
   });
   return s;
 }

@@ -100,10 +100,10 @@ class AllGpu final : public DeviceKMeans {
 Support fused_supports(const Problem& p, int block) {
   if (Support b = check_block(block, assign_allgpu); !b.ok()) return b;
   const std::size_t need = allgpu_bytes(p.k, p.d, block);
-  if (need > shared_optin_bytes())
+  if (need > gpu_status().shared_optin_bytes)
     return Support::no("centroids, block sums and a " + std::to_string(block) + "-point tile need " +
                        std::to_string(need) + " bytes of shared memory, more than the " +
-                       std::to_string(shared_optin_bytes()) +
+                       std::to_string(gpu_status().shared_optin_bytes) +
                        " a block can have (CUDA.Tiled and CUDA.GEMM run it)");
   return Support::yes();
 }

@@ -20,12 +20,6 @@ unsigned grid_for(std::int64_t n, int block) {
   return unsigned(std::max<std::int64_t>(1, std::min(want, cap)));
 }
 
-std::size_t shared_optin_bytes() {
-  int v = 0;
-  if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) != cudaSuccess) return 48 * 1024;
-  return std::size_t(v);
-}
-
 namespace {
 
 // AoS: a warp per point, lanes over coordinates: coalesced reads, and the

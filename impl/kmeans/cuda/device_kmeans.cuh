@@ -160,9 +160,6 @@ __device__ __forceinline__ void assign_soa(const double* __restrict__ xs, const 
 // several times over, never more than the items need.
 unsigned grid_for(std::int64_t n, int block);
 
-// Largest dynamic shared memory a block may opt in to on device 0.
-std::size_t shared_optin_bytes();
-
 // Block sizes a k-means kernel accepts: a multiple of 32 in [32, 1024] that
 // the kernel's registers allow (a kernel with many registers a thread does
 // not launch with the largest blocks: cudaErrorLaunchOutOfResources).

@@ -304,11 +304,11 @@ class Dmma final : public DeviceKMeans {
       return Support::no("needs sm_90 or newer (f64 mma.sync m16n8k8); this GPU is sm_" + std::to_string(sm));
     if (p.n > 2147483647 || p.k > 2147483647 || p.d > 65536)
       return Support::no("N, K or D exceeds the kernel's int indices");
-    if (block_bytes(p.d, kSmall) > shared_optin_bytes())
-      return Support::no("64 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
-                         std::to_string(block_bytes(p.d, kSmall)) +
-                         " bytes of shared memory, more than the " + std::to_string(shared_optin_bytes()) +
-                         " a block can have (CUDA.GEMM runs it)");
+    if (block_bytes(p.d, kSmall) > gpu_status().shared_optin_bytes)
+      return Support::no(
+          "64 points and two 32-centroid tiles of D = " + std::to_string(p.d) + " need " +
+          std::to_string(block_bytes(p.d, kSmall)) + " bytes of shared memory, more than the " +
+          std::to_string(gpu_status().shared_optin_bytes) + " a block can have (CUDA.GEMM runs it)");
     return Support::yes();
   }
 
@@ -337,7 +337,7 @@ class Dmma final : public DeviceKMeans {
     }
     // The largest block shape that fits. 64-point blocks two to an SM were
     // slower at D = 100: 0.30 ms an iteration against 0.27 (kmeans-run5).
-    const std::size_t optin = shared_optin_bytes();
+    const std::size_t optin = gpu_status().shared_optin_bytes;
     shape_ = kSmall;
     for (Shape sh : {kWide, kNarrow})
       if (block_bytes(p_.d, sh) <= optin) {

@@ -536,7 +536,7 @@ bool mma_applies(std::int64_t k, std::int64_t d, int block, int sm) {
 // an SM, else as many as fit in one block's shared memory (at least one).
 int choose_copies(std::int64_t k, std::int64_t d, int block) {
   const int warps = block / 32;
-  const std::size_t optin = shared_optin_bytes();
+  const std::size_t optin = gpu_status().shared_optin_bytes;
   for (int c = warps; c >= 1; --c)
     if (pass_bytes(k, d, c, warps) <= optin / 2) return c;
   return pass_bytes(k, d, 1, warps) <= optin ? 1 : 0;
@@ -549,7 +549,7 @@ Pass mma_pass_for(int warps) {
   p.mma = true;
   p.kernel = mma_pass<KP, DP>;
   p.bytes = mma_pass_bytes<KP, DP>(warps);
-  if (p.bytes > shared_optin_bytes()) p.bytes = 0;
+  if (p.bytes > gpu_status().shared_optin_bytes) p.bytes = 0;
   return p;
 }
 
@@ -590,7 +590,7 @@ class OneRead final : public Variant {
                              : "K x (D+1) sums and the centroids need " +
                                    std::to_string(pass_bytes(p.k, p.d, 1, block_ / 32)) +
                                    " bytes of shared memory, more than the " +
-                                   std::to_string(shared_optin_bytes()) + " a block can have");
+                                   std::to_string(gpu_status().shared_optin_bytes) + " a block can have");
     return Support::yes();
   }
 

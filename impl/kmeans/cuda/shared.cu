@@ -22,10 +22,11 @@ class Shared final : public DeviceKMeans {
   Support supports(const Problem& p) const override {
     if (Support b = check_block(block_, assign_shared); !b.ok()) return b;
     const std::size_t need = std::size_t(p.k * p.d) * sizeof(double);
-    if (need > shared_optin_bytes())
+    if (need > gpu_status().shared_optin_bytes)
       return Support::no("K*D = " + std::to_string(p.k * p.d) + " centroid doubles need " +
                          std::to_string(need) + " bytes of shared memory, more than the " +
-                         std::to_string(shared_optin_bytes()) + " a block can have (CUDA.Tiled runs it)");
+                         std::to_string(gpu_status().shared_optin_bytes) +
+                         " a block can have (CUDA.Tiled runs it)");
     return Support::yes();
   }
 

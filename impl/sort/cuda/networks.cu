@@ -53,11 +53,9 @@ int log2i(std::int64_t x) {
 
 template <class T>
 __device__ __forceinline__ void cmpx(T& a, T& b, bool up) {
-  if ((a > b) == up) {
-    T t = a;
-    a = b;
-    b = t;
-  }
+  const T lo = a < b ? a : b, hi = a < b ? b : a;  // min and max, then placed: no branch
+  a = up ? lo : hi;
+  b = up ? hi : lo;
 }
 
 // Keys (and values) into padded packed words. One thread per padded slot.
@@ -155,9 +153,13 @@ constexpr int kRegs = 16;
 // it spills, so it runs two blocks an SM.)
 constexpr std::int64_t kBitonicTile = 32 * 1024;
 template <class T>
-__host__ __device__ constexpr int tile_bits() {
-  return sizeof(T) == 4 ? 13 : 12;  // log2(kBitonicTile / sizeof(T))
+__host__ __device__ constexpr int tile_bits() {  // log2 of the elements a tile
+  int b = 0;
+  while ((std::int64_t(1) << (b + 1)) * std::int64_t(sizeof(T)) <= kBitonicTile) ++b;
+  return b;
 }
+static_assert(tile_bits<std::uint32_t>() == 13 && tile_bits<std::uint64_t>() == 12,
+              "8,192 keys, 4,096 pairs");
 template <class T>
 __host__ __device__ constexpr int tile_threads() {
   return int(kBitonicTile / std::int64_t(sizeof(T)) / kRegs);
@@ -321,13 +323,7 @@ __global__ void __launch_bounds__(tile_threads<T>(), 2) bitonic_tile_sort(T* __r
     for (int R = stage - 1; R >= 0; --R)
 #pragma unroll
       for (int c = 0; c < kRegs; ++c)
-        if (!(c & (1 << R))) {
-          const bool up = ((c >> stage) & 1) == 0;
-          const T a = v[c], b = v[c | 1 << R];
-          const T lo = a < b ? a : b, hi = a < b ? b : a;
-          v[c] = up ? lo : hi;
-          v[c | 1 << R] = up ? hi : lo;
-        }
+        if (!(c & (1 << R))) cmpx(v[c], v[c | 1 << R], ((c >> stage) & 1) == 0);
   sort_stages<T, B, 4>(v, s, tid, T(0), ((base & (P - 1)) >> B) & 1);
   store_vec(w + base + 16 * tid, v);
 }

@@ -37,7 +37,7 @@
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
-#include "core/cuda/device_sm.cuh"
+#include "core/gpu.hpp"
 #include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
@@ -312,11 +312,12 @@ class CudaRadix final : public Variant {
       return Support::no("sorts one array (length = total); batches are the networks' axis");
     if (p.n >= (std::int64_t(1) << 31))
       return Support::no("look-back words hold a prefix in 31 bits: at most 2^31 - 1 keys");
-    const int optin = device_shared_optin_or_zero();
-    if (optin == 0) return Support::no("no usable CUDA device");
-    if (std::size_t(optin) < hist_shared())
+    const GpuStatus& gpu = gpu_status();
+    if (!gpu.available) return Support::no(gpu.reason);
+    if (gpu.shared_optin_bytes < hist_shared())
       return Support::no("the histogram's counters need " + std::to_string(hist_shared()) +
-                         " bytes of shared memory a block; this GPU allows " + std::to_string(optin));
+                         " bytes of shared memory a block; this GPU allows " +
+                         std::to_string(gpu.shared_optin_bytes));
     return Support::yes();
   }
   bool stable() const override { return true; }
@@ -344,9 +345,6 @@ class CudaRadix final : public Variant {
       PB_CUDA(cudaFuncSetAttribute(scatter_kernel<true, Ord>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    int(scatter_shared<true>())));
     });
-    int dev = 0;
-    PB_CUDA(cudaGetDevice(&dev));
-    PB_CUDA(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev));
     // A copy from pageable memory may return before its data lands; the
     // variant's non-blocking stream is not ordered after it.
     PB_CUDA(cudaDeviceSynchronize());
@@ -375,7 +373,8 @@ class CudaRadix final : public Variant {
     std::uint32_t* counters = hist + PASSES * RADIX;
     std::uint32_t* status = counters + PASSES;
     PB_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), st));
-    const int blocks = int(std::min<std::int64_t>((p_.n + 8 * HIST_THREADS - 1) / (8 * HIST_THREADS), sms_));
+    const int blocks = int(std::min<std::int64_t>((p_.n + 8 * HIST_THREADS - 1) / (8 * HIST_THREADS),
+                                                  std::max(gpu_status().sm_count, 1)));
     histogram_kernel<Ord><<<blocks, HIST_THREADS, hist_shared(), st>>>(keys_in_.get(), p_.n, hist);
     PB_CUDA_LAUNCHED();
     scan_kernel<<<PASSES, RADIX, 0, st>>>(hist);
@@ -401,7 +400,6 @@ class CudaRadix final : public Variant {
   Problem p_;
   Stream stream_;
   std::int64_t tiles_ = 0;
-  int sms_ = 1;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_, vals_, keys_tmp_, vals_tmp_, work_;
 };
 
