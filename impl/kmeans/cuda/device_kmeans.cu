@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -99,6 +100,66 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
   }
 }
 
+// The device update in one launch, which also leaves the accumulators zero
+// for the next iteration. A warp a cluster: the new centroid (an empty
+// cluster keeps its own) in both layouts, its squared move, with cn its new
+// squared norm (summed in row_norms' order, so the same bits); the cluster's
+// sums and count are read, then zeroed. A block's largest move goes to
+// state[0] by atomicMax on its bits (a non-negative double orders as its
+// bits; fmax drops a NaN, as decide does); the last block to take a ticket
+// (state[1]) runs decide's exit test, then zeroes *changed and the state.
+__global__ void update_step(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
+                            unsigned long long* changed, unsigned long long* state, Flag* flag,
+                            std::int64_t k, std::int64_t d, std::int64_t n, Criteria crit) {
+  __shared__ double warp_max[32];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  double mx = 0;
+  for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
+    const unsigned long long cnt = counts[c];
+    double m = 0, nn = 0;
+    for (std::int64_t t = lane; t < d; t += 32) {
+      const double old = C[c * d + t];
+      const double v = cnt ? sums[c * d + t] / double(cnt) : old;
+      sums[c * d + t] = 0;
+      m += (v - old) * (v - old);
+      nn += v * v;
+      C[c * d + t] = v;
+      Ct[t * k + c] = v;
+    }
+    for (int off = 16; off; off >>= 1) {
+      m += __shfl_down_sync(0xffffffffu, m, off);
+      nn += __shfl_down_sync(0xffffffffu, nn, off);
+    }
+    if (lane == 0) {
+      if (cn) cn[c] = nn;
+      counts[c] = 0;  // every lane read it before the shuffles
+      mx = fmax(mx, m);
+    }
+  }
+  if (lane == 0) warp_max[threadIdx.x / 32] = mx;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x / 32); ++w) mx = fmax(mx, warp_max[w]);
+    atomicMax(&state[0], (unsigned long long)__double_as_longlong(mx));
+    __threadfence();  // this block's move and writes before its ticket
+    last = atomicAdd(&state[1], 1ull) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    const double m = __longlong_as_double((long long)atomicAdd(&state[0], 0ull));
+    Flag f = *flag;
+    f.iterations += 1;
+    f.changed = atomicAdd(changed, 0ull);
+    f.move = sqrt(m);
+    f.stop = crit.stop(f.iterations, (std::int64_t)f.changed, f.move, n) ? 1 : 0;
+    *flag = f;
+    *changed = 0, state[0] = 0, state[1] = 0;
+  }
+}
+
 }  // namespace
 
 void launch_accumulate_aos(const double* x, const int* assign, double* sums, unsigned long long* counts,
@@ -123,6 +184,13 @@ void launch_finalize(const double* sums, const unsigned long long* counts, doubl
 void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
                    std::int64_t n, const Criteria& crit, cudaStream_t s) {
   decide<<<1, 1024, 0, s>>>(move2, changed, flag, k, n, crit);
+  PB_CUDA_LAUNCHED();
+}
+void launch_update(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
+                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
+  update_step<<<grid_for(k * 32, 256), 256, 0, s>>>(sums, counts, C, Ct, cn, changed, state, flag, k, d, n,
+                                                    crit);
   PB_CUDA_LAUNCHED();
 }
 
@@ -172,10 +240,10 @@ void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
   assign_ = DeviceBuffer<int>(N);
   best_ = DeviceBuffer<double>(N);
   sums_ = DeviceBuffer<double>(K * D);
-  move2_ = DeviceBuffer<double>(K);
   counts_ = DeviceBuffer<unsigned long long>(K);
   changed_ = DeviceBuffer<unsigned long long>(1);
   flag_ = DeviceBuffer<Flag>(1);
+  update_state_ = DeviceBuffer<unsigned long long>(2);
   for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
   PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
   h_sums_.resize(K * D);
@@ -196,6 +264,13 @@ void DeviceKMeans::reset() {
   PB_CUDA(cudaMemsetAsync(assign_.get(), 0xFF, assign_.bytes(), s()));  // -1: no cluster yet
   PB_CUDA(cudaMemsetAsync(best_.get(), 0xFF, best_.bytes(), s()));      // NaN until written
   PB_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(Flag), s()));
+  if (device_update()) {  // zero at the start; each iteration's update_step leaves them zero
+    PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
+    PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
+    PB_CUDA(cudaMemsetAsync(changed_.get(), 0, changed_.bytes(), s()));
+    PB_CUDA(cudaMemsetAsync(update_state_.get(), 0, update_state_.bytes(), s()));
+    if (double* cn = centroid_norms()) launch_row_norms(C_.get(), cn, K, D, s());
+  }
   PB_CUDA(cudaStreamSynchronize(s()));
   iterations_ = 0;
 }
@@ -258,9 +333,14 @@ void DeviceKMeans::run_device_update() {
   for (;;) {
     PB_CUDA(cudaEventRecord(ev_[0], s()));
     for (int it = 0; it < per_read; ++it) {
-      PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
-      PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
-      PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
+      static const bool old_update = std::getenv("PARBENCH_KMEANS_OLD_UPDATE") != nullptr;  // TEMP A/B
+      if (old_update) {
+        if (!tmp_move2_.size()) tmp_move2_ = DeviceBuffer<double>(K);
+        PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
+        PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
+        PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
+        if (double* cn = centroid_norms()) launch_row_norms(C_.get(), cn, K, D, s());
+      }
       const bool fused = launch_assign();
       if (!fused) {
         if (xa_.size())
@@ -268,8 +348,12 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
-      launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), move2_.get(), K, D, s());
-      launch_decide(move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
+      if (old_update) {
+        launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), tmp_move2_.get(), K, D, s());
+        launch_decide(tmp_move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
+      } else
+        launch_update(sums_.get(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(), changed_.get(),
+                      update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -8,9 +8,10 @@
 //    centroids go up, the assignment kernel runs, the memberships come back
 //    and the host computes sums, centroids and the exit test;
 //  - device update (AllGPU, Tiled, GEMM, DMMA): assignment, accumulation of
-//    sums and counts, new centroids and the exit test all run on the GPU; the
-//    host reads back a 32-byte flag per iteration of a converging run, once
-//    a run of fixed loops, and nothing else.
+//    sums and counts, new centroids and the exit test all run on the GPU,
+//    the last two in one launch (update_step) that also zeroes the sums,
+//    counts and changed-point count for the next iteration; the host reads back a 32-byte flag per iteration
+//    of a converging run, once a run of fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
 #include <memory>
@@ -56,6 +57,9 @@ class DeviceKMeans : public Variant {
   // themselves and then return true ("fused").
   virtual bool launch_assign() = 0;
   virtual void after_prepare() {}
+  // A device-update variant that keeps the centroids' squared norms (K) gets
+  // them computed at reset and rewritten by each iteration's update.
+  virtual double* centroid_norms() { return nullptr; }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
@@ -64,7 +68,7 @@ class DeviceKMeans : public Variant {
   DeviceBuffer<double> C_, Ct_;   // centroids K x D and D x K
   DeviceBuffer<int> assign_;
   DeviceBuffer<double> best_;  // per-point squared distance of the last assignment
-  DeviceBuffer<double> sums_, move2_;
+  DeviceBuffer<double> sums_;
   DeviceBuffer<unsigned long long> counts_, changed_;
   DeviceBuffer<Flag> flag_;
   int block_ = 256;
@@ -80,6 +84,8 @@ class DeviceKMeans : public Variant {
   Breakdown last_;
   cudaEvent_t ev_[4] = {};
   Flag* h_flag_ = nullptr;  // pinned
+  DeviceBuffer<unsigned long long> update_state_;
+  DeviceBuffer<double> tmp_move2_;  // TEMP A/B  // update_step's largest move (bits) and ticket
  public:
   ~DeviceKMeans() override;
 };
@@ -106,6 +112,13 @@ void launch_finalize(const double* sums, const unsigned long long* counts, doubl
                      double* move2, std::int64_t k, std::int64_t d, cudaStream_t s);
 void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
                    std::int64_t n, const Criteria& crit, cudaStream_t s);
+// finalize and decide in one launch, for the device-update loop: new
+// centroids (and with cn their squared norms), the exit test into *flag;
+// leaves sums, counts, *changed and state (2 words) zero for the next
+// iteration (they must be zero before the first).
+void launch_update(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
+                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
 
 // CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
 // CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding

@@ -43,6 +43,7 @@
 // (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
 // memory.
 #include <algorithm>
+#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -80,7 +81,8 @@ std::size_t tile_bytes(std::int64_t d, Shape sh) {
 // Dynamic shared memory, and with it the static rows of the per-point bests.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) +
-         std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int));
+         std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int)) +
+         2 * 32 * std::size_t(sh.nw) * sizeof(double);
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -97,11 +99,18 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
   }
 }
 
+// Forms of the assignment kernel (TEMP A/B switches, PARBENCH_DMMA_FORM):
+// TAIL: the fused sums a warp a point row (no index division);
+// PIPE: one barrier a centroid tile (the next tile's copy issued after it,
+// into the buffer every warp has left), the tile's norms in shared memory;
+// REGS: a k step's fragments loaded while the previous step multiplies.
+constexpr int TAIL = 1, PIPE = 2, REGS = 4, ALL = 7;
+
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once).
-template <int VEC, int MT, int NW, bool FUSED, int WARPS>
+template <int VEC, int MT, int NW, bool FUSED, int WARPS, int FORM>
 __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
@@ -112,6 +121,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
+  __shared__ __align__(16) double cns[2][BN];  // the centroid tiles' squared norms (PIPE)
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
@@ -120,36 +130,81 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
+  // Tile t's centroids (and with PIPE their norms) into buffer t & 1.
+  auto load_tile = [&](int t) {
+    load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
+    if (FORM & PIPE)
+      for (int j = tid; j < BN; j += THREADS) {
+        const int col = t * BN + j;
+        copy<8>(&cns[t & 1][j], col < k ? cn + col : cn, col < k);
+      }
+  };
 
   load_rows<BM, VEC>(xs, X, r0, n, d, S);
-  load_rows<BN, VEC>(tile_at(0), C, 0, k, d, S);
+  load_tile(0);
   commit();
-  if (tiles > 1) load_rows<BN, VEC>(tile_at(1), C, BN, k, d, S);
-  commit();
+  if (!(FORM & PIPE)) {
+    if (tiles > 1) load_tile(1);
+    commit();
+  }
 
   double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
   int bi[MT][2];
 #pragma unroll
   for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
   for (int t = 0; t < tiles; ++t) {
-    wait_groups<1>();  // tile t (and the points) landed: this thread's copies
-    __syncthreads();   // ... and everyone's
+    if (FORM & PIPE) {
+      wait_groups<0>();  // tile t (and the points) landed: this thread's copies
+      __syncthreads();   // ... and everyone's; and every warp has left tile t - 1
+      if (t + 1 < tiles) load_tile(t + 1);
+      commit();
+    } else {
+      wait_groups<1>();  // tile t (and the points) landed: this thread's copies
+      __syncthreads();   // ... and everyone's
+    }
     const double* cs = tile_at(t) + wn * 32 * S;
     double acc[MT][NT][4] = {};
-#pragma unroll 2
-    for (int kk = 0; kk < kp; kk += KW) {
-      double a[MT][4];
+    if (FORM & REGS) {
+      static_assert(MT == 1, "REGS takes one m-tile a warp");
+      double a[2][4], b[2][NT][2];
+      auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
+        const double* xa = xs + (wr + fr) * S + kk + fk;
+        fa[0] = xa[0], fa[1] = xa[8 * S], fa[2] = xa[4], fa[3] = xa[8 * S + 4];
 #pragma unroll
-      for (int m = 0; m < MT; ++m) {
-        const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
-        a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
+        for (int j = 0; j < NT; ++j) {
+          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+          fb[j][0] = cc[0], fb[j][1] = cc[4];
+        }
+      };
+      auto mul = [&](const double(&fa)[4], const double(&fb)[NT][2]) {
+#pragma unroll
+        for (int j = 0; j < NT; ++j) dmma<KW>(acc[0][j], fa, fb[j]);
+      };
+      frag(0, a[0], b[0]);
+      int kk = 0;
+      for (; kk + 2 * KW <= kp; kk += 2 * KW) {
+        frag(kk + KW, a[1], b[1]);
+        mul(a[0], b[0]);
+        if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
+        mul(a[1], b[1]);
       }
+      if (kk < kp) mul(a[0], b[0]);
+    } else {
+#pragma unroll 2
+      for (int kk = 0; kk < kp; kk += KW) {
+        double a[MT][4];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-        const double b[2] = {cc[0], cc[4]};
+        for (int m = 0; m < MT; ++m) {
+          const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
+          a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
+        }
 #pragma unroll
-        for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
+        for (int j = 0; j < NT; ++j) {
+          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+          const double b[2] = {cc[0], cc[4]};
+#pragma unroll
+          for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
+        }
       }
     }
     // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
@@ -159,9 +214,9 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int col = t * BN + wn * 32 + j * 8 + 2 * fk + e;
+        const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
         if (col >= k) continue;
-        const double c2 = __ldg(cn + col);
+        const double c2 = (FORM & PIPE) ? cns[t & 1][cl] : __ldg(cn + col);
 #pragma unroll
         for (int m = 0; m < MT; ++m)
 #pragma unroll
@@ -170,9 +225,11 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
             if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
           }
       }
-    __syncthreads();  // every warp is done with tile t's buffer
-    if (t + 2 < tiles) load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t + 2) * BN, k, d, S);
-    commit();  // an empty group past the end keeps the count the wait expects
+    if (!(FORM & PIPE)) {
+      __syncthreads();  // every warp is done with tile t's buffer
+      if (t + 2 < tiles) load_tile(t + 2);
+      commit();  // an empty group past the end keeps the count the wait expects
+    }
   }
   wait_groups<0>();
 
@@ -218,9 +275,18 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   }
   if (FUSED) {
     __syncthreads();  // rbi[0] holds every point's cluster
-    for (int j = tid; j < BM * d; j += THREADS) {
-      const int r = j / d, col = j - r * d, c = rbi[0][r];
-      if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
+    if (FORM & TAIL) {
+      for (int r = warp; r < BM; r += WARPS) {  // a warp a point, lanes along its row
+        const int c = rbi[0][r];
+        if (c < 0) continue;
+        double* srow = sums + std::int64_t(c) * d;
+        for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
+      }
+    } else {
+      for (int j = tid; j < BM * d; j += THREADS) {
+        const int r = j / d, col = j - r * d, c = rbi[0][r];
+        if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
+      }
     }
   }
   add_changed(local, changed);
@@ -282,9 +348,19 @@ using AssignKernel = void (*)(const double*, const double*, const double*, const
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
-  if (sh.warps == 16) return vec ? dmma_assign<2, 1, 2, FUSED, 16> : dmma_assign<1, 1, 2, FUSED, 16>;
-  if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4> : dmma_assign<1, 1, 1, FUSED, 4>;
-  return vec ? dmma_assign<2, 1, 1, FUSED, 8> : dmma_assign<1, 1, 1, FUSED, 8>;
+  if (sh.warps == 16) {
+    if (FUSED && vec) {  // TEMP A/B
+      const char* f = std::getenv("PARBENCH_DMMA_FORM");
+      const int form = f ? std::atoi(f) : ALL;
+      if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0>;
+      if (form == 1) return dmma_assign<2, 1, 2, true, 16, TAIL>;
+      if (form == 3) return dmma_assign<2, 1, 2, true, 16, TAIL | PIPE>;
+      if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS>;
+    }
+    return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL> : dmma_assign<1, 1, 2, FUSED, 16, ALL>;
+  }
+  if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4, ALL> : dmma_assign<1, 1, 1, FUSED, 4, ALL>;
+  return vec ? dmma_assign<2, 1, 1, FUSED, 8, ALL> : dmma_assign<1, 1, 1, FUSED, 8, ALL>;
 }
 
 // The shapes CUDA.DMMA takes, the first that fits: 16 warps of 16 x 32 over
@@ -315,6 +391,7 @@ class Dmma final : public DeviceKMeans {
  protected:
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
+  double* centroid_norms() override { return cn_.get(); }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
@@ -353,7 +430,6 @@ class Dmma final : public DeviceKMeans {
   }
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
-    launch_row_norms(C_.get(), cn_.get(), K, D, s());
     const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
     const unsigned blocks = unsigned((N + bm - 1) / bm);
     kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(),
