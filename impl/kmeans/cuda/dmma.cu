@@ -87,24 +87,40 @@ std::size_t block_bytes(std::int64_t d, Shape sh) {
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
 // zero past the matrix and in the columns [d, kpad(d)): VEC doubles a copy
-// (2 when d is even and the matrix 16-byte aligned).
-template <int R, int VEC>
+// (2 when d is even and the matrix 16-byte aligned). FAST: a warp a row,
+// lanes along it (no index division); else chunks spread over the threads.
+template <int R, int VEC, int WARPS, bool FAST>
 __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64_t r0, std::int64_t rows,
                                           int d, int S) {
   const int per_row = kpad(d) / VEC;
-  for (int ch = threadIdx.x; ch < R * per_row; ch += blockDim.x) {
-    const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
-    const bool ok = r0 + r < rows && kc < d;
-    copy<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
+  if (FAST) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int r = warp; r < R; r += WARPS) {
+      const bool row_ok = r0 + r < rows;
+      const double* src = row_ok ? m + (r0 + r) * d : m;
+      double* dst = s + r * S;
+#pragma unroll 1
+      for (int c = lane; c < per_row; c += 32) {
+        const int kc = c * VEC;
+        const bool ok = row_ok && kc < d;
+        copy<VEC * 8>(dst + kc, ok ? src + kc : m, ok);
+      }
+    }
+  } else {
+    for (int ch = threadIdx.x; ch < R * per_row; ch += blockDim.x) {
+      const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
+      const bool ok = r0 + r < rows && kc < d;
+      copy<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
+    }
   }
 }
 
 // Forms of the assignment kernel (TEMP A/B switches, PARBENCH_DMMA_FORM):
 // TAIL: the fused sums a warp a point row (no index division);
-// PIPE: one barrier a centroid tile (the next tile's copy issued after it,
-// into the buffer every warp has left), the tile's norms in shared memory;
-// REGS: a k step's fragments loaded while the previous step multiplies.
-constexpr int TAIL = 1, PIPE = 2, REGS = 4, ALL = 7;
+// REGS: a k step's fragments loaded while the previous step multiplies;
+// COPY: load_rows' FAST copies; EPI: the argmin without branches, the
+// tile's norms copied to shared memory with the tile.
+constexpr int TAIL = 1, REGS = 4, COPY = 8, EPI = 16, ALL = TAIL | REGS | COPY | EPI;
 
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
 // the argmin in the epilogue; also counts each cluster's points and, with
@@ -121,7 +137,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
-  __shared__ __align__(16) double cns[2][BN];  // the centroid tiles' squared norms (PIPE)
+  __shared__ double cns[2][BN];  // the centroid tiles' squared norms (EPI)
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
@@ -130,38 +146,30 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
-  // Tile t's centroids (and with PIPE their norms) into buffer t & 1.
+  constexpr bool FAST = (FORM & COPY) != 0;
+  // Tile t's centroids (and with EPI their norms) into buffer t & 1.
   auto load_tile = [&](int t) {
-    load_rows<BN, VEC>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
-    if (FORM & PIPE)
+    load_rows<BN, VEC, WARPS, FAST>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
+    if (FORM & EPI)
       for (int j = tid; j < BN; j += THREADS) {
         const int col = t * BN + j;
         copy<8>(&cns[t & 1][j], col < k ? cn + col : cn, col < k);
       }
   };
 
-  load_rows<BM, VEC>(xs, X, r0, n, d, S);
+  load_rows<BM, VEC, WARPS, FAST>(xs, X, r0, n, d, S);
   load_tile(0);
   commit();
-  if (!(FORM & PIPE)) {
-    if (tiles > 1) load_tile(1);
-    commit();
-  }
+  if (tiles > 1) load_tile(1);
+  commit();
 
   double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
   int bi[MT][2];
 #pragma unroll
   for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
   for (int t = 0; t < tiles; ++t) {
-    if (FORM & PIPE) {
-      wait_groups<0>();  // tile t (and the points) landed: this thread's copies
-      __syncthreads();   // ... and everyone's; and every warp has left tile t - 1
-      if (t + 1 < tiles) load_tile(t + 1);
-      commit();
-    } else {
-      wait_groups<1>();  // tile t (and the points) landed: this thread's copies
-      __syncthreads();   // ... and everyone's
-    }
+    wait_groups<1>();  // tile t (and the points) landed: this thread's copies
+    __syncthreads();   // ... and everyone's
     const double* cs = tile_at(t) + wn * 32 * S;
     double acc[MT][NT][4] = {};
     if (FORM & REGS) {
@@ -215,8 +223,20 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
+        if (FORM & EPI) {  // past k: a zero norm (never taken), predicated, not branched around
+          const bool ok = col < k;
+          const double c2 = cns[t & 1][cl];
+#pragma unroll
+          for (int m = 0; m < MT; ++m)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
+              if (ok && (bi[m][h] < 0 || v < bd[m][h])) bd[m][h] = v, bi[m][h] = col;
+            }
+          continue;
+        }
         if (col >= k) continue;
-        const double c2 = (FORM & PIPE) ? cns[t & 1][cl] : __ldg(cn + col);
+        const double c2 = __ldg(cn + col);
 #pragma unroll
         for (int m = 0; m < MT; ++m)
 #pragma unroll
@@ -225,11 +245,9 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
             if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
           }
       }
-    if (!(FORM & PIPE)) {
-      __syncthreads();  // every warp is done with tile t's buffer
-      if (t + 2 < tiles) load_tile(t + 2);
-      commit();  // an empty group past the end keeps the count the wait expects
-    }
+    __syncthreads();  // every warp is done with tile t's buffer
+    if (t + 2 < tiles) load_tile(t + 2);
+    commit();  // an empty group past the end keeps the count the wait expects
   }
   wait_groups<0>();
 
@@ -280,6 +298,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
         const int c = rbi[0][r];
         if (c < 0) continue;
         double* srow = sums + std::int64_t(c) * d;
+#pragma unroll 1
         for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
       }
     } else {
@@ -353,9 +372,8 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
       const char* f = std::getenv("PARBENCH_DMMA_FORM");
       const int form = f ? std::atoi(f) : ALL;
       if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0>;
-      if (form == 1) return dmma_assign<2, 1, 2, true, 16, TAIL>;
-      if (form == 3) return dmma_assign<2, 1, 2, true, 16, TAIL | PIPE>;
       if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS>;
+      if (form == 13) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY>;
     }
     return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL> : dmma_assign<1, 1, 2, FUSED, 16, ALL>;
   }
