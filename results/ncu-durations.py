@@ -15,8 +15,9 @@ SCALE = {"n": 1e-3, "u": 1.0, "m": 1e3, "s": 1e6}
 
 def kernel_name(header):
     """The name and template arguments, without return type, namespaces or parameters."""
-    # ncu prints the anonymous namespace as "unnamed>::" (its "<" lost).
-    text = header.strip().replace("unnamed>::", "")
+    # ncu prints the anonymous namespace as "<unnamed>::", or "unnamed>::"
+    # with its "<" lost (the versions differ).
+    text = header.strip().replace("<unnamed>::", "").replace("unnamed>::", "")
     if text.startswith("void "):
         text = text[5:]
     depth, end = 0, len(text)

@@ -108,9 +108,11 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 // state[0] by atomicMax on its bits (a non-negative double orders as its
 // bits; fmax drops a NaN, as decide does); the last block to take a ticket
 // (state[1]) runs decide's exit test, then zeroes *changed and the state.
-__global__ void update_step(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
-                            unsigned long long* changed, unsigned long long* state, Flag* flag,
-                            std::int64_t k, std::int64_t d, std::int64_t n, Criteria crit) {
+__global__ void update_step(double* __restrict__ sums, unsigned long long* __restrict__ counts,
+                            double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
+                            unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
+                            Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n,
+                            Criteria crit) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   const int lane = threadIdx.x & 31;
@@ -119,6 +121,7 @@ __global__ void update_step(double* sums, unsigned long long* counts, double* C,
   for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
     const unsigned long long cnt = counts[c];
     double m = 0, nn = 0;
+#pragma unroll 4
     for (std::int64_t t = lane; t < d; t += 32) {
       const double old = C[c * d + t];
       const double v = cnt ? sums[c * d + t] / double(cnt) : old;
