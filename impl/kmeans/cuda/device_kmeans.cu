@@ -111,7 +111,7 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 __global__ void update_step(double* __restrict__ sums, unsigned long long* __restrict__ counts,
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
-                            Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n,
+                            Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
                             Criteria crit) {
   __shared__ double warp_max[32];
   __shared__ bool last;
@@ -124,8 +124,13 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
 #pragma unroll 4
     for (std::int64_t t = lane; t < d; t += 32) {
       const double old = C[c * d + t];
-      const double v = cnt ? sums[c * d + t] / double(cnt) : old;
+      double sum = sums[c * d + t];
       sums[c * d + t] = 0;
+      for (int r = 1; r < reps; ++r) {
+        sum += sums[(r * k + c) * d + t];
+        sums[(r * k + c) * d + t] = 0;
+      }
+      const double v = cnt ? sum / double(cnt) : old;
       m += (v - old) * (v - old);
       nn += v * v;
       C[c * d + t] = v;
@@ -189,11 +194,11 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
   decide<<<1, 1024, 0, s>>>(move2, changed, flag, k, n, crit);
   PB_CUDA_LAUNCHED();
 }
-void launch_update(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
+void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
                    std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
   update_step<<<grid_for(k * 32, 256), 256, 0, s>>>(sums, counts, C, Ct, cn, changed, state, flag, k, d, n,
-                                                    crit);
+                                                    reps, crit);
   PB_CUDA_LAUNCHED();
 }
 
@@ -242,7 +247,7 @@ void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
   Ct_ = DeviceBuffer<double>(K * D);
   assign_ = DeviceBuffer<int>(N);
   best_ = DeviceBuffer<double>(N);
-  sums_ = DeviceBuffer<double>(K * D);
+  sums_ = DeviceBuffer<double>(K * D * sum_replicas());
   counts_ = DeviceBuffer<unsigned long long>(K);
   changed_ = DeviceBuffer<unsigned long long>(1);
   flag_ = DeviceBuffer<Flag>(1);
@@ -355,8 +360,8 @@ void DeviceKMeans::run_device_update() {
         launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), tmp_move2_.get(), K, D, s());
         launch_decide(tmp_move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
       } else
-        launch_update(sums_.get(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(), changed_.get(),
-                      update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
+        launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
+                      changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -60,6 +60,10 @@ class DeviceKMeans : public Variant {
   // A device-update variant that keeps the centroids' squared norms (K) gets
   // them computed at reset and rewritten by each iteration's update.
   virtual double* centroid_norms() { return nullptr; }
+  // Copies of the K x D sums (sums_ holds them one after another) that a
+  // device-update variant's atomics spread over, so fewer pile onto one
+  // address; the update adds them.
+  virtual int sum_replicas() const { return 1; }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
@@ -115,8 +119,9 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 // finalize and decide in one launch, for the device-update loop: new
 // centroids (and with cn their squared norms), the exit test into *flag;
 // leaves sums, counts, *changed and state (2 words) zero for the next
-// iteration (they must be zero before the first).
-void launch_update(double* sums, unsigned long long* counts, double* C, double* Ct, double* cn,
+// iteration (they must be zero before the first). sums holds reps copies
+// of K x D, added in order.
+void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
                    std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
 

@@ -82,7 +82,7 @@ std::size_t tile_bytes(std::int64_t d, Shape sh) {
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) +
          std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * 32 * std::size_t(sh.nw) * sizeof(double);
+         2 * 32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(unsigned long long);
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -115,15 +115,43 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
   }
 }
 
+// Bulk copies (cp.async.bulk, sm_90) completing on an mbarrier in shared
+// memory: the BULK form's rows, one instruction a row.
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, "
+        "p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+          smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+
 // Forms of the assignment kernel (TEMP A/B switches, PARBENCH_DMMA_FORM):
 // TAIL: the fused sums a warp a point row (no index division);
 // REGS: a k step's fragments loaded while the previous step multiplies;
 // COPY: load_rows' FAST copies; EPI: the argmin without branches, the
-// tile's norms copied to shared memory with the tile; PERSIST: a block an
-// SM walks point blocks, the next one's points and first tiles copied once
-// the last tile's multiplies are done, while this one's argmin and sums run
-// (the sums then read the points from global memory, L2).
-constexpr int TAIL = 1, REGS = 4, COPY = 8, EPI = 16, PERSIST = 32, ALL = TAIL | REGS | COPY | EPI;
+// tile's norms copied to shared memory with the tile; BULK (VEC = 2 only):
+// rows and norms by bulk copies that one warp issues, a row an instruction,
+// each tile buffer's arrival an mbarrier phase (so no barrier at the top of
+// a tile).
+constexpr int TAIL = 1, REGS = 4, COPY = 8, EPI = 16, BULK = 32, ALL = TAIL | REGS | COPY | EPI | BULK;
 
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
 // the argmin in the epilogue; also counts each cluster's points and, with
@@ -134,23 +162,23 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, std::int64_t n, int d, int k) {
+                double* __restrict__ sums, std::int64_t n, int d, int k, int reps) {
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, MT, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
-  __shared__ double cns[2][BN];  // the centroid tiles' squared norms (EPI)
+  __shared__ __align__(16) double cns[2][BN];  // the centroid tiles' squared norms (EPI)
+  __shared__ unsigned long long full[2];       // BULK: tile buffer b's arrival
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
   const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
-  const std::int64_t blocks = (n + BM - 1) / BM;
-  constexpr bool PERSISTENT = (FORM & PERSIST) != 0;
-  constexpr bool FAST = (FORM & COPY) != 0;
+  constexpr bool FAST = (FORM & COPY) != 0, BULKED = (FORM & BULK) && (FORM & EPI) && VEC == 2;
   // Tile t's centroids (and with EPI their norms) into buffer t & 1.
   auto load_tile = [&](int t) {
     load_rows<BN, VEC, WARPS, FAST>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
@@ -161,186 +189,196 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       }
   };
 
-  // The points of block b and the first two tiles, as two copy groups.
-  auto load_block = [&](std::int64_t b) {
-    load_rows<BM, VEC, WARPS, FAST>(xs, X, b * BM, n, d, S);
+  // BULK: warp 0 copies tile t (its rows, its norms; with the block's points
+  // when points) into buffer t & 1, completing that buffer's mbarrier phase.
+  const unsigned row_bytes = unsigned(d) * 8;
+  auto bulk_tile = [&](int t, bool points) {
+    const int b = t & 1;
+    const std::int64_t c0 = std::int64_t(t) * BN;
+    const int rows = int(k - c0 < BN ? k - c0 : BN);
+    const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
+    if (lane == 0) mbar_expect(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
+    __syncwarp();
+    for (int r = lane; r < prows; r += 32) bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
+    for (int r = lane; r < rows; r += 32)
+      bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
+    if (lane == 0) bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to BN
+  };
+
+  if (BULKED) {
+    if (tid == 0) {
+      mbar_init(&full[0], 1);
+      mbar_init(&full[1], 1);
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    // Bulk copies write columns [0, d) of a row: the padding up to kp stays
+    // the zero written here, in the points and both tile buffers.
+    const int pad = kp - d;
+    for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
+    __syncthreads();
+    if (warp == 0) {
+      bulk_tile(0, true);
+      if (tiles > 1) bulk_tile(1, false);
+    }
+  } else {
+    load_rows<BM, VEC, WARPS, FAST>(xs, X, r0, n, d, S);
     load_tile(0);
     commit();
     if (tiles > 1) load_tile(1);
     commit();
-  };
+  }
 
-  load_block(blockIdx.x);
-  unsigned local = 0;
-  for (std::int64_t blk = blockIdx.x; blk < blocks; blk += PERSISTENT ? gridDim.x : blocks) {
-    const std::int64_t r0 = blk * BM;
-    const bool has_next = PERSISTENT && blk + gridDim.x < blocks;
-    double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
-    int bi[MT][2];
+  double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
+  int bi[MT][2];
 #pragma unroll
-    for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
-    for (int t = 0; t < tiles; ++t) {
+  for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
+  for (int t = 0; t < tiles; ++t) {
+    if (BULKED) {
+      mbar_wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
+    } else {
       wait_groups<1>();  // tile t (and the points) landed: this thread's copies
       __syncthreads();   // ... and everyone's
-      const double* cs = tile_at(t) + wn * 32 * S;
-      double acc[MT][NT][4] = {};
-      if (FORM & REGS) {
-        static_assert(MT == 1, "REGS takes one m-tile a warp");
-        double a[2][4], b[2][NT][2];
-        auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
-          const double* xa = xs + (wr + fr) * S + kk + fk;
-          fa[0] = xa[0], fa[1] = xa[8 * S], fa[2] = xa[4], fa[3] = xa[8 * S + 4];
+    }
+    const double* cs = tile_at(t) + wn * 32 * S;
+    double acc[MT][NT][4] = {};
+    if (FORM & REGS) {
+      static_assert(MT == 1, "REGS takes one m-tile a warp");
+      double a[2][4], b[2][NT][2];
+      auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
+        const double* xa = xs + (wr + fr) * S + kk + fk;
+        fa[0] = xa[0], fa[1] = xa[8 * S], fa[2] = xa[4], fa[3] = xa[8 * S + 4];
 #pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-            fb[j][0] = cc[0], fb[j][1] = cc[4];
-          }
-        };
-        auto mul = [&](const double(&fa)[4], const double(&fb)[NT][2]) {
-#pragma unroll
-          for (int j = 0; j < NT; ++j) dmma<KW>(acc[0][j], fa, fb[j]);
-        };
-        frag(0, a[0], b[0]);
-        int kk = 0;
-        for (; kk + 2 * KW <= kp; kk += 2 * KW) {
-          frag(kk + KW, a[1], b[1]);
-          mul(a[0], b[0]);
-          if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
-          mul(a[1], b[1]);
+        for (int j = 0; j < NT; ++j) {
+          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+          fb[j][0] = cc[0], fb[j][1] = cc[4];
         }
-        if (kk < kp) mul(a[0], b[0]);
-      } else {
+      };
+      auto mul = [&](const double(&fa)[4], const double(&fb)[NT][2]) {
+#pragma unroll
+        for (int j = 0; j < NT; ++j) dmma<KW>(acc[0][j], fa, fb[j]);
+      };
+      frag(0, a[0], b[0]);
+      int kk = 0;
+      for (; kk + 2 * KW <= kp; kk += 2 * KW) {
+        frag(kk + KW, a[1], b[1]);
+        mul(a[0], b[0]);
+        if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
+        mul(a[1], b[1]);
+      }
+      if (kk < kp) mul(a[0], b[0]);
+    } else {
 #pragma unroll 2
-        for (int kk = 0; kk < kp; kk += KW) {
-          double a[MT][4];
+      for (int kk = 0; kk < kp; kk += KW) {
+        double a[MT][4];
 #pragma unroll
-          for (int m = 0; m < MT; ++m) {
-            const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
-            a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
-          }
+        for (int m = 0; m < MT; ++m) {
+          const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
+          a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
+        }
 #pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-            const double b[2] = {cc[0], cc[4]};
+        for (int j = 0; j < NT; ++j) {
+          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+          const double b[2] = {cc[0], cc[4]};
 #pragma unroll
-            for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
-          }
+          for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
         }
       }
-      // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
-      // of the warp's 32): this thread's columns in increasing order, so a
-      // strict < keeps the lowest.
+    }
+    // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
+    // of the warp's 32): this thread's columns in increasing order, so a
+    // strict < keeps the lowest.
 #pragma unroll
-      for (int j = 0; j < NT; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
-          if (FORM & EPI) {  // past k: a zero norm (never taken), predicated, not branched around
-            const bool ok = col < k;
-            const double c2 = cns[t & 1][cl];
-#pragma unroll
-            for (int m = 0; m < MT; ++m)
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
-                if (ok && (bi[m][h] < 0 || v < bd[m][h])) bd[m][h] = v, bi[m][h] = col;
-              }
-            continue;
-          }
-          if (col >= k) continue;
-          const double c2 = __ldg(cn + col);
+      for (int e = 0; e < 2; ++e) {
+        const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
+        if (FORM & EPI) {  // past k: a zero norm (never taken), predicated, not branched around
+          const bool ok = col < k;
+          const double c2 = cns[t & 1][cl];
 #pragma unroll
           for (int m = 0; m < MT; ++m)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
-              if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
+              if (ok && (bi[m][h] < 0 || v < bd[m][h])) bd[m][h] = v, bi[m][h] = col;
             }
+          continue;
         }
-      __syncthreads();  // every warp is done with tile t's buffer
-      if (t + 1 == tiles && has_next) {
-        load_block(blk + gridDim.x);  // the points and every tile buffer are free
-      } else {
-        if (t + 2 < tiles) load_tile(t + 2);
-        commit();  // an empty group past the end keeps the count the wait expects
-      }
-    }
-    if (!PERSISTENT) wait_groups<0>();
-
-      // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
-      // tie the lower cluster; then the warps of the other column parts.
+        if (col >= k) continue;
+        const double c2 = __ldg(cn + col);
 #pragma unroll
-    for (int m = 0; m < MT; ++m)
+        for (int m = 0; m < MT; ++m)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        for (int off = 1; off < 4; off <<= 1) {
-          const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
-          const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
-          if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
-            bd[m][h] = ov, bi[m][h] = oi;
-        }
-        if (fk == 0) {
-          const int r = wr + m * 16 + fr + 8 * h;
-          rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
-        }
-      }
-    __syncthreads();
-    if (tid < BM) {  // thread r: point r of the block
-      double v = rbd[0][tid];
-      int c = rbi[0][tid];
-#pragma unroll
-      for (int q = 1; q < NW; ++q) {
-        const double ov = rbd[q][tid];
-        const int oi = rbi[q][tid];
-        if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
-      }
-      const std::int64_t r = r0 + tid;
-      const bool mine = r < n;
-      if (mine) {
-        best[r] = xx[r] + v;
-        if (assign[r] != c) assign[r] = c, ++local;
-      }
-      rbi[0][tid] = mine ? c : -1;
-      // One count atomic a cluster a warp, from the lowest of its lanes.
-      const int key = mine ? c : -1;
-      const unsigned peers = __match_any_sync(0xffffffffu, key);
-      if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
-    }
-    if (FUSED) {
-      __syncthreads();   // rbi[0] holds every point's cluster
-      if (PERSISTENT) {  // xs holds the next block's points by now: from global memory (L2)
-        for (int r = warp; r < BM; r += WARPS) {  // a warp a point, lanes along its row
-          const int c = rbi[0][r];
-          if (c < 0) continue;
-          double* srow = sums + std::int64_t(c) * d;
-          const double* xrow = X + (r0 + r) * d;
-          for (int c0 = 0; c0 < d; c0 += 128) {
-            double v[4];
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-              const int col = c0 + lane + 32 * u;
-              v[u] = col < d ? xrow[col] : 0.0;
-            }
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-              const int col = c0 + lane + 32 * u;
-              if (col < d) atomicAdd(srow + col, v[u]);
-            }
+          for (int h = 0; h < 2; ++h) {
+            const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
+            if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
           }
-        }
-      } else if (FORM & TAIL) {
-        for (int r = warp; r < BM; r += WARPS) {  // a warp a point, lanes along its row
-          const int c = rbi[0][r];
-          if (c < 0) continue;
-          double* srow = sums + std::int64_t(c) * d;
+      }
+    __syncthreads();  // every warp is done with tile t's buffer
+    if (BULKED) {
+      if (warp == 0 && t + 2 < tiles) bulk_tile(t + 2, false);
+    } else {
+      if (t + 2 < tiles) load_tile(t + 2);
+      commit();  // an empty group past the end keeps the count the wait expects
+    }
+  }
+  if (!BULKED) wait_groups<0>();
+
+    // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
+    // tie the lower cluster; then the warps of the other column parts.
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      for (int off = 1; off < 4; off <<= 1) {
+        const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
+        const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
+        if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
+          bd[m][h] = ov, bi[m][h] = oi;
+      }
+      if (fk == 0) {
+        const int r = wr + m * 16 + fr + 8 * h;
+        rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
+      }
+    }
+  __syncthreads();
+  unsigned local = 0;
+  if (tid < BM) {  // thread r: point r of the block
+    double v = rbd[0][tid];
+    int c = rbi[0][tid];
+#pragma unroll
+    for (int q = 1; q < NW; ++q) {
+      const double ov = rbd[q][tid];
+      const int oi = rbi[q][tid];
+      if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
+    }
+    const std::int64_t r = r0 + tid;
+    const bool mine = r < n;
+    if (mine) {
+      best[r] = xx[r] + v;
+      if (assign[r] != c) assign[r] = c, ++local;
+    }
+    rbi[0][tid] = mine ? c : -1;
+    // One count atomic a cluster a warp, from the lowest of its lanes.
+    const int key = mine ? c : -1;
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
+  }
+  if (FUSED) {
+    __syncthreads();                                  // rbi[0] holds every point's cluster
+    sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
+    if (FORM & TAIL) {
+      for (int r = warp; r < BM; r += WARPS) {  // a warp a point, lanes along its row
+        const int c = rbi[0][r];
+        if (c < 0) continue;
+        double* srow = sums + std::int64_t(c) * d;
 #pragma unroll 1
-          for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
-        }
-      } else {
-        for (int j = tid; j < BM * d; j += THREADS) {
-          const int r = j / d, col = j - r * d, c = rbi[0][r];
-          if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
-        }
+        for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
+      }
+    } else {
+      for (int j = tid; j < BM * d; j += THREADS) {
+        const int r = j / d, col = j - r * d, c = rbi[0][r];
+        if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
       }
     }
   }
@@ -399,7 +437,7 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 }
 
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
-                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int);
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int);
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
@@ -410,7 +448,7 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
       if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0>;
       if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS>;
       if (form == 13) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY>;
-      if (form == 61) return dmma_assign<2, 1, 2, true, 16, ALL | PERSIST>;
+      if (form == 29) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY | EPI>;
     }
     return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL> : dmma_assign<1, 1, 2, FUSED, 16, ALL>;
   }
@@ -447,10 +485,20 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
+  // TEMP A/B: PARBENCH_DMMA_REPS copies of the sums (default 4; 1 with the
+  // old update, which reads one).
+  int sum_replicas() const override {
+    if (std::getenv("PARBENCH_KMEANS_OLD_UPDATE")) return 1;
+    const char* r = std::getenv("PARBENCH_DMMA_REPS");
+    return r ? std::max(1, std::atoi(r)) : 4;
+  }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
-    cn_ = DeviceBuffer<double>(K);
+    // Padded to whole 64-centroid tiles (the BULK form copies a tile's norms
+    // whole; past K they are never used).
+    cn_ = DeviceBuffer<double>((K + 63) / 64 * 64);
+    PB_CUDA(cudaMemsetAsync(cn_.get(), 0, cn_.bytes(), s()));
     // Sums from the assignment kernel's tile (an atomic a coordinate) unless
     // the clusters are so few that those atomics pile onto few addresses:
     // at N / K = 316 (100,000 x 100 x 316) the fused sums took 0.26-0.28 ms
@@ -481,22 +529,15 @@ class Dmma final : public DeviceKMeans {
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
-    persist_ = kernel_ == static_cast<AssignKernel>(dmma_assign<2, 1, 2, true, 16, ALL | PERSIST>);
-    if (persist_) {  // as many blocks as fit at once
-      int per_sm = 0;
-      PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, shape_.warps * 32, bytes_));
-      persist_grid_ = unsigned(std::max(1, per_sm) * std::max(1, gpu_status().sm_count));
-    }
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
     const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
-    unsigned blocks = unsigned((N + bm - 1) / bm);
-    if (persist_) blocks = std::min(blocks, persist_grid_);
-    kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(xa_.get(), C_.get(), cn_.get(), xx_.get(),
-                                                        assign_.get(), best_.get(), changed_.get(),
-                                                        counts_.get(), sums_.get(), N, int(D), int(K));
+    const unsigned blocks = unsigned((N + bm - 1) / bm);
+    kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(
+        xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(),
+        sums_.get(), N, int(D), int(K), sum_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
@@ -513,8 +554,7 @@ class Dmma final : public DeviceKMeans {
   }
 
  private:
-  bool fused_ = true, persist_ = false;
-  unsigned persist_grid_ = 0;
+  bool fused_ = true;
   Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
