@@ -197,8 +197,10 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
                    std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
-  update_step<<<grid_for(k * 32, 256), 256, 0, s>>>(sums, counts, C, Ct, cn, changed, state, flag, k, d, n,
-                                                    reps, crit);
+  // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
+  // 256-thread blocks would (40).
+  update_step<<<grid_for(k * 32, 64), 64, 0, s>>>(sums, counts, C, Ct, cn, changed, state, flag, k, d, n,
+                                                  reps, crit);
   PB_CUDA_LAUNCHED();
 }
 

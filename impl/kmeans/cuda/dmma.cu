@@ -72,17 +72,18 @@ __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
 // memory an MMA, MT = 1 reads 3 (but holds half the accumulators, so twice
 // the warps fit).
 struct Shape {
-  int warps, mt, nw;
+  int warps, mt, nw, bufs;  // bufs: centroid tile buffers (1: two blocks an SM)
 };
 __host__ __device__ constexpr int bm_for(int warps, int mt, int nw) { return 16 * mt * warps / nw; }
 std::size_t tile_bytes(std::int64_t d, Shape sh) {
-  return std::size_t(bm_for(sh.warps, sh.mt, sh.nw) + 2 * 32 * sh.nw) * stride_for(int(d)) * sizeof(double);
+  return std::size_t(bm_for(sh.warps, sh.mt, sh.nw) + sh.bufs * 32 * sh.nw) * stride_for(int(d)) *
+         sizeof(double);
 }
 // Dynamic shared memory, and with it the static rows of the per-point bests.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) +
          std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * 32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(unsigned long long);
+         std::size_t(sh.bufs) * (32 * sh.nw * sizeof(double) + sizeof(unsigned long long));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -157,8 +158,8 @@ constexpr int TAIL = 1, REGS = 4, COPY = 8, EPI = 16, BULK = 32, ALL = TAIL | RE
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once).
-template <int VEC, int MT, int NW, bool FUSED, int WARPS, int FORM>
-__global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
+template <int VEC, int MT, int NW, bool FUSED, int WARPS, int FORM, int BUFS>
+__global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
@@ -168,11 +169,12 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
-  __shared__ __align__(16) double cns[2][BN];  // the centroid tiles' squared norms (EPI)
-  __shared__ unsigned long long full[2];       // BULK: tile buffer b's arrival
+  __shared__ __align__(16) double cns[BUFS][BN];  // the centroid tiles' squared norms (EPI)
+  __shared__ unsigned long long full[BUFS];       // BULK: tile buffer b's arrival
   const int S = stride_for(d), kp = kpad(d);
-  double* xs = sm;  // BM x S points, then two BN x S centroid tiles
-  auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
+  double* xs = sm;                                         // BM x S points, then two BN x S centroid tiles
+  auto buf = [](int t) { return BUFS == 2 ? t & 1 : 0; };  // tile t's buffer
+  auto tile_at = [&](int t) { return sm + (BM + buf(t) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
   const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16 * MT;  // the warp's first row of the block's points
@@ -185,7 +187,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (FORM & EPI)
       for (int j = tid; j < BN; j += THREADS) {
         const int col = t * BN + j;
-        copy<8>(&cns[t & 1][j], col < k ? cn + col : cn, col < k);
+        copy<8>(&cns[buf(t)][j], col < k ? cn + col : cn, col < k);
       }
   };
 
@@ -193,7 +195,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   // when points) into buffer t & 1, completing that buffer's mbarrier phase.
   const unsigned row_bytes = unsigned(d) * 8;
   auto bulk_tile = [&](int t, bool points) {
-    const int b = t & 1;
+    const int b = buf(t);
     const std::int64_t c0 = std::int64_t(t) * BN;
     const int rows = int(k - c0 < BN ? k - c0 : BN);
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
@@ -207,25 +209,26 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 
   if (BULKED) {
     if (tid == 0) {
-      mbar_init(&full[0], 1);
-      mbar_init(&full[1], 1);
+      for (int b = 0; b < BUFS; ++b) mbar_init(&full[b], 1);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     // Bulk copies write columns [0, d) of a row: the padding up to kp stays
     // the zero written here, in the points and both tile buffers.
     const int pad = kp - d;
-    for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
+    for (int i = tid; i < (BM + BUFS * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
     __syncthreads();
     if (warp == 0) {
       bulk_tile(0, true);
-      if (tiles > 1) bulk_tile(1, false);
+      if (BUFS == 2 && tiles > 1) bulk_tile(1, false);
     }
   } else {
     load_rows<BM, VEC, WARPS, FAST>(xs, X, r0, n, d, S);
     load_tile(0);
     commit();
-    if (tiles > 1) load_tile(1);
-    commit();
+    if (BUFS == 2) {
+      if (tiles > 1) load_tile(1);
+      commit();
+    }
   }
 
   double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
@@ -234,10 +237,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
   for (int t = 0; t < tiles; ++t) {
     if (BULKED) {
-      mbar_wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
+      mbar_wait(&full[buf(t)], (BUFS == 2 ? t >> 1 : t) & 1);  // tile t (and the points) landed
     } else {
-      wait_groups<1>();  // tile t (and the points) landed: this thread's copies
-      __syncthreads();   // ... and everyone's
+      wait_groups<BUFS - 1>();  // tile t (and the points) landed: this thread's copies
+      __syncthreads();          // ... and everyone's
     }
     const double* cs = tile_at(t) + wn * 32 * S;
     double acc[MT][NT][4] = {};
@@ -294,7 +297,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
         const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
         if (FORM & EPI) {  // past k: a zero norm (never taken), predicated, not branched around
           const bool ok = col < k;
-          const double c2 = cns[t & 1][cl];
+          const double c2 = cns[buf(t)][cl];
 #pragma unroll
           for (int m = 0; m < MT; ++m)
 #pragma unroll
@@ -316,9 +319,9 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       }
     __syncthreads();  // every warp is done with tile t's buffer
     if (BULKED) {
-      if (warp == 0 && t + 2 < tiles) bulk_tile(t + 2, false);
+      if (warp == 0 && t + BUFS < tiles) bulk_tile(t + BUFS, false);
     } else {
-      if (t + 2 < tiles) load_tile(t + 2);
+      if (t + BUFS < tiles) load_tile(t + BUFS);
       commit();  // an empty group past the end keeps the count the wait expects
     }
   }
@@ -441,19 +444,22 @@ using AssignKernel = void (*)(const double*, const double*, const double*, const
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
+  if (sh.bufs == 1)
+    return vec ? dmma_assign<2, 1, 2, FUSED, 8, ALL, 1> : dmma_assign<1, 1, 2, FUSED, 8, ALL, 1>;
   if (sh.warps == 16) {
     if (FUSED && vec) {  // TEMP A/B
       const char* f = std::getenv("PARBENCH_DMMA_FORM");
       const int form = f ? std::atoi(f) : ALL;
-      if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0>;
-      if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS>;
-      if (form == 13) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY>;
-      if (form == 29) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY | EPI>;
+      if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0, 2>;
+      if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS, 2>;
+      if (form == 13) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY, 2>;
+      if (form == 29) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY | EPI, 2>;
     }
-    return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL> : dmma_assign<1, 1, 2, FUSED, 16, ALL>;
+    return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL, 2> : dmma_assign<1, 1, 2, FUSED, 16, ALL, 2>;
   }
-  if (sh.warps == 4) return vec ? dmma_assign<2, 1, 1, FUSED, 4, ALL> : dmma_assign<1, 1, 1, FUSED, 4, ALL>;
-  return vec ? dmma_assign<2, 1, 1, FUSED, 8, ALL> : dmma_assign<1, 1, 1, FUSED, 8, ALL>;
+  if (sh.warps == 4)
+    return vec ? dmma_assign<2, 1, 1, FUSED, 4, ALL, 2> : dmma_assign<1, 1, 1, FUSED, 4, ALL, 2>;
+  return vec ? dmma_assign<2, 1, 1, FUSED, 8, ALL, 2> : dmma_assign<1, 1, 1, FUSED, 8, ALL, 2>;
 }
 
 // The shapes CUDA.DMMA takes, the first that fits: 16 warps of 16 x 32 over
@@ -462,7 +468,9 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 // warps took 0.242 ms an iteration where 8 warps of 32 x 32 (2 fragment reads
 // an MMA, not 3, but one warp fewer a scheduler to hide latency) took 0.268
 // (H100, results/nvidia-h100/issue20/w16-run).
-constexpr Shape kWide{16, 1, 2}, kNarrow{8, 1, 1}, kSmall{4, 1, 1};
+// kPair (TEMP A/B, PARBENCH_DMMA_SHAPE=pair): 8 warps of 16 x 32 over 64
+// points and one 64-centroid tile buffer, two blocks an SM.
+constexpr Shape kWide{16, 1, 2, 2}, kNarrow{8, 1, 1, 2}, kSmall{4, 1, 1, 2}, kPair{8, 1, 2, 1};
 
 class Dmma final : public DeviceKMeans {
  public:
@@ -524,9 +532,20 @@ class Dmma final : public DeviceKMeans {
         shape_ = sh;
         break;
       }
-    bytes_ = tile_bytes(p_.d, shape_);
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
+    const char* want = std::getenv("PARBENCH_DMMA_SHAPE");
+    if (want && std::string(want) == "pair") {  // when two blocks fit an SM
+      AssignKernel kp = fused_ ? assign_kernel<true>(vec, kPair) : assign_kernel<false>(vec, kPair);
+      const std::size_t b = tile_bytes(p_.d, kPair);
+      int per_sm = 0;
+      if (block_bytes(p_.d, kPair) <= optin &&
+          cudaFuncSetAttribute(kp, cudaFuncAttributeMaxDynamicSharedMemorySize, int(b)) == cudaSuccess &&
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kp, kPair.warps * 32, b) == cudaSuccess &&
+          per_sm >= 2)
+        shape_ = kPair;
+    }
+    bytes_ = tile_bytes(p_.d, shape_);
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
