@@ -15,6 +15,14 @@
 
 namespace pb::kmeans {
 
+bool launch_early_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("PARBENCH_KMEANS_PDL");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
+
 unsigned grid_for(std::int64_t n, int block) {
   const std::int64_t want = (n + block - 1) / block;
   const std::int64_t cap = std::int64_t(std::max(gpu_status().sm_count, 1)) * 32;
@@ -115,6 +123,8 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
                             Criteria crit) {
   __shared__ double warp_max[32];
   __shared__ bool last;
+  grid_release();  // the next assignment may start its copies of the points
+  grid_wait();     // the sums and counts are complete
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   double mx = 0;
@@ -199,8 +209,8 @@ void launch_update(double* sums, int reps, unsigned long long* counts, double* C
                    std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
-  update_step<<<grid_for(k * 32, 64), 64, 0, s>>>(sums, counts, C, Ct, cn, changed, state, flag, k, d, n,
-                                                  reps, crit);
+  launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
+               d, n, reps, crit);
   PB_CUDA_LAUNCHED();
 }
 

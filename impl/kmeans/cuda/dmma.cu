@@ -202,6 +202,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
     if (lane == 0) mbar_expect(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
     __syncwarp();
     for (int r = lane; r < prows; r += 32) bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
+    if (points) grid_wait();  // the centroids and norms are the previous kernel's
     for (int r = lane; r < rows; r += 32)
       bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
     if (lane == 0) bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to BN
@@ -220,9 +221,12 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
     if (warp == 0) {
       bulk_tile(0, true);
       if (BUFS == 2 && tiles > 1) bulk_tile(1, false);
+    } else {
+      grid_wait();
     }
   } else {
     load_rows<BM, VEC, WARPS, FAST>(xs, X, r0, n, d, S);
+    grid_wait();  // the centroids, norms, sums and counts are the previous kernel's
     load_tile(0);
     commit();
     if (BUFS == 2) {
@@ -326,9 +330,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
     }
   }
   if (!BULKED) wait_groups<0>();
+  grid_release();  // the update may start once every block is here
 
-    // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
-    // tie the lower cluster; then the warps of the other column parts.
+  // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
+  // tie the lower cluster; then the warps of the other column parts.
 #pragma unroll
   for (int m = 0; m < MT; ++m)
 #pragma unroll
@@ -493,12 +498,12 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
-  // TEMP A/B: PARBENCH_DMMA_REPS copies of the sums (default 4; 1 with the
+  // TEMP A/B: PARBENCH_DMMA_REPS copies of the sums (default 2; 1 with the
   // old update, which reads one).
   int sum_replicas() const override {
     if (std::getenv("PARBENCH_KMEANS_OLD_UPDATE")) return 1;
     const char* r = std::getenv("PARBENCH_DMMA_REPS");
-    return r ? std::max(1, std::atoi(r)) : 4;
+    return r ? std::max(1, std::atoi(r)) : 2;
   }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
@@ -554,9 +559,11 @@ class Dmma final : public DeviceKMeans {
     const auto N = p_.n, D = p_.d, K = p_.k;
     const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
     const unsigned blocks = unsigned((N + bm - 1) / bm);
-    kernel_<<<blocks, shape_.warps * 32, bytes_, s()>>>(
-        xa_.get(), C_.get(), cn_.get(), xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(),
-        sums_.get(), N, int(D), int(K), sum_replicas());
+    // Launched early: its blocks copy their points while the previous
+    // iteration's update runs (grid_wait, grid_release).
+    launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
+                 xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
+                 int(K), sum_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
