@@ -6,20 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
+#include "core/cuda/device_sm.cuh"
 #include "core/gpu.hpp"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 
 bool launch_early_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("PARBENCH_KMEANS_PDL");
-    return !(e && std::string(e) == "0");
-  }();
+  static const bool on = device_sm_or_zero() >= 90;  // griddepcontrol is sm_90's
   return on;
 }
 
@@ -353,14 +350,6 @@ void DeviceKMeans::run_device_update() {
   for (;;) {
     PB_CUDA(cudaEventRecord(ev_[0], s()));
     for (int it = 0; it < per_read; ++it) {
-      static const bool old_update = std::getenv("PARBENCH_KMEANS_OLD_UPDATE") != nullptr;  // TEMP A/B
-      if (old_update) {
-        if (!tmp_move2_.size()) tmp_move2_ = DeviceBuffer<double>(K);
-        PB_CUDA(cudaMemsetAsync(changed_.get(), 0, sizeof(unsigned long long), s()));
-        PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
-        PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
-        if (double* cn = centroid_norms()) launch_row_norms(C_.get(), cn, K, D, s());
-      }
       const bool fused = launch_assign();
       if (!fused) {
         if (xa_.size())
@@ -368,12 +357,8 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
-      if (old_update) {
-        launch_finalize(sums_.get(), counts_.get(), C_.get(), Ct_.get(), tmp_move2_.get(), K, D, s());
-        launch_decide(tmp_move2_.get(), changed_.get(), flag_.get(), K, N, p_.crit, s());
-      } else
-        launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                      changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
+      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
+                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -87,9 +87,8 @@ class DeviceKMeans : public Variant {
   int iterations_ = 0;
   Breakdown last_;
   cudaEvent_t ev_[4] = {};
-  Flag* h_flag_ = nullptr;  // pinned
-  DeviceBuffer<unsigned long long> update_state_;
-  DeviceBuffer<double> tmp_move2_;  // TEMP A/B  // update_step's largest move (bits) and ticket
+  Flag* h_flag_ = nullptr;                         // pinned
+  DeviceBuffer<unsigned long long> update_state_;  // update_step's largest move (bits) and ticket
  public:
   ~DeviceKMeans() override;
 };
@@ -157,7 +156,7 @@ __device__ __forceinline__ void grid_release() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
-bool launch_early_enabled();  // TEMP A/B: PARBENCH_KMEANS_PDL=0 turns it off
+bool launch_early_enabled();  // on sm_90 and newer
 template <class... Params, class... Args>
 void launch_early(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s,
                   Args... args) {

@@ -4,46 +4,52 @@
 // the argmin):
 //  - the distance GEMM is this project's own FP64 tensor-core kernel
 //    (mma.sync m16n8k8 in f64 as the GEMM family's CUDA.DMMA issues it,
-//    gemm/cuda/dmma_ops.cuh, fed by cp.async copies, core/cuda/cp_async.cuh),
-//    and the argmin is its epilogue: G never leaves the registers. A block
-//    holds its points (all D coordinates) in shared memory and walks every
-//    cluster in tiles, double-buffered by cp.async. The first shape that
-//    fits (kWide below): 16 warps over 128 points and 64-centroid tiles, a
-//    warp 16 points by 32 centroids (D <= 104); else 8 warps over
-//    32-centroid tiles; else 4 warps over 64 points. Each thread keeps the
-//    best cluster of its rows across its columns, the 4 lanes of a row
-//    settle it by shuffles and the warps of a row's column halves through
-//    shared memory. Distances in
-//    the expanded form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the
-//    lowest index.
+//    gemm/cuda/dmma_ops.cuh), and the argmin is its epilogue: G never
+//    leaves the registers. A block holds its points (all D coordinates) in
+//    shared memory and walks every cluster in tiles, double-buffered: bulk
+//    copies (cp.async.bulk, a row an instruction, one warp issuing, each
+//    buffer's arrival an mbarrier phase) when D is even, else cp.async, a
+//    warp a row. A k step's fragments are read from shared memory while the
+//    previous step multiplies. The first shape that fits (kWide below): 16
+//    warps over 128 points and 64-centroid tiles, a warp 16 points by 32
+//    centroids (D <= 104); else 8 warps over 32-centroid tiles; else 4
+//    warps over 64 points. Each thread keeps the best cluster of its rows
+//    across its columns (predicated, with the tile's norms in shared
+//    memory), the 4 lanes of a row settle it by shuffles and the warps of a
+//    row's column halves through shared memory. Distances in the expanded
+//    form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the lowest index.
 //  - the sums, two ways:
 //     - fused (N / K <= 10,000): the assignment kernel adds each of its
 //       points to its cluster's sums from the tile it already holds, one
-//       atomic a coordinate on K x D addresses, so the points are read once;
+//       atomic a coordinate, a warp a point, into one of two copies of the
+//       K x D sums (blocks alternate; update_step adds them), so the points
+//       are read once;
 //     - with few clusters, where those atomics would pile onto few addresses:
 //       an exclusive scan of the counts (CUB) and a scatter list the points
 //       cluster by cluster, then a warp takes 16 consecutive points of that
 //       list and adds their rows while the cluster stays the same, one atomic
 //       a coordinate per run of a cluster.
 //    Counts come from the assignment kernel either way.
-// Measured against other forms (H100, results/nvidia-h100/issue20): 8 warps
-// of 32 x 32 were 10% slower than the 16 warps (w16-run); a GEMM-style
-// kernel streaming both operands in k tiles of 16 (the last block of a row
-// of points merging the bests) took 0.33 ms an iteration at
-// 100,000 x 100 x 316 against 0.26 for the 8 warps in the same call
-// (kmeans-run4), its 7 k tiles too few to fill a copy ring. A persistent
-// form (one block an SM walking point blocks, points and centroid tiles
-// swapping halves of shared memory so the next block's points load during
-// this one's argmin and sums) was slower: 0.248 / 0.266 ms an iteration
-// against 0.242 / 0.257, its kernel 274 us against 264 under ncu
-// (dmma-persist-run): the copy of a block's points was not what limits it.
-// The update and exit test are the shared device update (device_kmeans.cu).
+//  - the update is the shared update_step (device_kmeans.cu), which also
+//    writes the centroids' norms for the next assignment; the two kernels
+//    are launched early (programmatic dependent launch), so an assignment's
+//    blocks copy their points while the update before it runs.
+// Measured (H100, results/nvidia-h100/issue20): at 100,000 x 100 x 316 the
+// iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
+// (forms6-run, one call); ncu put 58% of the kernel's stall samples outside
+// its multiply loop before (copy index arithmetic, the argmin's branches,
+// the sums' divisions), the loop itself held by the busy FP64 tensor pipe.
+// Slower forms measured and dropped: 8 warps of 32 x 32 (w16-run); a
+// GEMM-style kernel streaming both operands in k tiles of 16 (kmeans-run4);
+// a persistent kernel copying the next block's points during this one's
+// argmin and sums (dmma-persist-run, forms3-run); one barrier a tile with
+// the next tile's copy issued after it (forms1-run); two 8-warp blocks an
+// SM with one tile buffer each (forms5-run).
 // Bytes an iteration: the points once (fused) or twice, the centroids once
 // per block from L2, O(N) of assignment (and list and counts). Needs sm_90
-// (f64 m16n8k8) and (64 + 2 * 32) rows of D doubles (padded) of shared
-// memory.
+// (f64 m16n8k8, bulk copies) and (64 + 2 * 32) rows of D doubles (padded)
+// of shared memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -66,58 +72,45 @@ constexpr int SEG = 16;  // sorted points a warp of the sums takes
 // 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
-// A block shape: WARPS warps as (WARPS / NW) x NW, each warp MT m-tiles of
-// 16 points by 32 centroids, so a block takes BM = 16 MT WARPS / NW points
-// and BN = 32 NW centroids a tile. MT = 2 reads 2 fragments from shared
-// memory an MMA, MT = 1 reads 3 (but holds half the accumulators, so twice
-// the warps fit).
+// A block shape: WARPS warps as (WARPS / NW) x NW, each warp 16 points by
+// 32 centroids (3 fragment reads from shared memory an MMA), so a block
+// takes BM = 16 WARPS / NW points and BN = 32 NW centroids a tile.
 struct Shape {
-  int warps, mt, nw, bufs;  // bufs: centroid tile buffers (1: two blocks an SM)
+  int warps, nw;
 };
-__host__ __device__ constexpr int bm_for(int warps, int mt, int nw) { return 16 * mt * warps / nw; }
+__host__ __device__ constexpr int bm_for(int warps, int nw) { return 16 * warps / nw; }
 std::size_t tile_bytes(std::int64_t d, Shape sh) {
-  return std::size_t(bm_for(sh.warps, sh.mt, sh.nw) + sh.bufs * 32 * sh.nw) * stride_for(int(d)) *
-         sizeof(double);
+  return std::size_t(bm_for(sh.warps, sh.nw) + 2 * 32 * sh.nw) * stride_for(int(d)) * sizeof(double);
 }
-// Dynamic shared memory, and with it the static rows of the per-point bests.
+// Dynamic shared memory, and with it the static rows of the per-point bests,
+// the tiles' norms and the tile buffers' mbarriers.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
-  return tile_bytes(d, sh) +
-         std::size_t(sh.nw) * bm_for(sh.warps, sh.mt, sh.nw) * (sizeof(double) + sizeof(int)) +
-         std::size_t(sh.bufs) * (32 * sh.nw * sizeof(double) + sizeof(unsigned long long));
+  return tile_bytes(d, sh) + std::size_t(sh.nw) * bm_for(sh.warps, sh.nw) * (sizeof(double) + sizeof(int)) +
+         2 * (32 * std::size_t(sh.nw) * sizeof(double) + sizeof(unsigned long long));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
-// zero past the matrix and in the columns [d, kpad(d)): VEC doubles a copy
-// (2 when d is even and the matrix 16-byte aligned). FAST: a warp a row,
-// lanes along it (no index division); else chunks spread over the threads.
-template <int R, int VEC, int WARPS, bool FAST>
+// zero past the matrix and in the columns [d, kpad(d)), by cp.async: a warp
+// a row, lanes along it, VEC doubles a copy.
+template <int R, int VEC, int WARPS>
 __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64_t r0, std::int64_t rows,
                                           int d, int S) {
-  const int per_row = kpad(d) / VEC;
-  if (FAST) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int r = warp; r < R; r += WARPS) {
-      const bool row_ok = r0 + r < rows;
-      const double* src = row_ok ? m + (r0 + r) * d : m;
-      double* dst = s + r * S;
+  const int per_row = kpad(d) / VEC, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int r = warp; r < R; r += WARPS) {
+    const bool row_ok = r0 + r < rows;
+    const double* src = row_ok ? m + (r0 + r) * d : m;
+    double* dst = s + r * S;
 #pragma unroll 1
-      for (int c = lane; c < per_row; c += 32) {
-        const int kc = c * VEC;
-        const bool ok = row_ok && kc < d;
-        copy<VEC * 8>(dst + kc, ok ? src + kc : m, ok);
-      }
-    }
-  } else {
-    for (int ch = threadIdx.x; ch < R * per_row; ch += blockDim.x) {
-      const int r = ch / per_row, kc = (ch - r * per_row) * VEC;
-      const bool ok = r0 + r < rows && kc < d;
-      copy<VEC * 8>(s + r * S + kc, ok ? m + (r0 + r) * d + kc : m, ok);
+    for (int c = lane; c < per_row; c += 32) {
+      const int kc = c * VEC;
+      const bool ok = row_ok && kc < d;
+      copy<VEC * 8>(dst + kc, ok ? src + kc : m, ok);
     }
   }
 }
 
-// Bulk copies (cp.async.bulk, sm_90) completing on an mbarrier in shared
-// memory: the BULK form's rows, one instruction a row.
+// Bulk copies (cp.async.bulk, sm_90) that complete on an mbarrier in shared
+// memory: one instruction a row.
 __device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
 }
@@ -144,58 +137,52 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned b
       : "memory");
 }
 
-// Forms of the assignment kernel (TEMP A/B switches, PARBENCH_DMMA_FORM):
-// TAIL: the fused sums a warp a point row (no index division);
-// REGS: a k step's fragments loaded while the previous step multiplies;
-// COPY: load_rows' FAST copies; EPI: the argmin without branches, the
-// tile's norms copied to shared memory with the tile; BULK (VEC = 2 only):
-// rows and norms by bulk copies that one warp issues, a row an instruction,
-// each tile buffer's arrival an mbarrier phase (so no barrier at the top of
-// a tile).
-constexpr int TAIL = 1, REGS = 4, COPY = 8, EPI = 16, BULK = 32, ALL = TAIL | REGS | COPY | EPI | BULK;
-
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
-// coordinate, from the tile in shared memory: the points are read once).
-template <int VEC, int MT, int NW, bool FUSED, int WARPS, int FORM, int BUFS>
-__global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
+// coordinate, from the tile in shared memory: the points are read once),
+// into copy blockIdx.x % reps of the sums. Copies: with VEC = 2 (D even,
+// rows 16-byte aligned) bulk copies that warp 0 issues, a row an
+// instruction, each tile buffer's arrival a phase of its mbarrier (so no
+// barrier at the top of a tile); else cp.async, a warp a row. Tile t's
+// centroid norms come with it into shared memory. Launched early
+// (launch_early): the points are copied before grid_wait(), everything
+// the previous kernel writes after it.
+template <int VEC, int NW, bool FUSED, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
                 double* __restrict__ sums, std::int64_t n, int d, int k, int reps) {
-  constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, MT, NW),
+  constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
+  constexpr bool BULK = VEC == 2;
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
-  __shared__ __align__(16) double cns[BUFS][BN];  // the centroid tiles' squared norms (EPI)
-  __shared__ unsigned long long full[BUFS];       // BULK: tile buffer b's arrival
+  __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
+  __shared__ unsigned long long full[2];       // BULK: tile buffer b's arrival
   const int S = stride_for(d), kp = kpad(d);
-  double* xs = sm;                                         // BM x S points, then two BN x S centroid tiles
-  auto buf = [](int t) { return BUFS == 2 ? t & 1 : 0; };  // tile t's buffer
-  auto tile_at = [&](int t) { return sm + (BM + buf(t) * BN) * S; };
+  double* xs = sm;  // BM x S points, then two BN x S centroid tiles
+  auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
   const int wm = warp / NW, wn = warp % NW;
-  const int wr = wm * 16 * MT;  // the warp's first row of the block's points
+  const int wr = wm * 16;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
   const int tiles = (k + BN - 1) / BN;
-  constexpr bool FAST = (FORM & COPY) != 0, BULKED = (FORM & BULK) && (FORM & EPI) && VEC == 2;
-  // Tile t's centroids (and with EPI their norms) into buffer t & 1.
+  // cp.async: tile t's centroids and norms into buffer t & 1.
   auto load_tile = [&](int t) {
-    load_rows<BN, VEC, WARPS, FAST>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
-    if (FORM & EPI)
-      for (int j = tid; j < BN; j += THREADS) {
-        const int col = t * BN + j;
-        copy<8>(&cns[buf(t)][j], col < k ? cn + col : cn, col < k);
-      }
+    load_rows<BN, VEC, WARPS>(tile_at(t), C, std::int64_t(t) * BN, k, d, S);
+    for (int j = tid; j < BN; j += THREADS) {
+      const int col = t * BN + j;
+      copy<8>(&cns[t & 1][j], col < k ? cn + col : cn, col < k);
+    }
   };
-
-  // BULK: warp 0 copies tile t (its rows, its norms; with the block's points
-  // when points) into buffer t & 1, completing that buffer's mbarrier phase.
+  // BULK, warp 0: tile t (rows and norms; first the block's points when
+  // points) into buffer t & 1, one phase of its mbarrier.
   const unsigned row_bytes = unsigned(d) * 8;
   auto bulk_tile = [&](int t, bool points) {
-    const int b = buf(t);
+    const int b = t & 1;
     const std::int64_t c0 = std::int64_t(t) * BN;
     const int rows = int(k - c0 < BN ? k - c0 : BN);
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
@@ -205,150 +192,113 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
     if (points) grid_wait();  // the centroids and norms are the previous kernel's
     for (int r = lane; r < rows; r += 32)
       bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
-    if (lane == 0) bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to BN
+    if (lane == 0) bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to whole tiles
   };
 
-  if (BULKED) {
+  if (BULK) {
     if (tid == 0) {
-      for (int b = 0; b < BUFS; ++b) mbar_init(&full[b], 1);
+      mbar_init(&full[0], 1);
+      mbar_init(&full[1], 1);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    // Bulk copies write columns [0, d) of a row: the padding up to kp stays
-    // the zero written here, in the points and both tile buffers.
+    // Bulk copies write columns [0, d) of a row (rows past N or K are not
+    // copied: their results are never used); the padding up to kp stays the
+    // zero written here, in the points and both tile buffers.
     const int pad = kp - d;
-    for (int i = tid; i < (BM + BUFS * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
+    for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
     __syncthreads();
     if (warp == 0) {
       bulk_tile(0, true);
-      if (BUFS == 2 && tiles > 1) bulk_tile(1, false);
+      if (tiles > 1) bulk_tile(1, false);
     } else {
       grid_wait();
     }
   } else {
-    load_rows<BM, VEC, WARPS, FAST>(xs, X, r0, n, d, S);
+    load_rows<BM, VEC, WARPS>(xs, X, r0, n, d, S);
     grid_wait();  // the centroids, norms, sums and counts are the previous kernel's
     load_tile(0);
     commit();
-    if (BUFS == 2) {
-      if (tiles > 1) load_tile(1);
-      commit();
-    }
+    if (tiles > 1) load_tile(1);
+    commit();
   }
 
-  double bd[MT][2];  // rows fr and fr + 8 of each of the warp's m-tiles
-  int bi[MT][2];
-#pragma unroll
-  for (int m = 0; m < MT; ++m) bd[m][0] = bd[m][1] = 0, bi[m][0] = bi[m][1] = -1;
+  double bd[2] = {0, 0};  // rows fr and fr + 8 of the warp's 16
+  int bi[2] = {-1, -1};
   for (int t = 0; t < tiles; ++t) {
-    if (BULKED) {
-      mbar_wait(&full[buf(t)], (BUFS == 2 ? t >> 1 : t) & 1);  // tile t (and the points) landed
+    if (BULK) {
+      mbar_wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
     } else {
-      wait_groups<BUFS - 1>();  // tile t (and the points) landed: this thread's copies
-      __syncthreads();          // ... and everyone's
+      wait_groups<1>();  // tile t (and the points) landed: this thread's copies
+      __syncthreads();   // ... and everyone's
     }
     const double* cs = tile_at(t) + wn * 32 * S;
-    double acc[MT][NT][4] = {};
-    if (FORM & REGS) {
-      static_assert(MT == 1, "REGS takes one m-tile a warp");
-      double a[2][4], b[2][NT][2];
-      auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
-        const double* xa = xs + (wr + fr) * S + kk + fk;
-        fa[0] = xa[0], fa[1] = xa[8 * S], fa[2] = xa[4], fa[3] = xa[8 * S + 4];
+    double acc[NT][4] = {};
+    // A k step's fragments are read while the previous step multiplies.
+    double a[2][4], b[2][NT][2];
+    auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
+      const double* xa = xs + (wr + fr) * S + kk + fk;
+      fa[0] = xa[0], fa[1] = xa[8 * S], fa[2] = xa[4], fa[3] = xa[8 * S + 4];
 #pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-          fb[j][0] = cc[0], fb[j][1] = cc[4];
-        }
-      };
-      auto mul = [&](const double(&fa)[4], const double(&fb)[NT][2]) {
-#pragma unroll
-        for (int j = 0; j < NT; ++j) dmma<KW>(acc[0][j], fa, fb[j]);
-      };
-      frag(0, a[0], b[0]);
-      int kk = 0;
-      for (; kk + 2 * KW <= kp; kk += 2 * KW) {
-        frag(kk + KW, a[1], b[1]);
-        mul(a[0], b[0]);
-        if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
-        mul(a[1], b[1]);
+      for (int j = 0; j < NT; ++j) {
+        const double* cc = cs + (j * 8 + fr) * S + kk + fk;
+        fb[j][0] = cc[0], fb[j][1] = cc[4];
       }
-      if (kk < kp) mul(a[0], b[0]);
-    } else {
-#pragma unroll 2
-      for (int kk = 0; kk < kp; kk += KW) {
-        double a[MT][4];
+    };
+    auto mul = [&](const double(&fa)[4], const double(&fb)[NT][2]) {
 #pragma unroll
-        for (int m = 0; m < MT; ++m) {
-          const double* xa = xs + (wr + m * 16 + fr) * S + kk + fk;
-          a[m][0] = xa[0], a[m][1] = xa[8 * S], a[m][2] = xa[4], a[m][3] = xa[8 * S + 4];
-        }
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const double* cc = cs + (j * 8 + fr) * S + kk + fk;
-          const double b[2] = {cc[0], cc[4]};
-#pragma unroll
-          for (int m = 0; m < MT; ++m) dmma<KW>(acc[m][j], a[m], b);
-        }
-      }
+      for (int j = 0; j < NT; ++j) dmma<KW>(acc[j], fa, fb[j]);
+    };
+    frag(0, a[0], b[0]);
+    int kk = 0;
+    for (; kk + 2 * KW <= kp; kk += 2 * KW) {
+      frag(kk + KW, a[1], b[1]);
+      mul(a[0], b[0]);
+      if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
+      mul(a[1], b[1]);
     }
-    // acc[m][j][2 h + e] is (row fr + 8 h of m-tile m, column j * 8 + 2 fk + e
-    // of the warp's 32): this thread's columns in increasing order, so a
-    // strict < keeps the lowest.
+    if (kk < kp) mul(a[0], b[0]);
+      // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e of the
+      // warp's 32): this thread's columns in increasing order, so a strict <
+      // keeps the lowest. Columns past K are predicated off, not branched
+      // around.
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
-        if (FORM & EPI) {  // past k: a zero norm (never taken), predicated, not branched around
-          const bool ok = col < k;
-          const double c2 = cns[buf(t)][cl];
+        const bool ok = col < k;
+        const double c2 = cns[t & 1][cl];
 #pragma unroll
-          for (int m = 0; m < MT; ++m)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
-              if (ok && (bi[m][h] < 0 || v < bd[m][h])) bd[m][h] = v, bi[m][h] = col;
-            }
-          continue;
+        for (int h = 0; h < 2; ++h) {
+          const double v = fma(-2.0, acc[j][2 * h + e], c2);
+          if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
         }
-        if (col >= k) continue;
-        const double c2 = __ldg(cn + col);
-#pragma unroll
-        for (int m = 0; m < MT; ++m)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const double v = fma(-2.0, acc[m][j][2 * h + e], c2);
-            if (bi[m][h] < 0 || v < bd[m][h]) bd[m][h] = v, bi[m][h] = col;
-          }
       }
     __syncthreads();  // every warp is done with tile t's buffer
-    if (BULKED) {
-      if (warp == 0 && t + BUFS < tiles) bulk_tile(t + BUFS, false);
+    if (BULK) {
+      if (warp == 0 && t + 2 < tiles) bulk_tile(t + 2, false);
     } else {
-      if (t + BUFS < tiles) load_tile(t + BUFS);
+      if (t + 2 < tiles) load_tile(t + 2);
       commit();  // an empty group past the end keeps the count the wait expects
     }
   }
-  if (!BULKED) wait_groups<0>();
+  if (!BULK) wait_groups<0>();
   grid_release();  // the update may start once every block is here
 
   // The 4 lanes of a row hold interleaved columns: the smaller distance, on a
   // tie the lower cluster; then the warps of the other column parts.
 #pragma unroll
-  for (int m = 0; m < MT; ++m)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      for (int off = 1; off < 4; off <<= 1) {
-        const double ov = __shfl_xor_sync(0xffffffffu, bd[m][h], off);
-        const int oi = __shfl_xor_sync(0xffffffffu, bi[m][h], off);
-        if (oi >= 0 && (bi[m][h] < 0 || ov < bd[m][h] || (ov == bd[m][h] && oi < bi[m][h])))
-          bd[m][h] = ov, bi[m][h] = oi;
-      }
-      if (fk == 0) {
-        const int r = wr + m * 16 + fr + 8 * h;
-        rbd[wn][r] = bd[m][h], rbi[wn][r] = bi[m][h];
-      }
+  for (int h = 0; h < 2; ++h) {
+    for (int off = 1; off < 4; off <<= 1) {
+      const double ov = __shfl_xor_sync(0xffffffffu, bd[h], off);
+      const int oi = __shfl_xor_sync(0xffffffffu, bi[h], off);
+      if (oi >= 0 && (bi[h] < 0 || ov < bd[h] || (ov == bd[h] && oi < bi[h]))) bd[h] = ov, bi[h] = oi;
     }
+    if (fk == 0) {
+      const int r = wr + fr + 8 * h;
+      rbd[wn][r] = bd[h], rbi[wn][r] = bi[h];
+    }
+  }
   __syncthreads();
   unsigned local = 0;
   if (tid < BM) {  // thread r: point r of the block
@@ -375,19 +325,12 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 || BUFS == 1 ? 2 : 1)
   if (FUSED) {
     __syncthreads();                                  // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
-    if (FORM & TAIL) {
-      for (int r = warp; r < BM; r += WARPS) {  // a warp a point, lanes along its row
-        const int c = rbi[0][r];
-        if (c < 0) continue;
-        double* srow = sums + std::int64_t(c) * d;
+    for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
+      const int c = rbi[0][r];
+      if (c < 0) continue;
+      double* srow = sums + std::int64_t(c) * d;
 #pragma unroll 1
-        for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
-      }
-    } else {
-      for (int j = tid; j < BM * d; j += THREADS) {
-        const int r = j / d, col = j - r * d, c = rbi[0][r];
-        if (c >= 0) atomicAdd(&sums[std::int64_t(c) * d + col], xs[r * S + col]);
-      }
+      for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
     }
   }
   add_changed(local, changed);
@@ -449,22 +392,9 @@ using AssignKernel = void (*)(const double*, const double*, const double*, const
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
-  if (sh.bufs == 1)
-    return vec ? dmma_assign<2, 1, 2, FUSED, 8, ALL, 1> : dmma_assign<1, 1, 2, FUSED, 8, ALL, 1>;
-  if (sh.warps == 16) {
-    if (FUSED && vec) {  // TEMP A/B
-      const char* f = std::getenv("PARBENCH_DMMA_FORM");
-      const int form = f ? std::atoi(f) : ALL;
-      if (form == 0) return dmma_assign<2, 1, 2, true, 16, 0, 2>;
-      if (form == 5) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS, 2>;
-      if (form == 13) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY, 2>;
-      if (form == 29) return dmma_assign<2, 1, 2, true, 16, TAIL | REGS | COPY | EPI, 2>;
-    }
-    return vec ? dmma_assign<2, 1, 2, FUSED, 16, ALL, 2> : dmma_assign<1, 1, 2, FUSED, 16, ALL, 2>;
-  }
-  if (sh.warps == 4)
-    return vec ? dmma_assign<2, 1, 1, FUSED, 4, ALL, 2> : dmma_assign<1, 1, 1, FUSED, 4, ALL, 2>;
-  return vec ? dmma_assign<2, 1, 1, FUSED, 8, ALL, 2> : dmma_assign<1, 1, 1, FUSED, 8, ALL, 2>;
+  if (sh.warps == 16) return vec ? dmma_assign<2, 2, FUSED, 16> : dmma_assign<1, 2, FUSED, 16>;
+  if (sh.warps == 4) return vec ? dmma_assign<2, 1, FUSED, 4> : dmma_assign<1, 1, FUSED, 4>;
+  return vec ? dmma_assign<2, 1, FUSED, 8> : dmma_assign<1, 1, FUSED, 8>;
 }
 
 // The shapes CUDA.DMMA takes, the first that fits: 16 warps of 16 x 32 over
@@ -472,10 +402,10 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 // 32-centroid tiles; 4 warps over 64 points. At 100,000 x 100 x 316 the 16
 // warps took 0.242 ms an iteration where 8 warps of 32 x 32 (2 fragment reads
 // an MMA, not 3, but one warp fewer a scheduler to hide latency) took 0.268
-// (H100, results/nvidia-h100/issue20/w16-run).
-// kPair (TEMP A/B, PARBENCH_DMMA_SHAPE=pair): 8 warps of 16 x 32 over 64
-// points and one 64-centroid tile buffer, two blocks an SM.
-constexpr Shape kWide{16, 1, 2, 2}, kNarrow{8, 1, 1, 2}, kSmall{4, 1, 1, 2}, kPair{8, 1, 2, 1};
+// (H100, results/nvidia-h100/issue20/w16-run); two blocks of 8 warps an SM,
+// each with one 64-centroid tile buffer, took 0.248-0.253 against
+// 0.211-0.216 for the 16 warps (forms5-run).
+constexpr Shape kWide{16, 2}, kNarrow{8, 1}, kSmall{4, 1};
 
 class Dmma final : public DeviceKMeans {
  public:
@@ -498,17 +428,16 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
-  // TEMP A/B: PARBENCH_DMMA_REPS copies of the sums (default 2; 1 with the
-  // old update, which reads one).
-  int sum_replicas() const override {
-    if (std::getenv("PARBENCH_KMEANS_OLD_UPDATE")) return 1;
-    const char* r = std::getenv("PARBENCH_DMMA_REPS");
-    return r ? std::max(1, std::atoi(r)) : 2;
-  }
+  // Two copies of the sums, blocks alternating: at 100,000 x 100 x 316 one
+  // copy took 0.205 / 0.228 ms an iteration (uniform / blobs, where a few
+  // big clusters draw more atomics to their rows), two 0.209 / 0.207
+  // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
+  // (forms4-run, before the early launches).
+  int sum_replicas() const override { return 2; }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
-    // Padded to whole 64-centroid tiles (the BULK form copies a tile's norms
+    // Padded to whole 64-centroid tiles (the bulk copies take a tile's norms
     // whole; past K they are never used).
     cn_ = DeviceBuffer<double>((K + 63) / 64 * 64);
     PB_CUDA(cudaMemsetAsync(cn_.get(), 0, cn_.bytes(), s()));
@@ -539,17 +468,6 @@ class Dmma final : public DeviceKMeans {
       }
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    const char* want = std::getenv("PARBENCH_DMMA_SHAPE");
-    if (want && std::string(want) == "pair") {  // when two blocks fit an SM
-      AssignKernel kp = fused_ ? assign_kernel<true>(vec, kPair) : assign_kernel<false>(vec, kPair);
-      const std::size_t b = tile_bytes(p_.d, kPair);
-      int per_sm = 0;
-      if (block_bytes(p_.d, kPair) <= optin &&
-          cudaFuncSetAttribute(kp, cudaFuncAttributeMaxDynamicSharedMemorySize, int(b)) == cudaSuccess &&
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kp, kPair.warps * 32, b) == cudaSuccess &&
-          per_sm >= 2)
-        shape_ = kPair;
-    }
     bytes_ = tile_bytes(p_.d, shape_);
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
@@ -557,7 +475,7 @@ class Dmma final : public DeviceKMeans {
   }
   bool launch_assign() override {
     const auto N = p_.n, D = p_.d, K = p_.k;
-    const int bm = bm_for(shape_.warps, shape_.mt, shape_.nw);
+    const int bm = bm_for(shape_.warps, shape_.nw);
     const unsigned blocks = unsigned((N + bm - 1) / bm);
     // Launched early: its blocks copy their points while the previous
     // iteration's update runs (grid_wait, grid_release).
