@@ -403,8 +403,8 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 // warps took 0.242 ms an iteration where 8 warps of 32 x 32 (2 fragment reads
 // an MMA, not 3, but one warp fewer a scheduler to hide latency) took 0.268
 // (H100, results/nvidia-h100/issue20/w16-run); two blocks of 8 warps an SM,
-// each with one 64-centroid tile buffer, took 0.248-0.253 against
-// 0.211-0.216 for the 16 warps (forms5-run).
+// each with one 64-centroid tile buffer, took 0.249 / 0.250 (uniform /
+// blobs) against 0.214 / 0.216 for the 16 warps (forms5-run).
 constexpr Shape kWide{16, 2}, kNarrow{8, 1}, kSmall{4, 1};
 
 class Dmma final : public DeviceKMeans {

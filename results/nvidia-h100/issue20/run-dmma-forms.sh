@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at f09a78d (forms1-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316 (one call, under 10 minutes):
 # the one-launch device update (update_step) against finalize + decide +
 # memsets + norms, and the assignment kernel's forms (TAIL, PIPE, REGS;

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at bf7efbb (forms2-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, second round (two calls):
 # the assignment kernel's forms TAIL | REGS (5, the best of
 # run-dmma-forms.sh), + COPY (13), + EPI (29, the default), and the old

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at f1fa696 (forms3-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, third round (two calls):
 # the persistent form (61 = 29 | PERSIST) against 29 (the default), with
 # update_step's loads batched; the old update with form 0 (the kernel

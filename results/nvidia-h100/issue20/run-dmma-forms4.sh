@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at 7ae0497 (forms4-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, fourth round (two calls):
 # bulk copies (61 = 29 | BULK, the default) against 29, each with the sums
 # in 1 and 4 copies (PARBENCH_DMMA_REPS); the old update with form 0 (the

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at 6a47c8f (forms5-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, fifth round (two calls):
 # two 8-warp blocks an SM with one tile buffer each (PARBENCH_DMMA_SHAPE=
 # pair) against the 16-warp block, the sums in 1, 2 or 4 copies

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at fdc910c (forms6-run); the switches it sets are gone since 9e2bf71 (the
+# final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, sixth round (one call):
 # programmatic dependent launch of the assignment kernel and update_step
 # (PARBENCH_KMEANS_PDL=0 turns it off) with the sums in 2 copies (the
