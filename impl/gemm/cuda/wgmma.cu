@@ -34,6 +34,7 @@
 #include <string>
 
 #include "core/cuda/cp_async.cuh"
+#include "core/cuda/mbarrier.cuh"
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/tensor_operands.cuh"
 #include "gemm/cuda/transpose.cuh"
@@ -117,26 +118,6 @@ struct Mma<Precision::TF32, 0, 0> {
 #undef PB_F128
 #undef PB_D128
 
-__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_bytes(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, "
-        "p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
-}
 // Rows [row, row + box) by elements [k, k + BK) of the map's matrix into dst.
 __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int k,
                                          int row) {
@@ -169,8 +150,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int m0 = (first_m + (t % per_group) % group_rows) * BM, n0 = ((t % per_group) / group_rows) * BN;
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], 1), mbar_init(&empty[s], CONSUMERS * 4);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    for (int s = 0; s < STAGES; ++s) mbarrier::init(&full[s], 1), mbarrier::init(&empty[s], CONSUMERS * 4);
+    mbarrier::fence_init();
   }
   __syncthreads();
 
@@ -179,8 +160,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (tid == 0)
       for (int kt = 0; kt < ktiles; ++kt) {
         const int s = kt % STAGES;
-        if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
-        mbar_expect_bytes(&full[s], STAGE_BYTES);
+        if (kt >= STAGES) mbarrier::wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
+        mbarrier::expect_bytes(&full[s], STAGE_BYTES);
         // An MN-major operand comes in blocks of 64 columns by BK rows of k.
         unsigned char* sa = smem + s * STAGE_BYTES;
         if (a_mn)
@@ -205,7 +186,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // stage is released once the group that read it has completed.
   for (int kt = 0; kt < ktiles; ++kt) {
     const int s = kt % STAGES;
-    mbar_wait(&full[s], (kt / STAGES) & 1);
+    mbarrier::wait(&full[s], (kt / STAGES) & 1);
     const unsigned a = smem_addr(smem + s * STAGE_BYTES), b = a + A_BYTES;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -220,7 +201,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (kt > 0 && lane == 0) mbar_arrive(&empty[(kt - 1) % STAGES]);  // this warp is done with it
+    if (kt > 0 && lane == 0) mbarrier::arrive(&empty[(kt - 1) % STAGES]);  // this warp is done with it
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll

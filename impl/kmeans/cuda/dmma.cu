@@ -55,6 +55,7 @@
 
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
+#include "core/cuda/mbarrier.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
@@ -86,7 +87,7 @@ std::size_t tile_bytes(std::int64_t d, Shape sh) {
 // the tiles' norms and the tile buffers' mbarriers.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) + std::size_t(sh.nw) * bm_for(sh.warps, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * (32 * std::size_t(sh.nw) * sizeof(double) + sizeof(unsigned long long));
+         2 * (32 * std::size_t(sh.nw) * sizeof(double) + sizeof(std::uint64_t));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -107,34 +108,6 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
       copy<VEC * 8>(dst + kc, ok ? src + kc : m, ok);
     }
   }
-}
-
-// Bulk copies (cp.async.bulk, sm_90) that complete on an mbarrier in shared
-// memory: one instruction a row.
-__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, "
-        "p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
-}
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
-                                          unsigned long long* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
 }
 
 // Assignment of BM points against all K centroids on the FP64 tensor cores,
@@ -161,7 +134,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
   __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
-  __shared__ unsigned long long full[2];       // BULK: tile buffer b's arrival
+  __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
   const int S = stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
@@ -186,20 +159,21 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const std::int64_t c0 = std::int64_t(t) * BN;
     const int rows = int(k - c0 < BN ? k - c0 : BN);
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
-    if (lane == 0) mbar_expect(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
+    if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
     __syncwarp();
-    for (int r = lane; r < prows; r += 32) bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
+    for (int r = lane; r < prows; r += 32)
+      mbarrier::bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
     if (points) grid_wait();  // the centroids and norms are the previous kernel's
     for (int r = lane; r < rows; r += 32)
-      bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
-    if (lane == 0) bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to whole tiles
+      mbarrier::bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
+    if (lane == 0) mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to whole tiles
   };
 
   if (BULK) {
     if (tid == 0) {
-      mbar_init(&full[0], 1);
-      mbar_init(&full[1], 1);
-      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      mbarrier::init(&full[0], 1);
+      mbarrier::init(&full[1], 1);
+      mbarrier::fence_init();
     }
     // Bulk copies write columns [0, d) of a row (rows past N or K are not
     // copied: their results are never used); the padding up to kp stays the
@@ -226,7 +200,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   int bi[2] = {-1, -1};
   for (int t = 0; t < tiles; ++t) {
     if (BULK) {
-      mbar_wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
+      mbarrier::wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
     } else {
       wait_groups<1>();  // tile t (and the points) landed: this thread's copies
       __syncthreads();   // ... and everyone's
