@@ -75,6 +75,11 @@ TEST_P(KMeansVariants, MatchReference) {
                               {3001, 20, 150, Dist::Blobs, fixed(2)},
                               {700, 160, 20, Dist::Uniform, fixed(2)},
                               {2000, 5, 24, Dist::Uniform, fixed(3)},
+                              // CUDA.DMMA's 64-centroid tiles six deep, so each buffer's mbarrier
+                              // phase wraps (bulk copies, D even) and cp.async's groups go round
+                              // (D odd).
+                              {2000, 10, 330, Dist::Uniform, fixed(2)},
+                              {2000, 11, 330, Dist::Blobs, fixed(2)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

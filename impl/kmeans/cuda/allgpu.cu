@@ -6,8 +6,9 @@
 // which scans the tile for points of its cluster: no shared atomics, and the
 // cost per point is K*D predicated adds, the same order as its distances.
 // After the grid-stride loop each block adds its sums to the global ones
-// (one atomic per element per block), and the shared finalize / exit-test
-// kernels run. Needs (2*K*D + K + D*(blockDim+1)) doubles + blockDim ints of shared memory.
+// (one atomic per element per block), and the shared update (update_step:
+// new centroids and the exit test in one launch) runs. Needs (2*K*D + K + D*(blockDim+1)) doubles + blockDim
+// ints of shared memory.
 #include <algorithm>
 
 #include "kmeans/cuda/device_kmeans.cuh"

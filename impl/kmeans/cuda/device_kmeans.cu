@@ -1,13 +1,18 @@
 // The device k-means lifecycle every CUDA variant shares (DeviceKMeans in
 // device_kmeans.cuh: prepare, reset, the Lloyd loop with the update on the
-// host or on the device, result) and the device-side update kernels that
-// AllGPU, Tiled and GEMM use. Kernels here are deliberately plain: they move O(N*D) data
-// once per iteration, against the O(N*K*D) of the assignment.
+// host or on the device, result) and the device-side update kernels: the
+// accumulations (for Tiled and GEMM, whose assignment leaves the sums to
+// them), update_step (every
+// device-update variant), finalize and decide (CUDA.NCCL). Kernels here are
+// deliberately plain: they move O(N*D) data once per iteration, against the
+// O(N*K*D) of the assignment.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "core/cuda/device_sm.cuh"
 #include "core/gpu.hpp"
@@ -15,9 +20,20 @@
 
 namespace pb::kmeans {
 
-bool launch_early_enabled() {
-  static const bool on = device_sm_or_zero() >= 90;  // griddepcontrol is sm_90's
-  return on;
+bool launch_early_enabled(const void* kernel) {
+  // Early only where the kernel's code has its griddepcontrol.wait: built
+  // from sm_90 PTX (a build for older GPUs only, run by JIT on a Hopper,
+  // compiles grid_wait() to nothing) and on an sm_90 device.
+  static std::mutex m;
+  static std::unordered_map<const void*, bool> known;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = known.find(kernel);
+  if (it != known.end()) return it->second;
+  cudaFuncAttributes a{};
+  const bool on =
+      device_sm_or_zero() >= 90 && cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= 90;
+  cudaGetLastError();  // a failed query is not the launch's error
+  return known[kernel] = on;
 }
 
 unsigned grid_for(std::int64_t n, int block) {

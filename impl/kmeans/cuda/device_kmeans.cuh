@@ -156,7 +156,7 @@ __device__ __forceinline__ void grid_release() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
-bool launch_early_enabled();  // on sm_90 and newer
+bool launch_early_enabled(const void* kernel);  // device_kmeans.cu
 template <class... Params, class... Args>
 void launch_early(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s,
                   Args... args) {
@@ -165,7 +165,7 @@ void launch_early(void (*kernel)(Params...), unsigned grid, unsigned block, std:
   attr.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(grid), cfg.blockDim = dim3(block), cfg.dynamicSmemBytes = smem, cfg.stream = s;
-  cfg.attrs = &attr, cfg.numAttrs = launch_early_enabled() ? 1 : 0;
+  cfg.attrs = &attr, cfg.numAttrs = launch_early_enabled(reinterpret_cast<const void*>(kernel)) ? 1 : 0;
   PB_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
 }
 

@@ -231,6 +231,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       mul(a[1], b[1]);
     }
     if (kk < kp) mul(a[0], b[0]);
+
       // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e of the
       // warp's 32): this thread's columns in increasing order, so a strict <
       // keeps the lowest. Columns past K are predicated off, not branched
@@ -381,6 +382,9 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 // blobs) against 0.214 / 0.216 for the 16 warps (forms5-run).
 constexpr Shape kWide{16, 2}, kNarrow{8, 1}, kSmall{4, 1};
 
+// Whether the assignment kernel adds the sums (see after_prepare).
+bool fuses(const Problem& p) { return p.n <= 10000 * p.k; }
+
 class Dmma final : public DeviceKMeans {
  public:
   Support supports(const Problem& p) const override {
@@ -407,7 +411,8 @@ class Dmma final : public DeviceKMeans {
   // big clusters draw more atomics to their rows), two 0.209 / 0.207
   // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
   // (forms4-run, before the early launches).
-  int sum_replicas() const override { return 2; }
+  // Without the fused sums (few clusters) the segment sums add to one copy.
+  int sum_replicas() const override { return fuses(p_) ? 2 : 1; }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
@@ -421,7 +426,7 @@ class Dmma final : public DeviceKMeans {
     // an iteration against 0.30-0.31 for the scan, scatter and segment
     // passes; at N / K = 250,000 (4,000,000 x 16 x 16) 4.8 ms against 2.4
     // (H100, results/nvidia-h100/issue20/kmeans-run5).
-    fused_ = N <= 10000 * K;
+    fused_ = fuses(p_);
     if (!fused_) {
       offsets_ = DeviceBuffer<unsigned long long>(K);
       fill_ = DeviceBuffer<unsigned>(K);

@@ -3,8 +3,8 @@
 // in tiles of KT clusters x DT coordinates staged in shared memory; each
 // thread keeps KT running distances in registers, so a point's coordinates
 // are read once per cluster tile (K/KT times per iteration, mostly from L2)
-// instead of once per cluster. The update runs on the GPU (shared
-// accumulate / finalize / exit-test kernels) as in AllGPU.
+// instead of once per cluster. The update runs on the GPU (the shared
+// accumulation, then update_step) as in AllGPU.
 #include "core/gpu.hpp"
 #include "kmeans/cuda/device_kmeans.cuh"
 
