@@ -2,10 +2,9 @@
 // device_kmeans.cuh: prepare, reset, the Lloyd loop with the update on the
 // host or on the device, result) and the device-side update kernels: the
 // accumulations (for Tiled and GEMM, whose assignment leaves the sums to
-// them), update_step (every
-// device-update variant), finalize and decide (CUDA.NCCL). Kernels here are
-// deliberately plain: they move O(N*D) data once per iteration, against the
-// O(N*K*D) of the assignment.
+// them), update_step (every device-update variant), finalize and decide
+// (CUDA.NCCL). Kernels here are deliberately plain: they move O(N*D) data
+// once per iteration, against the O(N*K*D) of the assignment.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -10,8 +10,9 @@
 //  - device update (AllGPU, Tiled, GEMM, DMMA): assignment, accumulation of
 //    sums and counts, new centroids and the exit test all run on the GPU,
 //    the last two in one launch (update_step) that also zeroes the sums,
-//    counts and changed-point count for the next iteration; the host reads back a 32-byte flag per iteration
-//    of a converging run, once a run of fixed loops, and nothing else.
+//    counts and changed-point count for the next iteration; the host reads
+//    back a 32-byte flag per iteration of a converging run, once a run of
+//    fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
 #include <memory>
