@@ -100,6 +100,18 @@ __global__ void finalize(const double* __restrict__ sums, const unsigned long lo
   }
 }
 
+// The iteration's flag from its changed-point count and largest squared
+// move: decide's and update_step's exit test.
+__device__ void write_flag(Flag* flag, unsigned long long changed, double max_move2, std::int64_t n,
+                           const Criteria& crit) {
+  Flag f = *flag;
+  f.iterations += 1;
+  f.changed = changed;
+  f.move = sqrt(max_move2);
+  f.stop = crit.stop(f.iterations, (std::int64_t)f.changed, f.move, n) ? 1 : 0;
+  *flag = f;
+}
+
 // One block: the largest move, the exit test, and the flag.
 __global__ void decide(const double* __restrict__ move2, const unsigned long long* __restrict__ changed,
                        Flag* flag, std::int64_t k, std::int64_t n, Criteria crit) {
@@ -111,12 +123,7 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
   __syncthreads();
   if (threadIdx.x == 0) {
     for (int w = 1; w < int(blockDim.x / 32); ++w) m = fmax(m, warp_max[w]);
-    Flag f = *flag;
-    f.iterations += 1;
-    f.changed = *changed;
-    f.move = sqrt(m);
-    f.stop = crit.stop(f.iterations, (std::int64_t)f.changed, f.move, n) ? 1 : 0;
-    *flag = f;
+    write_flag(flag, *changed, m, n, crit);
   }
 }
 
@@ -180,12 +187,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
   if (last && threadIdx.x == 0) {
     __threadfence();
     const double m = __longlong_as_double((long long)atomicAdd(&state[0], 0ull));
-    Flag f = *flag;
-    f.iterations += 1;
-    f.changed = atomicAdd(changed, 0ull);
-    f.move = sqrt(m);
-    f.stop = crit.stop(f.iterations, (std::int64_t)f.changed, f.move, n) ? 1 : 0;
-    *flag = f;
+    write_flag(flag, atomicAdd(changed, 0ull), m, n, crit);
     *changed = 0, state[0] = 0, state[1] = 0;
   }
 }

@@ -206,6 +206,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       __syncthreads();   // ... and everyone's
     }
     const double* cs = tile_at(t) + wn * 32 * S;
+    // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e of the
+    // warp's 32): this thread's columns in increasing order, so the argmin's
+    // strict < keeps the lowest. Columns past K are predicated off there,
+    // not branched around.
     double acc[NT][4] = {};
     // A k step's fragments are read while the previous step multiplies.
     double a[2][4], b[2][NT][2];
@@ -231,11 +235,6 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       mul(a[1], b[1]);
     }
     if (kk < kp) mul(a[0], b[0]);
-
-      // acc[j][2 h + e] is (row fr + 8 h, column j * 8 + 2 fk + e of the
-      // warp's 32): this thread's columns in increasing order, so a strict <
-      // keeps the lowest. Columns past K are predicated off, not branched
-      // around.
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
