@@ -5,7 +5,7 @@
 
 namespace pb::cuda_f64 {
 
-// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 8 or 16: the m16n8
+// D (16 x 8) += A (16 x KW) B (KW x 8) in f64, KW = 4, 8 or 16: the m16n8
 // shapes sm_90 adds (built for sm_90 and newer; below, a trap, and
 // supports() refuses). Thread (g, t) = (lane / 4, lane % 4) holds A(g, t + 4 i)
 // in a[2 i] and A(g + 8, t + 4 i) in a[2 i + 1], B(t + 4 i, g) in b[i], and
@@ -15,6 +15,17 @@ __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[KW / 2], 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define PB_DMMA_TRAP 1
 #endif
+template <>
+__device__ __forceinline__ void dmma<4>(double (&d)[4], const double (&a)[2], const double (&b)[1]) {
+#ifdef PB_DMMA_TRAP
+  __trap();
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+#endif
+}
 template <>
 __device__ __forceinline__ void dmma<8>(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
 #ifdef PB_DMMA_TRAP

@@ -50,6 +50,7 @@
 // (f64 m16n8k8, bulk copies) and (64 + 2 * 32) rows of D doubles (padded)
 // of shared memory.
 #include <algorithm>
+#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, std::int64_t n, int d, int k, int reps) {
+                double* __restrict__ sums, std::int64_t n, int d, int k, int reps, int flags, int ahead) {
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
@@ -154,6 +155,9 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   // BULK, warp 0: tile t (rows and norms; first the block's points when
   // points) into buffer t & 1, one phase of its mbarrier.
   const unsigned row_bytes = unsigned(d) * 8;
+  // TEMPORARY switches for one comparison call: 1 prefetch, 2 k4 tail, 4 bulk sums.
+  const bool prefetch = BULK && (flags & 1), tail4 = (flags & 2) && d % KW != 0 && d % KW <= 4,
+             bulk_sums = FUSED && BULK && (flags & 4);
   auto bulk_tile = [&](int t, bool points) {
     const int b = t & 1;
     const std::int64_t c0 = std::int64_t(t) * BN;
@@ -201,6 +205,11 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   for (int t = 0; t < tiles; ++t) {
     if (BULK) {
       mbarrier::wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
+      if (prefetch && t == 0 && tid == 0) {
+        const std::int64_t next = r0 + std::int64_t(ahead) * BM;
+        if (next < n)
+          mbarrier::prefetch_l2(X + next * d, unsigned(n - next < BM ? n - next : BM) * row_bytes);
+      }
     } else {
       wait_groups<1>();  // tile t (and the points) landed: this thread's copies
       __syncthreads();   // ... and everyone's
@@ -226,15 +235,26 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 #pragma unroll
       for (int j = 0; j < NT; ++j) dmma<KW>(acc[j], fa, fb[j]);
     };
-    frag(0, a[0], b[0]);
+    const int kend = tail4 ? kp - KW : kp;  // the k8 steps; then a k4 one
+    double ta[2], tb[NT][1];
+    if (tail4) {
+      const double* xa = xs + (wr + fr) * S + kend + fk;
+      ta[0] = xa[0], ta[1] = xa[8 * S];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) tb[j][0] = cs[(j * 8 + fr) * S + kend + fk];
+    }
+    if (kend > 0) frag(0, a[0], b[0]);
     int kk = 0;
-    for (; kk + 2 * KW <= kp; kk += 2 * KW) {
+    for (; kk + 2 * KW <= kend; kk += 2 * KW) {
       frag(kk + KW, a[1], b[1]);
       mul(a[0], b[0]);
-      if (kk + 2 * KW < kp) frag(kk + 2 * KW, a[0], b[0]);
+      if (kk + 2 * KW < kend) frag(kk + 2 * KW, a[0], b[0]);
       mul(a[1], b[1]);
     }
-    if (kk < kp) mul(a[0], b[0]);
+    if (kk < kend) mul(a[0], b[0]);
+    if (tail4)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) dmma<4>(acc[j], ta, tb[j]);
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -289,6 +309,11 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (mine) {
       best[r] = xx[r] + v;
       if (assign[r] != c) assign[r] = c, ++local;
+      if (bulk_sums) {  // the point's row added to its cluster's by the copy engine
+        mbarrier::reduce_add(sums + std::int64_t(blockIdx.x % reps) * k * d + std::int64_t(c) * d,
+                             xs + tid * S, row_bytes);
+        mbarrier::reduce_commit();
+      }
     }
     rbi[0][tid] = mine ? c : -1;
     // One count atomic a cluster a warp, from the lowest of its lanes.
@@ -296,7 +321,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
-  if (FUSED) {
+  if (FUSED && !bulk_sums) {
     __syncthreads();                                  // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
     for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
@@ -308,6 +333,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     }
   }
   add_changed(local, changed);
+  if (bulk_sums && tid < BM && r0 + tid < n) mbarrier::reduce_wait_read();  // xs stays until read
 }
 
 // The points listed cluster by cluster: order[offsets[c] + j] is the j-th
@@ -362,7 +388,8 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 }
 
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
-                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int);
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int,
+                              int, int);
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
@@ -449,6 +476,14 @@ class Dmma final : public DeviceKMeans {
     bytes_ = tile_bytes(p_.d, shape_);
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+    // TEMPORARY: the switches of one comparison call, all on by default.
+    const char* f = std::getenv("PARBENCH_DMMA_FLAGS");
+    flags_ = f ? std::atoi(f) : 7;
+    // The blocks resident at once: block b prefetches the points of block
+    // b + ahead_, the one that will take its place, into L2.
+    int per_sm = 0;
+    PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, shape_.warps * 32, bytes_));
+    ahead_ = std::max(per_sm, 1) * gpu_status().sm_count;
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
   bool launch_assign() override {
@@ -459,7 +494,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas());
+                 int(K), sum_replicas(), flags_, ahead_);
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
@@ -477,6 +512,7 @@ class Dmma final : public DeviceKMeans {
 
  private:
   bool fused_ = true;
+  int flags_ = 7, ahead_ = 1;
   Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
