@@ -74,6 +74,13 @@ constexpr int SEG = 16;  // sorted points a warp of the sums takes
 // 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
+// TEMPORARY (flag 16): rows unpadded (stride D) when D % 8 == 4 with the k4 tail.
+__host__ __device__ inline bool contig_for(int d, int flags) {
+  return (flags & 16) && (flags & 2) && d % 8 == 4;
+}
+__host__ __device__ inline int stride_of(int d, int flags) {
+  return contig_for(d, flags) ? d : stride_for(d);
+}
 // A block shape: WARPS warps as (WARPS / NW) x NW, each warp 16 points by
 // 32 centroids (3 fragment reads from shared memory an MMA), so a block
 // takes BM = 16 WARPS / NW points and BN = 32 NW centroids a tile.
@@ -81,14 +88,14 @@ struct Shape {
   int warps, nw;
 };
 __host__ __device__ constexpr int bm_for(int warps, int nw) { return 16 * warps / nw; }
-std::size_t tile_bytes(std::int64_t d, Shape sh) {
-  return std::size_t(bm_for(sh.warps, sh.nw) + 2 * 32 * sh.nw) * stride_for(int(d)) * sizeof(double);
+std::size_t tile_bytes(std::int64_t d, Shape sh, int flags = 0) {
+  return std::size_t(bm_for(sh.warps, sh.nw) + 2 * 32 * sh.nw) * stride_of(int(d), flags) * sizeof(double);
 }
 // Dynamic shared memory, and with it the static rows of the per-point bests,
 // the tiles' norms and the tile buffers' mbarriers.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) + std::size_t(sh.nw) * bm_for(sh.warps, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * (32 * std::size_t(sh.nw) * sizeof(double) + sizeof(std::uint64_t));
+         2 * (32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(std::uint64_t));
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -136,7 +143,9 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ int rbi[NW][BM];
   __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
   __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
-  const int S = stride_for(d), kp = kpad(d);
+  __shared__ std::uint64_t empty[2];           // BULK, flag 8: every warp done with buffer b
+  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8);
+  const int S = contig ? d : stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
@@ -165,6 +174,17 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
     if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
     __syncwarp();
+    if (contig) {  // the rows are as contiguous here as in memory: one copy each
+      if (lane == 0) {
+        if (prows > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(prows) * row_bytes, &full[b]);
+        if (points) grid_wait();
+        mbarrier::bulk_copy(tile_at(t), C + c0 * d, unsigned(rows) * row_bytes, &full[b]);
+        mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);
+      } else if (points) {
+        grid_wait();
+      }
+      return;
+    }
     for (int r = lane; r < prows; r += 32)
       mbarrier::bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
     if (points) grid_wait();  // the centroids and norms are the previous kernel's
@@ -177,12 +197,14 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (tid == 0) {
       mbarrier::init(&full[0], 1);
       mbarrier::init(&full[1], 1);
+      mbarrier::init(&empty[0], WARPS);
+      mbarrier::init(&empty[1], WARPS);
       mbarrier::fence_init();
     }
     // Bulk copies write columns [0, d) of a row (rows past N or K are not
     // copied: their results are never used); the padding up to kp stays the
     // zero written here, in the points and both tile buffers.
-    const int pad = kp - d;
+    const int pad = contig ? 0 : kp - d;
     for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
     __syncthreads();
     if (warp == 0) {
@@ -236,13 +258,6 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       for (int j = 0; j < NT; ++j) dmma<KW>(acc[j], fa, fb[j]);
     };
     const int kend = tail4 ? kp - KW : kp;  // the k8 steps; then a k4 one
-    double ta[2], tb[NT][1];
-    if (tail4) {
-      const double* xa = xs + (wr + fr) * S + kend + fk;
-      ta[0] = xa[0], ta[1] = xa[8 * S];
-#pragma unroll
-      for (int j = 0; j < NT; ++j) tb[j][0] = cs[(j * 8 + fr) * S + kend + fk];
-    }
     if (kend > 0) frag(0, a[0], b[0]);
     int kk = 0;
     for (; kk + 2 * KW <= kend; kk += 2 * KW) {
@@ -252,9 +267,15 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       mul(a[1], b[1]);
     }
     if (kk < kend) mul(a[0], b[0]);
-    if (tail4)
+    if (tail4) {
+      const double* xa = xs + (wr + fr) * S + kend + fk;
+      const double ta[2] = {xa[0], xa[8 * S]};
+      double tb[NT][1];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) tb[j][0] = cs[(j * 8 + fr) * S + kend + fk];
 #pragma unroll
       for (int j = 0; j < NT; ++j) dmma<4>(acc[j], ta, tb[j]);
+    }
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -268,6 +289,15 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
           if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
         }
       }
+    if (nobar) {  // this warp is done with tile t's buffer; warp 0 waits for all
+      __syncwarp();
+      if (lane == 0) mbarrier::arrive(&empty[t & 1]);
+      if (warp == 0 && t + 2 < tiles) {
+        mbarrier::wait(&empty[t & 1], (t >> 1) & 1);
+        bulk_tile(t + 2, false);
+      }
+      continue;
+    }
     __syncthreads();  // every warp is done with tile t's buffer
     if (BULK) {
       if (warp == 0 && t + 2 < tiles) bulk_tile(t + 2, false);
@@ -473,12 +503,13 @@ class Dmma final : public DeviceKMeans {
       }
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    bytes_ = tile_bytes(p_.d, shape_);
-    kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
-    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
-    // TEMPORARY: the switches of one comparison call, all on by default.
+    // TEMPORARY: the switches of one comparison call.
     const char* f = std::getenv("PARBENCH_DMMA_FLAGS");
     flags_ = f ? std::atoi(f) : 7;
+    if (!vec) flags_ &= ~16;
+    bytes_ = tile_bytes(p_.d, shape_, flags_);
+    kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     // The blocks resident at once: block b prefetches the points of block
     // b + ahead_, the one that will take its place, into L2.
     int per_sm = 0;
