@@ -144,7 +144,8 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
   __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
   __shared__ std::uint64_t empty[2];           // BULK, flag 8: every warp done with buffer b
-  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8);
+  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8), fold = flags & 32,
+             unrolled = flags & 64;
   const int S = contig ? d : stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
@@ -242,6 +243,11 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     // strict < keeps the lowest. Columns past K are predicated off there,
     // not branched around.
     double acc[NT][4] = {};
+    if (fold)  // fold: the tile's norms hold -|c|^2 / 2, so acc ends as x.c - |c|^2 / 2
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) acc[j][e] = acc[j][2 + e] = cns[t & 1][wn * 32 + j * 8 + 2 * fk + e];
     // A k step's fragments are read while the previous step multiplies.
     double a[2][4], b[2][NT][2];
     auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
@@ -282,10 +288,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       for (int e = 0; e < 2; ++e) {
         const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
         const bool ok = col < k;
-        const double c2 = cns[t & 1][cl];
+        const double c2 = fold ? 0.0 : cns[t & 1][cl];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const double v = fma(-2.0, acc[j][2 * h + e], c2);
+          const double v = fold ? -acc[j][2 * h + e] : fma(-2.0, acc[j][2 * h + e], c2);
           if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
         }
       }
@@ -337,7 +343,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const std::int64_t r = r0 + tid;
     const bool mine = r < n;
     if (mine) {
-      best[r] = xx[r] + v;
+      best[r] = xx[r] + (fold ? 2 * v : v);
       if (assign[r] != c) assign[r] = c, ++local;
       if (bulk_sums) {  // the point's row added to its cluster's by the copy engine
         mbarrier::reduce_add(sums + std::int64_t(blockIdx.x % reps) * k * d + std::int64_t(c) * d,
@@ -358,6 +364,22 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
+      if (unrolled) {
+        for (int c0 = 0; c0 < d; c0 += 128) {
+          double v[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const int col = c0 + lane + 32 * u;
+            v[u] = col < d ? xs[r * S + col] : 0.0;
+          }
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const int col = c0 + lane + 32 * u;
+            if (col < d) atomicAdd(srow + col, v[u]);
+          }
+        }
+        continue;
+      }
 #pragma unroll 1
       for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
     }
@@ -462,6 +484,7 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
+  double centroid_norm_scale() const override { return flags_ & 32 ? -0.5 : 1.0; }
   // Two copies of the sums, blocks alternating: at 100,000 x 100 x 316 one
   // copy took 0.205 / 0.228 ms an iteration (uniform / blobs, where a few
   // big clusters draw more atomics to their rows), two 0.209 / 0.207
