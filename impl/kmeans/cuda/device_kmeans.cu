@@ -68,15 +68,14 @@ __global__ void accumulate_soa(const double* __restrict__ xs, const int* __restr
 }
 
 // A warp per row: squared norms of the rows of an R x D row-major matrix.
-__global__ void row_norms(const double* __restrict__ m, double* out, std::int64_t rows, std::int64_t d,
-                          double scale) {
+__global__ void row_norms(const double* __restrict__ m, double* out, std::int64_t rows, std::int64_t d) {
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t r = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows; r += warps) {
     double s = 0;
     for (std::int64_t t = lane; t < d; t += 32) s += m[r * d + t] * m[r * d + t];
     for (int off = 16; off; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
-    if (lane == 0) out[r] = s * scale;
+    if (lane == 0) out[r] = s;
   }
 }
 
@@ -140,7 +139,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
                             Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
-                            Criteria crit, double cn_scale) {
+                            Criteria crit) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   grid_release();  // the next assignment may start its copies of the points
@@ -171,7 +170,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
       nn += __shfl_down_sync(0xffffffffu, nn, off);
     }
     if (lane == 0) {
-      if (cn) cn[c] = nn * cn_scale;
+      if (cn) cn[c] = nn;
       counts[c] = 0;  // every lane read it before the shuffles
       mx = fmax(mx, m);
     }
@@ -205,9 +204,8 @@ void launch_accumulate_soa(const double* xs, const int* assign, double* sums, un
   accumulate_soa<<<grid_for(n, 256), 256, 0, s>>>(xs, assign, sums, counts, n, d);
   PB_CUDA_LAUNCHED();
 }
-void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s,
-                      double scale) {
-  row_norms<<<grid_for(rows * 32, 256), 256, 0, s>>>(m, out, rows, d, scale);
+void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s) {
+  row_norms<<<grid_for(rows * 32, 256), 256, 0, s>>>(m, out, rows, d);
   PB_CUDA_LAUNCHED();
 }
 void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,
@@ -222,11 +220,11 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 }
 void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s, double cn_scale) {
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
   launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
-               d, n, reps, crit, cn_scale);
+               d, n, reps, crit);
   PB_CUDA_LAUNCHED();
 }
 
@@ -305,7 +303,7 @@ void DeviceKMeans::reset() {
     PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
     PB_CUDA(cudaMemsetAsync(changed_.get(), 0, changed_.bytes(), s()));
     PB_CUDA(cudaMemsetAsync(update_state_.get(), 0, update_state_.bytes(), s()));
-    if (double* cn = centroid_norms()) launch_row_norms(C_.get(), cn, K, D, s(), centroid_norm_scale());
+    if (double* cn = centroid_norms()) launch_row_norms(C_.get(), cn, K, D, s());
   }
   PB_CUDA(cudaStreamSynchronize(s()));
   iterations_ = 0;
@@ -377,8 +375,7 @@ void DeviceKMeans::run_device_update() {
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
       launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s(),
-                    centroid_norm_scale());
+                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -61,8 +61,6 @@ class DeviceKMeans : public Variant {
   // A device-update variant that keeps the centroids' squared norms (K) gets
   // them computed at reset and rewritten by each iteration's update.
   virtual double* centroid_norms() { return nullptr; }
-  // Those norms times this (exact for a power of two, so -0.5 gives -|c|^2 / 2).
-  virtual double centroid_norm_scale() const { return 1; }
   // Copies of the K x D sums (sums_ holds them one after another) that a
   // device-update variant's atomics spread over, so fewer pile onto one
   // address; the update adds them.
@@ -113,8 +111,7 @@ void read_back_timed(const cudaEvent_t* ev, void* host, const void* dev, std::si
                      Breakdown& b);
 
 // Squared norms of the rows of an R x D row-major matrix, a warp a row.
-void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s,
-                      double scale = 1);
+void launch_row_norms(const double* m, double* out, std::int64_t rows, std::int64_t d, cudaStream_t s);
 void launch_finalize(const double* sums, const unsigned long long* counts, double* C, double* Ct,
                      double* move2, std::int64_t k, std::int64_t d, cudaStream_t s);
 void launch_decide(const double* move2, const unsigned long long* changed, Flag* flag, std::int64_t k,
@@ -126,7 +123,7 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 // of K x D, added in order.
 void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s, double cn_scale = 1);
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
 
 // CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
 // CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding

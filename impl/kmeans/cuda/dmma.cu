@@ -95,7 +95,7 @@ std::size_t tile_bytes(std::int64_t d, Shape sh, int flags = 0) {
 // the tiles' norms and the tile buffers' mbarriers.
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) + std::size_t(sh.nw) * bm_for(sh.warps, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * (32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(std::uint64_t));
+         2 * (32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(std::uint64_t)) + sizeof(std::uint64_t);
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -144,12 +144,17 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
   __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
   __shared__ std::uint64_t empty[2];           // BULK, flag 8: every warp done with buffer b
-  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8), fold = flags & 32,
-             unrolled = flags & 64;
+  __shared__ std::uint64_t half;               // flag 128: the second half of the points landed
+  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8), selform = flags & 256;
+  // flag 128: the warps of the block's second half of points (2 a scheduler)
+  // run half a tile behind the first half's, so one half's argmin overlaps
+  // the other's multiplies; the last warp issues the copies.
+  const bool offset = nobar && WARPS >= 8 && (flags & 128), split = offset && contig;
   const int S = contig ? d : stride_for(d), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
+  const int producer = (flags & 128) && (flags & 8) && WARPS >= 8 && BULK ? WARPS - 1 : 0;
   const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
@@ -166,15 +171,33 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   // points) into buffer t & 1, one phase of its mbarrier.
   const unsigned row_bytes = unsigned(d) * 8;
   // TEMPORARY switches for one comparison call: 1 prefetch, 2 k4 tail, 4 bulk sums.
-  const bool prefetch = BULK && (flags & 1), tail4 = (flags & 2) && d % KW != 0 && d % KW <= 4,
-             bulk_sums = FUSED && BULK && (flags & 4);
+  const bool tail4 = (flags & 2) && d % KW != 0 && d % KW <= 4;
   auto bulk_tile = [&](int t, bool points) {
     const int b = t & 1;
     const std::int64_t c0 = std::int64_t(t) * BN;
     const int rows = int(k - c0 < BN ? k - c0 : BN);
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
-    if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + prows) * row_bytes + BN * 8);
+    const int counted = split && points ? (prows < BM / 2 ? prows : BM / 2) : prows;
+    if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + counted) * row_bytes + BN * 8);
     __syncwarp();
+    if (contig && split && points) {  // points in halves, the second on `half`
+      if (lane == 0) {
+        const int pa = prows < BM / 2 ? prows : BM / 2, pb = prows - pa;
+        if (pa > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(pa) * row_bytes, &full[b]);
+        grid_wait();
+        mbarrier::bulk_copy(tile_at(t), C + c0 * d, unsigned(rows) * row_bytes, &full[b]);
+        mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);
+        if (pb > 0) {
+          mbarrier::expect_bytes(&half, unsigned(pb) * row_bytes);
+          mbarrier::bulk_copy(xs + (BM / 2) * S, X + (r0 + BM / 2) * d, unsigned(pb) * row_bytes, &half);
+        } else {
+          mbarrier::arrive(&half);
+        }
+      } else {
+        grid_wait();
+      }
+      return;
+    }
     if (contig) {  // the rows are as contiguous here as in memory: one copy each
       if (lane == 0) {
         if (prows > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(prows) * row_bytes, &full[b]);
@@ -200,6 +223,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       mbarrier::init(&full[1], 1);
       mbarrier::init(&empty[0], WARPS);
       mbarrier::init(&empty[1], WARPS);
+      mbarrier::init(&half, 1);
       mbarrier::fence_init();
     }
     // Bulk copies write columns [0, d) of a row (rows past N or K are not
@@ -208,7 +232,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const int pad = contig ? 0 : kp - d;
     for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
     __syncthreads();
-    if (warp == 0) {
+    if (warp == producer) {
       bulk_tile(0, true);
       if (tiles > 1) bulk_tile(1, false);
     } else {
@@ -225,14 +249,14 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 
   double bd[2] = {0, 0};  // rows fr and fr + 8 of the warp's 16
   int bi[2] = {-1, -1};
+  const bool late = offset && warp >= WARPS / 2;
+  if (late) {
+    if (split) mbarrier::wait(&half, 0);
+    asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory");  // the first half is midway through tile 0
+  }
   for (int t = 0; t < tiles; ++t) {
     if (BULK) {
       mbarrier::wait(&full[t & 1], (t >> 1) & 1);  // tile t (and the points) landed
-      if (prefetch && t == 0 && tid == 0) {
-        const std::int64_t next = r0 + std::int64_t(ahead) * BM;
-        if (next < n)
-          mbarrier::prefetch_l2(X + next * d, unsigned(n - next < BM ? n - next : BM) * row_bytes);
-      }
     } else {
       wait_groups<1>();  // tile t (and the points) landed: this thread's copies
       __syncthreads();   // ... and everyone's
@@ -243,11 +267,6 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     // strict < keeps the lowest. Columns past K are predicated off there,
     // not branched around.
     double acc[NT][4] = {};
-    if (fold)  // fold: the tile's norms hold -|c|^2 / 2, so acc ends as x.c - |c|^2 / 2
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) acc[j][e] = acc[j][2 + e] = cns[t & 1][wn * 32 + j * 8 + 2 * fk + e];
     // A k step's fragments are read while the previous step multiplies.
     double a[2][4], b[2][NT][2];
     auto frag = [&](int kk, double(&fa)[4], double(&fb)[NT][2]) {
@@ -265,8 +284,12 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     };
     const int kend = tail4 ? kp - KW : kp;  // the k8 steps; then a k4 one
     if (kend > 0) frag(0, a[0], b[0]);
+    const bool mid = offset && !late && t == 0;
+    const int kmid = kend / (2 * KW) / 2 * 2 * KW;
+    if (mid && kmid == 0) asm volatile("bar.arrive 1, %0;\n" ::"r"(THREADS) : "memory");
     int kk = 0;
     for (; kk + 2 * KW <= kend; kk += 2 * KW) {
+      if (mid && kmid > 0 && kk == kmid) asm volatile("bar.arrive 1, %0;\n" ::"r"(THREADS) : "memory");
       frag(kk + KW, a[1], b[1]);
       mul(a[0], b[0]);
       if (kk + 2 * KW < kend) frag(kk + 2 * KW, a[0], b[0]);
@@ -288,17 +311,23 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       for (int e = 0; e < 2; ++e) {
         const int cl = wn * 32 + j * 8 + 2 * fk + e, col = t * BN + cl;
         const bool ok = col < k;
-        const double c2 = fold ? 0.0 : cns[t & 1][cl];
+        const double c2 = cns[t & 1][cl];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const double v = fold ? -acc[j][2 * h + e] : fma(-2.0, acc[j][2 * h + e], c2);
-          if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
+          const double v = fma(-2.0, acc[j][2 * h + e], c2);
+          if (selform) {
+            const bool take = ok && (bi[h] < 0 || v < bd[h]);
+            bd[h] = take ? v : bd[h];
+            bi[h] = take ? col : bi[h];
+          } else if (ok && (bi[h] < 0 || v < bd[h])) {
+            bd[h] = v, bi[h] = col;
+          }
         }
       }
     if (nobar) {  // this warp is done with tile t's buffer; warp 0 waits for all
       __syncwarp();
       if (lane == 0) mbarrier::arrive(&empty[t & 1]);
-      if (warp == 0 && t + 2 < tiles) {
+      if (warp == producer && t + 2 < tiles) {
         mbarrier::wait(&empty[t & 1], (t >> 1) & 1);
         bulk_tile(t + 2, false);
       }
@@ -306,7 +335,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     }
     __syncthreads();  // every warp is done with tile t's buffer
     if (BULK) {
-      if (warp == 0 && t + 2 < tiles) bulk_tile(t + 2, false);
+      if (warp == producer && t + 2 < tiles) bulk_tile(t + 2, false);
     } else {
       if (t + 2 < tiles) load_tile(t + 2);
       commit();  // an empty group past the end keeps the count the wait expects
@@ -343,13 +372,8 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const std::int64_t r = r0 + tid;
     const bool mine = r < n;
     if (mine) {
-      best[r] = xx[r] + (fold ? 2 * v : v);
+      best[r] = xx[r] + v;
       if (assign[r] != c) assign[r] = c, ++local;
-      if (bulk_sums) {  // the point's row added to its cluster's by the copy engine
-        mbarrier::reduce_add(sums + std::int64_t(blockIdx.x % reps) * k * d + std::int64_t(c) * d,
-                             xs + tid * S, row_bytes);
-        mbarrier::reduce_commit();
-      }
     }
     rbi[0][tid] = mine ? c : -1;
     // One count atomic a cluster a warp, from the lowest of its lanes.
@@ -357,35 +381,19 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
-  if (FUSED && !bulk_sums) {
+  if (FUSED) {
+    if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
     __syncthreads();                                  // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
     for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
-      if (unrolled) {
-        for (int c0 = 0; c0 < d; c0 += 128) {
-          double v[4];
-#pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            const int col = c0 + lane + 32 * u;
-            v[u] = col < d ? xs[r * S + col] : 0.0;
-          }
-#pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            const int col = c0 + lane + 32 * u;
-            if (col < d) atomicAdd(srow + col, v[u]);
-          }
-        }
-        continue;
-      }
 #pragma unroll 1
       for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
     }
   }
   add_changed(local, changed);
-  if (bulk_sums && tid < BM && r0 + tid < n) mbarrier::reduce_wait_read();  // xs stays until read
 }
 
 // The points listed cluster by cluster: order[offsets[c] + j] is the j-th
@@ -484,7 +492,6 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
-  double centroid_norm_scale() const override { return flags_ & 32 ? -0.5 : 1.0; }
   // Two copies of the sums, blocks alternating: at 100,000 x 100 x 316 one
   // copy took 0.205 / 0.228 ms an iteration (uniform / blobs, where a few
   // big clusters draw more atomics to their rows), two 0.209 / 0.207
@@ -528,7 +535,7 @@ class Dmma final : public DeviceKMeans {
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
     // TEMPORARY: the switches of one comparison call.
     const char* f = std::getenv("PARBENCH_DMMA_FLAGS");
-    flags_ = f ? std::atoi(f) : 7;
+    flags_ = f ? std::atoi(f) : 26;
     if (!vec) flags_ &= ~16;
     bytes_ = tile_bytes(p_.d, shape_, flags_);
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
@@ -566,7 +573,7 @@ class Dmma final : public DeviceKMeans {
 
  private:
   bool fused_ = true;
-  int flags_ = 7, ahead_ = 1;
+  int flags_ = 26, ahead_ = 1;
   Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
