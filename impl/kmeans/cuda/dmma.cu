@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
   __shared__ std::uint64_t empty[2];           // BULK, flag 8: every warp done with buffer b
   __shared__ std::uint64_t half;               // flag 128: the second half of the points landed
-  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8), selform = flags & 256;
+  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8);
   // flag 128: the warps of the block's second half of points (2 a scheduler)
   // run half a tile behind the first half's, so one half's argmin overlaps
   // the other's multiplies; the last warp issues the copies.
@@ -315,13 +315,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const double v = fma(-2.0, acc[j][2 * h + e], c2);
-          if (selform) {
-            const bool take = ok && (bi[h] < 0 || v < bd[h]);
-            bd[h] = take ? v : bd[h];
-            bi[h] = take ? col : bi[h];
-          } else if (ok && (bi[h] < 0 || v < bd[h])) {
-            bd[h] = v, bi[h] = col;
-          }
+          if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
         }
       }
     if (nobar) {  // this warp is done with tile t's buffer; warp 0 waits for all
@@ -358,34 +352,50 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       rbd[wn][r] = bd[h], rbi[wn][r] = bi[h];
     }
   }
-  __syncthreads();
+  // flag 512 (with 128): each half of the block settles its own points and
+  // adds their sums, the first while the second still multiplies.
+  const bool grouped = offset && (flags & 512);
+  const int G = grouped ? 2 : 1, g = grouped && warp >= WARPS / 2 ? 1 : 0;
+  const int gthreads = THREADS / G, gwarps = WARPS / G, grows = BM / G;
+  const int gt = tid - g * gthreads, gw = warp - g * gwarps, row0 = g * grows;
+  auto sync = [&] {
+    if (grouped && g)
+      asm volatile("bar.sync 3, %0;\n" ::"r"(gthreads) : "memory");
+    else if (grouped)
+      asm volatile("bar.sync 2, %0;\n" ::"r"(gthreads) : "memory");
+    else
+      __syncthreads();
+  };
+  sync();
   unsigned local = 0;
-  if (tid < BM) {  // thread r: point r of the block
-    double v = rbd[0][tid];
-    int c = rbi[0][tid];
+  if (gt < grows) {  // thread gt of the group: point row0 + gt of the block
+    const int pt = row0 + gt;
+    double v = rbd[0][pt];
+    int c = rbi[0][pt];
 #pragma unroll
     for (int q = 1; q < NW; ++q) {
-      const double ov = rbd[q][tid];
-      const int oi = rbi[q][tid];
+      const double ov = rbd[q][pt];
+      const int oi = rbi[q][pt];
       if (oi >= 0 && (c < 0 || ov < v || (ov == v && oi < c))) v = ov, c = oi;
     }
-    const std::int64_t r = r0 + tid;
+    const std::int64_t r = r0 + pt;
     const bool mine = r < n;
     if (mine) {
       best[r] = xx[r] + v;
       if (assign[r] != c) assign[r] = c, ++local;
     }
-    rbi[0][tid] = mine ? c : -1;
+    rbi[0][pt] = mine ? c : -1;
     // One count atomic a cluster a warp, from the lowest of its lanes.
     const int key = mine ? c : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
   if (FUSED) {
-    if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
-    __syncthreads();                                  // rbi[0] holds every point's cluster
+    if (split && !grouped) mbarrier::wait(&half, 0);  // every thread reads the second half's rows here
+    sync();                                           // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
-    for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
+    for (int q = gw; q < grows; q += gwarps) {        // a warp a point, lanes along its row
+      const int r = row0 + q;
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
