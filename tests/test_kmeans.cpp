@@ -80,6 +80,9 @@ TEST_P(KMeansVariants, MatchReference) {
                               // (D odd).
                               {2000, 10, 330, Dist::Uniform, fixed(2)},
                               {2000, 11, 330, Dist::Blobs, fixed(2)},
+                              // CUDA.DMMA's 32-centroid tiles (8 warps) with unpadded rows (D % 8
+                              // == 4): its halves of points apart, three tiles.
+                              {1500, 124, 70, Dist::Blobs, fixed(2)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

@@ -57,35 +57,6 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned b
       : "memory"));
 }
 
-// Global memory [src, src + bytes) into L2, no completion to wait on (a
-// hint); src 16-byte aligned, bytes a multiple of 16.
-__device__ __forceinline__ void prefetch_l2(const void* src, unsigned bytes) {
-  PB_MBAR(asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory"));
-}
-// dst[i] += src[i] (global f64 += shared f64) for `bytes` / 8 doubles, each
-// add atomic at L2, done by the copy engine; the issuing thread's
-// reduce_commit() and reduce_wait_read() say when src may be reused (the
-// adds are visible to other grids once this grid has ended). Both
-// addresses 16-byte aligned, bytes a multiple of 16.
-__device__ __forceinline__ void reduce_add(double* dst, const double* src, unsigned bytes) {
-  PB_MBAR(
-      asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%0], [%1], %2;\n" ::"l"(dst),
-                   "r"(smem_addr(src)), "r"(bytes)
-                   : "memory"));
-}
-__device__ __forceinline__ void reduce_commit() {
-  PB_MBAR(asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"));
-}
-// Until this thread's committed reductions have read their shared source.
-__device__ __forceinline__ void reduce_wait_read() {
-  PB_MBAR(asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"));
-}
-// Orders this thread's earlier shared-memory accesses before the copy
-// engine's (the async proxy's) later ones.
-__device__ __forceinline__ void fence_async_shared() {
-  PB_MBAR(asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"));
-}
-
 #undef PB_MBAR
 
 }  // namespace pb::mbarrier

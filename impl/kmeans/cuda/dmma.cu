@@ -7,10 +7,15 @@
 //    gemm/cuda/dmma_ops.cuh), and the argmin is its epilogue: G never
 //    leaves the registers. A block holds its points (all D coordinates) in
 //    shared memory and walks every cluster in tiles, double-buffered: bulk
-//    copies (cp.async.bulk, a row an instruction, one warp issuing, each
-//    buffer's arrival an mbarrier phase) when D is even, else cp.async, a
-//    warp a row. A k step's fragments are read from shared memory while the
-//    previous step multiplies. The first shape that fits (kWide below): 16
+//    copies (cp.async.bulk, one warp issuing, each buffer's arrival an
+//    mbarrier phase, its reuse a named barrier, no block barrier a tile)
+//    when D is even, else cp.async, a warp a row. When D % 8 == 4 the rows
+//    are unpadded (the last k step an m16n8k4), so a block's points and a
+//    tile are one bulk copy each; else a copy a row. With bulk copies the
+//    block's two halves of points run half a tile apart, so one half's
+//    argmin and sums overlap the other's multiplies. A k step's fragments
+//    are read from shared memory while the previous step multiplies. The
+//    first shape that fits (kWide below): 16
 //    warps over 128 points and 64-centroid tiles, a warp 16 points by 32
 //    centroids (D <= 104); else 8 warps over 32-centroid tiles; else 4
 //    warps over 64 points. Each thread keeps the best cluster of its rows
@@ -36,21 +41,26 @@
 //    blocks copy their points while the update before it runs.
 // Measured (H100, results/nvidia-h100/issue20): at 100,000 x 100 x 316 the
 // iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
-// (forms6-run, one call); ncu put 58% of the kernel's stall samples outside
-// its multiply loop before (copy index arithmetic, the argmin's branches,
-// the sums' divisions), the loop itself held by the busy FP64 tensor pipe.
+// (forms6-run, one call), then from 0.219 / 0.219 to 0.199 / 0.201 on a
+// slower card (forms11-run: unpadded rows in one copy, no block barrier a
+// tile, the halves apart, each half's own epilogue); ncu put 58% of the
+// kernel's stall samples outside its multiply loop before (copy index
+// arithmetic, the argmin's branches, the sums' divisions), the loop itself
+// held by the busy FP64 tensor pipe.
 // Slower forms measured and dropped: 8 warps of 32 x 32 (w16-run); a
 // GEMM-style kernel streaming both operands in k tiles of 16 (kmeans-run4);
 // a persistent kernel copying the next block's points during this one's
 // argmin and sums (dmma-persist-run, forms3-run); one barrier a tile with
 // the next tile's copy issued after it (forms1-run); two 8-warp blocks an
-// SM with one tile buffer each (forms5-run).
+// SM with one tile buffer each (forms5-run); an L2 prefetch of the next
+// wave's points, the sums by bulk reduce-add from shared memory, the norms
+// folded into the accumulators, an m16n8k4 last step over padded rows
+// (forms7-run, forms9-run); the argmin as selects (forms10-run).
 // Bytes an iteration: the points once (fused) or twice, the centroids once
 // per block from L2, O(N) of assignment (and list and counts). Needs sm_90
-// (f64 m16n8k8, bulk copies) and (64 + 2 * 32) rows of D doubles (padded)
-// of shared memory.
+// (f64 m16n8k8 and m16n8k4, bulk copies) and (64 + 2 * 32) rows of D
+// doubles (padded) of shared memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -74,12 +84,23 @@ constexpr int SEG = 16;  // sorted points a warp of the sums takes
 // 4 or 12 mod 16 doubles spreads them over all 16 bank pairs twice).
 __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
-// TEMPORARY (flag 16): rows unpadded (stride D) when D % 8 == 4 with the k4 tail.
-__host__ __device__ inline bool contig_for(int d, int flags) {
-  return (flags & 16) && (flags & 2) && d % 8 == 4;
+// With bulk copies and D % 8 == 4 the rows stay unpadded: the stride D is
+// then 4 or 12 mod 16 already, the last k step is an m16n8k4 that ends at
+// D, and a block's points (and a tile) are one bulk copy each, not a copy a
+// row (at 100,000 x 100 x 316: 0.199 / 0.203 ms an iteration against 0.210
+// / 0.211 with padded rows, H100, forms8-run).
+__host__ __device__ inline bool unpadded(int d, bool bulk) { return bulk && d % 8 == 4; }
+__host__ __device__ inline int stride_of(int d, bool bulk) { return unpadded(d, bulk) ? d : stride_for(d); }
+// Named barriers (bar.sync 0 is __syncthreads): arrive without waiting, or
+// wait until `count` threads have arrived or waited. Every lane of a warp
+// runs the same one.
+template <int ID>
+__device__ __forceinline__ void named_arrive(int count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
 }
-__host__ __device__ inline int stride_of(int d, int flags) {
-  return contig_for(d, flags) ? d : stride_for(d);
+template <int ID>
+__device__ __forceinline__ void named_sync(int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
 }
 // A block shape: WARPS warps as (WARPS / NW) x NW, each warp 16 points by
 // 32 centroids (3 fragment reads from shared memory an MMA), so a block
@@ -88,14 +109,14 @@ struct Shape {
   int warps, nw;
 };
 __host__ __device__ constexpr int bm_for(int warps, int nw) { return 16 * warps / nw; }
-std::size_t tile_bytes(std::int64_t d, Shape sh, int flags = 0) {
-  return std::size_t(bm_for(sh.warps, sh.nw) + 2 * 32 * sh.nw) * stride_of(int(d), flags) * sizeof(double);
+std::size_t tile_bytes(std::int64_t d, Shape sh, bool bulk = false) {
+  return std::size_t(bm_for(sh.warps, sh.nw) + 2 * 32 * sh.nw) * stride_of(int(d), bulk) * sizeof(double);
 }
 // Dynamic shared memory, and with it the static rows of the per-point bests,
-// the tiles' norms and the tile buffers' mbarriers.
+// the tiles' norms and the mbarriers (padded rows: the most it can be).
 std::size_t block_bytes(std::int64_t d, Shape sh) {
   return tile_bytes(d, sh) + std::size_t(sh.nw) * bm_for(sh.warps, sh.nw) * (sizeof(double) + sizeof(int)) +
-         2 * (32 * std::size_t(sh.nw) * sizeof(double) + 2 * sizeof(std::uint64_t)) + sizeof(std::uint64_t);
+         2 * (32 * std::size_t(sh.nw) * sizeof(double) + sizeof(std::uint64_t)) + sizeof(std::uint64_t);
 }
 
 // Rows [r0, r0 + R) of a rows x d row-major matrix into s (row stride S),
@@ -123,18 +144,19 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once),
 // into copy blockIdx.x % reps of the sums. Copies: with VEC = 2 (D even,
-// rows 16-byte aligned) bulk copies that warp 0 issues, a row an
-// instruction, each tile buffer's arrival a phase of its mbarrier (so no
-// barrier at the top of a tile); else cp.async, a warp a row. Tile t's
-// centroid norms come with it into shared memory. Launched early
-// (launch_early): the points are copied before grid_wait(), everything
-// the previous kernel writes after it.
+// rows 16-byte aligned) bulk copies that one warp (the producer) issues,
+// each tile buffer's arrival a phase of its mbarrier and its reuse a named
+// barrier the other warps arrive at (so no block barrier a tile); else
+// cp.async, a warp a row, and a block barrier a tile. Tile t's centroid
+// norms come with it into shared memory. Launched early (launch_early): the
+// points are copied before grid_wait(), everything the previous kernel
+// writes after it.
 template <int VEC, int NW, bool FUSED, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, std::int64_t n, int d, int k, int reps, int flags, int ahead) {
+                double* __restrict__ sums, std::int64_t n, int d, int k, int reps) {
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
@@ -143,18 +165,18 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ int rbi[NW][BM];
   __shared__ __align__(16) double cns[2][BN];  // the tiles' squared norms
   __shared__ std::uint64_t full[2];            // BULK: tile buffer b's arrival
-  __shared__ std::uint64_t empty[2];           // BULK, flag 8: every warp done with buffer b
-  __shared__ std::uint64_t half;               // flag 128: the second half of the points landed
-  const bool contig = BULK && contig_for(d, flags), nobar = BULK && (flags & 8);
-  // flag 128: the warps of the block's second half of points (2 a scheduler)
-  // run half a tile behind the first half's, so one half's argmin overlaps
-  // the other's multiplies; the last warp issues the copies.
-  const bool offset = nobar && WARPS >= 8 && (flags & 128), split = offset && contig;
-  const int S = contig ? d : stride_for(d), kp = kpad(d);
+  __shared__ std::uint64_t half;               // split: the second half's points landed
+  // BULK with 8 or 16 warps: the warps of the block's second half of points
+  // (one or two a scheduler) run half a tile behind the first half's, so one
+  // half's argmin overlaps the other's multiplies, and each half settles
+  // and sums its own points; the last warp issues the copies.
+  constexpr bool HALVES = BULK && WARPS >= 8;
+  const bool contig = unpadded(d, BULK), split = HALVES && contig;
+  const int S = stride_of(d, BULK), kp = kpad(d);
   double* xs = sm;  // BM x S points, then two BN x S centroid tiles
   auto tile_at = [&](int t) { return sm + (BM + (t & 1) * BN) * S; };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, fr = lane / 4, fk = lane % 4;
-  const int producer = (flags & 128) && (flags & 8) && WARPS >= 8 && BULK ? WARPS - 1 : 0;
+  const int producer = HALVES ? WARPS - 1 : 0;
   const int wm = warp / NW, wn = warp % NW;
   const int wr = wm * 16;  // the warp's first row of the block's points
   const std::int64_t r0 = std::int64_t(blockIdx.x) * BM;
@@ -167,11 +189,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       copy<8>(&cns[t & 1][j], col < k ? cn + col : cn, col < k);
     }
   };
-  // BULK, warp 0: tile t (rows and norms; first the block's points when
-  // points) into buffer t & 1, one phase of its mbarrier.
+  // BULK, the producer warp: tile t (rows and norms; first the block's
+  // points when points) into buffer t & 1, one phase of its mbarrier; with
+  // split, the second half of the points on `half`, after the tile.
   const unsigned row_bytes = unsigned(d) * 8;
-  // TEMPORARY switches for one comparison call: 1 prefetch, 2 k4 tail, 4 bulk sums.
-  const bool tail4 = (flags & 2) && d % KW != 0 && d % KW <= 4;
   auto bulk_tile = [&](int t, bool points) {
     const int b = t & 1;
     const std::int64_t c0 = std::int64_t(t) * BN;
@@ -180,7 +201,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const int counted = split && points ? (prows < BM / 2 ? prows : BM / 2) : prows;
     if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + counted) * row_bytes + BN * 8);
     __syncwarp();
-    if (contig && split && points) {  // points in halves, the second on `half`
+    if (split && points) {
       if (lane == 0) {
         const int pa = prows < BM / 2 ? prows : BM / 2, pb = prows - pa;
         if (pa > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(pa) * row_bytes, &full[b]);
@@ -221,14 +242,12 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (tid == 0) {
       mbarrier::init(&full[0], 1);
       mbarrier::init(&full[1], 1);
-      mbarrier::init(&empty[0], WARPS);
-      mbarrier::init(&empty[1], WARPS);
       mbarrier::init(&half, 1);
       mbarrier::fence_init();
     }
     // Bulk copies write columns [0, d) of a row (rows past N or K are not
-    // copied: their results are never used); the padding up to kp stays the
-    // zero written here, in the points and both tile buffers.
+    // copied: their results are never used); padded rows' columns up to kp
+    // stay the zero written here, in the points and both tile buffers.
     const int pad = contig ? 0 : kp - d;
     for (int i = tid; i < (BM + 2 * BN) * pad; i += THREADS) sm[(i / pad) * S + d + i % pad] = 0;
     __syncthreads();
@@ -249,10 +268,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 
   double bd[2] = {0, 0};  // rows fr and fr + 8 of the warp's 16
   int bi[2] = {-1, -1};
-  const bool late = offset && warp >= WARPS / 2;
+  const bool late = HALVES && warp >= WARPS / 2;
   if (late) {
     if (split) mbarrier::wait(&half, 0);
-    asm volatile("bar.sync 1, %0;\n" ::"r"(THREADS) : "memory");  // the first half is midway through tile 0
+    named_sync<1>(THREADS);  // the first half is midway through tile 0
   }
   for (int t = 0; t < tiles; ++t) {
     if (BULK) {
@@ -282,21 +301,22 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
 #pragma unroll
       for (int j = 0; j < NT; ++j) dmma<KW>(acc[j], fa, fb[j]);
     };
-    const int kend = tail4 ? kp - KW : kp;  // the k8 steps; then a k4 one
+    const int kend = contig ? kp - KW : kp;  // the k8 steps (unpadded rows: then a k4 one)
     if (kend > 0) frag(0, a[0], b[0]);
-    const bool mid = offset && !late && t == 0;
+    // The first half lets the second start midway through tile 0's k steps.
+    const bool mid = HALVES && !late && t == 0;
     const int kmid = kend / (2 * KW) / 2 * 2 * KW;
-    if (mid && kmid == 0) asm volatile("bar.arrive 1, %0;\n" ::"r"(THREADS) : "memory");
+    if (mid && kmid == 0) named_arrive<1>(THREADS);
     int kk = 0;
     for (; kk + 2 * KW <= kend; kk += 2 * KW) {
-      if (mid && kmid > 0 && kk == kmid) asm volatile("bar.arrive 1, %0;\n" ::"r"(THREADS) : "memory");
+      if (mid && kmid > 0 && kk == kmid) named_arrive<1>(THREADS);
       frag(kk + KW, a[1], b[1]);
       mul(a[0], b[0]);
       if (kk + 2 * KW < kend) frag(kk + 2 * KW, a[0], b[0]);
       mul(a[1], b[1]);
     }
     if (kk < kend) mul(a[0], b[0]);
-    if (tail4) {
+    if (contig) {
       const double* xa = xs + (wr + fr) * S + kend + fk;
       const double ta[2] = {xa[0], xa[8 * S]};
       double tb[NT][1];
@@ -318,22 +338,20 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
           if (ok && (bi[h] < 0 || v < bd[h])) bd[h] = v, bi[h] = col;
         }
       }
-    if (nobar) {  // this warp is done with tile t's buffer; warp 0 waits for all
-      __syncwarp();
-      if (lane == 0) mbarrier::arrive(&empty[t & 1]);
-      if (warp == producer && t + 2 < tiles) {
-        mbarrier::wait(&empty[t & 1], (t >> 1) & 1);
-        bulk_tile(t + 2, false);
+    if (BULK) {  // no block barrier: the producer waits for every warp to be done with tile t's buffer
+      if (t + 2 < tiles) {
+        if (warp != producer) {
+          (t & 1) ? named_arrive<5>(THREADS) : named_arrive<4>(THREADS);
+        } else {
+          (t & 1) ? named_sync<5>(THREADS) : named_sync<4>(THREADS);
+          bulk_tile(t + 2, false);
+        }
       }
       continue;
     }
     __syncthreads();  // every warp is done with tile t's buffer
-    if (BULK) {
-      if (warp == producer && t + 2 < tiles) bulk_tile(t + 2, false);
-    } else {
-      if (t + 2 < tiles) load_tile(t + 2);
-      commit();  // an empty group past the end keeps the count the wait expects
-    }
+    if (t + 2 < tiles) load_tile(t + 2);
+    commit();  // an empty group past the end keeps the count the wait expects
   }
   if (!BULK) wait_groups<0>();
   grid_release();  // the update may start once every block is here
@@ -352,17 +370,17 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       rbd[wn][r] = bd[h], rbi[wn][r] = bi[h];
     }
   }
-  // flag 512 (with 128): each half of the block settles its own points and
-  // adds their sums, the first while the second still multiplies.
-  const bool grouped = offset && (flags & 512);
+  // With HALVES each half of the block settles its own points and adds their
+  // sums, the first while the second still multiplies.
+  constexpr bool grouped = HALVES;
   const int G = grouped ? 2 : 1, g = grouped && warp >= WARPS / 2 ? 1 : 0;
   const int gthreads = THREADS / G, gwarps = WARPS / G, grows = BM / G;
   const int gt = tid - g * gthreads, gw = warp - g * gwarps, row0 = g * grows;
   auto sync = [&] {
     if (grouped && g)
-      asm volatile("bar.sync 3, %0;\n" ::"r"(gthreads) : "memory");
+      named_sync<3>(gthreads);
     else if (grouped)
-      asm volatile("bar.sync 2, %0;\n" ::"r"(gthreads) : "memory");
+      named_sync<2>(gthreads);
     else
       __syncthreads();
   };
@@ -391,8 +409,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
   if (FUSED) {
-    if (split && !grouped) mbarrier::wait(&half, 0);  // every thread reads the second half's rows here
-    sync();                                           // rbi[0] holds every point's cluster
+    sync();                                           // rbi[0] holds the clusters of the group's points
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
     for (int q = gw; q < grows; q += gwarps) {        // a warp a point, lanes along its row
       const int r = row0 + q;
@@ -458,8 +475,7 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 }
 
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
-                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int,
-                              int, int);
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int);
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
@@ -543,18 +559,9 @@ class Dmma final : public DeviceKMeans {
       }
     const bool vec = p_.d % 2 == 0 && reinterpret_cast<std::uintptr_t>(xa_.get()) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(C_.get()) % 16 == 0;
-    // TEMPORARY: the switches of one comparison call.
-    const char* f = std::getenv("PARBENCH_DMMA_FLAGS");
-    flags_ = f ? std::atoi(f) : 26;
-    if (!vec) flags_ &= ~16;
-    bytes_ = tile_bytes(p_.d, shape_, flags_);
+    bytes_ = tile_bytes(p_.d, shape_, vec);
     kernel_ = fused_ ? assign_kernel<true>(vec, shape_) : assign_kernel<false>(vec, shape_);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
-    // The blocks resident at once: block b prefetches the points of block
-    // b + ahead_, the one that will take its place, into L2.
-    int per_sm = 0;
-    PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, shape_.warps * 32, bytes_));
-    ahead_ = std::max(per_sm, 1) * gpu_status().sm_count;
     launch_row_norms(xa_.get(), xx_.get(), N, p_.d, s());
   }
   bool launch_assign() override {
@@ -565,7 +572,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas(), flags_, ahead_);
+                 int(K), sum_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
@@ -583,7 +590,6 @@ class Dmma final : public DeviceKMeans {
 
  private:
   bool fused_ = true;
-  int flags_ = 26, ahead_ = 1;
   Shape shape_ = kWide;
   AssignKernel kernel_ = nullptr;
   DeviceBuffer<double> xx_, cn_;
