@@ -15,7 +15,7 @@ call_setup "$@"
 build_unless_skipped
 t='Registry/KMeansVariants.*DMMA*'
 PARBENCH_REQUIRE_GPU=1 timeout 150 build/gpu/tests/parbench_tests \
-  --gtest_filter='Registry/KMeansVariants.*CUDA*:*GEMM*DMMA*:*WGMMA*' > "$F/gtests.log" 2>&1
+  --gtest_filter='Registry/KMeansVariants.*CUDA*:Registry/GemmVariants.*CUDA_DMMA_*f64*:*WGMMA*' > "$F/gtests.log" 2>&1
 echo "tests exit $?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$F/gtests.log" | head; pack
 for i in 1 2; do
   OUT=$F timeout 60 ci/gpu.sh --no-tests --name kmeans-wide$i -- --kmeans-shapes=100000x100x316 \
