@@ -41,9 +41,12 @@
 //    blocks copy their points while the update before it runs.
 // Measured (H100, results/nvidia-h100/issue20): at 100,000 x 100 x 316 the
 // iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
-// (forms6-run, one call), then from 0.219 / 0.219 to 0.199 / 0.201 on a
+// (forms6-run, one call), then from 0.219 / 0.219 to 0.200 / 0.202 on a
 // slower card (forms11-run: unpadded rows in one copy, no block barrier a
-// tile, the halves apart, each half's own epilogue); ncu put 58% of the
+// tile, the halves apart; each half settling and summing its own points
+// behind its own named barrier gave 0.199 / 0.201, but racecheck reports
+// those half-block barriers' accesses as races, so it was left out); ncu
+// put 58% of the
 // kernel's stall samples outside its multiply loop before (copy index
 // arithmetic, the argmin's branches, the sums' divisions), the loop itself
 // held by the busy FP64 tensor pipe.
@@ -168,8 +171,8 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   __shared__ std::uint64_t half;               // split: the second half's points landed
   // BULK with 8 or 16 warps: the warps of the block's second half of points
   // (one or two a scheduler) run half a tile behind the first half's, so one
-  // half's argmin overlaps the other's multiplies, and each half settles
-  // and sums its own points; the last warp issues the copies.
+  // half's argmin overlaps the other's multiplies; the last warp issues the
+  // copies.
   constexpr bool HALVES = BULK && WARPS >= 8;
   const bool contig = unpadded(d, BULK), split = HALVES && contig;
   const int S = stride_of(d, BULK), kp = kpad(d);
@@ -370,24 +373,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       rbd[wn][r] = bd[h], rbi[wn][r] = bi[h];
     }
   }
-  // With HALVES each half of the block settles its own points and adds their
-  // sums, the first while the second still multiplies.
-  constexpr bool grouped = HALVES;
-  const int G = grouped ? 2 : 1, g = grouped && warp >= WARPS / 2 ? 1 : 0;
-  const int gthreads = THREADS / G, gwarps = WARPS / G, grows = BM / G;
-  const int gt = tid - g * gthreads, gw = warp - g * gwarps, row0 = g * grows;
-  auto sync = [&] {
-    if (grouped && g)
-      named_sync<3>(gthreads);
-    else if (grouped)
-      named_sync<2>(gthreads);
-    else
-      __syncthreads();
-  };
-  sync();
+  __syncthreads();
   unsigned local = 0;
-  if (gt < grows) {  // thread gt of the group: point row0 + gt of the block
-    const int pt = row0 + gt;
+  if (tid < BM) {  // thread pt: point pt of the block
+    const int pt = tid;
     double v = rbd[0][pt];
     int c = rbi[0][pt];
 #pragma unroll
@@ -409,10 +398,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
   }
   if (FUSED) {
-    sync();                                           // rbi[0] holds the clusters of the group's points
+    if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
+    __syncthreads();                                  // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
-    for (int q = gw; q < grows; q += gwarps) {        // a warp a point, lanes along its row
-      const int r = row0 + q;
+    for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
