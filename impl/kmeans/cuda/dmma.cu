@@ -41,12 +41,11 @@
 //    blocks copy their points while the update before it runs.
 // Measured (H100, results/nvidia-h100/issue20): at 100,000 x 100 x 316 the
 // iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
-// (forms6-run, one call), then from 0.219 / 0.219 to 0.200 / 0.202 on a
-// slower card (forms11-run: unpadded rows in one copy, no block barrier a
-// tile, the halves apart; each half settling and summing its own points
-// behind its own named barrier gave 0.199 / 0.201, but racecheck reports
-// those half-block barriers' accesses as races, so it was left out); ncu
-// put 58% of the
+// (forms6-run, one call), then from 0.219 / 0.220 to 0.200-0.201 /
+// 0.202-0.204 on a slower card (forms11-run: unpadded rows in one copy, no
+// block barrier a tile, the halves apart; each half settling and summing
+// its own points behind a half-block barrier gave 0.199-0.201 /
+// 0.201-0.203, within the spread, and was left out); ncu put 58% of the
 // kernel's stall samples outside its multiply loop before (copy index
 // arithmetic, the argmin's branches, the sums' divisions), the loop itself
 // held by the busy FP64 tensor pipe.

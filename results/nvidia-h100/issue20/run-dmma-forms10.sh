@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at da2f7d5 (forms10-run); the PARBENCH_DMMA_FLAGS switch it sets is gone since
+# c97e1ab (the final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, tenth round (one call). The
 # temporary switch PARBENCH_DMMA_FLAGS (a bit each; 0 is the kernel of 87d7977,
 # 26 = 2 + 8 + 16 the best of forms8-run; forms9-run's 1, 4, 32, 64 are gone):

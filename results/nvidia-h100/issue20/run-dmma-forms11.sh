@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at 1ff3d40 (forms11-run); the PARBENCH_DMMA_FLAGS switch it sets is gone since
+# c97e1ab (the final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, eleventh round (one call). The
 # temporary switch PARBENCH_DMMA_FLAGS (a bit each; 0 is the kernel of 87d7977,
 # 154 = 2 + 8 + 16 + 128 the best of forms10-run; its 256 is gone):

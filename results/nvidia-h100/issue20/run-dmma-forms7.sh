@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at a72249c (forms7-run); the PARBENCH_DMMA_FLAGS switch it sets is gone since
+# c97e1ab (the final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, seventh round (one call): three
 # changes behind the temporary switch PARBENCH_DMMA_FLAGS (a bit each; 7, all
 # on, is the default while it lives, 0 is the kernel of 87d7977):

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran once, at 08e5e0d (forms9-run); the PARBENCH_DMMA_FLAGS switch it sets is gone since
+# c97e1ab (the final form is CUDA.DMMA's only one), so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316, ninth round (one call). The
 # temporary switch PARBENCH_DMMA_FLAGS (a bit each; 0 is the kernel of 87d7977,
 # 26 = 2 + 8 + 16 the best of forms8-run):
