@@ -83,6 +83,12 @@ TEST_P(KMeansVariants, MatchReference) {
                               // CUDA.DMMA's 32-centroid tiles (8 warps) with unpadded rows (D % 8
                               // == 4): its halves of points apart, three tiles.
                               {1500, 124, 70, Dist::Blobs, fixed(2)},
+                              // Unpadded rows with six 64-centroid tiles (16 warps, the buffers'
+                              // barriers and mbarrier phases go round), with 4 warps (D = 164), and
+                              // with the sums not fused (N / K > 10,000).
+                              {2000, 20, 330, Dist::Uniform, fixed(2)},
+                              {700, 164, 70, Dist::Uniform, fixed(2)},
+                              {30001, 12, 2, Dist::Blobs, fixed(2)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

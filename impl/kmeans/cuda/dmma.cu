@@ -10,15 +10,15 @@
 //    copies (cp.async.bulk, one warp issuing, each buffer's arrival an
 //    mbarrier phase, its reuse a named barrier, no block barrier a tile)
 //    when D is even, else cp.async, a warp a row. When D % 8 == 4 the rows
-//    are unpadded (the last k step an m16n8k4), so a block's points and a
-//    tile are one bulk copy each; else a copy a row. With bulk copies the
-//    block's two halves of points run half a tile apart, so one half's
-//    argmin and sums overlap the other's multiplies. A k step's fragments
-//    are read from shared memory while the previous step multiplies. The
-//    first shape that fits (kWide below): 16
-//    warps over 128 points and 64-centroid tiles, a warp 16 points by 32
-//    centroids (D <= 104); else 8 warps over 32-centroid tiles; else 4
-//    warps over 64 points. Each thread keeps the best cluster of its rows
+//    are unpadded (the last k step an m16n8k4), so a tile is one bulk copy
+//    and a block's points one (two with 8 or 16 warps, a copy a half); else
+//    a copy a row. With bulk copies and 8 or 16 warps the block's two
+//    halves of points run half a tile apart, so one half's argmin overlaps
+//    the other's multiplies. A k step's fragments are read from shared
+//    memory while the previous step multiplies. The first shape that fits
+//    (kWide below): 16 warps over 128 points and 64-centroid tiles, a warp
+//    16 points by 32 centroids (D <= 104); else 8 warps over 32-centroid
+//    tiles; else 4 warps over 64 points. Each thread keeps the best cluster of its rows
 //    across its columns (predicated, with the tile's norms in shared
 //    memory), the 4 lanes of a row settle it by shuffles and the warps of a
 //    row's column halves through shared memory. Distances in the expanded
@@ -88,9 +88,9 @@ __host__ __device__ inline int kpad(int d) { return (d + KW - 1) / KW * KW; }
 __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
 // With bulk copies and D % 8 == 4 the rows stay unpadded: the stride D is
 // then 4 or 12 mod 16 already, the last k step is an m16n8k4 that ends at
-// D, and a block's points (and a tile) are one bulk copy each, not a copy a
-// row (at 100,000 x 100 x 316: 0.199 / 0.203 ms an iteration against 0.210
-// / 0.211 with padded rows, H100, forms8-run).
+// D, and a tile is one bulk copy, a block's points one or two (a copy a
+// half when the halves run apart), not a copy a row (at 100,000 x 100 x 316: 0.199 / 0.203 ms an iteration
+// against 0.210 / 0.211 with padded rows, H100, forms8-run).
 __host__ __device__ inline bool unpadded(int d, bool bulk) { return bulk && d % 8 == 4; }
 __host__ __device__ inline int stride_of(int d, bool bulk) { return unpadded(d, bulk) ? d : stride_for(d); }
 // Named barriers (bar.sync 0 is __syncthreads): arrive without waiting, or
@@ -273,6 +273,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   const bool late = HALVES && warp >= WARPS / 2;
   if (late) {
     if (split) mbarrier::wait(&half, 0);
+    __syncwarp();            // the producer's lanes, after their copies, together again
     named_sync<1>(THREADS);  // the first half is midway through tile 0
   }
   for (int t = 0; t < tiles; ++t) {
@@ -345,6 +346,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
         if (warp != producer) {
           (t & 1) ? named_arrive<5>(THREADS) : named_arrive<4>(THREADS);
         } else {
+          __syncwarp();  // after the last copies' lane-0 branches
           (t & 1) ? named_sync<5>(THREADS) : named_sync<4>(THREADS);
           bulk_tile(t + 2, false);
         }
