@@ -18,11 +18,12 @@
 //    memory while the previous step multiplies. The first shape that fits
 //    (kWide below): 16 warps over 128 points and 64-centroid tiles, a warp
 //    16 points by 32 centroids (D <= 104); else 8 warps over 32-centroid
-//    tiles; else 4 warps over 64 points. Each thread keeps the best cluster of its rows
-//    across its columns (predicated, with the tile's norms in shared
-//    memory), the 4 lanes of a row settle it by shuffles and the warps of a
-//    row's column halves through shared memory. Distances in the expanded
-//    form |c|^2 - 2 x.c (+ |x|^2 for the inertia), ties to the lowest index.
+//    tiles; else 4 warps over 64 points. Each thread keeps the best
+//    cluster of its rows across its columns (predicated, with the tile's
+//    norms in shared memory), the 4 lanes of a row settle it by shuffles
+//    and the warps of a row's column halves through shared memory.
+//    Distances in the expanded form |c|^2 - 2 x.c (+ |x|^2 for the
+//    inertia), ties to the lowest index.
 //  - the sums, two ways:
 //     - fused (N / K <= 10,000): the assignment kernel adds each of its
 //       points to its cluster's sums from the tile it already holds, one
@@ -89,8 +90,9 @@ __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
 // With bulk copies and D % 8 == 4 the rows stay unpadded: the stride D is
 // then 4 or 12 mod 16 already, the last k step is an m16n8k4 that ends at
 // D, and a tile is one bulk copy, a block's points one or two (a copy a
-// half when the halves run apart), not a copy a row (at 100,000 x 100 x 316: 0.199 / 0.203 ms an iteration
-// against 0.210 / 0.211 with padded rows, H100, forms8-run).
+// half when the halves run apart), not a copy a row (at 100,000 x 100 x
+// 316: 0.199 / 0.203 ms an iteration against 0.210 / 0.211 with padded
+// rows, H100, forms8-run).
 __host__ __device__ inline bool unpadded(int d, bool bulk) { return bulk && d % 8 == 4; }
 __host__ __device__ inline int stride_of(int d, bool bulk) { return unpadded(d, bulk) ? d : stride_for(d); }
 // Named barriers (bar.sync 0 is __syncthreads): arrive without waiting, or
