@@ -202,44 +202,34 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const std::int64_t c0 = std::int64_t(t) * BN;
     const int rows = int(k - c0 < BN ? k - c0 : BN);
     const int prows = points ? int(n - r0 < BM ? n - r0 : BM) : 0;
-    const int counted = split && points ? (prows < BM / 2 ? prows : BM / 2) : prows;
-    if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + counted) * row_bytes + BN * 8);
+    const int pa = split && prows > BM / 2 ? BM / 2 : prows, pb = prows - pa;  // pb: on `half`
+    if (lane == 0) mbarrier::expect_bytes(&full[b], unsigned(rows + pa) * row_bytes + BN * 8);
     __syncwarp();
-    if (split && points) {
-      if (lane == 0) {
-        const int pa = prows < BM / 2 ? prows : BM / 2, pb = prows - pa;
-        if (pa > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(pa) * row_bytes, &full[b]);
-        grid_wait();
-        mbarrier::bulk_copy(tile_at(t), C + c0 * d, unsigned(rows) * row_bytes, &full[b]);
-        mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);
-        if (pb > 0) {
-          mbarrier::expect_bytes(&half, unsigned(pb) * row_bytes);
-          mbarrier::bulk_copy(xs + (BM / 2) * S, X + (r0 + BM / 2) * d, unsigned(pb) * row_bytes, &half);
-        } else {
-          mbarrier::arrive(&half);
-        }
-      } else {
-        grid_wait();
-      }
-      return;
+    // Unpadded rows are as contiguous here as in memory: one copy a run of
+    // them; else a copy a row.
+    if (contig) {
+      if (lane == 0 && pa > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(pa) * row_bytes, &full[b]);
+    } else {
+      for (int r = lane; r < prows; r += 32)
+        mbarrier::bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
     }
-    if (contig) {  // the rows are as contiguous here as in memory: one copy each
-      if (lane == 0) {
-        if (prows > 0) mbarrier::bulk_copy(xs, X + r0 * d, unsigned(prows) * row_bytes, &full[b]);
-        if (points) grid_wait();
-        mbarrier::bulk_copy(tile_at(t), C + c0 * d, unsigned(rows) * row_bytes, &full[b]);
-        mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);
-      } else if (points) {
-        grid_wait();
-      }
-      return;
-    }
-    for (int r = lane; r < prows; r += 32)
-      mbarrier::bulk_copy(xs + r * S, X + (r0 + r) * d, row_bytes, &full[b]);
     if (points) grid_wait();  // the centroids and norms are the previous kernel's
-    for (int r = lane; r < rows; r += 32)
-      mbarrier::bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
-    if (lane == 0) mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to whole tiles
+    if (contig) {
+      if (lane == 0) mbarrier::bulk_copy(tile_at(t), C + c0 * d, unsigned(rows) * row_bytes, &full[b]);
+    } else {
+      for (int r = lane; r < rows; r += 32)
+        mbarrier::bulk_copy(tile_at(t) + r * S, C + (c0 + r) * d, row_bytes, &full[b]);
+    }
+    if (lane == 0) {
+      mbarrier::bulk_copy(&cns[b][0], cn + c0, BN * 8, &full[b]);  // cn is padded to whole tiles
+      if (split && points && pb > 0) {                             // the second half's points, after the tile
+        mbarrier::expect_bytes(&half, unsigned(pb) * row_bytes);
+        mbarrier::bulk_copy(xs + (BM / 2) * S, X + (r0 + BM / 2) * d, unsigned(pb) * row_bytes, &half);
+      } else if (split && points) {
+        mbarrier::arrive(&half);
+      }
+    }
+    __syncwarp();  // the warp together again after its lane-0 copies
   };
 
   if (BULK) {
@@ -275,7 +265,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   const bool late = HALVES && warp >= WARPS / 2;
   if (late) {
     if (split) mbarrier::wait(&half, 0);
-    __syncwarp();            // the producer's lanes, after their copies, together again
+    __syncwarp();            // after the spin on `half`
     named_sync<1>(THREADS);  // the first half is midway through tile 0
   }
   for (int t = 0; t < tiles; ++t) {
@@ -348,7 +338,6 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
         if (warp != producer) {
           (t & 1) ? named_arrive<5>(THREADS) : named_arrive<4>(THREADS);
         } else {
-          __syncwarp();  // after the last copies' lane-0 branches
           (t & 1) ? named_sync<5>(THREADS) : named_sync<4>(THREADS);
           bulk_tile(t + 2, false);
         }
