@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -139,7 +140,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
                             Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
-                            Criteria crit) {
+                            Criteria crit, bool lean) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   grid_release();  // the next assignment may start its copies of the points
@@ -174,6 +175,16 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
       counts[c] = 0;  // every lane read it before the shuffles
       mx = fmax(mx, m);
     }
+  }
+  if (crit.fixed && lean) {
+    // A fixed run stops on the count alone: no largest move, so no block
+    // waits on another; one thread counts the iteration and zeroes *changed
+    // (the assignment that added to it has finished: grid_wait).
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      write_flag(flag, *changed, nan(""), n, crit);
+      *changed = 0;
+    }
+    return;
   }
   if (lane == 0) warp_max[threadIdx.x / 32] = mx;
   __syncthreads();
@@ -224,7 +235,7 @@ void launch_update(double* sums, int reps, unsigned long long* counts, double* C
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
   launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
-               d, n, reps, crit);
+               d, n, reps, crit, std::getenv("PARBENCH_KMEANS_FULL_TAIL") == nullptr);
   PB_CUDA_LAUNCHED();
 }
 
