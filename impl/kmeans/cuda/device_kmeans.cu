@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -132,15 +131,21 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 // for the next iteration. A warp a cluster: the new centroid (an empty
 // cluster keeps its own) in both layouts, its squared move, with cn its new
 // squared norm (summed in row_norms' order, so the same bits); the cluster's
-// sums and count are read, then zeroed. A block's largest move goes to
-// state[0] by atomicMax on its bits (a non-negative double orders as its
-// bits; fmax drops a NaN, as decide does); the last block to take a ticket
-// (state[1]) runs decide's exit test, then zeroes *changed and the state.
+// sums and count (reps and count_reps copies, added in order) are read, then
+// zeroed. A fixed run stops on the iteration count alone, so one thread
+// writes the flag (its move NaN: not computed) and zeroes *changed. Else a
+// block's largest move goes to state[0] by atomicMax on its bits (a
+// non-negative double orders as its bits; fmax drops a NaN, as decide does);
+// the last block to take a ticket (state[1]) runs decide's exit test, then
+// zeroes *changed and the state. At 100,000 x 100 x 316 (CUDA.DMMA) the
+// fixed run's short tail took 0.198-0.199 / 0.204 ms an iteration against
+// 0.200 / 0.203-0.206 with the ticket (H100, three processes each,
+// results/nvidia-h100/issue20/tail-run).
 __global__ void update_step(double* __restrict__ sums, unsigned long long* __restrict__ counts,
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
                             Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
-                            Criteria crit, bool lean) {
+                            Criteria crit, int count_reps) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   grid_release();  // the next assignment may start its copies of the points
@@ -149,7 +154,8 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   double mx = 0;
   for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
-    const unsigned long long cnt = counts[c];
+    unsigned long long cnt = 0;
+    for (int r = 0; r < count_reps; ++r) cnt += counts[r * k + c];
     double m = 0, nn = 0;
 #pragma unroll 4
     for (std::int64_t t = lane; t < d; t += 32) {
@@ -172,14 +178,13 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
     }
     if (lane == 0) {
       if (cn) cn[c] = nn;
-      counts[c] = 0;  // every lane read it before the shuffles
+      for (int r = 0; r < count_reps; ++r) counts[r * k + c] = 0;  // every lane read them before the shuffles
       mx = fmax(mx, m);
     }
   }
-  if (crit.fixed && lean) {
-    // A fixed run stops on the count alone: no largest move, so no block
-    // waits on another; one thread counts the iteration and zeroes *changed
-    // (the assignment that added to it has finished: grid_wait).
+  if (crit.fixed) {
+    // No largest move, so no block waits on another; *changed is final (the
+    // assignment that added to it has finished: grid_wait).
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       write_flag(flag, *changed, nan(""), n, crit);
       *changed = 0;
@@ -229,13 +234,13 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
   decide<<<1, 1024, 0, s>>>(move2, changed, flag, k, n, crit);
   PB_CUDA_LAUNCHED();
 }
-void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
-                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
+void launch_update(double* sums, int reps, unsigned long long* counts, int count_reps, double* C, double* Ct,
+                   double* cn, unsigned long long* changed, unsigned long long* state, Flag* flag,
+                   std::int64_t k, std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
   launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
-               d, n, reps, crit, std::getenv("PARBENCH_KMEANS_FULL_TAIL") == nullptr);
+               d, n, reps, crit, count_reps);
   PB_CUDA_LAUNCHED();
 }
 
@@ -285,7 +290,7 @@ void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
   assign_ = DeviceBuffer<int>(N);
   best_ = DeviceBuffer<double>(N);
   sums_ = DeviceBuffer<double>(K * D * sum_replicas());
-  counts_ = DeviceBuffer<unsigned long long>(K);
+  counts_ = DeviceBuffer<unsigned long long>(K * count_replicas());
   changed_ = DeviceBuffer<unsigned long long>(1);
   flag_ = DeviceBuffer<Flag>(1);
   update_state_ = DeviceBuffer<unsigned long long>(2);
@@ -385,8 +390,9 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
-      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
+      launch_update(sums_.get(), sum_replicas(), counts_.get(), count_replicas(), C_.get(), Ct_.get(),
+                    centroid_norms(), changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit,
+                    s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

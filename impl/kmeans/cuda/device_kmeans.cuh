@@ -15,6 +15,7 @@
 //    fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ class DeviceKMeans : public Variant {
   // device-update variant's atomics spread over, so fewer pile onto one
   // address; the update adds them.
   virtual int sum_replicas() const { return 1; }
+  // Copies of the K counts (counts_ holds them one after another): as many
+  // as of the sums, so a big cluster's count atomics spread as its sums'
+  // do; the update adds them. TEMPORARY (issue 20 measurement):
+  // PARBENCH_COUNTS_ONE keeps one copy.
+  int count_replicas() const { return std::getenv("PARBENCH_COUNTS_ONE") ? 1 : sum_replicas(); }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
@@ -120,10 +126,10 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 // centroids (and with cn their squared norms), the exit test into *flag;
 // leaves sums, counts, *changed and state (2 words) zero for the next
 // iteration (they must be zero before the first). sums holds reps copies
-// of K x D, added in order.
-void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
-                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
+// of K x D and counts count_reps copies of K, added in order.
+void launch_update(double* sums, int reps, unsigned long long* counts, int count_reps, double* C, double* Ct,
+                   double* cn, unsigned long long* changed, unsigned long long* state, Flag* flag,
+                   std::int64_t k, std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
 
 // CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
 // CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding

@@ -64,7 +64,6 @@
 // (f64 m16n8k8 and m16n8k4, bulk copies) and (64 + 2 * 32) rows of D
 // doubles (padded) of shared memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -161,10 +160,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, std::int64_t n, int d, int k, int reps_flags) {
-  // TEMPORARY (issue 20 measurement): reps_flags = copies | 256 agg | 512 arrives as syncs.
-  const int reps = reps_flags & 255;
-  const bool agg = reps_flags & 256, syncs = reps_flags & 512;
+                double* __restrict__ sums, std::int64_t n, int d, int k, int reps, int count_reps) {
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
@@ -305,10 +301,10 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     // The first half lets the second start midway through tile 0's k steps.
     const bool mid = HALVES && !late && t == 0;
     const int kmid = kend / (2 * KW) / 2 * 2 * KW;
-    if (mid && kmid == 0) syncs ? named_sync<1>(THREADS) : named_arrive<1>(THREADS);
+    if (mid && kmid == 0) named_arrive<1>(THREADS);
     int kk = 0;
     for (; kk + 2 * KW <= kend; kk += 2 * KW) {
-      if (mid && kmid > 0 && kk == kmid) syncs ? named_sync<1>(THREADS) : named_arrive<1>(THREADS);
+      if (mid && kmid > 0 && kk == kmid) named_arrive<1>(THREADS);
       frag(kk + KW, a[1], b[1]);
       mul(a[0], b[0]);
       if (kk + 2 * KW < kend) frag(kk + 2 * KW, a[0], b[0]);
@@ -339,9 +335,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       }
     if (BULK) {  // no block barrier: the producer waits for every warp to be done with tile t's buffer
       if (t + 2 < tiles) {
-        if (warp != producer && syncs) {
-          (t & 1) ? named_sync<5>(THREADS) : named_sync<4>(THREADS);
-        } else if (warp != producer) {
+        if (warp != producer) {
           (t & 1) ? named_arrive<5>(THREADS) : named_arrive<4>(THREADS);
         } else {
           (t & 1) ? named_sync<5>(THREADS) : named_sync<4>(THREADS);
@@ -393,39 +387,13 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     // One count atomic a cluster a warp, from the lowest of its lanes.
     const int key = mine ? c : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, key);
-    if (key >= 0 && lane == __ffs(peers) - 1) atomicAdd(&counts[key], (unsigned long long)__popc(peers));
+    if (key >= 0 && lane == __ffs(peers) - 1)
+      atomicAdd(&counts[std::int64_t(blockIdx.x % count_reps) * k + key], (unsigned long long)__popc(peers));
   }
   if (FUSED) {
     if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
     __syncthreads();                                  // rbi[0] holds every point's cluster
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
-    if (agg) {
-      // A warp a point; the block's lowest point of a cluster adds the rows
-      // of all the block's points of that cluster, one atomic a coordinate.
-      for (int r = warp; r < BM; r += WARPS) {
-        const int c = rbi[0][r];
-        if (c < 0) continue;
-        unsigned m[BM / 32];
-#pragma unroll
-        for (int q = 0; q < BM / 32; ++q) m[q] = __ballot_sync(0xffffffffu, rbi[0][q * 32 + lane] == c);
-        bool lead = true;  // no member before r
-#pragma unroll
-        for (int q = 0; q < BM / 32; ++q) {
-          const unsigned before = q < r / 32 ? ~0u : q == r / 32 ? (1u << (r % 32)) - 1u : 0u;
-          if (m[q] & before) lead = false;
-        }
-        if (!lead) continue;
-        double* srow = sums + std::int64_t(c) * d;
-#pragma unroll 1
-        for (int col = lane; col < d; col += 32) {
-          double a = 0;
-#pragma unroll
-          for (int q = 0; q < BM / 32; ++q)
-            for (unsigned b = m[q]; b; b &= b - 1) a += xs[(q * 32 + __ffs(b) - 1) * S + col];
-          atomicAdd(srow + col, a);
-        }
-      }
-    } else
     for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
       const int c = rbi[0][r];
       if (c < 0) continue;
@@ -489,7 +457,8 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 }
 
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
-                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int);
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int,
+                              int);
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
@@ -538,13 +507,7 @@ class Dmma final : public DeviceKMeans {
   // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
   // (forms4-run, before the early launches).
   // Without the fused sums (few clusters) the segment sums add to one copy.
-  int sum_replicas() const override { return fuses(p_) ? env_reps() : 1; }
-  // TEMPORARY (issue 20 measurement): PARBENCH_DMMA_SUMS = copies | 256 agg | 512 syncs.
-  static int env_flags() {
-    const char* e = std::getenv("PARBENCH_DMMA_SUMS");
-    return e ? std::atoi(e) : 2;
-  }
-  static int env_reps() { return (env_flags() & 255) ? (env_flags() & 255) : 2; }
+  int sum_replicas() const override { return fuses(p_) ? 2 : 1; }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
     xx_ = DeviceBuffer<double>(N);
@@ -592,7 +555,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas() | (env_flags() & ~255));
+                 int(K), sum_replicas(), count_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
