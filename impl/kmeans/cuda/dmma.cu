@@ -64,6 +64,7 @@
 // (f64 m16n8k8 and m16n8k4, bulk copies) and (64 + 2 * 32) rows of D
 // doubles (padded) of shared memory.
 #include <algorithm>
+#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -164,6 +165,8 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
+  const bool rot_on = count_reps & 256;  // TEMPORARY (issue 20 measurement)
+  count_reps &= 255;
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
@@ -398,8 +401,15 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
+      // TEMPORARY (issue 20 measurement): with rot, each point's atomics start
+      // at a different column, so blocks adding to one big cluster's row at
+      // once hit different lines of it.
+      const int rot = rot_on ? int((unsigned(blockIdx.x) * 7u + unsigned(r)) * 32u % unsigned(d)) : 0;
 #pragma unroll 1
-      for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
+      for (int col = lane; col < d; col += 32) {
+        const int cc = col + rot < d ? col + rot : col + rot - d;
+        atomicAdd(srow + cc, xs[r * S + cc]);
+      }
     }
   }
   add_changed(local, changed);
@@ -555,7 +565,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas(), count_replicas());
+                 int(K), sum_replicas(), count_replicas() | (std::getenv("PARBENCH_DMMA_ROT") ? 256 : 0));
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
