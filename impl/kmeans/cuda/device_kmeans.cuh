@@ -15,7 +15,6 @@
 //    fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,10 +66,12 @@ class DeviceKMeans : public Variant {
   // address; the update adds them.
   virtual int sum_replicas() const { return 1; }
   // Copies of the K counts (counts_ holds them one after another): as many
-  // as of the sums, so a big cluster's count atomics spread as its sums'
-  // do; the update adds them. TEMPORARY (issue 20 measurement):
-  // PARBENCH_COUNTS_ONE keeps one copy.
-  int count_replicas() const { return std::getenv("PARBENCH_COUNTS_ONE") ? 1 : sum_replicas(); }
+  // as of the sums, so a big cluster's count atomics spread as its sums' do;
+  // the update adds them. CUDA.DMMA at 100,000 x 100 x 316 took 0.1968-0.1970
+  // / 0.2041-0.2043 ms an iteration with two against 0.1973-0.1996 /
+  // 0.2044-0.2047 with one (H100, three processes each, one call:
+  // results/nvidia-h100/issue20/check-run4).
+  int count_replicas() const { return sum_replicas(); }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;

@@ -29,7 +29,7 @@
 //       points to its cluster's sums from the tile it already holds, one
 //       atomic a coordinate, a warp a point, into one of two copies of the
 //       K x D sums (blocks alternate; update_step adds them), so the points
-//       are read once;
+//       are read once; the counts in two copies likewise;
 //     - with few clusters, where those atomics would pile onto few addresses:
 //       an exclusive scan of the counts (CUB) and a scatter list the points
 //       cluster by cluster, then a warp takes 16 consecutive points of that
@@ -46,7 +46,10 @@
 // 0.202-0.204 on a slower card (forms11-run: unpadded rows in one copy, no
 // block barrier a tile, the halves apart; each half settling and summing
 // its own points behind a half-block barrier gave 0.199-0.201 /
-// 0.201-0.203, within the spread, and was left out); ncu put 58% of the
+// 0.201-0.203, within the spread, and was left out); 0.195-0.197 /
+// 0.200-0.202 on another card (rot-run, with update_step's short tail for
+// fixed runs and two copies of the counts: tail-run, check-run4); ncu put
+// 58% of the
 // kernel's stall samples outside its multiply loop before (copy index
 // arithmetic, the argmin's branches, the sums' divisions), the loop itself
 // held by the busy FP64 tensor pipe.
@@ -58,13 +61,18 @@
 // SM with one tile buffer each (forms5-run); an L2 prefetch of the next
 // wave's points, the sums by bulk reduce-add from shared memory, the norms
 // folded into the accumulators, an m16n8k4 last step over padded rows
-// (forms7-run, forms9-run); the argmin as selects (forms10-run).
+// (forms7-run, forms9-run); the argmin as selects (forms10-run); the
+// block's points of one cluster summed in registers before one atomic a
+// coordinate (a ballot a 32 points to find them: 0.213 / 0.214-0.216
+// against 0.196-0.198 / 0.198-0.199, sums-run); each point's atomics from
+// a rotated column, so blocks adding to one big cluster hit different lines
+// of its row (0.198-0.201 / 0.203-0.204 against 0.195-0.197 / 0.200-0.202,
+// rot-run).
 // Bytes an iteration: the points once (fused) or twice, the centroids once
 // per block from L2, O(N) of assignment (and list and counts). Needs sm_90
 // (f64 m16n8k8 and m16n8k4, bulk copies) and (64 + 2 * 32) rows of D
 // doubles (padded) of shared memory.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/device/device_scan.cuh>
 #include <string>
 
@@ -165,8 +173,6 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
-  const bool rot_on = count_reps & 256;  // TEMPORARY (issue 20 measurement)
-  count_reps &= 255;
   extern __shared__ __align__(16) double sm[];
   __shared__ double rbd[NW][BM];  // the warps' best of each point in each column part
   __shared__ int rbi[NW][BM];
@@ -401,15 +407,8 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
       const int c = rbi[0][r];
       if (c < 0) continue;
       double* srow = sums + std::int64_t(c) * d;
-      // TEMPORARY (issue 20 measurement): with rot, each point's atomics start
-      // at a different column, so blocks adding to one big cluster's row at
-      // once hit different lines of it.
-      const int rot = rot_on ? int((unsigned(blockIdx.x) * 7u + unsigned(r)) * 32u % unsigned(d)) : 0;
 #pragma unroll 1
-      for (int col = lane; col < d; col += 32) {
-        const int cc = col + rot < d ? col + rot : col + rot - d;
-        atomicAdd(srow + cc, xs[r * S + cc]);
-      }
+      for (int col = lane; col < d; col += 32) atomicAdd(srow + col, xs[r * S + col]);
     }
   }
   add_changed(local, changed);
@@ -515,7 +514,8 @@ class Dmma final : public DeviceKMeans {
   // copy took 0.205 / 0.228 ms an iteration (uniform / blobs, where a few
   // big clusters draw more atomics to their rows), two 0.209 / 0.207
   // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
-  // (forms4-run, before the early launches).
+  // (forms4-run, before the early launches). Again in one call (sums-run):
+  // one 0.197 / 0.213, two 0.196-0.198 / 0.198-0.199, four 0.202 / 0.204.
   // Without the fused sums (few clusters) the segment sums add to one copy.
   int sum_replicas() const override { return fuses(p_) ? 2 : 1; }
   void after_prepare() override {
@@ -565,7 +565,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas(), count_replicas() | (std::getenv("PARBENCH_DMMA_ROT") ? 256 : 0));
+                 int(K), sum_replicas(), count_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
