@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran once, at 748a935 (rot-run); its temporary switch is gone since (the fourth session's
-# final commit), so it no longer compares anything.
+# Ran once, at 748a935 (rot-run); its temporary switch is gone since fec5330,
+# so it no longer compares anything.
 # Issue 20, CUDA.DMMA's fused sums with each point's atomics starting at a
 # rotated column (PARBENCH_DMMA_ROT=1, temporary) against the plain order,
 # at 100,000 x 100 x 316: build; DMMA's k-means tests with the rotation;

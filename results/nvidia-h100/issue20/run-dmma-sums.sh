@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran once, at 14ede45 (sums-run); its temporary switch is gone since (the fourth session's
-# final commit), so it no longer compares anything.
+# Ran once, at 14ede45 (sums-run); its temporary switch is gone since d970ab8,
+# so it no longer compares anything.
 # Issue 20, CUDA.DMMA at 100,000 x 100 x 316: the fused sums (one call). The
 # temporary switch PARBENCH_DMMA_SUMS = copies of the sums (1-4; 0 or unset:
 # 2, the landed form) | 256 (the block's points of one cluster summed in

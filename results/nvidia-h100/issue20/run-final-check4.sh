@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran once, at d970ab8 (check-run4); its temporary switch is gone since (the fourth session's
-# final commit), so it no longer compares anything.
+# Ran once, at d970ab8 (check-run4); its temporary switch is gone since fec5330,
+# so it no longer compares anything.
 # Issue 20, the final call of the fourth session of 2026-11-25: build; every
 # CUDA k-means registry test and the GEMM family's CUDA.DMMA f64 and WGMMA
 # tests, and the k-means ones again with PARBENCH_COUNTS_ONE=1 (temporary:

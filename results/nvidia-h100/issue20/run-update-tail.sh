@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran once, at ff795dd (tail-run); its temporary switch is gone since (the fourth session's
-# final commit), so it no longer compares anything.
+# Ran once, at ff795dd (tail-run); its temporary switch is gone since d970ab8,
+# so it no longer compares anything.
 # Issue 20: the device update's tail in fixed runs (one call). update_step
 # ends, in a fixed run, with one thread counting the iteration (no largest
 # move, no atomicMax, fence or ticket a block); PARBENCH_KMEANS_FULL_TAIL=1
