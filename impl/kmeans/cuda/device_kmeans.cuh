@@ -26,7 +26,8 @@
 namespace pb::kmeans {
 
 // Written by the exit-test kernel each iteration; the only thing a
-// device-update variant copies back per iteration.
+// device-update variant copies back per iteration. In a fixed run
+// update_step leaves move NaN (a fixed run stops on the count alone).
 struct Flag {
   unsigned long long changed;
   double move;

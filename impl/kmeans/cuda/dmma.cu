@@ -49,8 +49,7 @@
 // 0.201-0.203, within the spread, and was left out); 0.195-0.197 /
 // 0.200-0.202 on another card (rot-run, with update_step's short tail for
 // fixed runs and two copies of the counts: tail-run, check-run4); ncu put
-// 58% of the
-// kernel's stall samples outside its multiply loop before (copy index
+// 58% of the kernel's stall samples outside its multiply loop before (copy index
 // arithmetic, the argmin's branches, the sums' divisions), the loop itself
 // held by the busy FP64 tensor pipe.
 // Slower forms measured and dropped: 8 warps of 32 x 32 (w16-run); a
@@ -74,6 +73,7 @@
 // doubles (padded) of shared memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
+#include <stdexcept>
 #include <string>
 
 #include "core/cuda/cp_async.cuh"
@@ -156,7 +156,8 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once),
-// into copy blockIdx.x % reps of the sums. Copies: with VEC = 2 (D even,
+// into copy blockIdx.x % reps of the sums; the counts into copy
+// blockIdx.x % count_reps of them. Copies: with VEC = 2 (D even,
 // rows 16-byte aligned) bulk copies that one warp (the producer) issues,
 // each tile buffer's arrival a phase of its mbarrier and its reuse a named
 // barrier the other warps arrive at (so no block barrier a tile); else
@@ -533,6 +534,9 @@ class Dmma final : public DeviceKMeans {
     // (H100, results/nvidia-h100/issue20/kmeans-run5).
     fused_ = fuses(p_);
     if (!fused_) {
+      // The scan below reads the K counts of one copy.
+      if (count_replicas() != 1)
+        throw std::logic_error("CUDA.DMMA: the unfused sums need one copy of the counts");
       offsets_ = DeviceBuffer<unsigned long long>(K);
       fill_ = DeviceBuffer<unsigned>(K);
       order_ = DeviceBuffer<int>(N);
