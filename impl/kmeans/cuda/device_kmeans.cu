@@ -131,7 +131,7 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 // for the next iteration. A warp a cluster: the new centroid (an empty
 // cluster keeps its own) in both layouts, its squared move, with cn its new
 // squared norm (summed in row_norms' order, so the same bits); the cluster's
-// sums and count (reps and count_reps copies, added in order) are read, then
+// sums and count (reps copies of each, added in order) are read, then
 // zeroed. A fixed run stops on the iteration count alone, so one thread
 // writes the flag (its move NaN: not computed) and zeroes *changed. Else a
 // block's largest move goes to state[0] by atomicMax on its bits (a
@@ -145,7 +145,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
                             Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
-                            Criteria crit, int count_reps) {
+                            Criteria crit) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   grid_release();  // the next assignment may start its copies of the points
@@ -155,7 +155,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
   double mx = 0;
   for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
     unsigned long long cnt = 0;
-    for (int r = 0; r < count_reps; ++r) cnt += counts[r * k + c];
+    for (int r = 0; r < reps; ++r) cnt += counts[r * k + c];
     double m = 0, nn = 0;
 #pragma unroll 4
     for (std::int64_t t = lane; t < d; t += 32) {
@@ -178,7 +178,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
     }
     if (lane == 0) {
       if (cn) cn[c] = nn;
-      for (int r = 0; r < count_reps; ++r) counts[r * k + c] = 0;  // every lane read them before the shuffles
+      for (int r = 0; r < reps; ++r) counts[r * k + c] = 0;  // every lane read them before the shuffles
       mx = fmax(mx, m);
     }
   }
@@ -234,13 +234,13 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
   decide<<<1, 1024, 0, s>>>(move2, changed, flag, k, n, crit);
   PB_CUDA_LAUNCHED();
 }
-void launch_update(double* sums, int reps, unsigned long long* counts, int count_reps, double* C, double* Ct,
-                   double* cn, unsigned long long* changed, unsigned long long* state, Flag* flag,
-                   std::int64_t k, std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
+void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
+                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
   launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
-               d, n, reps, crit, count_reps);
+               d, n, reps, crit);
   PB_CUDA_LAUNCHED();
 }
 
@@ -290,7 +290,7 @@ void DeviceKMeans::prepare(const Problem& p, const Inputs& in) {
   assign_ = DeviceBuffer<int>(N);
   best_ = DeviceBuffer<double>(N);
   sums_ = DeviceBuffer<double>(K * D * sum_replicas());
-  counts_ = DeviceBuffer<unsigned long long>(K * count_replicas());
+  counts_ = DeviceBuffer<unsigned long long>(K * sum_replicas());
   changed_ = DeviceBuffer<unsigned long long>(1);
   flag_ = DeviceBuffer<Flag>(1);
   update_state_ = DeviceBuffer<unsigned long long>(2);
@@ -390,9 +390,8 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
-      launch_update(sums_.get(), sum_replicas(), counts_.get(), count_replicas(), C_.get(), Ct_.get(),
-                    centroid_norms(), changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit,
-                    s());
+      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
+                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -64,15 +64,13 @@ class DeviceKMeans : public Variant {
   virtual double* centroid_norms() { return nullptr; }
   // Copies of the K x D sums (sums_ holds them one after another) that a
   // device-update variant's atomics spread over, so fewer pile onto one
-  // address; the update adds them.
+  // address; the update adds them. The K counts come in as many copies
+  // (counts_ holds them one after another), so a big cluster's count
+  // atomics spread as its sums' do: CUDA.DMMA at 100,000 x 100 x 316 took
+  // 0.1968-0.1970 / 0.2041-0.2043 ms an iteration with two copies of the
+  // counts against 0.1973-0.1996 / 0.2044-0.2047 with one (H100, three
+  // processes each, one call: results/nvidia-h100/issue20/check-run4).
   virtual int sum_replicas() const { return 1; }
-  // Copies of the K counts (counts_ holds them one after another): as many
-  // as of the sums, so a big cluster's count atomics spread as its sums' do;
-  // the update adds them. CUDA.DMMA at 100,000 x 100 x 316 took 0.1968-0.1970
-  // / 0.2041-0.2043 ms an iteration with two against 0.1973-0.1996 /
-  // 0.2044-0.2047 with one (H100, three processes each, one call:
-  // results/nvidia-h100/issue20/check-run4).
-  int count_replicas() const { return sum_replicas(); }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
@@ -128,10 +126,10 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 // centroids (and with cn their squared norms), the exit test into *flag;
 // leaves sums, counts, *changed and state (2 words) zero for the next
 // iteration (they must be zero before the first). sums holds reps copies
-// of K x D and counts count_reps copies of K, added in order.
-void launch_update(double* sums, int reps, unsigned long long* counts, int count_reps, double* C, double* Ct,
-                   double* cn, unsigned long long* changed, unsigned long long* state, Flag* flag,
-                   std::int64_t k, std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
+// of K x D and counts reps copies of K, added in order.
+void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
+                   unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
+                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
 
 // CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
 // CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding

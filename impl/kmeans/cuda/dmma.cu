@@ -73,7 +73,6 @@
 // doubles (padded) of shared memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
-#include <stdexcept>
 #include <string>
 
 #include "core/cuda/cp_async.cuh"
@@ -156,8 +155,8 @@ __device__ __forceinline__ void load_rows(double* s, const double* m, std::int64
 // the argmin in the epilogue; also counts each cluster's points and, with
 // FUSED, adds each point's coordinates to its cluster's sums (an atomic a
 // coordinate, from the tile in shared memory: the points are read once),
-// into copy blockIdx.x % reps of the sums; the counts into copy
-// blockIdx.x % count_reps of them. Copies: with VEC = 2 (D even,
+// into copy blockIdx.x % reps of the sums, and the counts into that copy
+// of theirs. Copies: with VEC = 2 (D even,
 // rows 16-byte aligned) bulk copies that one warp (the producer) issues,
 // each tile buffer's arrival a phase of its mbarrier and its reuse a named
 // barrier the other warps arrive at (so no block barrier a tile); else
@@ -170,7 +169,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     dmma_assign(const double* __restrict__ X, const double* __restrict__ C, const double* __restrict__ cn,
                 const double* __restrict__ xx, int* __restrict__ assign, double* __restrict__ best,
                 unsigned long long* __restrict__ changed, unsigned long long* __restrict__ counts,
-                double* __restrict__ sums, std::int64_t n, int d, int k, int reps, int count_reps) {
+                double* __restrict__ sums, std::int64_t n, int d, int k, int reps) {
   constexpr int BN = 32 * NW, NT = 4, BM = bm_for(WARPS, NW),
                 THREADS = WARPS * 32;  // NT: a warp's 32 centroids
   constexpr bool BULK = VEC == 2;
@@ -398,7 +397,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
     const int key = mine ? c : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && lane == __ffs(peers) - 1)
-      atomicAdd(&counts[std::int64_t(blockIdx.x % count_reps) * k + key], (unsigned long long)__popc(peers));
+      atomicAdd(&counts[std::int64_t(blockIdx.x % reps) * k + key], (unsigned long long)__popc(peers));
   }
   if (FUSED) {
     if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
@@ -467,8 +466,7 @@ __global__ void segment_sums(const double* __restrict__ X, const int* __restrict
 }
 
 using AssignKernel = void (*)(const double*, const double*, const double*, const double*, int*, double*,
-                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int,
-                              int);
+                              unsigned long long*, unsigned long long*, double*, std::int64_t, int, int, int);
 
 template <bool FUSED>
 AssignKernel assign_kernel(bool vec, Shape sh) {
@@ -517,7 +515,8 @@ class Dmma final : public DeviceKMeans {
   // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
   // (forms4-run, before the early launches). Again in one call (sums-run):
   // one 0.197 / 0.213, two 0.196-0.198 / 0.198-0.199, four 0.202 / 0.204.
-  // Without the fused sums (few clusters) the segment sums add to one copy.
+  // Without the fused sums (few clusters) the segment sums add to one copy,
+  // and the scan of the counts reads one copy of K.
   int sum_replicas() const override { return fuses(p_) ? 2 : 1; }
   void after_prepare() override {
     const auto N = p_.n, K = p_.k;
@@ -534,9 +533,6 @@ class Dmma final : public DeviceKMeans {
     // (H100, results/nvidia-h100/issue20/kmeans-run5).
     fused_ = fuses(p_);
     if (!fused_) {
-      // The scan below reads the K counts of one copy.
-      if (count_replicas() != 1)
-        throw std::logic_error("CUDA.DMMA: the unfused sums need one copy of the counts");
       offsets_ = DeviceBuffer<unsigned long long>(K);
       fill_ = DeviceBuffer<unsigned>(K);
       order_ = DeviceBuffer<int>(N);
@@ -569,7 +565,7 @@ class Dmma final : public DeviceKMeans {
     // iteration's update runs (grid_wait, grid_release).
     launch_early(kernel_, blocks, unsigned(shape_.warps * 32), bytes_, s(), xa_.get(), C_.get(), cn_.get(),
                  xx_.get(), assign_.get(), best_.get(), changed_.get(), counts_.get(), sums_.get(), N, int(D),
-                 int(K), sum_replicas(), count_replicas());
+                 int(K), sum_replicas());
     PB_CUDA_LAUNCHED();
     if (fused_) return true;  // the kernel added the sums
     std::size_t bytes = scan_bytes_;
