@@ -89,6 +89,11 @@ TEST_P(KMeansVariants, MatchReference) {
                               {2000, 20, 330, Dist::Uniform, fixed(2)},
                               {700, 164, 70, Dist::Uniform, fixed(2)},
                               {30001, 12, 2, Dist::Blobs, fixed(2)},
+                              // CUDA.DMMA's delta sums: points still moving past its refreshes
+                              // (iterations 16 and 32 start the sums from zero), with bulk copies of
+                              // unpadded rows (D = 12) and cp.async (D = 9).
+                              {3000, 12, 40, Dist::Uniform, fixed(40)},
+                              {2500, 9, 30, Dist::Uniform, fixed(35)},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

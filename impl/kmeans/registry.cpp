@@ -18,7 +18,7 @@ std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
-std::unique_ptr<Variant> make_cuda_dmma();
+std::unique_ptr<Variant> make_cuda_dmma(bool delta);
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
@@ -59,7 +59,9 @@ const std::vector<Entry>& registry() {
       {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
       {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
        [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(); }},
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(true); }},
+      {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false,
+       [](const Knobs&) { return make_cuda_dmma(false); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,

@@ -128,11 +128,13 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 }
 
 // The device update in one launch, which also leaves the accumulators zero
-// for the next iteration. A warp a cluster: the new centroid (an empty
-// cluster keeps its own) in both layouts, its squared move, with cn its new
-// squared norm (summed in row_norms' order, so the same bits); the cluster's
-// sums and count (reps copies of each, added in order) are read, then
-// zeroed. A fixed run stops on the iteration count alone, so one thread
+// for the next iteration (with `zero`; else, for delta sums, it leaves them
+// as they are). A warp a cluster: the new centroid (an
+// empty cluster keeps its own) in both layouts, its squared move, with cn its
+// new squared norm (summed in row_norms' order, so the same bits); the
+// cluster's sums and count (reps copies of each, added in order; a copy of a
+// count may have wrapped below zero, the sum of the copies has not) are read,
+// then zeroed with `zero`. A fixed run stops on the iteration count alone, so one thread
 // writes the flag (its move NaN: not computed) and zeroes *changed. Else a
 // block's largest move goes to state[0] by atomicMax on its bits (a
 // non-negative double orders as its bits; fmax drops a NaN, as decide does);
@@ -145,7 +147,7 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,
                             Flag* __restrict__ flag, std::int64_t k, std::int64_t d, std::int64_t n, int reps,
-                            Criteria crit) {
+                            Criteria crit, bool zero) {
   __shared__ double warp_max[32];
   __shared__ bool last;
   grid_release();  // the next assignment may start its copies of the points
@@ -161,10 +163,10 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
     for (std::int64_t t = lane; t < d; t += 32) {
       const double old = C[c * d + t];
       double sum = sums[c * d + t];
-      sums[c * d + t] = 0;
+      if (zero) sums[c * d + t] = 0;
       for (int r = 1; r < reps; ++r) {
         sum += sums[(r * k + c) * d + t];
-        sums[(r * k + c) * d + t] = 0;
+        if (zero) sums[(r * k + c) * d + t] = 0;
       }
       const double v = cnt ? sum / double(cnt) : old;
       m += (v - old) * (v - old);
@@ -178,7 +180,8 @@ __global__ void update_step(double* __restrict__ sums, unsigned long long* __res
     }
     if (lane == 0) {
       if (cn) cn[c] = nn;
-      for (int r = 0; r < reps; ++r) counts[r * k + c] = 0;  // every lane read them before the shuffles
+      if (zero)
+        for (int r = 0; r < reps; ++r) counts[r * k + c] = 0;  // every lane read them before the shuffles
       mx = fmax(mx, m);
     }
   }
@@ -236,11 +239,11 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
 }
 void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s) {
+                   std::int64_t d, std::int64_t n, const Criteria& crit, bool zero, cudaStream_t s) {
   // Blocks of 2 warps (2 clusters), so K = 316 spreads over more SMs than
   // 256-thread blocks would (40).
   launch_early(update_step, grid_for(k * 32, 64), 64, 0, s, sums, counts, C, Ct, cn, changed, state, flag, k,
-               d, n, reps, crit);
+               d, n, reps, crit, zero);
   PB_CUDA_LAUNCHED();
 }
 
@@ -314,7 +317,7 @@ void DeviceKMeans::reset() {
   PB_CUDA(cudaMemsetAsync(assign_.get(), 0xFF, assign_.bytes(), s()));  // -1: no cluster yet
   PB_CUDA(cudaMemsetAsync(best_.get(), 0xFF, best_.bytes(), s()));      // NaN until written
   PB_CUDA(cudaMemsetAsync(flag_.get(), 0, sizeof(Flag), s()));
-  if (device_update()) {  // zero at the start; each iteration's update_step leaves them zero
+  if (device_update()) {  // zero at the start; update_step leaves them zero (delta sums: before a refresh)
     PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s()));
     PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s()));
     PB_CUDA(cudaMemsetAsync(changed_.get(), 0, changed_.bytes(), s()));
@@ -323,6 +326,7 @@ void DeviceKMeans::reset() {
   }
   PB_CUDA(cudaStreamSynchronize(s()));
   iterations_ = 0;
+  step_ = 0;
 }
 
 void DeviceKMeans::run() {
@@ -390,8 +394,11 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
+      // With delta sums the update keeps them, except before a refresh.
+      const bool zero = !delta_sums() || (step_ + 1) % kDeltaRefresh == 0;
       launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, s());
+                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, zero, s());
+      ++step_;
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

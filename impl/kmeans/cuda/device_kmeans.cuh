@@ -10,7 +10,8 @@
 //  - device update (AllGPU, Tiled, GEMM, DMMA): assignment, accumulation of
 //    sums and counts, new centroids and the exit test all run on the GPU,
 //    the last two in one launch (update_step) that also zeroes the sums,
-//    counts and changed-point count for the next iteration; the host reads
+//    counts and changed-point count for the next iteration (the sums and
+//    counts not, between refreshes, for a variant with delta sums); the host reads
 //    back a 32-byte flag per iteration of a converging run, once a run of
 //    fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
@@ -71,6 +72,22 @@ class DeviceKMeans : public Variant {
   // counts against 0.1973-0.1996 / 0.2044-0.2047 with one (H100, three
   // processes each, one call: results/nvidia-h100/issue20/check-run4).
   virtual int sum_replicas() const { return 1; }
+  // Delta sums: a variant whose assignment, in most iterations, adds only
+  // the points that changed cluster (each to its new cluster's sums and
+  // count, minus itself to its old one's) returns true. Its sums and counts
+  // then carry over from one iteration to the next, and every
+  // kDeltaRefresh-th iteration (the first included) they start from zero
+  // and every point adds itself (full_sums()), so what rounding the adds
+  // and subtractions leave cannot grow past kDeltaRefresh iterations' worth
+  // (with N / K <= 10,000, where CUDA.DMMA fuses its sums, at most 16 x 2 x
+  // 10,000 adds a sum between refreshes: relative error ~3.5e-11 at worst,
+  // under verify's 1e-9). Lloyd's algorithm is unchanged: the same sums, but
+  // for rounding.
+  virtual bool delta_sums() const { return false; }
+  static constexpr int kDeltaRefresh = 16;
+  // Whether the assignment being launched must add every point: always
+  // without delta sums, else on the refresh iterations.
+  bool full_sums() const { return !delta_sums() || step_ % kDeltaRefresh == 0; }
 
   cudaStream_t s() const { return stream_->get(); }
   Problem p_;
@@ -92,6 +109,7 @@ class DeviceKMeans : public Variant {
   std::vector<double> h_centroids_, h_centroids_t_, h_sums_;
   std::vector<std::int64_t> h_counts_;
   int iterations_ = 0;
+  std::int64_t step_ = 0;  // iterations launched since reset()
   Breakdown last_;
   cudaEvent_t ev_[4] = {};
   Flag* h_flag_ = nullptr;                         // pinned
@@ -124,12 +142,13 @@ void launch_decide(const double* move2, const unsigned long long* changed, Flag*
                    std::int64_t n, const Criteria& crit, cudaStream_t s);
 // finalize and decide in one launch, for the device-update loop: new
 // centroids (and with cn their squared norms), the exit test into *flag;
-// leaves sums, counts, *changed and state (2 words) zero for the next
-// iteration (they must be zero before the first). sums holds reps copies
-// of K x D and counts reps copies of K, added in order.
+// leaves *changed and state (2 words) zero for the next iteration, and the
+// sums and counts too with `zero` (else it keeps them: delta sums); all must
+// be zero before the first. sums holds
+// reps copies of K x D and counts reps copies of K, added in order.
 void launch_update(double* sums, int reps, unsigned long long* counts, double* C, double* Ct, double* cn,
                    unsigned long long* changed, unsigned long long* state, Flag* flag, std::int64_t k,
-                   std::int64_t d, std::int64_t n, const Criteria& crit, cudaStream_t s);
+                   std::int64_t d, std::int64_t n, const Criteria& crit, bool zero, cudaStream_t s);
 
 // CUDA.AllGPU's fused step (allgpu.cu), also run on slices of the points by
 // CUDA.NCCL: assignment of the n points xs (D x n) against C (K x D), adding
