@@ -34,11 +34,14 @@
 //       delta_sums): only the points that changed cluster add, themselves
 //       to the new one and minus themselves to the old, and every 16th
 //       iteration (the first too) the sums start from zero and every point
-//       adds. After the first iterations few points move (at 100,000 x 100
-//       x 316 in a simulation of these inputs' kind: 39%, 16%, 10%, ... 3% of
-//       uniform points in iterations 2 to 10, under 1% of blob points from
-//       the third), so most of those atomics go. CUDA.DMMA.Full adds every
-//       point every iteration;
+//       adds. After the first iterations few points move: at 100,000 x 100
+//       x 316 (bench's inputs, numpy's Lloyd) 36%, 15%, 10%, ... 3% of the
+//       uniform points in iterations 2 to 10, 11% then under 1% of the
+//       blobs, so 10 iterations add 0.28 / 0.13 of the rows they would
+//       every iteration; there the iteration took 0.181 / 0.179 ms
+//       (uniform / blobs) against 0.197 / 0.202 with every point adding
+//       (H100, one process, results/nvidia-h100/issue20/targets-run).
+//       CUDA.DMMA.Full adds every point every iteration;
 //     - with few clusters, where those atomics would pile onto few addresses:
 //       an exclusive scan of the counts (CUB) and a scatter list the points
 //       cluster by cluster, then a warp takes 16 consecutive points of that
@@ -49,8 +52,8 @@
 //    writes the centroids' norms for the next assignment; the two kernels
 //    are launched early (programmatic dependent launch), so an assignment's
 //    blocks copy their points while the update before it runs.
-// Measured (H100, results/nvidia-h100/issue20): at 100,000 x 100 x 316 the
-// iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
+// Measured (H100, results/nvidia-h100/issue20), before the delta sums: at
+// 100,000 x 100 x 316 the iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
 // (forms6-run, one call), then from 0.219 / 0.220 to 0.200-0.201 /
 // 0.202-0.204 on a slower card (forms11-run: unpadded rows in one copy, no
 // block barrier a tile, the halves apart; each half settling and summing
