@@ -128,16 +128,16 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 }
 
 // The device update in one launch, which also leaves the accumulators zero
-// for the next iteration (with `zero`; else, for delta sums, it leaves them
-// as they are). A warp a cluster: the new centroid (an
-// empty cluster keeps its own) in both layouts, its squared move, with cn its
-// new squared norm (summed in row_norms' order, so the same bits); the
-// cluster's sums and count (reps copies of each, added in order; a copy of a
-// count may have wrapped below zero, the sum of the copies has not) are read,
-// then zeroed with `zero`. A fixed run stops on the iteration count alone, so one thread
-// writes the flag (its move NaN: not computed) and zeroes *changed. Else a
-// block's largest move goes to state[0] by atomicMax on its bits (a
-// non-negative double orders as its bits; fmax drops a NaN, as decide does);
+// for the next iteration (with `zero`; else, for delta sums, as they are). A
+// warp a cluster: the new centroid (an empty cluster keeps its own) in both
+// layouts, its squared move, with cn its new squared norm (summed in
+// row_norms' order, so the same bits); the cluster's sums and count (reps
+// copies of each, added in order; a copy of a count may have wrapped below
+// zero, their sum has not) are read, then zeroed with `zero`. A fixed run
+// stops on the iteration count alone, so one thread writes the flag (its
+// move NaN: not computed) and zeroes *changed. Else a block's largest move
+// goes to state[0] by atomicMax on its bits (a non-negative double orders as
+// its bits; fmax drops a NaN, as decide does);
 // the last block to take a ticket (state[1]) runs decide's exit test, then
 // zeroes *changed and the state. At 100,000 x 100 x 316 (CUDA.DMMA) the
 // fixed run's short tail took 0.198-0.199 / 0.204 ms an iteration against

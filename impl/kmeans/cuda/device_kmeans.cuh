@@ -10,10 +10,10 @@
 //  - device update (AllGPU, Tiled, GEMM, DMMA): assignment, accumulation of
 //    sums and counts, new centroids and the exit test all run on the GPU,
 //    the last two in one launch (update_step) that also zeroes the sums,
-//    counts and changed-point count for the next iteration (the sums and
-//    counts not, between refreshes, for a variant with delta sums); the host reads
-//    back a 32-byte flag per iteration of a converging run, once a run of
-//    fixed loops, and nothing else.
+//    counts and changed-point count for the next iteration (a variant with
+//    delta sums keeps its sums and counts between refreshes); the host
+//    reads back a 32-byte flag per iteration of a converging run, once a
+//    run of fixed loops, and nothing else.
 // Each phase is bracketed by events on the variant's stream, giving seed
 // 000's split: host-to-device, kernel, device-to-host, host compute.
 #include <memory>
@@ -78,11 +78,12 @@ class DeviceKMeans : public Variant {
   // then carry over from one iteration to the next, and every
   // kDeltaRefresh-th iteration (the first included) they start from zero
   // and every point adds itself (full_sums()), so what rounding the adds
-  // and subtractions leave cannot grow past kDeltaRefresh iterations' worth
-  // (with N / K <= 10,000, where CUDA.DMMA fuses its sums, at most 16 x 2 x
-  // 10,000 adds a sum between refreshes: relative error ~3.5e-11 at worst,
-  // under verify's 1e-9). Lloyd's algorithm is unchanged: the same sums, but
-  // for rounding.
+  // and subtractions leave cannot grow past kDeltaRefresh iterations' worth:
+  // a sum takes at most N adds at a refresh and N in each iteration after
+  // (a point moves in or out of a cluster once an iteration at most), so at
+  // most 16 times the N of a sum over every point, and its rounding bound is
+  // at most 16 times theirs. Lloyd's algorithm is unchanged: the same sums,
+  // but for rounding.
   virtual bool delta_sums() const { return false; }
   static constexpr int kDeltaRefresh = 16;
   // Whether the assignment being launched must add every point: always
