@@ -30,6 +30,14 @@ Criteria fixed(int loops) {
   c.loops = loops;
   return c;
 }
+// A converging run that goes on until at most 0.1% of the points change
+// (or nothing moves by 1e-6): dozens of iterations on small uniform data.
+Criteria tight() {
+  Criteria c;
+  c.min_changes = 0.001;
+  c.precision = 1e-6;
+  return c;
+}
 
 class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
@@ -91,9 +99,11 @@ TEST_P(KMeansVariants, MatchReference) {
                               {30001, 12, 2, Dist::Blobs, fixed(2)},
                               // CUDA.DMMA's delta sums: points still moving past its refreshes
                               // (iterations 16 and 32 start the sums from zero), with bulk copies of
-                              // unpadded rows (D = 12) and cp.async (D = 9).
+                              // unpadded rows (D = 12) and cp.async (D = 9), in fixed runs and in a
+                              // converging one (44 iterations), which reads the flag each iteration.
                               {3000, 12, 40, Dist::Uniform, fixed(40)},
                               {2500, 9, 30, Dist::Uniform, fixed(35)},
+                              {2500, 9, 30, Dist::Uniform, tight()},
                               // More points than one pass of the largest grid covers: kernels go round
                               // their grid-stride loops and AllGPU carries block sums across tiles.
                               {300000, 8, 16, Dist::Blobs, fixed(2)}};

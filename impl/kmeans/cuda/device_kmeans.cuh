@@ -82,8 +82,10 @@ class DeviceKMeans : public Variant {
   // a sum takes at most N adds at a refresh and N in each iteration after
   // (a point moves in or out of a cluster once an iteration at most), so at
   // most 16 times the N of a sum over every point, and its rounding bound is
-  // at most 16 times theirs. Lloyd's algorithm is unchanged: the same sums,
-  // but for rounding.
+  // at most 16 times theirs, relative to the largest rows it took (a
+  // cluster that shrank since the refresh keeps error of the size of the
+  // rows that left it until the next one). Lloyd's algorithm is unchanged:
+  // the same sums, but for rounding.
   virtual bool delta_sums() const { return false; }
   static constexpr int kDeltaRefresh = 16;
   // Whether the assignment being launched must add every point: always

@@ -80,7 +80,8 @@
 // of its row (0.198-0.201 / 0.203-0.204 against 0.195-0.197 / 0.200-0.202,
 // rot-run).
 // Bytes an iteration: the points once (fused) or twice, the centroids once
-// per block from L2, O(N) of assignment (and list and counts). Needs sm_90
+// per block from L2, O(N) of assignment (and list and counts); the fused
+// sums' atomics D a point, or with delta sums 2 D a moved point. Needs sm_90
 // (f64 m16n8k8 and m16n8k4, bulk copies) and (64 + 2 * 32) rows of D
 // doubles (padded) of shared memory.
 #include <algorithm>
