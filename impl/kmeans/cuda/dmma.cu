@@ -434,7 +434,7 @@ __global__ void __launch_bounds__(WARPS * 32, WARPS == 4 ? 2 : 1)
   }
   if (FUSED) {
     if (split) mbarrier::wait(&half, 0);              // every thread reads the second half's rows here
-    __syncthreads();                                  // rbi[0] holds every point's cluster
+    __syncthreads();                                  // rbi[0] / rsub: the cluster a point adds to / leaves
     sums += std::int64_t(blockIdx.x % reps) * k * d;  // this block's copy of the sums
     for (int r = warp; r < BM; r += WARPS) {          // a warp a point, lanes along its row
       const int c = rbi[0][r], o = rsub[r];
