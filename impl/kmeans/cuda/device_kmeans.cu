@@ -394,11 +394,11 @@ void DeviceKMeans::run_device_update() {
         else
           launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
       }
-      // With delta sums the update keeps them, except before a refresh.
-      const bool zero = !delta_sums() || (step_ + 1) % kDeltaRefresh == 0;
-      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, zero, s());
+      // The update zeroes the sums and counts exactly when the next
+      // assignment adds every point (always, without delta sums).
       ++step_;
+      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
+                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, full_sums(), s());
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;

@@ -88,8 +88,9 @@ class DeviceKMeans : public Variant {
   // the same sums, but for rounding.
   virtual bool delta_sums() const { return false; }
   static constexpr int kDeltaRefresh = 16;
-  // Whether the assignment being launched must add every point: always
-  // without delta sums, else on the refresh iterations.
+  // Whether the assignment of iteration step_ adds every point: always
+  // without delta sums, else on the refresh iterations (and then the update
+  // before it has zeroed the sums and counts).
   bool full_sums() const { return !delta_sums() || step_ % kDeltaRefresh == 0; }
 
   cudaStream_t s() const { return stream_->get(); }
@@ -112,7 +113,7 @@ class DeviceKMeans : public Variant {
   std::vector<double> h_centroids_, h_centroids_t_, h_sums_;
   std::vector<std::int64_t> h_counts_;
   int iterations_ = 0;
-  std::int64_t step_ = 0;  // iterations launched since reset()
+  std::int64_t step_ = 0;  // the iteration being launched, from 0 at reset()
   Breakdown last_;
   cudaEvent_t ev_[4] = {};
   Flag* h_flag_ = nullptr;                         // pinned
