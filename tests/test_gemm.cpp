@@ -22,6 +22,7 @@
 #include "gemm/tuning.hpp"
 #include "gemm/verify.hpp"
 #include "tests/gpu_test.hpp"
+#include "tests/variant_cases.hpp"
 
 using namespace pb;
 using namespace pb::gemm;
@@ -58,6 +59,7 @@ struct Case_ {
   bool f64;
   std::string label;
   Precision prec = Precision::Native;  // TF32 / BF16: a tensor_registry() variant on float
+  bool gpu = false;                    // the variant runs on a GPU
 };
 
 void PrintTo(const Case_& c, std::ostream* os) { *os << c.label; }
@@ -74,7 +76,7 @@ std::vector<Case_> all_cases() {
           if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
           for (auto& c : label)
             if (c == '.') c = '_';
-          out.push_back({e.name, k, op, f64, label});
+          out.push_back({e.name, k, op, f64, label, Precision::Native, e.backend == Backend::Cuda});
         }
       }
 #ifdef PARBENCH_WITH_CUDA
@@ -91,7 +93,7 @@ std::vector<Case_> all_cases() {
             std::string(variant) + "_" + to_string(op) + (f64 ? "_f64" : "_f32") + "_tile" + names[i];
         for (auto& c : label)
           if (c == '.') c = '_';
-        out.push_back({variant, k, op, f64, label});
+        out.push_back({variant, k, op, f64, label, Precision::Native, true});
       }
   }
 #endif
@@ -101,7 +103,7 @@ std::vector<Case_> all_cases() {
         std::string label = std::string(e.name) + "_" + to_string(op) + "_" + to_string(prec);
         for (auto& c : label)
           if (c == '.') c = '_';
-        out.push_back({e.name, Knobs{}, op, false, label, prec});
+        out.push_back({e.name, Knobs{}, op, false, label, prec, e.backend == Backend::Cuda});
       }
   return out;
 }
@@ -166,8 +168,7 @@ TEST_P(GemmVariants, MatchReferenceOnAwkwardShapes) {
     check_variant<float>(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, GemmVariants, ::testing::ValuesIn(all_cases()),
-                         [](const auto& info) { return info.param.label; });
+PB_INSTANTIATE_CPU_AND_GPU(GemmVariants, all_cases());
 
 // The oracle must fail what is wrong, say where, and pass what is right.
 TEST(GemmOracle, CatchesOneWrongElementAndNaN) {

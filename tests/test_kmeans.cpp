@@ -144,11 +144,10 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
   EXPECT_DOUBLE_EQ(r.inertia, 0 + 1 + 0 + 4 + 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, KMeansVariants, ::testing::ValuesIn(all_variants()),
-                         [](const auto& info) { return info.param.label; });
+PB_INSTANTIATE_CPU_AND_GPU(KMeansVariants, all_variants());
 
 // Seed 001's tiling must carry K x D far beyond shared memory.
-TEST(KMeansTiled, LargeKTimesD) {
+TEST(GpuKMeansTiled, LargeKTimesD) {
   PB_SKIP_WITHOUT_GPU();
   Problem p{4000, 300, 2000, Dist::Blobs, fixed(2)};
   Case data(p, 3);

@@ -411,8 +411,7 @@ TEST(MlpVerify, CatchesAWrongHiddenLayerInFloatOnADeepSigmoidNet) {
   EXPECT_NE(chk.message.find("layer 1 weight"), std::string::npos) << chk.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, MlpVariants, ::testing::ValuesIn(all_variants()),
-                         [](const auto& info) { return info.param.label; });
+PB_INSTANTIATE_CPU_AND_GPU(MlpVariants, all_variants());
 
 }  // namespace
 

@@ -240,7 +240,6 @@ TEST_P(SorVariants, ResetRestoresTheStart) {
   EXPECT_TRUE(verify(p, c.inputs.u0, c.reference(), b).passed);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, SorVariants, ::testing::ValuesIn(all_variants()),
-                         [](const auto& info) { return info.param.label; });
+PB_INSTANTIATE_CPU_AND_GPU(SorVariants, all_variants());
 
 }  // namespace

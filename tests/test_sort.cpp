@@ -124,8 +124,7 @@ TEST_P(SortVariants, Batches) {
   EXPECT_EQ(a && b && c && d, entry().traits.batched) << "batched support must match the registry";
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, SortVariants, ::testing::ValuesIn(all_variants()),
-                         [](const auto& info) { return info.param.label; });
+PB_INSTANTIATE_CPU_AND_GPU(SortVariants, all_variants());
 
 // ---- reference, inputs, verifier -------------------------------------------
 

@@ -1,12 +1,15 @@
 #pragma once
 // Registry-driven test parameters shared by the family tests: one case per
 // variant and knob value (threads 1 and 3; two block sizes or 2-D shapes), labelled for
-// gtest (dots become underscores).
+// gtest (dots become underscores). Each family instantiates its cases twice,
+// `Cpu/...` and `Gpu/...` (PB_INSTANTIATE_CPU_AND_GPU), so that ctest runs every
+// GPU test in one process that a machine without a GPU skips whole.
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/job.hpp"
 #include "core/knobs.hpp"
 #include "core/registrar.hpp"
 
@@ -16,6 +19,7 @@ struct VariantCase {
   std::string name;
   Knobs knobs;
   std::string label;
+  bool gpu = false;  // the variant runs on a GPU (a Backend::Cuda entry)
 };
 inline void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
 
@@ -45,9 +49,18 @@ std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, in
         label += "_gpus" + std::to_string(k.gpus) + "_parts" + std::to_string(k.parts);
       for (auto& ch : label)
         if (ch == '.') ch = '_';
-      out.push_back({e.name, k, label});
+      out.push_back({e.name, k, label, e.backend == Backend::Cuda});
     }
   }
+  return out;
+}
+
+// The cases that run on a GPU (gpu = true) or the rest.
+template <class Case>
+std::vector<Case> select(std::vector<Case> cases, bool gpu) {
+  std::vector<Case> out;
+  for (auto& c : cases)
+    if (c.gpu == gpu) out.push_back(std::move(c));
   return out;
 }
 
@@ -59,3 +72,11 @@ const auto& find_variant(const Registry& registry, const std::string& name) {
 }
 
 }  // namespace pb::testing
+
+// Instantiates a registry-driven suite as Cpu/<Suite> and Gpu/<Suite>; the
+// GPU half may be empty (a CPU-only build) while the CPU half never is.
+#define PB_INSTANTIATE_CPU_AND_GPU(Suite, cases)                                                   \
+  INSTANTIATE_TEST_SUITE_P(Cpu, Suite, ::testing::ValuesIn(::pb::testing::select(cases, false)), \
+                           [](const auto& info) { return info.param.label; });                   \
+  INSTANTIATE_TEST_SUITE_P(Gpu, Suite, ::testing::ValuesIn(::pb::testing::select(cases, true)),  \
+                           [](const auto& info) { return info.param.label; })

@@ -4,17 +4,24 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace pb::mpi {
 namespace {
 int g_rank = 0, g_size = 1, g_local = 1;
-bool g_started = false;
-}  // namespace
+bool g_started = false, g_finalized = false;
 
-bool built() { return true; }
+// A launcher leaves its mark in the environment of every rank it starts:
+// Open MPI's mpirun, PMI (MPICH's hydra, srun --mpi=pmi2) or PMIx (srun --mpi=pmix, Open MPI 5).
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
 
-void init(int* argc, char*** argv) {
+void start_with(int* argc, char*** argv) {
+  if (g_started || g_finalized) return;
   int provided = 0;
   // Only the thread that called init makes MPI calls (OpenMP regions do not).
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
@@ -28,8 +35,18 @@ void init(int* argc, char*** argv) {
   MPI_Comm_free(&node);
 }
 
+}  // namespace
+
+bool built() { return true; }
+
+void init(int* argc, char*** argv) {
+  if (launched_by_mpi()) start_with(argc, argv);
+}
+
+void start() { start_with(nullptr, nullptr); }
+
 void finalize() {
-  if (g_started) MPI_Finalize();
+  if (g_started) MPI_Finalize(), g_finalized = true;
   g_started = false;
 }
 

@@ -6,12 +6,18 @@
 // iteration counts Google Benchmark derives from those times agree on every
 // rank and the collectives inside the runs never diverge. Only rank 0
 // reports (console and JSON).
+//
+// A process that no MPI launcher started (no mpirun, srun or mpiexec in its
+// environment) does not start MPI in init(): singleton start-up costs about
+// half a second a process, and most runs hold no MPI job. An MPI job calls
+// start() in its untimed prepare, which starts MPI then as one rank.
 #include <cstdint>
 
 namespace pb::mpi {
 
 bool built();                        // compiled with MPI
-void init(int* argc, char*** argv);  // MPI_Init_thread (funneled); no-op without MPI
+void init(int* argc, char*** argv);  // MPI_Init_thread (funneled) under a launcher; else deferred to start()
+void start();                        // MPI_Init_thread now if init() deferred it; no-op once started
 void finalize();
 int rank();            // 0 without MPI
 int size();            // 1 without MPI

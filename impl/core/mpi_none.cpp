@@ -6,6 +6,7 @@
 namespace pb::mpi {
 bool built() { return false; }
 void init(int*, char***) {}
+void start() {}
 void finalize() {}
 int rank() { return 0; }
 int size() { return 1; }

@@ -34,6 +34,7 @@ class MpiKMeans final : public CpuKMeans {
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
+    mpi::start();  // a process that no launcher started runs this job as one rank
     CpuKMeans::prepare(p, in);
     const int P = mpi::size();
     me_ = mpi::rank();

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""The house rules that keep the repository a product, checked on the tree.
+
+    test_repo.py [--bench PATH]
+
+- results/ holds only results/reference/<gpu-kind>/: gzipped JSON evidence
+  and one README.md a folder that names each of its files; no run scripts,
+  logs or run folders.
+- Every path that README.md and docs/ cite (in backticks or as a relative
+  link) exists.
+- Every flag that `bench --help` prints is documented somewhere in docs/
+  (with --bench).
+- No Python file edits sys.path; no code comment in impl/, benchmarks/ or
+  fixtures/ cites a run folder.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = None
+
+# Top-level names a cited path may start with; anything else in backticks
+# (a flag, a benchmark name, a shell line) is not a path.
+TOP = ("benchmarks/", "impl/", "fixtures/", "plots/", "regress/", "ci/", "docs/", "results/", "tests/",
+       "peers/", "cmake/", ".ci/", ".github/", "CMakeLists.txt", "CMakePresets.json", "README.md")
+
+
+def tracked_files(under):
+    out = subprocess.run(["git", "ls-files", "--", under], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:  # not a git checkout (a source tarball): walk the tree instead
+        found = []
+        for dirpath, _, names in os.walk(os.path.join(ROOT, under)):
+            found += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in names]
+        return found
+    return out.stdout.split()
+
+
+def markdown_files():
+    files = [os.path.join(ROOT, "README.md")]
+    for dirpath, _, names in os.walk(os.path.join(ROOT, "docs")):
+        files += [os.path.join(dirpath, n) for n in names if n.endswith(".md")]
+    for dirpath, _, names in os.walk(os.path.join(ROOT, "results")):
+        files += [os.path.join(dirpath, n) for n in names if n.endswith(".md")]
+    return sorted(files)
+
+
+def cited_paths(md_path):
+    """(line number, path as written, path from the root) for each path the page cites."""
+    text = open(md_path, encoding="utf-8").read()
+    text_wo_fences = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    out = []
+    for no, line in enumerate(text_wo_fences.splitlines(), 1):
+        for m in re.finditer(r"\]\(([^)\s]+)\)", line):  # relative links
+            target = m.group(1).split("#")[0]
+            if not target or re.match(r"[a-z]+:", target):
+                continue
+            out.append((no, target, os.path.normpath(os.path.join(os.path.dirname(md_path), target))))
+        for m in re.finditer(r"`([^`\s]+)`", line):  # repository paths in backticks
+            token = m.group(1).rstrip(".,;:")
+            token = re.sub(r":\d+(-\d+)?$", "", token)  # file:line
+            if not token.startswith(TOP) or any(c in token for c in "*<>{}$|?[]"):
+                continue
+            out.append((no, token, os.path.join(ROOT, token)))
+    return out
+
+
+class ResultsPolicy(unittest.TestCase):
+    def test_only_reference_evidence_under_results(self):
+        bad = []
+        for f in tracked_files("results"):
+            parts = f.split("/")
+            ok = (len(parts) == 4 and parts[1] == "reference"
+                  and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
+            if not ok:
+                bad.append(f)
+        self.assertEqual(bad, [], "results/ keeps only results/reference/<gpu-kind>/{README.md,*.json.gz}; "
+                                  "run scripts, logs and run folders stay out (git history keeps them)")
+
+    def test_each_reference_folder_names_its_files(self):
+        ref = os.path.join(ROOT, "results", "reference")
+        self.assertTrue(os.path.isdir(ref), "results/reference/ is missing")
+        kinds = [k for k in sorted(os.listdir(ref)) if os.path.isdir(os.path.join(ref, k))]
+        self.assertTrue(kinds, "results/reference/ holds no GPU kind")
+        for kind in kinds:
+            folder = os.path.join(ref, kind)
+            readme = os.path.join(folder, "README.md")
+            self.assertTrue(os.path.isfile(readme), f"results/reference/{kind}/README.md is missing")
+            text = open(readme, encoding="utf-8").read()
+            for name in sorted(os.listdir(folder)):
+                if name != "README.md":
+                    self.assertIn(name, text, f"results/reference/{kind}/README.md does not name {name}")
+
+    def test_the_checker_refuses_a_run_script(self):
+        # The rule above, on a made-up listing: a script or log outside reference/ fails.
+        def allowed(f):
+            parts = f.split("/")
+            return (len(parts) == 4 and parts[1] == "reference"
+                    and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
+        self.assertTrue(allowed("results/reference/nvidia-h100/kmeans.json.gz"))
+        self.assertFalse(allowed("results/reference/nvidia-h100/run-targets.sh"))
+        self.assertFalse(allowed("results/nvidia-h100/issue20/targets-run/kmeans.json"))
+        self.assertFalse(allowed("results/reference/nvidia-h100/old/kmeans.json.gz"))
+
+
+class Docs(unittest.TestCase):
+    def test_every_cited_path_exists(self):
+        missing = []
+        for md in markdown_files():
+            for no, written, path in cited_paths(md):
+                if not os.path.exists(path):
+                    missing.append(f"{os.path.relpath(md, ROOT)}:{no}: {written}")
+        self.assertEqual(missing, [], "paths cited in the docs that do not exist")
+
+    def test_the_path_finder_sees_links_and_backticks(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".md", dir=os.path.join(ROOT, "docs"), delete=False) as f:
+            f.write("See [timing](timing.md#x), `impl/core/job.hpp:12`, `--flag`, `GEMM/OMP`.\n"
+                    "```\nci/not-a-citation\n```\n[web](https://example.org)\n")
+        try:
+            found = [w for _, w, _ in cited_paths(f.name)]
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(found, ["timing.md", "impl/core/job.hpp"])
+
+    def test_every_help_flag_is_documented(self):
+        if not BENCH:
+            self.skipTest("no --bench given")
+        out = subprocess.run([BENCH, "--help"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # parbench's own flags: those before Google Benchmark's section.
+        ours = out.stdout.split("Google Benchmark's flags:")[0]
+        flags = sorted(set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", ours)))
+        self.assertGreater(len(flags), 20, "bench --help printed too few flags to be its real help")
+        docs = ""
+        for dirpath, _, names in os.walk(os.path.join(ROOT, "docs")):
+            docs += "".join(open(os.path.join(dirpath, n), encoding="utf-8").read()
+                            for n in names if n.endswith(".md"))
+        undocumented = [f"--{f}" for f in flags if not re.search(rf"--{re.escape(f)}(?![\w-])", docs)]
+        self.assertEqual(undocumented, [], "flags that bench --help prints and docs/ does not document")
+
+
+class Code(unittest.TestCase):
+    def test_no_python_edits_sys_path(self):
+        offenders = []
+        for top in ("plots", "regress", "ci", "tests", "peers"):
+            for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+                for n in names:
+                    path = os.path.join(dirpath, n)
+                    with open(path, "rb") as f:
+                        first = f.readline()
+                    if not (n.endswith(".py") or (first.startswith(b"#!") and b"python" in first)):
+                        continue
+                    src = open(path, encoding="utf-8", errors="replace").read()
+                    if re.search(r"sys\.path\.(insert|append)|sys\.path\s*=|sys\.path\s*\+=", src):
+                        if os.path.abspath(path) != os.path.abspath(__file__):
+                            offenders.append(os.path.relpath(path, ROOT))
+        self.assertEqual(offenders, [], "import through the package (ci/python sets PYTHONPATH), not sys.path")
+
+    def test_no_comment_cites_a_run(self):
+        run = re.compile(r"(//|/\*|^\s*\*|#).*\b[a-z0-9]+-run[0-9]*\b")
+        hits = []
+        for top in ("impl", "benchmarks", "fixtures"):
+            for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+                for n in names:
+                    path = os.path.join(dirpath, n)
+                    for no, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                        if run.search(line):
+                            hits.append(f"{os.path.relpath(path, ROOT)}:{no}")
+        self.assertEqual(hits, [], "comments state decisions; the measurements go to docs/perf/")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench")
+    args, rest = ap.parse_known_args()
+    BENCH = args.bench
+    unittest.main(argv=[sys.argv[0]] + rest)
