@@ -50,11 +50,12 @@ def markdown_files():
 
 def cited_paths(md_path):
     """(line number, path as written, path from the root) for each path the page cites."""
-    text = open(md_path, encoding="utf-8").read()
+    with open(md_path, encoding="utf-8") as f:
+        text = f.read()
     text_wo_fences = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     out = []
     for no, line in enumerate(text_wo_fences.splitlines(), 1):
-        for m in re.finditer(r"\]\(([^)\s]+)\)", line):  # relative links
+        for m in re.finditer(r"\]\(([^)\s]+)\)", re.sub(r"`[^`]*`", "", line)):  # relative links
             target = m.group(1).split("#")[0]
             if not target or re.match(r"[a-z]+:", target):
                 continue
@@ -62,7 +63,7 @@ def cited_paths(md_path):
         for m in re.finditer(r"`([^`\s]+)`", line):  # repository paths in backticks
             token = m.group(1).rstrip(".,;:")
             token = re.sub(r":\d+(-\d+)?$", "", token)  # file:line
-            if not token.startswith(TOP) or any(c in token for c in "*<>{}$|?[]"):
+            if not token.startswith(TOP) or any(c in token for c in "*<>{}$|?[]\\"):
                 continue
             out.append((no, token, os.path.join(ROOT, token)))
     return out
@@ -89,7 +90,8 @@ class ResultsPolicy(unittest.TestCase):
             folder = os.path.join(ref, kind)
             readme = os.path.join(folder, "README.md")
             self.assertTrue(os.path.isfile(readme), f"results/reference/{kind}/README.md is missing")
-            text = open(readme, encoding="utf-8").read()
+            with open(readme, encoding="utf-8") as f:
+                text = f.read()
             for name in sorted(os.listdir(folder)):
                 if name != "README.md":
                     self.assertIn(name, text, f"results/reference/{kind}/README.md does not name {name}")
@@ -133,7 +135,7 @@ class Docs(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         # parbench's own flags: those before Google Benchmark's section.
         ours = out.stdout.split("Google Benchmark's flags:")[0]
-        flags = sorted(set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", ours)))
+        flags = sorted(set(re.findall(r"(?<![\w-])--([a-z][a-z0-9_-]*)", ours)))
         self.assertGreater(len(flags), 20, "bench --help printed too few flags to be its real help")
         docs = ""
         for dirpath, _, names in os.walk(os.path.join(ROOT, "docs")):
