@@ -41,7 +41,7 @@ inline constexpr WorkCap kNoCap{};
 
 struct NoTraits {};
 
-// Variants written but not yet run on a GPU (a session without one) join
+// Variants written but not yet run on a GPU (say, on a machine without one) join
 // their family's registry only when PARBENCH_PREVIEW=1: a kernel that faults
 // would take the CUDA context, and every GPU entry after it, with it. A
 // registry appends them after its list (none wait now):

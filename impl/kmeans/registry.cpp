@@ -22,8 +22,8 @@ std::unique_ptr<Variant> make_cuda_dmma(bool delta);
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
-// CUDA.NCCL runs CUDA.AllGPU's fused step at its best block on the H200 at
-// N = 4,000,000, D = 16, K = 16 (results/nvidia-h200/kmeans-gpu-b.json).
+// CUDA.NCCL runs CUDA.AllGPU's fused step at the block that is fastest for
+// CUDA.AllGPU at N = 4,000,000, D = 16, K = 16 (docs/perf/kmeans-cuda.md).
 constexpr int kNcclBlock = 128;
 #endif
 

@@ -28,9 +28,9 @@ __global__ void spin(long long cycles) {
 
 // Events on the job's stream bracket run(). Recorded on an idle GPU, the start
 // event is stamped at once and run()'s first kernel only when the host has
-// launched it: for a 12 us cuBLAS call the interval then held 5 us of host
-// launch latency that moved 30% between two processes on the H200
-// (results/nvidia-h200/compare/). So unless --gpu-idle-start, a 30 us spin
+// launched it, so the interval holds the host's launch latency, which is a
+// large and variable part of a short kernel's time (measured:
+// docs/perf/timing.md). So unless --gpu-idle-start, a 30 us spin
 // kernel goes first: while it runs the host records the start event and
 // launches run()'s work, and the GPU goes from the event straight into it. A
 // run() that waits for the host inside is timed as before, waits included.

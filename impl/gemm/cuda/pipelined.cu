@@ -15,7 +15,7 @@
 //    multiply reads with 16-byte loads; an operand contiguous along i or j is
 //    copied 16 bytes at a time when its rows allow (multiple of 4 and
 //    aligned), element by element otherwise. So every op runs the same inner
-//    loop (RegBlock's AtB sat at 0.63 of cuBLAS);
+//    loop (in RegBlock, AtB is the slowest op);
 //  - a 1-D grid walks the output tiles in groups of 8 tile rows
 //    (gemm/raster.hpp), so the blocks running together share their A
 //    and B panels in L2.
@@ -50,14 +50,13 @@ constexpr int BK = 16, PAD = 4, GROUP_M = 8;
 // WN = 32, 64 floats of accumulators and registers capped so 512 threads
 // fit an SM (two 256-thread blocks, four 128-thread ones); WN = 64, 128
 // accumulators, twice the multiply-adds per shared load, up to 255 registers
-// and one block an SM (cuBLAS SGEMM's shape on sm_90: ncu in
-// results/nvidia-h200/issue19/ncu-run2).
+// and one block an SM (the shape cuBLAS SGEMM launches on sm_90).
 // PACK: operands contiguous along k (A of AB and ABtC, B of ABtC) are first
 // transposed into k-major workspaces (a timed pass, gemm/cuda/transpose.cuh),
 // so every op runs AtB's loop, whose operands are all copied 16 bytes at a
-// time (AtB runs at 0.88-0.90 of cuBLAS where AB and ABtC, with 4-byte
-// transposing copies, ran at 0.82-0.88; the pass reads and writes each
-// transposed operand once, about 1% of a 4096^3 product).
+// time: faster than 4-byte transposing copies, and the pass reads and
+// writes each transposed operand once, a small part of a large product.
+// Measurements behind these choices: docs/perf/gemm-cuda.md.
 template <int BM_, int BN_, int STAGES_, int WN_ = 32, bool PACK_ = false>
 struct Config {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, WN = WN_, TN = WN / 4;  // TN: a thread's columns

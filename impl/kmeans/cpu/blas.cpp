@@ -4,8 +4,7 @@
 // chunk's x.c products with a single-threaded cblas_dgemm into its own buffer
 // and takes the argmin while the products are still in cache. OpenBLAS runs
 // with one thread: its own pthreads next to the OpenMP team would
-// oversubscribe the cores (measured: 12 ms an iteration at N=1000 on 16
-// cores before this change).
+// oversubscribe the cores (docs/perf/kmeans-cpu.md).
 // |x|^2 is computed once in prepare() (untimed: it depends on the points
 // only), |c|^2 once per iteration. The update is fused into the chunk loop
 // (per-thread partial sums like OMP.Reduce), as scikit-learn does, so the

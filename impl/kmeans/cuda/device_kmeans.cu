@@ -139,10 +139,9 @@ __global__ void decide(const double* __restrict__ move2, const unsigned long lon
 // goes to state[0] by atomicMax on its bits (a non-negative double orders as
 // its bits; fmax drops a NaN, as decide does);
 // the last block to take a ticket (state[1]) runs decide's exit test, then
-// zeroes *changed and the state. At 100,000 x 100 x 316 (CUDA.DMMA) the
-// fixed run's short tail took 0.198-0.199 / 0.204 ms an iteration against
-// 0.200 / 0.203-0.206 with the ticket (H100, three processes each,
-// results/nvidia-h100/issue20/tail-run).
+// zeroes *changed and the state. The fixed run's short tail skips the
+// ticket and the exit test, which it does not need. Measurements behind
+// these choices: docs/perf/kmeans-dmma.md.
 __global__ void update_step(double* __restrict__ sums, unsigned long long* __restrict__ counts,
                             double* __restrict__ C, double* __restrict__ Ct, double* __restrict__ cn,
                             unsigned long long* __restrict__ changed, unsigned long long* __restrict__ state,

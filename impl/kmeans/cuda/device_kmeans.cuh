@@ -67,10 +67,7 @@ class DeviceKMeans : public Variant {
   // device-update variant's atomics spread over, so fewer pile onto one
   // address; the update adds them. The K counts come in as many copies
   // (counts_ holds them one after another), so a big cluster's count
-  // atomics spread as its sums' do: CUDA.DMMA at 100,000 x 100 x 316 took
-  // 0.1968-0.1970 / 0.2041-0.2043 ms an iteration with two copies of the
-  // counts against 0.1973-0.1996 / 0.2044-0.2047 with one (H100, three
-  // processes each, one call: results/nvidia-h100/issue20/check-run4).
+  // atomics spread as its sums' do (measured: docs/perf/kmeans-dmma.md).
   virtual int sum_replicas() const { return 1; }
   // Delta sums: a variant whose assignment, in most iterations, adds only
   // the points that changed cluster (each to its new cluster's sums and

@@ -34,13 +34,9 @@
 //       delta_sums): only the points that changed cluster add, themselves
 //       to the new one and minus themselves to the old, and every 16th
 //       iteration (the first too) the sums start from zero and every point
-//       adds. After the first iterations few points move: at 100,000 x 100
-//       x 316 (bench's inputs, numpy's Lloyd) 36%, 15%, 10%, ... 3% of the
-//       uniform points in iterations 2 to 10, 11% then under 1% of the
-//       blobs, so 10 iterations add 0.28 / 0.13 of the rows they would
-//       every iteration; there the iteration took 0.181 / 0.179 ms
-//       (uniform / blobs) against 0.197 / 0.202 with every point adding
-//       (H100, one process, results/nvidia-h100/issue20/targets-run).
+//       adds. After the first iterations few points move, so a delta
+//       iteration issues a small fraction of the atomics of one where every
+//       point adds.
 //       CUDA.DMMA.Full adds every point every iteration;
 //     - with few clusters, where those atomics would pile onto few addresses:
 //       an exclusive scan of the counts (CUB) and a scatter list the points
@@ -52,33 +48,15 @@
 //    writes the centroids' norms for the next assignment; the two kernels
 //    are launched early (programmatic dependent launch), so an assignment's
 //    blocks copy their points while the update before it runs.
-// Measured (H100, results/nvidia-h100/issue20), before the delta sums: at
-// 100,000 x 100 x 316 the iteration went from 0.241 / 0.255 ms (uniform / blobs) to 0.209 / 0.207
-// (forms6-run, one call), then from 0.219 / 0.220 to 0.200-0.201 /
-// 0.202-0.204 on a slower card (forms11-run: unpadded rows in one copy, no
-// block barrier a tile, the halves apart; each half settling and summing
-// its own points behind a half-block barrier gave 0.199-0.201 /
-// 0.201-0.203, within the spread, and was left out); 0.195-0.197 /
-// 0.200-0.202 on another card (rot-run, with update_step's short tail for
-// fixed runs and two copies of the counts: tail-run, check-run4); ncu put
-// 58% of the kernel's stall samples outside its multiply loop before (copy index
-// arithmetic, the argmin's branches, the sums' divisions), the loop itself
-// held by the busy FP64 tensor pipe.
-// Slower forms measured and dropped: 8 warps of 32 x 32 (w16-run); a
-// GEMM-style kernel streaming both operands in k tiles of 16 (kmeans-run4);
-// a persistent kernel copying the next block's points during this one's
-// argmin and sums (dmma-persist-run, forms3-run); one barrier a tile with
-// the next tile's copy issued after it (forms1-run); two 8-warp blocks an
-// SM with one tile buffer each (forms5-run); an L2 prefetch of the next
-// wave's points, the sums by bulk reduce-add from shared memory, the norms
-// folded into the accumulators, an m16n8k4 last step over padded rows
-// (forms7-run, forms9-run); the argmin as selects (forms10-run); the
-// block's points of one cluster summed in registers before one atomic a
-// coordinate (a ballot a 32 points to find them: 0.213 / 0.214-0.216
-// against 0.196-0.198 / 0.198-0.199, sums-run); each point's atomics from
-// a rotated column, so blocks adding to one big cluster hit different lines
-// of its row (0.198-0.201 / 0.203-0.204 against 0.195-0.197 / 0.200-0.202,
-// rot-run).
+// The multiply loop is bound by the FP64 tensor pipe, so the choices above
+// cut the work around it: the copies' index arithmetic, the block
+// barriers, the argmin and the sums. Forms that are slower, and so not
+// used: a GEMM-style kernel streaming both operands in k tiles; a
+// persistent kernel; one barrier a tile; an L2 prefetch of the next wave's
+// points; the sums by bulk reduce-add; the norms folded into the
+// accumulators; the argmin as selects; a cluster's points summed in
+// registers before one atomic; each point's atomics from a rotated column.
+// Measurements behind these choices: docs/perf/kmeans-dmma.md.
 // Bytes an iteration: the points once (fused) or twice, the centroids once
 // per block from L2, O(N) of assignment (and list and counts); the fused
 // sums' atomics D a point, or with delta sums 2 D a moved point. Needs sm_90
@@ -111,9 +89,7 @@ __host__ __device__ inline int stride_for(int d) { return kpad(d) + 4; }
 // With bulk copies and D % 8 == 4 the rows stay unpadded: the stride D is
 // then 4 or 12 mod 16 already, the last k step is an m16n8k4 that ends at
 // D, and a tile is one bulk copy, a block's points one or two (a copy a
-// half when the halves run apart), not a copy a row (at 100,000 x 100 x
-// 316: 0.199 / 0.203 ms an iteration against 0.210 / 0.211 with padded
-// rows, H100, forms8-run).
+// half when the halves run apart), not a copy a row.
 __host__ __device__ inline bool unpadded(int d, bool bulk) { return bulk && d % 8 == 4; }
 __host__ __device__ inline int stride_of(int d, bool bulk) { return unpadded(d, bulk) ? d : stride_for(d); }
 // Named barriers (bar.sync 0 is __syncthreads): arrive without waiting, or
@@ -521,12 +497,11 @@ AssignKernel assign_kernel(bool vec, Shape sh) {
 
 // The shapes CUDA.DMMA takes, the first that fits: 16 warps of 16 x 32 over
 // 128 points and 64-centroid tiles (D <= 104); 8 warps of 16 x 32 over
-// 32-centroid tiles; 4 warps over 64 points. At 100,000 x 100 x 316 the 16
-// warps took 0.242 ms an iteration where 8 warps of 32 x 32 (2 fragment reads
-// an MMA, not 3, but one warp fewer a scheduler to hide latency) took 0.268
-// (H100, results/nvidia-h100/issue20/w16-run); two blocks of 8 warps an SM,
-// each with one 64-centroid tile buffer, took 0.249 / 0.250 (uniform /
-// blobs) against 0.214 / 0.216 for the 16 warps (forms5-run).
+// 32-centroid tiles; 4 warps over 64 points. 16 warps of 16 x 32, not 8 of
+// 32 x 32: 3 fragment reads an MMA instead of 2, but twice the warps a
+// scheduler to hide latency, which is faster; and one 16-warp block an SM
+// with two tile buffers, not two 8-warp blocks with one buffer each, which
+// is slower.
 constexpr Shape kWide{16, 2}, kNarrow{8, 1}, kSmall{4, 1};
 
 // Whether the assignment kernel adds the sums (see after_prepare).
@@ -556,14 +531,11 @@ class Dmma final : public DeviceKMeans {
   Layouts layouts() const override { return {true, false}; }
   bool device_update() const override { return true; }
   double* centroid_norms() override { return cn_.get(); }
-  // Two copies of the sums, blocks alternating: at 100,000 x 100 x 316 one
-  // copy took 0.205 / 0.228 ms an iteration (uniform / blobs, where a few
-  // big clusters draw more atomics to their rows), two 0.209 / 0.207
-  // (H100, forms6-run); four 0.218 / 0.223 against one's 0.213 / 0.233
-  // (forms4-run, before the early launches). Again in one call (sums-run):
-  // one 0.197 / 0.213, two 0.196-0.198 / 0.198-0.199, four 0.202 / 0.204.
-  // Without the fused sums (few clusters) the segment sums add to one copy,
-  // and the scan of the counts reads one copy of K.
+  // Two copies of the sums, blocks alternating: halves the atomics on a
+  // row of a big cluster (clustered points draw many to a few rows); four
+  // copies are no faster. Without the fused sums (few clusters) the
+  // segment sums add to one copy, and the scan of the counts reads one
+  // copy of K.
   int sum_replicas() const override { return fuses(p_) ? 2 : 1; }
   bool delta_sums() const override { return delta_ && fuses(p_); }
   void after_prepare() override {
@@ -575,10 +547,9 @@ class Dmma final : public DeviceKMeans {
     PB_CUDA(cudaMemsetAsync(cn_.get(), 0, cn_.bytes(), s()));
     // Sums from the assignment kernel's tile (an atomic a coordinate) unless
     // the clusters are so few that those atomics pile onto few addresses:
-    // at N / K = 316 (100,000 x 100 x 316) the fused sums took 0.26-0.28 ms
-    // an iteration against 0.30-0.31 for the scan, scatter and segment
-    // passes; at N / K = 250,000 (4,000,000 x 16 x 16) 4.8 ms against 2.4
-    // (H100, results/nvidia-h100/issue20/kmeans-run5).
+    // with hundreds of points a cluster the fused sums are faster than the
+    // scan, scatter and segment passes; with hundreds of thousands they
+    // are slower.
     fused_ = fuses(p_);
     if (!fused_) {
       offsets_ = DeviceBuffer<unsigned long long>(K);
@@ -589,8 +560,8 @@ class Dmma final : public DeviceKMeans {
           cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, counts_.get(), offsets_.get(), int(K), s()));
       scan_tmp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(scan_bytes_, 1));
     }
-    // The largest block shape that fits. 64-point blocks two to an SM were
-    // slower at D = 100: 0.30 ms an iteration against 0.27 (kmeans-run5).
+    // The largest block shape that fits (64-point blocks, two an SM, are
+    // slower at D = 100).
     const std::size_t optin = gpu_status().shared_optin_bytes;
     shape_ = kSmall;
     for (Shape sh : {kWide, kNarrow})

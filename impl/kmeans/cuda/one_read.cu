@@ -2,10 +2,10 @@
 // shapes (D <= 32) where k-means is bound by memory, not by distances.
 // Two passes produce the same partials for the same update kernel: the FMA
 // pass described first, and on sm_90 with K <= 32 and D <= 16 the
-// tensor-core pass (mma_pass below). At 4,000,000 x 16 x 16 the FMA pass was
-// bound by its instructions, 1653 a warp of 32 points (ncu), and took 0.48
-// ms an iteration on an H100; the tensor-core pass, about 300, took 0.24
-// (1.57x the H100's one-read floor; results/nvidia-h100/issue20).
+// tensor-core pass (mma_pass below). At D = 16 and K = 16 the FMA pass is
+// bound by its instructions, not by memory; the tensor-core pass issues
+// far fewer a point and is faster. Measurements behind these choices:
+// docs/perf/kmeans-cuda.md.
 //
 // Relative to CUDA.AllGPU (the FMA pass):
 //  - One pass over the points does the assignment and the partial sums. A

@@ -11,12 +11,11 @@
 
 namespace pb::sor {
 
-// Rows a thread updates: one column segment of kColumnRows rows. Measured on
-// the H200 at 16386^2 with a scratch kernel sweep (results/nvidia-h200/
-// issue17/kernels/): 1 row a thread ran at 0.81 of a device-to-device copy,
-// 2 rows 0.92, 4 rows 0.99 (block 256), 8 rows 0.99 (block 128); a 32-row
-// column with one row's loads in flight at a time 0.64, and 0.75 with 8 rows'
-// loads grouped (more registers, too few warps).
+// Rows a thread updates: one column segment of kColumnRows rows. Four rows
+// keep enough loads in flight to run at the speed of a device-to-device
+// copy; fewer leave bandwidth unused, 8 are no faster, and a 32-row column
+// needs more registers and leaves too few warps. Measurements behind these
+// choices: docs/perf/sor-cuda.md.
 constexpr int kColumnRows = 4;
 
 // Rows first <= i < last of a half-sweep; the arrays hold rows row0, row0 + 1,

@@ -10,10 +10,12 @@
 // allocated in prepare(): the ceiling the other GPU sorts are read against.
 // CUB.Offset64: the same call with a 64-bit item count. CUB chooses its
 // offset type from the count's type and tunes its passes per offset type;
-// Thrust passes a 64-bit count, so this is the CUB call Thrust makes (on the
-// H200, 11-16% faster than the 32-bit form for u32 keys-only, 9-13% slower
-// for pairs; results/nvidia-h200/README.md). Thrust's other difference, the
-// in-place cub::DoubleBuffer form, measured within 1% of the form here.
+// Thrust passes a 64-bit count, so this is the CUB call Thrust makes. CUB's
+// tuning for 64-bit offsets differs from its 32-bit one (faster for keys
+// only, slower for pairs), so Thrust is read against this call, not CUB's.
+// Thrust's other difference, the in-place cub::DoubleBuffer form, runs as
+// fast as the form here.
+// Measurements behind these choices: docs/perf/sort-libs.md.
 // All sort one array (length = total) and are stable for pairs. For f32
 // that rests on CUB treating -0.0 and +0.0 as one key (CCCL of CUDA 13, as on
 // the GPU machine); a CUB that orders -0.0 first would fail the stability

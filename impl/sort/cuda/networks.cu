@@ -30,10 +30,8 @@
 //    ceil(s / 8) times, not s.
 // For 2^24 u32 keys: 14 strided passes, 11 tile merges and the first tile
 // sort (26 launches), where the samples' design at block 1024 makes 91, 13
-// and 1 (at block 256: 120, 15 and 1). The first design here (4 steps a
-// global pass, shuffles for every stride below 32, shared memory a step for
-// strides of 512 and more) made 33 launches and took 2.478 ms against CUB's
-// 0.469 (H100, results/nvidia-h100/issue20/final-run).
+// and 1 (at block 256: 120, 15 and 1). Measurements behind these choices:
+// docs/perf/sort-networks.md.
 #include <algorithm>
 #include <memory>
 #include <type_traits>

@@ -46,14 +46,10 @@ namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // The scatter kernel's shape: 384 threads a block, 18 keys a thread, three
-// blocks an SM (56 registers). With the ballot ranking (8 ballots a round)
-// 16 keys a thread was the fastest of 512 x 15 at two blocks, 384 x 20 at
-// two, 384 x 15 at three, and early counts (H200,
-// results/nvidia-h200/issue20/radix-cfg-run*). The mask ranking issues 30%
-// fewer instructions a pass and frees registers: 18 keys a thread fit
-// without spills and took 1.680 ms for 2^26 keys against 1.820 at 16 (H100,
-// results/nvidia-h100/issue20/radix-items-run); the ballots at 16 took
-// 1.896 (radix-or-run).
+// blocks an SM (56 registers). The mask ranking (an OR into a shared word a
+// digit) issues fewer instructions a pass than 8 ballots a round and frees
+// the registers that let 18 keys a thread fit without spills, which is
+// faster than 16. Measurements behind these choices: docs/perf/sort-radix.md.
 constexpr int THREADS = 384, ITEMS = 18, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
