@@ -7,7 +7,8 @@
 # builds, runs every test (GPU tests included), optionally the GPU tests under
 # compute-sanitizer memcheck, then `bench` with the given arguments, writing
 # $OUT/NAME.json (OUT defaults to ./out, NAME to gemm) and printing a table.
-# MEMCHECK_FILTER narrows the GPU tests run under memcheck (a gtest filter).
+# MEMCHECK_FILTER narrows the GPU tests run under memcheck (a gtest filter
+# such as Gpu/KMeans*; the default is every GPU test, Gpu*).
 # Exit status: 0 when every step passed. A failed test, memcheck or result
 # check does not stop the later steps; a failed build or bench run ends it.
 set -euo pipefail
@@ -52,7 +53,7 @@ fi
 if ((sanitize)); then
   log "GPU tests under compute-sanitizer memcheck"
   if PARBENCH_REQUIRE_GPU=1 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
-      build/gpu/tests/parbench_tests --gtest_filter="${MEMCHECK_FILTER:-*CUDA*:*cuBLAS*}" > "$OUT/memcheck.log" 2>&1; then
+      build/gpu/tests/parbench_tests --gpu-tests ${MEMCHECK_FILTER:+--gtest_filter="$MEMCHECK_FILTER"} > "$OUT/memcheck.log" 2>&1; then
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | tail -3
   else
     tail -40 "$OUT/memcheck.log"; status=1

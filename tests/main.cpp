@@ -3,9 +3,10 @@
 // Only rank 0 prints.
 //
 // --gpu-tests runs the GPU tests alone (the suites named Gpu*, see
-// tests/variant_cases.hpp). On a machine without a usable GPU it runs none and
-// exits with 77, which ctest reports as one skipped test; with
-// PARBENCH_REQUIRE_GPU set (a GPU host) that is a failure instead.
+// tests/variant_cases.hpp; a --gtest_filter given with it replaces Gpu*).
+// On a machine without a usable GPU it runs none and exits with 77, which
+// ctest reports as one skipped test; with PARBENCH_REQUIRE_GPU set (a GPU
+// host) that is a failure instead.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   }
   pb::mpi::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  if (gpu_only) GTEST_FLAG_SET(filter, "Gpu*");
+  if (gpu_only && GTEST_FLAG_GET(filter) == "*") GTEST_FLAG_SET(filter, "Gpu*");  // a given filter stays
   if (pb::mpi::rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
