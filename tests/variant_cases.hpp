@@ -75,7 +75,7 @@ const auto& find_variant(const Registry& registry, const std::string& name) {
 
 // Instantiates a registry-driven suite as Cpu/<Suite> and Gpu/<Suite>; the
 // GPU half may be empty (a CPU-only build) while the CPU half never is.
-#define PB_INSTANTIATE_CPU_AND_GPU(Suite, cases)                                                   \
+#define PB_INSTANTIATE_CPU_AND_GPU(Suite, cases)                                                 \
   INSTANTIATE_TEST_SUITE_P(Cpu, Suite, ::testing::ValuesIn(::pb::testing::select(cases, false)), \
                            [](const auto& info) { return info.param.label; });                   \
   INSTANTIATE_TEST_SUITE_P(Gpu, Suite, ::testing::ValuesIn(::pb::testing::select(cases, true)),  \
