@@ -63,13 +63,13 @@ fi
 if (($#)); then
   log "bench $*"
   # bench exits 1 when an entry was incorrect or failed (the JSON is complete:
-  # check_run names them) and 2 on a bad command line (nothing ran).
+  # ci/check-run names them) and 2 on a bad command line (nothing ran).
   rc=0
   build/gpu/bench --benchmark_out="$OUT/$name.json" --benchmark_out_format=json --no-progress "$@" \
     > "$OUT/$name.txt" 2>&1 || rc=$?
   if ((rc != 0)); then tail -30 "$OUT/$name.txt"; status=1; fi
   ((rc == 2)) && exit 1
-  plots/with-python plots/check_run.py "$OUT/$name.json" || status=1
-  plots/with-python plots/table.py "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
+  ci/check-run "$OUT/$name.json" || status=1
+  ci/table "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
 fi
 exit $status

@@ -67,7 +67,7 @@ if ((seq)); then
   log "sequential reference: $shapes"
   "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/Seq/' --no-progress \
     --benchmark_out="$out/seq.json" --benchmark_out_format=json "$@" || status=1
-  python3 plots/check_run.py "$out/seq.json" --require KMeans/Seq --no-skips || status=1
+  ci/check-run "$out/seq.json" --require KMeans/Seq --no-skips || status=1
 fi
 for p in ${ranks//,/ }; do
   local_ranks=$p
@@ -80,7 +80,7 @@ for p in ${ranks//,/ }; do
   mpirun "${mpirun_args[@]}" -np "$p" "$bench" --profile=full --kmeans-shapes="$shapes" --benchmark_filter='KMeans/MPI/' \
     --threads="$threads" --no-progress --benchmark_out="$out/mpi-$p.json" --benchmark_out_format=json "$@" \
     || status=1
-  python3 plots/check_run.py "$out/mpi-$p.json" --require KMeans/MPI --no-skips || status=1
+  ci/check-run "$out/mpi-$p.json" --require KMeans/MPI --no-skips || status=1
 done
 log "report"
 # One experiment split over files: --merge reads them as one source.

@@ -15,7 +15,7 @@ bench (a folder written by `kmeans-inputs`):
 Writes Google Benchmark JSON in parbench's schema 1, entries named like
 bench's (`KMeans/sklearn.Lloyd/cfg:custom/dist:uniform/N:.../D:.../K:...`,
 counters seconds_per_iteration, lloyd_iterations, inertia), so the report
-and plots/table.py read it beside a bench run:
+and ci/table read it beside a bench run:
 
     ./build/default/kmeans-inputs --shape=4000000x16x16 --out=km-in
     python3 peers/kmeans_peers.py km-in --iterations=10 --out=kmeans-peers.json

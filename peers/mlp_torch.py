@@ -11,7 +11,7 @@ time of each of `--repetitions` such groups, their median reported.
 Writes Google Benchmark JSON in parbench's schema 1, entries named like
 bench's (`MLP/PyTorch.Eager/data:synthetic/type:f32/widths:784-1024-1024-10/
 act:relu/batch:1024/manual_time`, counter `samples_per_second`), so
-plots/table.py and the report read it beside a bench run:
+ci/table and the report read it beside a bench run:
 
     python3 peers/mlp_torch.py --widths=784-1024-1024-10 --batch=64,1024 \\
         --type=f32 --act=relu --mode=eager,graph --out=mlp-torch.json

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turn parbench JSON into charts (PNG and SVG) and an offline report.
 
     plots/plot RUN.json [RUN.json ...] --out DIR [--label NAME ...] [--merge] [--chart NAME ...]
@@ -34,7 +33,7 @@ Charts (--chart NAME draws only those named):
               the ceiling of the same kind, device and source; a fraction above
               1 + %(noise)s is drawn as a measurement problem, not a result
 
-Derived figures are defined in plots/derived.py.
+Derived figures are defined in regress/derived.py.
 
 Exit status: 0 when every input was read in full and every requested chart
 drawn; 2 when an input could not be read or only in part (missing, a
@@ -49,14 +48,13 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derived  # noqa: E402
-import pbjson  # noqa: E402
-import report_html  # noqa: E402
-import sor_field  # noqa: E402
-from report_charts import CHARTS  # noqa: E402
-from report_draw import Canvas  # noqa: E402
-from report_stats import NoData, collect, machine  # noqa: E402
+from regress import derived
+from regress import results
+from plots import report_html
+from plots import sor_field
+from plots.report_charts import CHARTS
+from plots.report_draw import Canvas
+from plots.report_stats import NoData, collect, machine
 
 __doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
 
@@ -109,8 +107,8 @@ def main(argv=None):
     for i, path in enumerate(a.json):
         lbl = a.label[i] if a.label else None
         try:
-            run = pbjson.load(path, lbl)
-        except pbjson.LoadError as e:
+            run = results.load(path, lbl)
+        except results.LoadError as e:
             print("plot: %s" % e, file=sys.stderr)
             status = 2
             continue

@@ -3,16 +3,14 @@ kind, which selects its data from the Stats (report_stats.py), draws its
 figures through the Canvas (report_draw.py) or raises NoData saying what the
 input lacks, and CHARTS, the table of them by the name --chart takes."""
 import math
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derived  # noqa: E402
-import pbjson  # noqa: E402
-from report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,  # noqa: E402
-                         plain_log, plt, thread_axis)
-from report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,  # noqa: E402
-                          missing_roles, natural, own_single, problem_label, several_sources, source_suffix, work)
+from regress import derived
+from regress import results
+from plots.report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,
+                               plain_log, plt, thread_axis)
+from plots.report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,
+                                missing_roles, natural, own_single, problem_label, several_sources, source_suffix,
+                                work)
 
 
 def chart_speedup(stats, cv):
@@ -243,7 +241,7 @@ def chart_gpus(stats, cv):
 
 
 def label_without_gpus(s):
-    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k != "gpus" and k in s.run.args]
+    knob = [("%s %s" % (k, s.run.args[k])) for k in results.KNOBS if k != "gpus" and k in s.run.args]
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "")
 
 

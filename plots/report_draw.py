@@ -5,12 +5,10 @@ report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
 import os
 import re
-import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derived  # noqa: E402
-from report_stats import label, natural, problem_label  # noqa: E402
+from regress import derived
+from plots.report_stats import label, natural, problem_label
 
 MAX_FIGS = 6  # per chart kind and family: the problems with the most data points
 

@@ -2,7 +2,7 @@
 
     write_report(out, runs, charts, missing, findings) -> ["index.html", "report.md"]
 
-  runs      pbjson.Run objects (one per source file)
+  runs      results.Run objects (one per source file)
   charts    (name, title, section): out/name.png and out/name.svg exist; section is
             a family ("GEMM", "KMeans", "Sort", "Ceiling") or "Scaling"
   missing   (chart kind, reason) of the charts not drawn
@@ -30,14 +30,13 @@ import html
 import math
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derived  # noqa: E402
-import pbjson  # noqa: E402
+from regress import derived
+from regress import results
+from regress.fmt import fmt_time, sig4
 
-DISPOSITIONS = pbjson.DISPOSITIONS
-ERRORS = pbjson.ERROR_DISPOSITIONS
+DISPOSITIONS = results.DISPOSITIONS
+ERRORS = results.ERROR_DISPOSITIONS
 DISPOSITION_LABEL = {"passed": "passed", "unsupported": "unsupported", "incorrect": "incorrect",
                      "out_of_memory": "out of memory", "failed": "failed"}
 # Worst first: an instance with one failed repetition is failed.
@@ -173,28 +172,6 @@ def fmt_num(v):
     return "%.4g" % v
 
 
-def fmt_time(s, missing="", micro="\u00b5s"):
-    """Seconds with a unit chosen so that the number reads between 1 and 1000
-    (`missing` for None; consoles pass micro="us"). The one time formatter:
-    the comparator's and the history's tables use it too."""
-    if s is None:
-        return missing
-    a = abs(s)
-    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, micro), (1e-9, "ns")):
-        if a >= div:
-            return "%s %s" % (_sig4(s / div), unit)
-    if a == 0:
-        return "0 s"
-    return "%s ns" % _sig4(s / 1e-9)
-
-
-def _sig4(x):
-    s = "%.4g" % x
-    if "e" in s:  # 1000-9999 s
-        s = "%.0f" % x
-    return s
-
-
 def fmt_pct(x):
     return "" if x is None else "%.3g%%" % (100 * x)
 
@@ -202,7 +179,7 @@ def fmt_pct(x):
 def fmt_bytes(n):
     for div, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
         if n >= div:
-            return "%s %s" % (_sig4(n / div), unit)
+            return "%s %s" % (sig4(n / div), unit)
     return "%d B" % n
 
 

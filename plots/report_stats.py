@@ -4,13 +4,10 @@ selections the charts draw from: labels, families, baselines, each variant's
 own 1-thread run, the most threads, ceilings and fractions of them. No
 matplotlib here."""
 import math
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derived  # noqa: E402
-import pbjson  # noqa: E402
+from regress import derived
+from regress import results
 
 
 class NoData(Exception):
@@ -105,7 +102,7 @@ def source_suffix(s, several):
 
 
 def label(s, several=False):
-    knob = [("%s %s" % (k, s.run.args[k])) for k in pbjson.KNOBS if k in s.run.args]
+    knob = [("%s %s" % (k, s.run.args[k])) for k in results.KNOBS if k in s.run.args]
     return s.run.variant + (" (%s)" % ", ".join(knob) if knob else "") + source_suffix(s, several)
 
 
@@ -113,7 +110,7 @@ def missing_roles(stats, what):
     """NoData for files written before parbench described its entries."""
     if stats and all(s.role is None for s in stats):
         return NoData("%s needs the roles parbench writes into each entry (schema 1); these files predate them: "
-                      "ci/upgrade_json.py FILE stamps an old file" % what)
+                      "ci/upgrade-json FILE stamps an old file" % what)
     return None
 
 

@@ -5,7 +5,7 @@ section."""
 import json
 import os
 
-from report_draw import plt
+from plots.report_draw import plt
 
 MAX_CELLS = 800  # the heatmap shows at most this many points a side (every k-th point)
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print a bench JSON file as a table: one row per instance, the median over
 repetitions (or the single run), with a chosen counter and, optionally, the
 ratio of that counter to a reference variant of the same problem. Error
@@ -8,13 +7,11 @@ Exit status: 0 printed; 2 the file cannot be read (missing, a directory, not
 Google Benchmark JSON, cut off before its first entry) or the arguments are
 wrong (e.g. a --filter that is not a regular expression)."""
 import argparse
-import os
 import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
+from regress import results
 
 
 def medians(run, counter):
@@ -52,7 +49,7 @@ def main():
     except re.error as e:
         print("table: --filter %r is not a regular expression: %s" % (a.filter, e), file=sys.stderr)
         return 2
-    run = pbjson.load_or_exit(a.json, "table")
+    run = results.load_or_exit(a.json, "table")
     rows = medians(run, a.counter)
     print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))
     for base in sorted(rows):

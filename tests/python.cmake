@@ -1,31 +1,26 @@
-# The Python tooling's tests (plots/, the regression engine, ci/ entry points).
-# Included from tests/CMakeLists.txt.
-# Plotting tools: unit tests with a Python that has matplotlib, and the
-# report rendered in headless Chromium (skipped, saying so, without Chromium).
-add_test(NAME plots_unit COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
-add_test(NAME plots_loader COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.py)
-add_test(NAME plots_report_html COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_report_html.py)
-# The nightly job end to end, twice, on the smoke suite with this build's bench.
-add_test(NAME nightly COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly.py ${CMAKE_BINARY_DIR})
-set_tests_properties(nightly PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
-# The CI workflows parse and name only commands and options that exist.
-add_test(NAME workflows COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_workflows.py)
-# The crash-safe suite runner with the real bench and its fault switch.
-add_test(NAME run_suite COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.py $<TARGET_FILE:bench>)
-set_tests_properties(run_suite PROPERTIES TIMEOUT 300)
-# The comparator: statistics, accuracy on synthetic suites, the command.
-add_test(NAME compare COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.py)
-add_test(NAME gemm_tune COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_gemm_tune.py)
-# Change points of the nightly history: E-Divisive, accuracy on synthetic series, speed.
-# clang-format and flake8 over the tree (skipped where they are not installed).
-add_test(NAME check_format COMMAND ${PROJECT_SOURCE_DIR}/ci/check-format)
-set_tests_properties(check_format PROPERTIES SKIP_RETURN_CODE 77)
-add_test(NAME ptx_diff COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/test_ptx_diff.py)
-add_test(NAME changepoint COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_changepoint.py)
-# The history store: ingest, series, rebuilds from the archive, bad input.
-add_test(NAME history COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_history.py)
-# Trends of the nightly history: change points per segment, the page and its charts (rendered in Chromium when installed).
-add_test(NAME trends COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_trends.py)
+# The Python tooling's tests (regress/, plots/, the ci/ entry points), each run
+# by ci/python (an interpreter with matplotlib, numpy and scipy; the
+# repository on PYTHONPATH). Included from tests/CMakeLists.txt.
+#
+# Labels: unit (pure unit tests and bad-input cases, seconds), smoke (short
+# end to end with this build's binaries), slow (accuracy, Monte-Carlo and
+# speed studies, exhaustive fuzzing, the long end-to-end runs, Chromium
+# renders).
+set(PARBENCH_PYTHON ${PROJECT_SOURCE_DIR}/ci/python)
+function(parbench_python_test name label)
+  add_test(NAME ${name} COMMAND ${PARBENCH_PYTHON} ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS ${label})
+endfunction()
+
+# The loader: schema 1, older files, strict JSON, robustness (every cut,
+# random bytes and mutations: 2 s), the tools around it.
+parbench_python_test(plots_loader unit ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.py)
+# Charts and the report: derived figures, chart data, bad input; then every
+# chart drawn end to end; the report rendered in headless Chromium (skipped,
+# saying so, without Chromium).
+parbench_python_test(plots_unit unit ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
+parbench_python_test(plots_charts slow ${CMAKE_CURRENT_SOURCE_DIR}/test_plots_charts.py)
+parbench_python_test(plots_report_html unit ${CMAKE_CURRENT_SOURCE_DIR}/test_report_html.py)
 find_program(CHROMIUM NAMES chromium chromium-browser)
 if(NOT CHROMIUM)
   set(CHROMIUM /usr/bin/chromium)
@@ -33,12 +28,40 @@ endif()
 add_test(NAME plots_report_renders
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/render_report.sh ${CHROMIUM}
                  ${CMAKE_CURRENT_SOURCE_DIR}/data/gb171.json ${CMAKE_CURRENT_SOURCE_DIR}/data/gb183.json)
-set_tests_properties(plots_report_renders PROPERTIES SKIP_RETURN_CODE 77)
+set_tests_properties(plots_report_renders PROPERTIES SKIP_RETURN_CODE 77 LABELS slow)
+# The comparator: statistics and the command; then its accuracy on synthetic
+# suites (Monte Carlo) and its speed.
+parbench_python_test(compare unit ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.py)
+parbench_python_test(compare_accuracy slow ${CMAKE_CURRENT_SOURCE_DIR}/test_compare_accuracy.py)
+# Change points of the nightly history: E-Divisive and placed steps; then its
+# accuracy on synthetic series and its speed.
+parbench_python_test(changepoint unit ${CMAKE_CURRENT_SOURCE_DIR}/test_changepoint.py)
+parbench_python_test(changepoint_accuracy slow ${CMAKE_CURRENT_SOURCE_DIR}/test_changepoint_accuracy.py)
+# The history store: ingest, series, rebuilds from the archive, bad input.
+parbench_python_test(history unit ${CMAKE_CURRENT_SOURCE_DIR}/test_history.py)
+# Trends of the nightly history: the stepped history's changes, page and
+# charts; then the command's longer runs and the page rendered in Chromium.
+parbench_python_test(trends unit ${CMAKE_CURRENT_SOURCE_DIR}/test_trends.py)
+parbench_python_test(trends_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_trends_e2e.py)
+# The nightly job: what it selects (roles, run names); then two nights on a
+# few instances with this build's bench.
+parbench_python_test(nightly_select unit ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly_select.py)
+parbench_python_test(nightly smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly.py ${CMAKE_BINARY_DIR})
+set_tests_properties(nightly PROPERTIES TIMEOUT 300)
+# The crash-safe suite runner with the real bench and its fault switch
+# (a crash, a hang killed at its time limit, GPU memory exhausted).
+parbench_python_test(run_suite slow ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.py $<TARGET_FILE:bench>)
+set_tests_properties(run_suite PROPERTIES TIMEOUT 300)
+parbench_python_test(gemm_tune unit ${CMAKE_CURRENT_SOURCE_DIR}/test_gemm_tune.py)
+parbench_python_test(ptx_diff unit ${CMAKE_CURRENT_SOURCE_DIR}/test_ptx_diff.py)
+# The CI workflows parse and name only commands and options that exist.
+parbench_python_test(workflows unit ${CMAKE_CURRENT_SOURCE_DIR}/test_workflows.py)
+# clang-format and flake8 over the tree (skipped where they are not installed).
+add_test(NAME check_format COMMAND ${PROJECT_SOURCE_DIR}/ci/check-format)
+set_tests_properties(check_format PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
 # sor-solve (the converged SOR field and its residuals) and the report's SOR pictures.
-add_test(NAME sor_solve COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_sor_solve.py
-                               $<TARGET_FILE:sor-solve>)
+parbench_python_test(sor_solve smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_sor_solve.py $<TARGET_FILE:sor-solve>)
 set_tests_properties(sor_solve PROPERTIES TIMEOUT 300)
 # kmeans-inputs and the k-means peers script (peers/kmeans_peers.py).
-add_test(NAME kmeans_peers COMMAND ${PROJECT_SOURCE_DIR}/plots/with-python ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans_peers.py
-                                   $<TARGET_FILE:kmeans-inputs>)
+parbench_python_test(kmeans_peers smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans_peers.py $<TARGET_FILE:kmeans-inputs>)
 set_tests_properties(kmeans_peers PROPERTIES TIMEOUT 300)

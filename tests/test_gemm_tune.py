@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plots/gemm_tune.py: the table written from a tuning sweep."""
+"""regress/gemm_tune.py: the table written from a tuning sweep."""
 import json
 import os
 import subprocess
@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "..", "plots", "gemm_tune.py")
+TOOL = ["-m", "regress.gemm_tune"]
 
 
 def entry(variant, tile, seconds, op="AB", typ="f32", size=1024, error=None):
@@ -35,7 +35,7 @@ class GemmTune(unittest.TestCase):
         with open(path, "w") as f:
             json.dump(doc, f)
         out = os.path.join(d, "table.inc")
-        p = subprocess.run([sys.executable, TOOL, path, "--out", out] + list(args), capture_output=True, text=True)
+        p = subprocess.run([sys.executable, *TOOL, path, "--out", out] + list(args), capture_output=True, text=True)
         table = None
         if os.path.exists(out):
             with open(out) as f:
@@ -80,7 +80,7 @@ class GemmTune(unittest.TestCase):
         path = os.path.join(d, "sweep.json")
         with open(path, "w") as f:
             json.dump(sweep([entry("CUDA.Pipelined", "new", 1e-3)]), f)
-        p = subprocess.run([sys.executable, TOOL, path, "--out", out], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, *TOOL, path, "--out", out], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(out) as f:
             rows = [ln for ln in f.read().splitlines() if ln.startswith("{")]
@@ -88,7 +88,7 @@ class GemmTune(unittest.TestCase):
                                 '{"CUDA.Pipelined", "AB", "f32", 1024, 1024, 1024, "new"},'])
         self.assertIn("1 other rows kept", p.stderr)
         # an unwritable table: one line, exit 2
-        p = subprocess.run([sys.executable, TOOL, path, "--out", os.path.join(d, "no", "such", "dir", "t.inc")],
+        p = subprocess.run([sys.executable, *TOOL, path, "--out", os.path.join(d, "no", "such", "dir", "t.inc")],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("cannot write", p.stderr)
@@ -108,10 +108,10 @@ class GemmTune(unittest.TestCase):
         path = os.path.join(d, "sweep.json")
         with open(path, "w") as f:
             json.dump(sweep([entry("CUDA.Pipelined", "a", 1e-3)], cc="unknown"), f)
-        p = subprocess.run([sys.executable, TOOL, path], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, *TOOL, path], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("give --out", p.stderr)
-        p = subprocess.run([sys.executable, TOOL, os.path.join(d, "missing.json")], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, *TOOL, os.path.join(d, "missing.json")], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertNotIn("Traceback", p.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the history store (plots/history.py, ci/history).
+"""Tests of the history store (regress/history.py, ci/history).
 
 Ingesting runs, listing them, one benchmark's series (order and exact
 values), re-ingesting as a no-op, .json.gz input, the index rebuilt from the
@@ -23,12 +23,12 @@ import sys
 import tempfile
 import unittest
 
+from regress import history
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import history  # noqa: E402
 
-TOOL = os.path.join(ROOT, "plots", "history.py")
+TOOL = "regress.history"
 WRAPPER = os.path.join(ROOT, "ci", "history")
 
 GEMM = "GEMM/cuBLAS/op:AB/type:f32/M:64/N:64/K:64/manual_time"
@@ -110,7 +110,7 @@ class Base(unittest.TestCase):
         return path
 
     def run_tool(self, *args, tool=TOOL):
-        cmd = ([tool] if tool == WRAPPER else [sys.executable, tool]) + ["--history", self.hist] + list(args)
+        cmd = ([tool] if tool == WRAPPER else [sys.executable, "-m", tool]) + ["--history", self.hist] + list(args)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, cwd=self.dir)
         self.assertNotIn("Traceback", p.stderr)
         for line in p.stderr.splitlines():
@@ -237,7 +237,7 @@ class Ingest(Base):
         before, files = self.dump(), self.archive()
         text = json.dumps(doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00"), indent=1)
         cut = self.write("cut.json", text[: text.index(SORT) + 200])
-        p = self.fails("ingest", cut, match="close_truncated.py")
+        p = self.fails("ingest", cut, match="ci/close-truncated")
         self.assertIn("cut off mid-run", p.stderr)
         self.fails("ingest", self.write("junk.json", "not json at all"), match="junk.json")
         self.fails("ingest", os.path.join(self.dir, "missing.json"), match="no such file")
@@ -414,7 +414,7 @@ class Machines(Base):
 
     def test_keys_cover_the_comparators_fingerprint(self):
         try:
-            import compare
+            from regress import compare
         except ImportError as e:  # numpy missing: nothing to check against
             self.skipTest("compare.py cannot be imported: %s" % e)
         hard = {k for keys in compare.HARD.values() for k in keys}

@@ -18,11 +18,11 @@ import unittest
 
 import numpy as np
 
+from regress import results
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = os.path.join(ROOT, "peers", "kmeans_peers.py")
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import pbjson  # noqa: E402
 
 INPUTS = None
 
@@ -108,7 +108,7 @@ class Peers(unittest.TestCase):
             out = os.path.join(tmp, "peers.json")
             p = peers(data, "--iterations=4", "--repetitions=2", "--peers=sklearn", "--out=" + out, env=env)
             self.assertEqual(p.returncode, 0, p.stderr)
-            run = pbjson.load(out)
+            run = results.load(out)
             names = {e.raw["run_name"] for e in run.entries}
             self.assertEqual(names, {"KMeans/sklearn.Lloyd/cfg:custom/dist:uniform/N:500/D:4/K:6/manual_time"})
             med = [e for e in run.entries if e.aggregate == "median"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of plots/pbjson.py, the one loader, and of the tools around it: schema 1
+"""Tests of regress/results.py, the one loader, and of the tools around it: schema 1
 metadata and older files' message prefixes, strict JSON, and robustness (a file
 cut at every character, wrong types in every field, random bytes: load() gives a
 Run, with warnings when it dropped or recovered something, or a LoadError; the
@@ -14,14 +14,17 @@ import sys
 import tempfile
 import unittest
 
+from regress import results
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import pbjson  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
-PLOTS = os.path.join(ROOT, "plots")
-UPGRADE = os.path.join(ROOT, "ci", "upgrade_json.py")
+UPGRADE = ["-m", "regress.upgrade"]
+# The command-line tools by file name, and the package that holds each.
+PACKAGE = {"check_run.py": "regress", "close_truncated.py": "regress", "results.py": "regress",
+           "compare.py": "regress", "stats.py": "regress", "history.py": "regress", "table.py": "plots",
+           "compare_plot.py": "plots"}
 
 
 def entry(name, seconds, disposition="passed", reason="", rep=(0, 1), aggregate="", **counters):
@@ -74,29 +77,27 @@ def small_doc():
 
 
 def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    return results.read_text(path)  # plain or gzip-compressed
 
 
 def tool(name, *args):
-    return subprocess.run([sys.executable, os.path.join(PLOTS, name), *args], capture_output=True, text=True,
-                          timeout=120)
+    module = "%s.%s" % (PACKAGE[name], name[:-3])
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120)
 
 
 def is_benchmark_json(path):
     """Google Benchmark files, not the other JSON kept under results/ (the
     comparator's verdicts, change lists, summaries)."""
-    with open(path, encoding="utf-8") as f:
-        try:
-            doc = json.load(f)
-        except ValueError:
-            return True  # a broken file must still fail the tests below
+    try:
+        doc = json.loads(read(path))
+    except ValueError:
+        return True  # a broken file must still fail the tests below
     return not isinstance(doc, dict) or ("benchmarks" in doc and "context" in doc) or \
         not any(k in doc for k in ("parbench_compare", "parbench_trends", "parbench_nightly", "changes", "at_step"))
 
 
 def committed_json():
-    found = sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.json"), recursive=True)) + \
+    found = sorted(glob.glob(os.path.join(ROOT, "results", "reference", "*", "*.json.gz"))) + \
         sorted(glob.glob(os.path.join(DATA, "*.json")))
     return [p for p in found if is_benchmark_json(p)]
 
@@ -130,8 +131,8 @@ class Tmp(unittest.TestCase):
     def load_robust(self, path):
         """load(): a Run or LoadError("PATH: ..."), never another exception."""
         try:
-            return pbjson.load(path)
-        except pbjson.LoadError as e:
+            return results.load(path)
+        except results.LoadError as e:
             self.assertTrue(str(e).startswith(path + ": "), str(e))
             self.assertNotIn("\n", str(e))
             return None
@@ -139,7 +140,7 @@ class Tmp(unittest.TestCase):
 
 class Fuzz(Tmp):
     def test_cut_at_every_character(self):
-        text = pbjson.dumps(small_doc())
+        text = results.dumps(small_doc())
         full = json.loads(text)["benchmarks"]
         path = os.path.join(self.tmp, "cut.json")
         recovered = errors = 0
@@ -156,7 +157,7 @@ class Fuzz(Tmp):
                 recovered += 1
                 self.assertEqual(len(run.warnings), 1, "cut at %d" % at)
                 self.assertRegex(run.warnings[0], r"^cut off mid-run: %d complete entries kept" % len(got))
-                self.assertIn("plots/close_truncated.py %s OUT" % path, run.warnings[0])
+                self.assertIn("ci/close-truncated %s OUT" % path, run.warnings[0])
                 # Repetitions without their aggregates are dropped: never one repetition of c alone.
                 self.assertNotEqual(len(got), 3)
                 self.assertNotEqual(len(got), 4)
@@ -166,29 +167,55 @@ class Fuzz(Tmp):
         self.assertGreater(recovered, len(text) // 3)
         self.assertGreater(errors, 100)
 
+    def test_random_bytes_and_mutations(self):
+        rng = random.Random(20261122)
+        text = results.dumps(small_doc())
+        for i in range(300):
+            n = rng.choice((1, 2, 10, 100, 1000))
+            data = bytes(rng.randrange(256) for _ in range(n))
+            if i % 3 == 0:
+                data = text.encode()[: rng.randrange(len(text))] + data
+            run = self.load_robust(self.write("g.json", data))
+            if run is not None:
+                self.assertTrue(run.warnings)
+        chars = '{}[]:,"0123456789.eE-+ \nnulltrueNaNx\\'
+        for i in range(1500):
+            t = list(text)
+            for _ in range(rng.randrange(1, 4)):
+                at = rng.randrange(len(t))
+                op = rng.randrange(3)
+                if op == 0:
+                    t[at] = rng.choice(chars)
+                elif op == 1:
+                    del t[at]
+                else:
+                    t.insert(at, rng.choice(chars))
+            self.load_robust(self.write("m.json", "".join(t)))
+
     def test_cut_inside_context_and_before_first_entry(self):
-        text = pbjson.dumps(small_doc())
+        text = results.dumps(small_doc())
         for at, why in ((text.index('"host_name"') + 3, "truncated inside 'context'"),
                         (text.index('"benchmarks"') + 15, "truncated before its first complete entry"),
                         (text.index('"run_name"') + 3, "truncated before its first complete entry")):
-            with self.assertRaises(pbjson.LoadError) as cm:
-                pbjson.load(self.write("c.json", text[:at]))
+            with self.assertRaises(results.LoadError) as cm:
+                results.load(self.write("c.json", text[:at]))
             self.assertIn(why, str(cm.exception))
 
     def test_big_cut_file_is_recovered_quickly(self):
-        text = read(os.path.join(ROOT, "results", "nvidia-h200", "gemm.json"))
+        big = os.path.join(ROOT, "results", "reference", "nvidia-h200", "gemm-default.json.gz")
+        text = read(big)
         path = self.write("big.json", text[: len(text) - 5000])
-        run = pbjson.load(path)
-        whole = pbjson.load(os.path.join(ROOT, "results", "nvidia-h200", "gemm.json"))
+        run = results.load(path)
+        whole = results.load(big)
         self.assertGreater(len(run.entries), len(whole.entries) - 20)
         self.assertEqual([e.name for e in run.entries], [e.name for e in whole.entries[: len(run.entries)]])
         self.assertTrue(run.warnings[0].startswith("cut off mid-run"))
 
     def test_corruption_in_the_middle_is_not_a_cut(self):
-        text = pbjson.dumps(small_doc())
+        text = results.dumps(small_doc())
         at = text.index('"Fam/Other/type:f32/M:128')
-        with self.assertRaises(pbjson.LoadError) as cm:
-            pbjson.load(self.write("mid.json", text[:at] + "@@" + text[at:]))
+        with self.assertRaises(results.LoadError) as cm:
+            results.load(self.write("mid.json", text[:at] + "@@" + text[at:]))
         self.assertIn("not valid JSON", str(cm.exception))
 
     def values_of_wrong_type(self, v):
@@ -238,7 +265,7 @@ class Fuzz(Tmp):
         b.append(dict(b[2], parbench="passed"))
         b.append(dict(b[2], parbench=dict(b[2]["parbench"], role="boss")))
         b.append(dict(b[2], parbench=dict(b[2]["parbench"], rate="GFLOPS")))
-        run = pbjson.load(self.write("w.json", json.dumps(doc)))
+        run = results.load(self.write("w.json", json.dumps(doc)))
         self.assertEqual(len(run.entries), 4)
         self.assertEqual(run.warnings, ["10 malformed entries ignored; first: entry 0: 'real_time' is a string"])
 
@@ -247,7 +274,7 @@ class Fuzz(Tmp):
         doc["benchmarks"][2]["GFLOPS"] = float("nan")
         doc["benchmarks"][4]["real_time"] = float("inf")  # an aggregate: kept
         doc["benchmarks"][0]["real_time"] = float("nan")
-        run = pbjson.load(self.write("n.json", json.dumps(doc)))
+        run = results.load(self.write("n.json", json.dumps(doc)))
         self.assertEqual(len(run.entries), 6)
         self.assertIn("'real_time' is not finite", run.warnings[0])
         self.assertIsNone(run.entries[1].counter("GFLOPS"))
@@ -262,9 +289,9 @@ class Fuzz(Tmp):
                  "deep.json": "[" * 100000, "deepctx.json": '{"context": ' + "[" * 100000,
                  "bom.json": "\ufeff" + "[]", "trailing.json": '{"context": {}, "benchmarks": []} x'}
         for name, text in cases.items():
-            with self.assertRaises(pbjson.LoadError, msg=name):
-                pbjson.load(self.write(name, text))
-        run = pbjson.load(self.write("ok.json", '{"context": {}, "benchmarks": []}'))
+            with self.assertRaises(results.LoadError, msg=name):
+                results.load(self.write(name, text))
+        run = results.load(self.write("ok.json", '{"context": {}, "benchmarks": []}'))
         self.assertEqual((run.entries, run.warnings, run.schema, run.counter_kinds), ([], [], 0, {}))
 
     def test_context_metadata_of_wrong_type_warns(self):
@@ -277,58 +304,33 @@ class Fuzz(Tmp):
             self.assertEqual(len(run.warnings), n, run.warnings)
 
     def test_paths_that_are_not_files(self):
-        with self.assertRaises(pbjson.LoadError) as cm:
-            pbjson.load(self.tmp)
+        with self.assertRaises(results.LoadError) as cm:
+            results.load(self.tmp)
         self.assertEqual(str(cm.exception), self.tmp + ": is a directory")
         missing = os.path.join(self.tmp, "missing.json")
-        with self.assertRaises(pbjson.LoadError) as cm:
-            pbjson.load(missing)
+        with self.assertRaises(results.LoadError) as cm:
+            results.load(missing)
         self.assertEqual(str(cm.exception), missing + ": no such file")
         under_file = os.path.join(self.write("f.json", "{}"), "x.json")
-        with self.assertRaises(pbjson.LoadError) as cm:
-            pbjson.load(under_file)
+        with self.assertRaises(results.LoadError) as cm:
+            results.load(under_file)
         self.assertIn("cannot read", str(cm.exception))
 
     def test_gzip_files(self):
         import gzip
         text = json.dumps(small_doc())
-        run = pbjson.load(self.write("a.json.gz", gzip.compress(text.encode())))
+        run = results.load(self.write("a.json.gz", gzip.compress(text.encode())))
         self.assertEqual(len(run.entries), len(small_doc()["benchmarks"]))
         self.assertEqual(run.warnings, [])
         cut = self.write("cut.json.gz", gzip.compress(text.encode())[:-12])
-        with self.assertRaises(pbjson.LoadError) as cm:
-            pbjson.load(cut)
+        with self.assertRaises(results.LoadError) as cm:
+            results.load(cut)
         self.assertIn("not a whole gzip file", str(cm.exception))
-
-    def test_random_bytes_and_mutations(self):
-        rng = random.Random(20261122)
-        text = pbjson.dumps(small_doc())
-        for i in range(300):
-            n = rng.choice((1, 2, 10, 100, 1000))
-            data = bytes(rng.randrange(256) for _ in range(n))
-            if i % 3 == 0:
-                data = text.encode()[: rng.randrange(len(text))] + data
-            run = self.load_robust(self.write("g.json", data))
-            if run is not None:
-                self.assertTrue(run.warnings)
-        chars = '{}[]:,"0123456789.eE-+ \nnulltrueNaNx\\'
-        for i in range(1500):
-            t = list(text)
-            for _ in range(rng.randrange(1, 4)):
-                at = rng.randrange(len(t))
-                op = rng.randrange(3)
-                if op == 0:
-                    t[at] = rng.choice(chars)
-                elif op == 1:
-                    del t[at]
-                else:
-                    t.insert(at, rng.choice(chars))
-            self.load_robust(self.write("m.json", "".join(t)))
 
 
 class Dispositions(Tmp):
     def test_schema_1_reads_the_parbench_object(self):
-        run = pbjson.load(self.write("s.json", pbjson.dumps(small_doc())), label="mine")
+        run = results.load(self.write("s.json", results.dumps(small_doc())), label="mine")
         self.assertEqual(run.schema, 1)
         self.assertEqual(run.label, "mine")
         self.assertEqual(run.kind_of("GFLOPS"), "rate")
@@ -351,7 +353,7 @@ class Dispositions(Tmp):
         self.assertEqual(run.errors(), [e[-1]])
         self.assertEqual((e[4].aggregate, e[4].run.base()), ("mean", "Fam/Other/type:f32/M:128/threads:2"))
         self.assertAlmostEqual(e[2].seconds(), 1.0)
-        self.assertEqual(pbjson.load(self.write("s.json", pbjson.dumps(small_doc()))).label, "s")
+        self.assertEqual(results.load(self.write("s.json", results.dumps(small_doc()))).label, "s")
 
     def test_parbench_disposition_wins_over_the_message(self):
         doc = small_doc()
@@ -360,17 +362,17 @@ class Dispositions(Tmp):
         e.update(error_occurred=True, error_message="unsupported: no device")
         e["parbench"]["reason"] = "no device"
         doc["benchmarks"][6]["parbench"]["disposition"] = "incorrect"
-        run = pbjson.load(self.write("d.json", json.dumps(doc)))
+        run = results.load(self.write("d.json", json.dumps(doc)))
         self.assertEqual(run.entries[1].disposition, "unsupported")
         self.assertEqual(run.entries[1].reason, "no device")
         self.assertEqual(run.entries[6].disposition, "incorrect")
 
     def test_older_files_from_the_prefixes(self):
         for name, layout in (("gb171.json", "error_occurred"), ("gb183.json", "skipped")):
-            new = pbjson.load(os.path.join(DATA, name))
+            new = results.load(os.path.join(DATA, name))
             self.assertEqual(new.schema, 1)
             old_doc = strip_schema(json.loads(read(os.path.join(DATA, name))))
-            old = pbjson.load(self.write(name, json.dumps(old_doc)))
+            old = results.load(self.write(name, json.dumps(old_doc)))
             self.assertEqual((old.schema, old.counter_kinds, old.warnings), (0, {}, []))
             self.assertEqual([e.name for e in old.entries], [e.name for e in new.entries])
             self.assertEqual([e.disposition for e in old.entries], [e.disposition for e in new.entries])
@@ -389,7 +391,7 @@ class Dispositions(Tmp):
         b.append(dict(b[6], error_message="failed: threw std::bad_alloc"))
         b.append(dict(b[6], error_message="something else"))
         b.append(dict(b[1], skip_message="why not"))
-        run = pbjson.load(self.write("o.json", json.dumps(doc)))
+        run = results.load(self.write("o.json", json.dumps(doc)))
         got = [(e.disposition, e.reason, e.device) for e in run.entries[6:]]
         self.assertEqual(got, [("out_of_memory", "cudaMalloc failed", "gpu"),
                                ("incorrect", "C[3] = 2, expected 1", "cpu"),
@@ -401,20 +403,20 @@ class Dispositions(Tmp):
 
     def test_committed_results_load(self):
         for path in committed_json():
-            run = pbjson.load(path)
+            run = results.load(path)
             self.assertEqual(run.warnings, [], path)
             self.assertEqual(run.schema, 1, path)
             self.assertTrue(run.entries, path)
             for e in run.entries:
-                self.assertIn(e.role, pbjson.ROLES)
-                self.assertIn(e.device, pbjson.DEVICES)
+                self.assertIn(e.role, results.ROLES)
+                self.assertIn(e.device, results.DEVICES)
 
     def test_no_variant_names_in_the_loader_and_tools(self):
         import re
         names = re.compile(r"\b(Naive|OMP|OpenBLAS|cuBLAS|Seq|BLAS|Std|Thrust|CUB|HostTriad|ParallelMode|MPI)\b|CUDA\.")
-        for name in ("pbjson.py", "check_run.py", "table.py", "close_truncated.py", "compare.py", "stats.py",
+        for name in ("results.py", "check_run.py", "table.py", "close_truncated.py", "compare.py", "stats.py",
                      "compare_plot.py", "history.py"):
-            for n, line in enumerate(read(os.path.join(PLOTS, name)).splitlines(), 1):
+            for n, line in enumerate(read(os.path.join(ROOT, PACKAGE[name], name)).splitlines(), 1):
                 self.assertIsNone(names.search(line), "%s:%d: %s" % (name, n, line))
 
 
@@ -423,17 +425,17 @@ class StrictJson(Tmp):
         files = committed_json()
         self.assertGreater(len(files), 20)
         for path in files:
-            pbjson.strict_loads(read(path))
+            results.strict_loads(read(path))
 
     def test_strict_loads_and_dump(self):
         for bad in ('{"a": NaN}', '[Infinity]', '[-Infinity]'):
             with self.assertRaises(ValueError):
-                pbjson.strict_loads(bad)
+                results.strict_loads(bad)
         path = os.path.join(self.tmp, "d.json")
         with open(path, "w") as f:
-            pbjson.dump({"a": float("nan"), "b": [float("inf"), 1.5, {"c": -float("inf")}]}, f)
+            results.dump({"a": float("nan"), "b": [float("inf"), 1.5, {"c": -float("inf")}]}, f)
         text = read(path)
-        self.assertEqual(pbjson.strict_loads(text), {"a": None, "b": [None, 1.5, {"c": None}]})
+        self.assertEqual(results.strict_loads(text), {"a": None, "b": [None, 1.5, {"c": None}]})
         self.assertIn('\n  "a": null', text)
 
     def test_close_truncated_writes_strict_json(self):
@@ -444,7 +446,7 @@ class StrictJson(Tmp):
         out = os.path.join(self.tmp, "out.json")
         p = tool("close_truncated.py", cut, out)
         self.assertEqual(p.returncode, 0, p.stderr)
-        got = pbjson.strict_loads(read(out))
+        got = results.strict_loads(read(out))
         self.assertEqual([e["name"] for e in got["benchmarks"]], [e["name"] for e in doc["benchmarks"][:2]])
         self.assertIn("cut off mid-run", got["context"]["truncated_repair"])
         # A cut after the repetitions, before their aggregates: those are dropped.
@@ -452,7 +454,7 @@ class StrictJson(Tmp):
         at = text.rindex("},", 0, at) + 1
         p = tool("close_truncated.py", self.write("cut2.json", text[:at]), out)
         self.assertEqual(p.returncode, 0, p.stderr)
-        got = pbjson.strict_loads(read(out))
+        got = results.strict_loads(read(out))
         self.assertEqual(len(got["benchmarks"]), 2)
         self.assertIn("dropped Fam/Other/type:f32/M:128/threads:2/manual_time (2 repetitions",
                       got["context"]["truncated_repair"])
@@ -474,11 +476,11 @@ class Tools(Tmp):
             self.check_fails(tool("check_run.py", path), 2, "check_run")
             self.check_fails(tool("table.py", path), 2, "table")
             self.check_fails(tool("close_truncated.py", path, os.path.join(self.tmp, "o.json")), 2, "close_truncated")
-        good = self.write("good.json", pbjson.dumps(small_doc()))
+        good = self.write("good.json", results.dumps(small_doc()))
         self.check_fails(tool("table.py", good, "--filter", "(unclosed"), 2, "table")
 
     def test_outputs_that_cannot_be_written(self):
-        good = self.write("good.json", pbjson.dumps(small_doc()))
+        good = self.write("good.json", results.dumps(small_doc()))
         for out in (self.tmp, os.path.join(self.tmp, "no", "such", "dir.json"), os.path.join(good, "x.json"),
                     "/dev/full"):
             if out == "/dev/full" and not os.path.exists(out):
@@ -489,14 +491,14 @@ class Tools(Tmp):
 
     def test_check_run_counts_dispositions_and_warns(self):
         doc = small_doc()
-        good = self.write("good.json", pbjson.dumps(doc))
+        good = self.write("good.json", results.dumps(doc))
         p = tool("check_run.py", good)
         self.assertEqual(p.returncode, 1)  # the out_of_memory entry
         self.assertIn("ERROR Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time: out_of_memory: cudaMalloc failed",
                       p.stdout)
         self.assertIn("3 passed, 1 unsupported, 0 incorrect, 1 out_of_memory, 0 failed", p.stdout)
         doc["benchmarks"].pop()
-        text = pbjson.dumps(doc)
+        text = results.dumps(doc)
         self.assertEqual(tool("check_run.py", self.write("ok.json", text)).returncode, 0)
         p = tool("check_run.py", self.write("ok.json", text), "--no-unsupported")
         self.assertEqual(p.returncode, 1)
@@ -515,7 +517,7 @@ class Tools(Tmp):
 
 class Upgrade(Tmp):
     def test_committed_files_are_upgraded_and_it_is_idempotent(self):
-        p = subprocess.run([sys.executable, UPGRADE, "--check", *committed_json()], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, *UPGRADE, "--check", *committed_json()], capture_output=True, text=True,
                            timeout=300)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
@@ -525,20 +527,20 @@ class Upgrade(Tmp):
             old = strip_schema(committed)
             old["benchmarks"][0]["throttled"] = float("nan")
             path = self.write(name, json.dumps(old, indent=2))
-            p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+            p = subprocess.run([sys.executable, *UPGRADE, path], capture_output=True, text=True, timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
             text = read(path)
-            got = pbjson.strict_loads(text)
+            got = results.strict_loads(text)
             committed["benchmarks"][0]["throttled"] = None
             self.assertEqual(got, committed)
-            p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+            p = subprocess.run([sys.executable, *UPGRADE, path], capture_output=True, text=True, timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(read(path), text)  # idempotent
             gbps = [e for e in got["benchmarks"] if e["name"].startswith("KMeans/") and "GBps" in e
                     and not e.get("aggregate_name")]
             self.assertTrue(gbps)
             for e in gbps:
-                rn = pbjson.parse_run_name(e["name"])
+                rn = results.parse_run_name(e["name"])
                 want = int(rn.args["N"]) * int(rn.args["D"]) * 8 / e["seconds_per_iteration"] * 1e-9
                 self.assertAlmostEqual(e["GBps"], want)
                 self.assertEqual(e["parbench"]["rate"], {"counter": "GBps", "ceiling": "bandwidth"})
@@ -546,9 +548,9 @@ class Upgrade(Tmp):
     def test_upgrade_refuses_a_cut_file(self):
         text = read(os.path.join(DATA, "gb171.json"))
         path = self.write("cut.json", text[:20000])
-        p = subprocess.run([sys.executable, UPGRADE, path], capture_output=True, text=True, timeout=120)
+        p = subprocess.run([sys.executable, *UPGRADE, path], capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 2)
-        self.assertIn("close_truncated", p.stderr)
+        self.assertIn("close-truncated", p.stderr)
         self.assertNotIn("Traceback", p.stderr)
         self.assertEqual(read(path), text[:20000])
 

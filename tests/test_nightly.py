@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The nightly job end to end on the smoke suite, twice, with the bench of
-this build (no build, no tests inside): history, A/A ledger, change points,
-baseline, report; then a baseline accepted by hand.
+"""The nightly job end to end on a few groups of the smoke suite (--filter),
+twice, with the bench of this build (no build, no tests inside): history, A/A
+ledger, change points, baseline, report; then a baseline accepted by hand; a
+night in two calls; and the role survey with the real bench.
 
     test_nightly.py BUILD_DIR"""
 import json
@@ -11,10 +12,15 @@ import sys
 import tempfile
 import unittest
 
+from regress import nightly as nightlymod
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-NIGHTLY = os.path.join(ROOT, "ci", "nightly.py")
+NIGHTLY = ["-m", "regress.nightly"]
 BUILD = None
+# A few instances of the smoke suite: under a second of bench per run, CPU
+# variants the A/A subset can use, and a baseline for the role survey.
+FILTER = "^GEMM/(OpenBLAS|Naive)/op:AB/type:f32/M:64/"
 
 
 def load(path):
@@ -23,18 +29,24 @@ def load(path):
 
 
 def nightly(*args):
-    return subprocess.run([sys.executable, NIGHTLY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    return subprocess.run([sys.executable, *NIGHTLY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
 
 
 class Nightly(unittest.TestCase):
     def test_two_nights(self):
+        """Two nights of one history; the first runs in two calls (stopped by
+        --max-seconds, then --resume), so three calls cover both the nights
+        and the resumed night."""
         with tempfile.TemporaryDirectory() as tmp:
             hist = os.path.join(tmp, "history")
             for night in (1, 2):
                 out = os.path.join(tmp, "night%d" % night)
-                p = nightly("--history", hist, "--out", out, "--suite", "smoke", "--build-dir", BUILD,
-                            "--skip-build", "--skip-tests")
+                common = ["--history", hist, "--out", out, "--suite", "smoke", "--filter", FILTER,
+                          "--build-dir", BUILD, "--skip-build", "--skip-tests"]
+                if night == 1:
+                    self.check_first_call_stops(common, out)
+                p = nightly(*(common + (["--resume"] if night == 1 else [])))
                 self.assertNotIn("Traceback", p.stderr)
                 self.assertEqual(p.returncode, 0, p.stderr[-2000:])
                 for f in ("suite.json", "aa.json", "changes.json", "report/index.html", "report/trends/index.html",
@@ -42,6 +54,8 @@ class Nightly(unittest.TestCase):
                     self.assertTrue(os.path.exists(os.path.join(out, f)), f)
                 steps = [s["step"] for s in load(os.path.join(out, "nightly.json"))["steps"]]
                 self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "baseline", "report"])
+                if night == 1:
+                    self.check_the_night_in_two_calls(p, out)
             self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
             with open(os.path.join(hist, "aa-ledger.jsonl")) as f:
                 ledger = [json.loads(l) for l in f]
@@ -60,30 +74,32 @@ class Nightly(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertNotIn("Traceback", p.stderr)
 
-    def test_a_night_in_two_calls_keeps_both_calls_steps(self):
+    def check_first_call_stops(self, common, out):
+        p = nightly(*(common + ["--max-seconds", "0"]))
+        self.assertEqual(p.returncode, 4, p.stderr[-2000:])
+        self.assertIn("--resume", p.stderr)
+        first = load(os.path.join(out, "nightly.json"))
+        self.assertEqual((first["parbench_nightly"], first["exit"]), (1, 4))
+        self.assertEqual([s["step"] for s in first["steps"]], ["suite"])
+
+    def check_the_night_in_two_calls(self, p, out):
+        """A night in two calls keeps both calls' steps."""
+        self.assertIn("the night so far, 2 calls", p.stderr)
+        doc = load(os.path.join(out, "nightly.json"))
+        self.assertEqual([c["exit"] for c in doc["calls"]], [4, 0])
+        self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "baseline",
+                                                             "report"])
+        by_call = [{s["step"]: s["seconds"] for s in c["steps"]} for c in doc["calls"]]
+        self.assertAlmostEqual(doc["night_step_seconds"]["suite"], by_call[0]["suite"] + by_call[1]["suite"],
+                               places=6)
+        self.assertAlmostEqual(doc["night_seconds"], sum(doc["night_step_seconds"].values()), places=6)
+        with open(os.path.join(out, "nightly-calls.jsonl")) as f:
+            self.assertEqual(len(f.readlines()), 2)
+
+    def test_the_role_survey_reads_roles_from_bench(self):
         with tempfile.TemporaryDirectory() as tmp:
-            hist, out = os.path.join(tmp, "history"), os.path.join(tmp, "night")
-            common = ["--history", hist, "--out", out, "--suite", "smoke", "--build-dir", BUILD, "--skip-build",
-                      "--skip-tests"]
-            p = nightly(*(common + ["--max-seconds", "0"]))
-            self.assertEqual(p.returncode, 4, p.stderr[-2000:])
-            self.assertIn("--resume", p.stderr)
-            first = load(os.path.join(out, "nightly.json"))
-            self.assertEqual((first["parbench_nightly"], first["exit"]), (1, 4))
-            self.assertEqual([s["step"] for s in first["steps"]], ["suite"])
-            p = nightly(*(common + ["--resume"]))
-            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-            self.assertIn("the night so far, 2 calls", p.stderr)
-            doc = load(os.path.join(out, "nightly.json"))
-            self.assertEqual([c["exit"] for c in doc["calls"]], [4, 0])
-            self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "baseline",
-                                                                 "report"])
-            by_call = [{s["step"]: s["seconds"] for s in c["steps"]} for c in doc["calls"]]
-            self.assertAlmostEqual(doc["night_step_seconds"]["suite"], by_call[0]["suite"] + by_call[1]["suite"],
-                                   places=6)
-            self.assertAlmostEqual(doc["night_seconds"], sum(doc["night_step_seconds"].values()), places=6)
-            with open(os.path.join(out, "nightly-calls.jsonl")) as f:
-                self.assertEqual(len(f.readlines()), 2)
+            roles = nightlymod.survey_roles(os.path.join(BUILD, "bench"), tmp, {"GEMM/Naive", "GEMM/OpenBLAS"})
+        self.assertEqual(roles, {"GEMM/Naive": "baseline", "GEMM/OpenBLAS": "variant"})
 
 
 if __name__ == "__main__":

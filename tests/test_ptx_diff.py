@@ -3,14 +3,13 @@
 PTX (no nvcc needed), and the nvcc command it derives from a compile entry."""
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
+from regress import ptx_diff
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "ci"))
-import ptx_diff  # noqa: E402
 
 TOOL = os.path.join(ROOT, "ci", "ptx-diff")
 

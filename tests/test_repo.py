@@ -29,6 +29,11 @@ TOP = ("benchmarks/", "impl/", "fixtures/", "plots/", "regress/", "ci/", "docs/"
        "peers/", "cmake/", ".ci/", ".github/", "CMakeLists.txt", "CMakePresets.json", "README.md")
 
 
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
 def tracked_files(under):
     out = subprocess.run(["git", "ls-files", "--", under], cwd=ROOT, capture_output=True, text=True)
     if out.returncode != 0:  # not a git checkout (a source tarball): walk the tree instead
@@ -50,8 +55,7 @@ def markdown_files():
 
 def cited_paths(md_path):
     """(line number, path as written, path from the root) for each path the page cites."""
-    with open(md_path, encoding="utf-8") as f:
-        text = f.read()
+    text = read(md_path)
     text_wo_fences = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     out = []
     for no, line in enumerate(text_wo_fences.splitlines(), 1):
@@ -90,8 +94,7 @@ class ResultsPolicy(unittest.TestCase):
             folder = os.path.join(ref, kind)
             readme = os.path.join(folder, "README.md")
             self.assertTrue(os.path.isfile(readme), f"results/reference/{kind}/README.md is missing")
-            with open(readme, encoding="utf-8") as f:
-                text = f.read()
+            text = read(readme)
             for name in sorted(os.listdir(folder)):
                 if name != "README.md":
                     self.assertIn(name, text, f"results/reference/{kind}/README.md does not name {name}")
@@ -139,8 +142,7 @@ class Docs(unittest.TestCase):
         self.assertGreater(len(flags), 20, "bench --help printed too few flags to be its real help")
         docs = ""
         for dirpath, _, names in os.walk(os.path.join(ROOT, "docs")):
-            docs += "".join(open(os.path.join(dirpath, n), encoding="utf-8").read()
-                            for n in names if n.endswith(".md"))
+            docs += "".join(read(os.path.join(dirpath, n)) for n in names if n.endswith(".md"))
         undocumented = [f"--{f}" for f in flags if not re.search(rf"--{re.escape(f)}(?![\w-])", docs)]
         self.assertEqual(undocumented, [], "flags that bench --help prints and docs/ does not document")
 
@@ -156,7 +158,7 @@ class Code(unittest.TestCase):
                         first = f.readline()
                     if not (n.endswith(".py") or (first.startswith(b"#!") and b"python" in first)):
                         continue
-                    src = open(path, encoding="utf-8", errors="replace").read()
+                    src = read(path)
                     if re.search(r"sys\.path\.(insert|append)|sys\.path\s*=|sys\.path\s*\+=", src):
                         if os.path.abspath(path) != os.path.abspath(__file__):
                             offenders.append(os.path.relpath(path, ROOT))
@@ -169,7 +171,7 @@ class Code(unittest.TestCase):
             for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
                 for n in names:
                     path = os.path.join(dirpath, n)
-                    for no, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                    for no, line in enumerate(read(path).splitlines(), 1):
                         if run.search(line):
                             hits.append(f"{os.path.relpath(path, ROOT)}:{no}")
         self.assertEqual(hits, [], "comments state decisions; the measurements go to docs/perf/")

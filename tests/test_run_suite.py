@@ -13,12 +13,12 @@ import tempfile
 import time
 import unittest
 
+from regress import results
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import pbjson  # noqa: E402
 
-RUNNER = os.path.join(ROOT, "ci", "run_suite.py")
+RUNNER = ["-m", "regress.run_suite"]
 BENCH = None
 CPU = "^GEMM/(OMP|Naive)/op:AB/type:f32/"
 GPU = "^GEMM/(cuBLAS|CUDA[.]Naive)/op:AB/type:f32/"
@@ -29,7 +29,7 @@ def run(args, fault=None, cwd=None):
     env.pop("PARBENCH_TEST_FAULT", None)
     if fault:
         env["PARBENCH_TEST_FAULT"] = fault
-    return subprocess.run([sys.executable, RUNNER] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    return subprocess.run([sys.executable, *RUNNER] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, env=env, cwd=cwd)
 
 
@@ -53,7 +53,7 @@ class RunSuite(unittest.TestCase):
                  "--profile=smoke", "--benchmark_filter=" + filt, "--no-progress", "--benchmark_repetitions=2"]
                 + list(extra), fault)
         self.assertNotIn("Traceback", p.stderr)
-        return p, (pbjson.load(out) if os.path.exists(out) else None)
+        return p, (results.load(out) if os.path.exists(out) else None)
 
     def check_complete(self, r, filt):
         names = [e.raw.get("run_name") for e in r.entries if not e.aggregate]
@@ -124,7 +124,7 @@ class RunSuite(unittest.TestCase):
         self.assertFalse(os.path.exists(out))
         p = run(args + ["--resume"] + bench_args)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.check_complete(pbjson.load(out), CPU)
+        self.check_complete(results.load(out), CPU)
         # Resuming a finished suite runs nothing and writes the same JSON.
         before = open(out).read()
         p = run(args + ["--resume"] + bench_args)
@@ -149,16 +149,16 @@ class RunSuite(unittest.TestCase):
         self.assertNotIn("while running this instance", p.stderr)
         p = run(args + ["--resume"] + bench_args)
         self.assertEqual(p.returncode, 0, p.stderr)
-        by = self.check_complete(pbjson.load(out), CPU)
+        by = self.check_complete(results.load(out), CPU)
         self.assertTrue(all(v[0].disposition == "passed" for v in by.values()))
-        parts = pbjson.load(out).context["parbench_suite"]["parts"]
+        parts = results.load(out).context["parbench_suite"]["parts"]
         self.assertEqual([x["end"] for x in parts], ["stopped (--max-seconds)", "ok"])
 
     def test_a_terminated_runner_leaves_no_bench_running(self):
         victim = listed(CPU)[0]
         out = os.path.join(self.tmp, "suite.json")
         env = dict(os.environ, PARBENCH_TEST_FAULT="hang:^" + victim.replace(".", "[.]") + "$")
-        p = subprocess.Popen([sys.executable, RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600", "--",
+        p = subprocess.Popen([sys.executable, *RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600", "--",
                               "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
         mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
@@ -174,6 +174,18 @@ class RunSuite(unittest.TestCase):
         self.assertIn("stopped by SIGTERM", err)
         self.assertNotIn("Traceback", err)
         self.assertEqual(mine(), [])
+
+    def test_exclude_leaves_out_what_it_matches(self):
+        out = os.path.join(self.tmp, "ex.json")
+        p = run(["--bench", BENCH, "--out", out, "--exclude", "^GEMM/Naive/", "--", "--profile=smoke",
+                 "--benchmark_filter=" + CPU, "--no-progress"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        names = {e.raw.get("run_name") for e in results.load(out).entries if not e.aggregate}
+        self.assertEqual(sorted(names), sorted(n for n in listed(CPU) if not n.startswith("GEMM/Naive/")))
+        p = run(["--bench", BENCH, "--out", out + "2", "--exclude", "(unclosed", "--", "--profile=smoke"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("--exclude is not a regular expression", p.stderr)
 
     def test_bad_usage(self):
         out = os.path.join(self.tmp, "x.json")

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Tests of the trend report (plots/trends.py, ci/trends).
+"""Tests of the trend report (regress/trends.py, ci/trends).
 
-A synthetic nightly history, ingested with plots/history.py: 12 runs
+A synthetic nightly history, ingested with regress/history.py: 12 runs
 (revisions r1..r12) of 4 benchmarks in 2 families, 1% run-to-run noise; one
 GPU benchmark 8% slower from r7 on; a driver update at r10 that moves another
 benchmark by 10% and changes no code; another failed in r3. Expected: exactly one change, confirmed
 and slower, naming r6..r7; the driver update a segment boundary, not a change;
 exit 1. Then: changes.json byte-identical on a rerun (and --json the same
-bytes), --floor and --confirm, the machine chosen among several, a one-run
-history, bad input (exit 2, one line), the page referencing only files and
-anchors that exist, the charts non-empty, and the page rendered in headless
-Chromium (skipped, saying so, without it).
+bytes), bad input (exit 2, one line), the page referencing only files and
+anchors that exist, the charts non-empty.
+
+The longer runs of the command (--floor and --confirm, --accepted-through,
+--all, the machine chosen among several, a one-run history, the A/A ledger)
+and the page rendered in headless Chromium: tests/test_trends_e2e.py.
 """
 import html.parser
 import json
@@ -25,12 +27,12 @@ import unittest
 
 import numpy as np
 
+from regress import history
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import history  # noqa: E402
 
-TOOL = os.path.join(ROOT, "plots", "trends.py")
+TOOL = ["-m", "regress.trends"]
 WRAPPER = os.path.join(ROOT, "ci", "trends")
 CHROMIUM = "/usr/bin/chromium"
 
@@ -115,7 +117,7 @@ def build_history(directory, docs, work):
 
 
 def run_tool(*args, wrapper=False):
-    cmd = ([WRAPPER] if wrapper else [sys.executable, TOOL]) + list(args)
+    cmd = ([WRAPPER] if wrapper else [sys.executable, *TOOL]) + list(args)
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 
 
@@ -135,7 +137,8 @@ class Refs(html.parser.HTMLParser):
                 self.refs.append((tag, a[k]))
 
 
-class Trends(unittest.TestCase):
+class TrendsBase(unittest.TestCase):
+    """The stepped history, its page and changes.json, made once for the class."""
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="trends-test-")
@@ -168,6 +171,8 @@ class Trends(unittest.TestCase):
 
     # ---- the stepped history
 
+
+class Trends(TrendsBase):
     def test_one_confirmed_regression_naming_its_commit_range(self):
         self.clean(self.p)
         self.assertEqual(self.p.returncode, 1, self.p.stdout + self.p.stderr)
@@ -244,55 +249,6 @@ class Trends(unittest.TestCase):
         self.assertIn("family_GEMM.png", names)
         self.assertIn("family_Sort.png", names)
 
-    def test_floor_and_confirm(self):
-        out = os.path.join(self.dir, "out-floor")
-        p = run_tool("--history", self.hist, "--out", out, "--floor", "GEMM/gpu=12")
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual(d["changes"], [])
-        self.assertEqual(d["settings"]["floors"], {"GEMM/gpu": 0.12})
-        out = os.path.join(self.dir, "out-confirm")
-        p = run_tool("--history", self.hist, "--out", out, "--confirm", "4")
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)   # tentative: does not fail
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual([(c["name"], c["status"]) for c in d["changes"]], [(STEPPED, "tentative")])
-        self.assertEqual(d["summary"]["tentative_regressions"], 1)
-
-    def test_accepted_through_the_baseline(self):
-        import datetime
-        date = self.doc["changes"][0]["date"]  # the first run measured after the step
-        before = (datetime.datetime.fromisoformat(date) - datetime.timedelta(seconds=1)).isoformat()
-        out = os.path.join(self.dir, "out-accepted")
-        p = run_tool("--history", self.hist, "--out", out, "--accepted-through", before)
-        self.clean(p)
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # a baseline older than the step: still fails
-        p = run_tool("--history", self.hist, "--out", out, "--accepted-through", date)
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual([(c["name"], c["status"], c["accepted"]) for c in d["changes"]],
-                         [(STEPPED, "confirmed", True)])
-        self.assertEqual((d["summary"]["confirmed_regressions"], d["summary"]["accepted_regressions"],
-                          d["summary"]["fails_nightly"]), (0, 1, False))
-        self.assertIn("(and 1 regression accepted with the baseline)", p.stdout)
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            self.assertIn("confirmed slower (accepted)", f.read())
-        self.fails("--history", self.hist, "--out", out, "--accepted-through", "last tuesday", match="ISO date")
-
-    def test_all_draws_every_benchmark(self):
-        out = os.path.join(self.dir, "out-all")
-        p = run_tool("--history", self.hist, "--out", out, "--all")
-        self.assertEqual(p.returncode, 1, p.stderr)
-        pngs = [n for n in os.listdir(os.path.join(out, "charts")) if n.endswith(".png")]
-        self.assertEqual(len(pngs), 6)   # 4 benchmarks, 2 families
-
-    # ---- bad input, one run, several machines
-
     def test_bad_input(self):
         out = os.path.join(self.dir, "out-bad")
         self.fails("--history", os.path.join(self.dir, "nowhere"), "--out", out, match="no history")
@@ -313,104 +269,6 @@ class Trends(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("--floor", p.stdout)
         self.assertEqual(p.stderr, "")
-
-    def test_one_run(self):
-        work = tempfile.mkdtemp(dir=self.dir)
-        hist = os.path.join(work, "hist")
-        build_history(hist, nightly(np.random.default_rng(1), runs=1), work)
-        out = os.path.join(work, "out")
-        p = run_tool("--history", hist, "--out", out)
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            page = f.read()
-        self.assertIn("One run: no trend yet", page)
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual((d["runs"], d["changes"], d["summary"]["benchmarks"]), (1, [], 4))
-
-    def test_several_machines(self):
-        work = tempfile.mkdtemp(dir=self.dir)
-        hist = os.path.join(work, "hist")
-        docs = nightly(np.random.default_rng(15)) + nightly(np.random.default_rng(2), step_run=99, driver_run=99,
-                                                            gpu="NVIDIA H100", gpu_sm_count="132")
-        build_history(hist, docs, work)
-        out = os.path.join(work, "out")
-        p = self.fails("--history", hist, "--out", out, match="2 machines")
-        self.assertIn("NVIDIA H100", p.stderr)
-        with history.History(hist, log=lambda line: None) as h:
-            ms = {m["gpu"]: m["machine"] for m in h.machines()}
-        p = run_tool("--history", hist, "--out", out, "--machine", ms["NVIDIA H100"][:6])
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual((d["machine"]["gpu"], d["changes"], d["segments"]), ("NVIDIA H100", [], []))
-        p = run_tool("--history", hist, "--out", out, "--machine", ms["NVIDIA H200"])
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-
-    def test_aa_ledger_on_the_page_and_in_the_json(self):
-        work = tempfile.mkdtemp(dir=self.dir)
-        hist = os.path.join(work, "hist")
-        build_history(hist, nightly(np.random.default_rng(3), runs=2), work)
-        out = os.path.join(work, "out")
-        p = run_tool("--history", hist, "--out", out)
-        self.clean(p)
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            self.assertIn("No A/A check of this machine", f.read())
-        with open(os.path.join(out, "changes.json")) as f:
-            d = json.load(f)
-        self.assertEqual(d["aa"]["summary"]["nights"], 0)
-        self.assertIsNone(d["aa"]["summary"]["rate"])
-        me = d["machine"]["id"]
-        lines = [{"machine": me, "date": "2026-11-02T01:00:00+00:00", "revision": "r2", "compared": 12,
-                  "counts": {"SAME": 11, "SLOWER": 1}, "false_alarms": 1},
-                 {"machine": "another", "date": "2026-11-02T01:00:00+00:00", "revision": "r2", "compared": 50,
-                  "counts": {"SAME": 40, "FASTER": 10}, "false_alarms": 10},
-                 {"machine": me, "date": "2026-11-01T01:00:00+00:00", "revision": "r1", "compared": 12,
-                  "counts": {"SAME": 12}, "false_alarms": 0}]
-        with open(os.path.join(hist, "aa-ledger.jsonl"), "w") as f:
-            f.write("".join(json.dumps(e) + "\n" for e in lines) + '{"machine": "cut off by a kill\n')
-        p = run_tool("--history", hist, "--out", out)
-        self.clean(p)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        with open(os.path.join(out, "changes.json")) as f:
-            aa = json.load(f)["aa"]
-        self.assertEqual(aa["summary"], {"nights": 2, "compared": 24, "false_alarms": 1, "rate": 1 / 24,
-                                         "unreadable": 1})
-        self.assertEqual([n["revision"] for n in aa["nights"]], ["r1", "r2"])  # date order
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            page = f.read()
-        self.assertIn("1 false alarm in 24 comparisons over 2 nights (4.17%)", page)
-        self.assertIn("1 unreadable ledger line skipped", page)
-        self.assertIn("href='#aa'", page)
-
-    # ---- rendering
-
-    def test_renders_in_chromium(self):
-        if not os.access(CHROMIUM, os.X_OK):
-            self.skipTest("Chromium not installed (apt-get install chromium): trends page rendering not tested")
-        shot = os.path.join(self.dir, "page.png")
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--user-data-dir=" + tempfile.mkdtemp(dir=self.dir), "--virtual-time-budget=5000"]
-        url = "file://" + os.path.join(self.out, "index.html")
-        p = subprocess.run([CHROMIUM] + flags + ["--screenshot=" + shot, "--window-size=1400,2400", url],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-        self.assertTrue(os.path.isfile(shot), p.stderr[-2000:])
-        with open(shot, "rb") as f:
-            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        self.assertGreater(os.path.getsize(shot), 20000)   # a blank page is a few kB
-        p = subprocess.run([CHROMIUM] + flags[:-2] + ["--user-data-dir=" + tempfile.mkdtemp(dir=self.dir),
-                                                      "--virtual-time-budget=5000", "--dump-dom", url],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
-        dom = p.stdout
-        self.assertIn("<h1>parbench trends: NVIDIA H200</h1>", dom)
-        loaded = re.search(r'data-images-loaded="(\d+)"', dom)
-        total = re.search(r'data-images-total="(\d+)"', dom)
-        self.assertTrue(loaded and total, dom[-500:])
-        self.assertEqual(loaded.group(1), total.group(1))
-        self.assertEqual(int(total.group(1)), 3)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Crash-safe suite runner: bench in separate processes, one JSON out.
 
   ci/run-suite --bench build/gpu/bench --out suite.json [--split family|variant]
-               [--timeout S] [--workdir DIR] -- [bench arguments]
+               [--timeout S] [--workdir DIR] [--exclude REGEX] -- [bench arguments]
 
 The selected instances (bench --benchmark_list_tests with the bench
 arguments) are split into groups, one per family (default) or per
@@ -32,13 +31,11 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "plots"))
-import pbjson  # noqa: E402
+from regress import launch, results
+
 
 TOOL = "run-suite"
 
@@ -47,50 +44,9 @@ class UsageError(Exception):
     pass
 
 
-def list_instances(bench, args):
-    p = subprocess.run([bench, "--benchmark_list_tests"] + args, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-        raise UsageError("%s refused its arguments: %s" % (bench, last))
-    return [l.strip() for l in p.stdout.splitlines() if l.strip()]
-
-
 def group_key(name, split):
     parts = name.split("/")
     return parts[0] if split == "family" else "/".join(parts[:2])
-
-
-# Characters special in both ECMAScript and POSIX extended regular
-# expressions (Google Benchmark's filter is one or the other, by build). A
-# backslash before any other character, as Python's re.escape puts before '-',
-# is an error there ("784\-32\-10 is not a regular expression").
-_SPECIAL = re.compile(r"([\\.^$|()\[\]{}*+?])")
-
-
-def escape(name):
-    return _SPECIAL.sub(r"\\\1", name)
-
-
-def exact_filter(names):
-    """A --benchmark_filter that selects exactly these instances."""
-    return "^(" + "|".join(escape(n) for n in names) + ")$"
-
-
-def strip_filter(args):
-    """The bench arguments without --benchmark_filter (the runner sets its own)."""
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == "--benchmark_filter":
-            skip = True
-            continue
-        if a.startswith("--benchmark_filter="):
-            continue
-        out.append(a)
-    return out
 
 
 def describe_end(rc, timed_out, timeout):
@@ -123,46 +79,14 @@ def _done_in_log(path, names):
 
 
 def run_part(bench, args, names, path, timeout, deadline=None, tick=None):
-    """Runs bench on exactly `names`; returns (rc, timed_out, stopped,
-    seconds): timed_out when it ran past `timeout`, stopped when it was killed
-    at `deadline` (time.monotonic()). Every `tick[0]` seconds it calls
-    tick[1](instances finished so far). Any exception here (Ctrl-C, SIGTERM)
-    kills the bench process group first: a runner never leaves a bench behind
-    to write into a part file a resumed runner uses."""
-    cmd = [bench] + args + ["--benchmark_filter=" + exact_filter(names), "--benchmark_out=" + path,
-                            "--benchmark_out_format=json"]
-    t0 = time.monotonic()
-    timed_out = stopped = False
-    with open(path + ".log", "w") as log:
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            while True:
-                now = time.monotonic()
-                limit, why = t0 + timeout, "timeout"
-                if deadline is not None and deadline < limit:
-                    limit, why = deadline, "deadline"
-                wait = limit - now
-                if tick is not None:
-                    wait = min(wait, tick[0])
-                try:
-                    rc = p.wait(timeout=max(wait, 0.0))
-                    break
-                except subprocess.TimeoutExpired:
-                    if time.monotonic() >= limit:
-                        os.killpg(p.pid, signal.SIGKILL)
-                        rc = p.wait()
-                        timed_out, stopped = why == "timeout", why == "deadline"
-                        break
-                    if tick is not None:
-                        tick[1](_done_in_log(path + ".log", names))
-        except BaseException:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-            raise
-    return rc, timed_out, stopped, time.monotonic() - t0
+    """Runs bench on exactly `names` (regress/launch.py); returns (rc,
+    timed_out, stopped, seconds). Every `tick[0]` seconds it calls
+    tick[1](instances finished so far)."""
+    every = None
+    if tick is not None:
+        every = (tick[0], lambda: tick[1](_done_in_log(path + ".log", names)))
+    return launch.run(bench, args + ["--benchmark_filter=" + launch.exact_filter(names)], path, path + ".log",
+                      timeout, deadline, every)
 
 
 def complete_instances(entries):
@@ -184,8 +108,8 @@ def read_part(path):
     """(context, entries) a part wrote, a cut-off file closed after its last
     complete entry; ({}, []) when it wrote nothing usable."""
     try:
-        doc, _cut = pbjson.parse_document(pbjson.read_text(path))
-    except pbjson.DocumentError:
+        doc, _cut = results.parse_document(results.read_text(path))
+    except results.DocumentError:
         return {}, []
     return doc.get("context", {}), [e for e in doc.get("benchmarks", []) if isinstance(e, dict)]
 
@@ -220,15 +144,20 @@ def _stop(state_path, state, started, got, instances, log):
 
 
 def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None,
-              progress_every=30.0):
+              progress_every=30.0, exclude=None):
     """Runs the suite; returns the exit status (4: stopped by max_seconds,
     the state kept in workdir for resume). max_seconds is a hard limit: a
     process still running then is killed and its unfinished instances run
     again on resume."""
-    instances = list_instances(bench, args)
+    try:
+        instances = launch.list_tests(bench, args)
+    except launch.Refused as e:
+        raise UsageError(str(e))
+    if exclude is not None:
+        instances = [n for n in instances if not exclude.search(n)]
     if not instances:
         raise UsageError("the bench arguments select no instance")
-    base_args = strip_filter(args)
+    base_args = launch.strip_filter(args)
     by_key = {}
     for name in instances:
         by_key.setdefault(group_key(name, split), []).append(name)
@@ -318,7 +247,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                 got.setdefault(n, []).append(e)
             # Google Benchmark reports an instance when all its repetitions are
             # done, and a file cut off inside one is closed before it
-            # (pbjson.parse_document): what was read is whole.
+            # (results.parse_document): what was read is whole.
             rest = [n for n in todo if n not in seen]
             if stopped:
                 # --max-seconds ran out inside this process: what it finished
@@ -353,7 +282,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         context["parbench_counters"] = kinds
     context["parbench_suite"] = {"split": split, "timeout_s": timeout, "groups": len(groups), "parts": parts_log}
     with open(out + ".part", "w") as f:
-        pbjson.dump({"context": context, "benchmarks": merged}, f)
+        results.dump({"context": context, "benchmarks": merged}, f)
     os.replace(out + ".part", out)
     errors = sum(1 for e in merged if e.get("error_occurred") and not
                  str(e.get("error_message", "")).startswith("unsupported: ") and
@@ -364,7 +293,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
 
 
 def main(argv=None):
-    argv, bench_args = pbjson.split_at_dashes(argv)
+    argv, bench_args = results.split_at_dashes(argv)
     p = argparse.ArgumentParser(prog="run-suite", description=__doc__.split("\n\n")[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="the bench binary")
@@ -377,7 +306,14 @@ def main(argv=None):
                    "suite left in --workdir")
     p.add_argument("--max-seconds", type=float, help="stop after this many seconds, killing the process that "
                    "is running then (its finished instances are kept): exit 4, the state kept for --resume")
+    p.add_argument("--exclude", metavar="REGEX", help="leave out the instances whose name this Python regular "
+                   "expression matches (after bench's own --benchmark_filter)")
     args = p.parse_args(argv)
+    try:
+        exclude = re.compile(args.exclude) if args.exclude is not None else None
+    except re.error as e:
+        print("%s: --exclude is not a regular expression: %s" % (TOOL, e), file=sys.stderr)
+        return 2
     for a in bench_args:
         if a.startswith("--benchmark_out") or a == "--benchmark_list_tests":
             print("%s: %s: the runner writes the JSON itself (--out)" % (TOOL, a), file=sys.stderr)
@@ -391,7 +327,8 @@ def main(argv=None):
     say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
-                         args.workdir or args.out + ".parts", say, args.resume, args.max_seconds)
+                         args.workdir or args.out + ".parts", say, args.resume, args.max_seconds,
+                         exclude=exclude)
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2
@@ -401,4 +338,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main, "; the bench process it ran was killed; the same command with --resume goes on")
+    results.run_tool(TOOL, main, "; the bench process it ran was killed; the same command with --resume goes on")

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Which CUDA kernels did a change recompile differently? Snapshots the PTX of
 every .cu file of a CMake build and compares two snapshots kernel by kernel.
 
@@ -26,9 +25,8 @@ import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "plots"))
-import pbjson  # noqa: E402
+from regress import results
+
 
 TOOL = "ptx-diff"
 
@@ -224,4 +222,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main)
+    results.run_tool(TOOL, main)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Close a Google Benchmark JSON file that was cut off mid-run (a job killed
 by its time limit leaves the "benchmarks" array open).
 
@@ -6,8 +5,8 @@ Keeps every complete entry, drops a trailing instance whose repetitions were
 written but whose aggregates were not (its median would be a guess), and
 records what was done in the context as "truncated_repair". Writes the result
 to OUT (never in place) as strict JSON (a value that is not finite becomes
-null). The recovery is pbjson's, the same the loader applies when it reads a
-cut file.
+null). The recovery is the one the loader (regress/results.py) applies when
+it reads a cut file.
 
 Exit status: 0 written; 2 INPUT cannot be read or is not such a file, or OUT
 cannot be written."""
@@ -15,16 +14,15 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
+from regress import results
 
 TOOL = "close_truncated"
 
 
 def close(text):
     """(document, cut) for the text of a file: cut is None when it was whole,
-    else a pbjson.Cut. Raises pbjson.DocumentError (a ValueError)."""
-    return pbjson.parse_document(text)
+    else a results.Cut. Raises results.DocumentError (a ValueError)."""
+    return results.parse_document(text)
 
 
 def main(argv=None):
@@ -34,8 +32,8 @@ def main(argv=None):
     ap.add_argument("out")
     a = ap.parse_args(argv)
     try:
-        data, cut = close(pbjson.read_text(a.input))
-    except pbjson.DocumentError as e:
+        data, cut = close(results.read_text(a.input))
+    except results.DocumentError as e:
         print("%s: %s: %s" % (TOOL, a.input, e), file=sys.stderr)
         return 2
     data["context"]["truncated_repair"] = cut.describe() if cut else "complete"
@@ -43,7 +41,7 @@ def main(argv=None):
         print("%s: %s: is a directory (OUT is the file to write)" % (TOOL, a.out), file=sys.stderr)
         return 2
     try:
-        text = pbjson.dumps(data)
+        text = results.dumps(data)
         with open(a.out, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:

@@ -37,22 +37,16 @@ input or a bad command line; 3 runs not comparable (the fingerprint);
 command to resume).
 """
 import argparse
-import hashlib
-import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
-import report_html  # noqa: E402  (its formatters; stdlib only)
-import stats   # noqa: E402
+from regress import results, rounds
+from regress.fmt import fmt_time
+from regress import stats
 
 TOOL = "compare"
 FORMAT = 1
@@ -84,11 +78,11 @@ MIN_ROUNDS = 8
 CLOCK_TOLERANCE = 0.02   # SM clock medians further apart than this: UNRELIABLE
 RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers must match
 
-# Context keys of the fingerprint (pbjson.FINGERPRINT_*), by the scope of
+# Context keys of the fingerprint (results.FINGERPRINT_*), by the scope of
 # the entries they matter to. Hard: a difference refuses the comparison
 # (exit 3). Soft: a warning.
-HARD = pbjson.FINGERPRINT_HARD
-SOFT = pbjson.FINGERPRINT_SOFT
+HARD = results.FINGERPRINT_HARD
+SOFT = results.FINGERPRINT_SOFT
 
 
 class InputError(Exception):
@@ -532,12 +526,12 @@ def _unlog(v, settings):
 def load_run(path, what):
     """A Run for the comparator: refuses what it cannot use (exit 2)."""
     try:
-        run = pbjson.load(path)
-    except pbjson.LoadError as e:
+        run = results.load(path)
+    except results.LoadError as e:
         raise InputError("%s: %s" % (what, e))
     if run.cut is not None:
         raise InputError("%s: %s: cut off mid-run (%d complete entries); rerun it, or repair it with "
-                         "plots/close_truncated.py and compare the copy" % (what, path, run.cut.kept))
+                         "ci/close-truncated and compare the copy" % (what, path, run.cut.kept))
     if not any(not e.aggregate for e in run.entries):
         if run.warnings:
             raise InputError("%s: %s: no usable entries (%s)" % (what, path, run.warnings[0]))
@@ -618,7 +612,7 @@ def describe_exit(code):
 def _time(v, unit):
     if v is not None and unit != "s":
         return "%.4g" % v
-    return report_html.fmt_time(v, "-", "us")
+    return fmt_time(v, "-", "us")
 
 
 def _rate(r):
@@ -747,9 +741,9 @@ def write_outputs(doc, args, out=sys.stdout):
             f.write(render_markdown(doc))
     if args.json:
         with open(args.json, "w") as f:
-            pbjson.dump(doc, f)
+            results.dump(doc, f)
     if args.plot:
-        import compare_plot
+        from plots import compare_plot
         compare_plot.plot(doc, doc["benchmarks"], args.plot)
 
 
@@ -807,23 +801,6 @@ def compare_files(base_path, new_path, settings, warn):
 
 # ----------------------------------------------------------- paired rounds
 
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _list_tests(binary, bench_args):
-    p = subprocess.run([binary, "--benchmark_list_tests"] + bench_args, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-        raise InputError("%s refused its arguments: %s" % (binary, last))
-    return [l for l in p.stdout.splitlines() if l.strip()]
-
-
 def auto_rounds(m, alpha=ALPHA):
     """Rounds such that the signed-rank test over n rounds can pass Holm over m
     benchmarks (2 / 2^n <= alpha / m), at least MIN_ROUNDS, even (A B B A)."""
@@ -831,111 +808,18 @@ def auto_rounds(m, alpha=ALPHA):
     return n + (n % 2)
 
 
-def round_order(r):
-    """Which binary runs first in round r (0-based): A B, B A, A B, B A ..."""
-    return ("base", "new") if r % 2 == 0 else ("new", "base")
-
-
-def run_paired(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, settings, warn, log):
-    resolved = []
-    for b in (base_bin, new_bin):
-        path = b if os.sep in b else (shutil.which(b) or b)
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise InputError("%s is not an executable file" % b)
-        resolved.append(os.path.abspath(path))
-    base_bin, new_bin = resolved
-    for a in bench_args:
-        if a.startswith("--benchmark_out") or a.startswith("--benchmark_list_tests"):
-            raise InputError("bench argument %s: compare --run writes and reads the JSON itself" % a)
-    os.makedirs(workdir, exist_ok=True)
-    manifest_path = os.path.join(workdir, "manifest.json")
-    names = _list_tests(base_bin, bench_args)
-    _list_tests(new_bin, bench_args)
-    if not names:
-        raise InputError("the bench arguments select no benchmark")
-    if rounds is None:
-        rounds = auto_rounds(len(names), settings.alpha)
-    manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
-                "base_sha256": _sha256(base_bin), "new_sha256": _sha256(new_bin),
-                "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
-    if os.path.exists(manifest_path):
-        old = read_manifest(workdir)
-        for k in ("base_sha256", "new_sha256", "args"):
-            if old.get(k) != manifest[k]:
-                raise InputError("%s holds rounds of another comparison (%s differs); use another --workdir"
-                                 % (workdir, k.replace("_sha256", " binary")))
-        manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
-    with open(manifest_path, "w") as f:
-        pbjson.dump(manifest, f)
-    started = time.monotonic()
-    bins = {"base": base_bin, "new": new_bin}
-    for r in range(rounds):
-        for side in round_order(r):
-            path = os.path.join(workdir, "round-%02d-%s.json" % (r + 1, side))
-            if _complete(path):
-                continue
-            if max_seconds is not None and time.monotonic() - started > max_seconds:
-                done = sum(1 for i in range(rounds) if all(_complete(os.path.join(
-                    workdir, "round-%02d-%s.json" % (i + 1, s))) for s in ("base", "new")))
-                log("compare: stopped after %.0f s (--max-seconds): %d of %d rounds done in %s; "
-                    "run the same command again to go on" % (time.monotonic() - started, done, rounds, workdir))
-                return None
-            t0 = time.monotonic()
-            log("compare: round %d/%d: %s (%s) ..." % (r + 1, rounds, side.upper(), bins[side]))
-            with open(path[:-5] + ".log", "w") as logf:
-                p = subprocess.run([bins[side]] + bench_args + ["--benchmark_out=" + path + ".part",
-                                                                "--benchmark_out_format=json"],
-                                   stdout=logf, stderr=subprocess.STDOUT)
-            if p.returncode not in (0, 1) or not os.path.exists(path + ".part"):
-                with open(path[:-5] + ".log") as f:
-                    tail = f.read().strip().splitlines()[-1:] or ["(no output)"]
-                what = ("exited with status %d" % p.returncode if p.returncode not in (0, 1)
-                        else "wrote no JSON (--benchmark_out ignored?)")
-                raise InputError("%s %s in round %d: %s" % (bins[side], what, r + 1, tail[0]))
-            os.replace(path + ".part", path)
-            log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
-    return analyse_paired(workdir, settings, warn)
-
-
-def _complete(path):
-    if not os.path.exists(path):
-        return False
-    try:
-        run = pbjson.load(path)
-    except pbjson.LoadError:
-        return False
-    return run.cut is None
-
-
-def read_manifest(workdir):
-    path = os.path.join(workdir, "manifest.json")
-    try:
-        with open(path) as f:
-            manifest = json.load(f)
-    except OSError as e:
-        raise InputError("%s holds no rounds of compare --run (%s)" % (workdir, e.strerror or e))
-    except ValueError:
-        raise InputError("%s is not a compare manifest (not JSON)" % path)
-    if not (isinstance(manifest, dict) and isinstance(manifest.get("rounds"), int) and manifest["rounds"] > 0
-            and all(isinstance(manifest.get(k), str) for k in ("base", "new", "base_sha256", "new_sha256"))):
-        raise InputError("%s is not a compare manifest" % path)
-    return manifest
-
-
 def analyse_paired(workdir, settings, warn):
     """Rows of the rounds stored in workdir (compare --run writes them)."""
-    manifest = read_manifest(workdir)
-    rounds = manifest["rounds"]
-    done = sum(1 for r in range(rounds) if all(_complete(os.path.join(workdir, "round-%02d-%s.json" % (r + 1, s)))
-                                               for s in ("base", "new")))
-    if done < rounds:
+    manifest = rounds.read_manifest(workdir)
+    n = manifest["rounds"]
+    done = rounds.done(workdir, n)
+    if done < n:
         raise InputError("%s: %d of %d rounds done; run the same compare --run again to finish them"
-                         % (workdir, done, rounds))
+                         % (workdir, done, n))
     runs = {"base": [], "new": []}
-    for r in range(rounds):
+    for r in range(n):
         for side in ("base", "new"):
-            runs[side].append(load_run(os.path.join(workdir, "round-%02d-%s.json" % (r + 1, side)),
-                                       "%s round %d" % (side.upper(), r + 1)))
+            runs[side].append(load_run(rounds.path(workdir, r, side), "%s round %d" % (side.upper(), r + 1)))
     higher, unit = metric_direction(runs["base"] + runs["new"], settings.metric)
     settings.higher_better = higher
     a = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["base"]])
@@ -953,7 +837,7 @@ def analyse_paired(workdir, settings, warn):
         d = describe_run(runs[side][0], manifest[side])
         d["label"] = os.path.basename(manifest[side])
         d["sha256"] = manifest[side + "_sha256"]
-        d["rounds"] = rounds
+        d["rounds"] = n
         desc.append(d)
     if desc[0]["label"] == desc[1]["label"]:
         desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
@@ -972,10 +856,9 @@ def _parse_floor(spec):
 def _load_noise(path):
     """{name: run-to-run noise} from the verdict JSON of a paired comparison."""
     try:
-        with open(path) as f:
-            doc = pbjson.strict_loads(f.read())
-    except (OSError, ValueError) as e:
-        raise InputError("--noise %s: %s" % (path, getattr(e, "strerror", None) or e))
+        doc = results.strict_loads(results.read_text(path))  # plain or gzip-compressed
+    except (results.DocumentError, ValueError) as e:
+        raise InputError("--noise %s: %s" % (path, e))
     if not isinstance(doc, dict) or doc.get("parbench_compare") != FORMAT or \
             not isinstance(doc.get("benchmarks"), list):
         raise InputError("--noise %s: not a compare verdict file (compare --json writes one)" % path)
@@ -1050,7 +933,7 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
 
 
 def main(argv=None):
-    argv, bench_args = pbjson.split_at_dashes(argv)
+    argv, bench_args = results.split_at_dashes(argv)
     parser = make_parser()
     args = parser.parse_args(argv)
 
@@ -1090,13 +973,15 @@ def main(argv=None):
                 raise InputError("%s holds no rounds of compare --run (no manifest.json)" % args.analyse)
             res = analyse_paired(args.analyse, settings, warn)
         elif args.run:
-            res = run_paired(args.run[0], args.run[1], bench_args, args.workdir, args.rounds, args.max_seconds,
-                             settings, warn, lambda s: print(s, file=sys.stderr, flush=True))
-            if res is None:
+            finished = rounds.run(args.run[0], args.run[1], bench_args, args.workdir, args.rounds,
+                                  lambda m: auto_rounds(m, settings.alpha), args.max_seconds,
+                                  lambda s: print(s, file=sys.stderr, flush=True))
+            if not finished:
                 return EXIT_INCOMPLETE
+            res = analyse_paired(args.workdir, settings, warn)
         else:
             res = compare_files(args.files[0], args.files[1], settings, warn)
-    except InputError as e:
+    except (InputError, rounds.RoundsError) as e:
         return fail(EXIT_INPUT, str(e))
     except NotComparable as e:
         return fail(EXIT_INCOMPARABLE, str(e))
@@ -1123,4 +1008,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main)
+    results.run_tool(TOOL, main)

@@ -91,15 +91,12 @@ the windows' change points.
 numpy and scipy.stats only (no Debian package ships E-Divisive).
 """
 import math
-import os
-import sys
 
 import numpy as np
 from scipy import stats as sps
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # noqa: E402
-import stats    # noqa: E402
+from regress import compare
+from regress import stats
 
 MIN_SIZE = 2
 MAX_PVALUE = 0.0002

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """parbench's history store: every run ingested is kept, per machine.
 
 A history is a directory:
@@ -54,9 +53,8 @@ import struct
 import sys
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
-import report_html  # noqa: E402  (its time formatter; stdlib only)
+from regress import results
+from regress import fmt
 
 TOOL = "history"
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -66,7 +64,7 @@ ARCHIVE, INDEX = "archive", "index.sqlite"
 DEFAULT_DIR = "history"
 
 # The context keys that identify a machine and a segment, from the
-# comparator's fingerprint (pbjson.FINGERPRINT_HARD / _SOFT): together they
+# comparator's fingerprint (results.FINGERPRINT_HARD / _SOFT): together they
 # hold every hard key, so two runs of one machine and segment are always
 # comparable by ci/compare.
 #
@@ -79,7 +77,7 @@ MACHINE_KEYS = ("cpu_model", "num_cpus", "gpu", "gpu_sm_count")
 # times although the comparator only warns about them: the driver and CUDA
 # versions (a driver update moves launch-bound kernels) and Google Benchmark's.
 _SEGMENT_SOFT = ("gpu_driver", "cuda_runtime", "cuda_driver_api", "library_version")
-SEGMENT_KEYS = _SEGMENT_SOFT + tuple(k for keys in pbjson.FINGERPRINT_HARD.values() for k in keys
+SEGMENT_KEYS = _SEGMENT_SOFT + tuple(k for keys in results.FINGERPRINT_HARD.values() for k in keys
                                      if k not in MACHINE_KEYS)
 
 SCHEMA = """
@@ -221,7 +219,7 @@ def gzip_comment(raw):
 
 
 def read_bytes(path):
-    """The bytes of a file, decompressed when it is gzip (what pbjson reads)."""
+    """The bytes of a file, decompressed when it is gzip (what the loader reads)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:2] == b"\x1f\x8b":
@@ -303,7 +301,7 @@ def entry_rows(run):
 def check_run(run, path):
     """Refused (one line) for a Run that ingest will not store."""
     if run.cut is not None:
-        raise Refused("%s: cut off mid-run (%d complete entries); repair it with plots/close_truncated.py %s "
+        raise Refused("%s: cut off mid-run (%d complete entries); repair it with ci/close-truncated %s "
                       "FIXED.json and ingest the copy, or rerun it" % (path, run.cut.kept, path))
     if not any(not e.aggregate for e in run.entries):
         if run.warnings:
@@ -469,8 +467,8 @@ class History:
         if name != sha + ".json.gz":
             raise MemberError("its content's sha256 is %s..., not its name" % sha[:12])
         try:
-            run = pbjson.load(path)
-        except pbjson.LoadError as e:
+            run = results.load(path)
+        except results.LoadError as e:
             raise MemberError(str(e).replace(path + ": ", "", 1))
         try:
             check_run(run, path)
@@ -554,7 +552,7 @@ class History:
                     (run_id, sha, archived, source, utc_date(ctx.get("date")), _text(ctx.get("parbench_git_revision")),
                      _text(ctx.get("parbench_profile")), machine_of(ctx), segment_of(ctx), _text(ctx.get("host_name")),
                      _text(ctx.get("gpu")), _text(ctx.get("cpu_model")),
-                     json.dumps(pbjson.finite(ctx), sort_keys=True), run_id))
+                     json.dumps(results.finite(ctx), sort_keys=True), run_id))
         rows = entry_rows(run)
         con.executemany("INSERT INTO entries(%s) VALUES (%s)" % (", ".join(ENTRY_COLUMNS),
                                                                  ", ".join("?" * len(ENTRY_COLUMNS))),
@@ -570,8 +568,8 @@ class History:
         stored) for a file that cannot be loaded, is cut off, or holds no
         repetitions; HistoryError when the history cannot be written."""
         try:
-            run = pbjson.load(path)
-        except pbjson.LoadError as e:
+            run = results.load(path)
+        except results.LoadError as e:
             raise Refused(str(e))
         check_run(run, path)
         try:
@@ -720,7 +718,7 @@ class History:
 # ------------------------------------------------------------------ output
 
 def fmt_time(v):
-    return report_html.fmt_time(v, "-", "us")
+    return fmt.fmt_time(v, "-", "us")
 
 
 def table(head, rows, left=()):
@@ -878,4 +876,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main)
+    results.run_tool(TOOL, main)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Check a bench JSON file: it parses, no entry is incorrect, out_of_memory
 or failed, the file was whole (not cut off mid-run, no malformed entry), and
 (optionally) given families/variants have passed entries and no entry was
@@ -10,11 +9,9 @@ Exit status: 0 when the check holds, 1 when it does not, 2 when the file
 cannot be read (missing, a directory, not Google Benchmark JSON, cut off
 before its first entry) or the arguments are wrong."""
 import argparse
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
+from regress import results
 
 
 def main():
@@ -31,7 +28,7 @@ def main():
     ap.add_argument("--allow-warnings", action="store_true",
                     help="a file cut off mid-run or with malformed entries passes (its complete entries are checked)")
     a = ap.parse_args()
-    run = pbjson.load_or_exit(a.json, "check_run")
+    run = results.load_or_exit(a.json, "check_run")
     ok = not run.warnings or a.allow_warnings
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
@@ -53,11 +50,11 @@ def main():
         elif has_value and str(run.context[key]) != value:
             print("MISMATCH context %s=%s, expected %s" % (key, run.context[key], value))
             ok = False
-    counts = {d: 0 for d in pbjson.DISPOSITIONS}
+    counts = {d: 0 for d in results.DISPOSITIONS}
     for e in run.entries:
         if not e.aggregate:
             counts[e.disposition] += 1
-    print("%s: %s%s" % (a.json, ", ".join("%d %s" % (counts[d], d) for d in pbjson.DISPOSITIONS),
+    print("%s: %s%s" % (a.json, ", ".join("%d %s" % (counts[d], d) for d in results.DISPOSITIONS),
                         "; %d warning%s (on stderr)" % (len(run.warnings), "s" * (len(run.warnings) != 1))
                         if run.warnings else ""))
     return 0 if ok else 1

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Stamp bench JSON files written before schema 1 with what today's harness
 writes (README.md, "JSON schema"), in place or to --out.
 
@@ -22,7 +21,8 @@ added. The result is checked: it must parse as strict JSON into exactly the
 document intended, and load with as many entries as before.
 
 This is a data migration of files written before the harness said these
-things itself, so unlike plots/ it knows variant names.
+things itself, so unlike every other tool it knows the variant names of that
+time (frozen: the tests exempt this file from the no-variant-name rule).
 
 Exit status: 0 done (or, with --check, nothing to do); 1 with --check when a
 file would change; 2 a file could not be read, upgraded or written."""
@@ -35,11 +35,11 @@ import statistics
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import pbjson  # noqa: E402
+from regress import results
+
 
 TOOL = "upgrade_json"
+# The stamp is data in the files it wrote (tests/data): it keeps the tool's old name.
 UPGRADED = "stamped by ci/upgrade_json.py from a file written before schema 1"
 
 _TIME = {"kind": "time", "unit": "s", "better": "lower"}
@@ -78,7 +78,7 @@ class Failed(Exception):
 
 def metadata(raw, rn):
     """The "parbench" object of an entry written before schema 1."""
-    disposition, _, reason = pbjson.legacy_disposition(raw)
+    disposition, _, reason = results.legacy_disposition(raw)
     pb = {"disposition": disposition}
     if disposition != "passed":
         pb["reason"] = reason
@@ -140,7 +140,7 @@ def kmeans_gbps(entries, names):
     for i, (raw, rn) in enumerate(zip(entries, names)):
         if rn.family != "KMeans" or "GBps" in raw or raw.get("run_type") == "aggregate":
             continue
-        if pbjson.legacy_disposition(raw)[0] != "passed":
+        if results.legacy_disposition(raw)[0] != "passed":
             continue
         v = _gbps(raw, rn)
         if v is not None:
@@ -151,7 +151,7 @@ def kmeans_gbps(entries, names):
             continue
         kind = raw.get("aggregate_name") or rn.aggregate
         values = reps.get(raw.get("run_name"))
-        if values and kind in pbjson.AGGREGATES:
+        if values and kind in results.AGGREGATES:
             v = _aggregate(kind, values)
         elif kind in ("mean", "median"):
             v = _gbps(raw, rn)  # no repetitions in the file: from the aggregate's own time
@@ -238,11 +238,11 @@ def upgrade_text(text):
     """(new text, what was done) for the text of a whole file; raises Failed."""
     fixed = null_nonfinite(text)
     try:
-        doc = pbjson.strict_loads(fixed)
-        pbjson._check_shape(doc)  # noqa: SLF001 (the loader's own check)
+        doc = results.strict_loads(fixed)
+        results._check_shape(doc)  # noqa: SLF001 (the loader's own check)
     except (ValueError, RecursionError) as e:
         raise Failed("not a whole Google Benchmark JSON file (%s); close a cut file with "
-                     "plots/close_truncated.py first" % e)
+                     "ci/close-truncated first" % e)
     nulled = len(re.findall(r"\bnull\b", fixed)) - len(re.findall(r"\bnull\b", text))
     if "parbench_schema" in doc["context"]:
         return fixed, ("already schema %s" % doc["context"]["parbench_schema"]) + (
@@ -251,7 +251,7 @@ def upgrade_text(text):
     names = []
     for i, raw in enumerate(entries):
         try:
-            names.append(pbjson.Entry(raw).run)
+            names.append(results.Entry(raw).run)
         except ValueError as e:
             raise Failed("entry %d: %s" % (i, e))
     gbps = kmeans_gbps(entries, names)
@@ -274,7 +274,7 @@ def upgrade_text(text):
     for pos, ins in sorted(edits, key=lambda e: e[0], reverse=True):
         out = out[:pos] + ins + out[pos:]
     try:
-        got = pbjson.strict_loads(out)
+        got = results.strict_loads(out)
     except ValueError as e:
         raise Failed("internal error: the upgraded text is not JSON (%s)" % e)
     if json.dumps(got) != json.dumps(expected):
@@ -312,11 +312,11 @@ def main(argv=None):
     for path in a.files:
         try:
             try:
-                text = pbjson.read_text(path)
-            except pbjson.DocumentError as e:
+                text = results.read_text(path)
+            except results.DocumentError as e:
                 raise Failed(str(e))
             new, what = upgrade_text(text)
-            before = pbjson.load(path)
+            before = results.load(path)
             if a.check:
                 if new != text:
                     print("%s: would change: %s" % (path, what))
@@ -330,11 +330,11 @@ def main(argv=None):
                     write(dest, new)
                 except OSError as e:
                     raise Failed("cannot write %s: %s" % (dest, e.strerror or e))
-            after = pbjson.load(dest)
+            after = results.load(dest)
             if len(after.entries) != len(before.entries) or after.warnings != before.warnings:
                 raise Failed("%s loads with %d entries (was %d)" % (dest, len(after.entries), len(before.entries)))
             print("%s: %s" % (dest, what if new != text else "unchanged (%s)" % what))
-        except pbjson.LoadError as e:
+        except results.LoadError as e:
             print("%s: %s" % (TOOL, e), file=sys.stderr)
             status = 2
         except Failed as e:

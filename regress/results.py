@@ -640,7 +640,7 @@ def load(path, label=None):
         s = "cut off mid-run: %d complete entries kept" % cut.kept
         if cut.dropped_name:
             s += ", %d repetitions of the last instance dropped (no aggregates)" % cut.dropped
-        warnings.append(s + " (plots/close_truncated.py %s OUT writes a repaired copy)" % path)
+        warnings.append(s + " (ci/close-truncated %s OUT writes a repaired copy)" % path)
     entries, bad, first = [], 0, None
     for i, raw in enumerate(doc["benchmarks"]):
         try:

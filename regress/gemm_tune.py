@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Writes the GEMM tile table from a tuning sweep.
 
-    plots/with-python plots/gemm_tune.py SWEEP.json [--out FILE] [--summary FILE.md]
+    ci/python -m regress.gemm_tune SWEEP.json [--out FILE] [--summary FILE.md]
 
 SWEEP.json is bench's output with --gemm-tile (ci/tune-gemm runs it): the
 tunable kernels once per tile configuration, each instance's run name ending
@@ -23,8 +22,7 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pbjson  # noqa: E402
+from regress import results
 
 TOOL = "gemm_tune"
 
@@ -80,7 +78,7 @@ def read_rows(path):
 
 
 def render(rows, source, gpu):
-    lines = ["// Written by plots/gemm_tune.py from %s (%s); rerun ci/tune-gemm to change." % (source, gpu),
+    lines = ["// Written by regress/gemm_tune.py from %s (%s); rerun ci/tune-gemm to change." % (source, gpu),
              "// variant, op, type, M, N, K, fastest tile configuration"]
     for key in sorted(rows):
         variant, op, typ, m, n, k = key
@@ -110,7 +108,7 @@ def main(argv=None):
     ap.add_argument("--default", action="append", default=[], metavar="VARIANT=TILE",
                     help="the configuration a kernel runs without a table, for the summary's gain column")
     a = ap.parse_args(argv)
-    run = pbjson.load_or_exit(a.sweep, TOOL)
+    run = results.load_or_exit(a.sweep, TOOL)
     table, failed = choose(run)
     for key, tile in failed:
         print("%s: %s %s %s %dx%dx%d tile %s failed; left out" % ((TOOL,) + key[:3] + key[3:] + (tile,)),

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
 """The nightly job: build, test, run the suite crash-safely, check the
 comparator on itself (A/A), keep the run in the history, find change points,
 compare with the accepted baseline, write the report.
 
-  ci/nightly [--history DIR] [--out DIR] [--suite nightly|smoke] [--skip-build] [--skip-tests]
+  ci/nightly [--history DIR] [--out DIR] [--suite nightly|smoke] [--filter REGEX]
+             [--skip-build] [--skip-tests]
   ci/nightly --accept-baseline RUN.json [--history DIR] [--reason TEXT]
 
 Steps (each logged with its time; a failed step is reported and the job goes
@@ -11,11 +11,14 @@ on where the later steps can, so one night gives every result it can):
 
  1. build    cmake Release (CUDA when nvcc is there) into build/nightly
  2. tests    ctest (GPU tests must not skip on a GPU host: PARBENCH_REQUIRE_GPU)
- 3. suite    ci/run-suite: the suite's instances, one process per family,
-             a time limit each, repetitions (nightly: 9) -> OUT/suite.json
+ 3. suite    ci/run-suite: the suite's instances, one process per variant,
+             a time limit each, repetitions (nightly: 9) -> OUT/suite.json;
+             the nightly suite leaves out what select_exclusions names (the
+             roles come from one smoke instance of each variant, run first)
  4. A/A      ci/compare --run with the same binary on both sides, on a small
-             subset: any SLOWER/FASTER there is a false alarm; its counts go to
-             the false-alarm ledger HISTORY/aa-ledger.jsonl (shown on the trends page)
+             subset of the suite (aa_subset): any SLOWER/FASTER there is a
+             false alarm; its counts go to the false-alarm ledger
+             HISTORY/aa-ledger.jsonl (shown on the trends page)
  5. ingest   ci/history ingest OUT/suite.json
  6. changes  ci/trends: change points of every series of this machine, the
              trend charts and the page of what changed -> OUT/report/trends/;
@@ -30,8 +33,7 @@ Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 (a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
 step could not run (build, bad input); 3 the baseline is not comparable (a
 new machine or toolkit: accept a new baseline); 4 stopped by --max-seconds
-(the same command with --resume goes on: a GPU machine lent in 10-minute
-calls runs a night in several).
+(the same command with --resume goes on: a night may run in several calls).
 
 Accepting a baseline (after an intended change, or a new driver):
   ci/nightly --accept-baseline OUT/suite.json --reason "faster sort merged (PR 42)"
@@ -42,49 +44,54 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-import history as historymod  # noqa: E402
-import pbjson  # noqa: E402
+from regress import history as historymod
+from regress import launch, results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TOOL = "nightly"
-PY = [os.path.join(ROOT, "plots", "with-python")]
 
 # What each suite runs (bench arguments).
 # nightly: the default profile's instances with 9 repetitions each (what the
 #   comparator needs to decide) and a 0.01 s minimum time per repetition,
-#   sized to finish well inside 20 minutes on a GPU host (README, "The nightly
-#   job", has the measured times). It leaves out what a night cannot afford or
-#   does not gate on: the MPI instances (they need a launcher); the sweeps that
-#   tune rather than guard (CPU threads: all cores only, --threads=cores;
-#   k-means blocks: 256 only); the serial references that the others are
-#   checked against (GEMM/Naive, KMeans/Seq, Sort/Std: KMeans/Seq takes 3-34 s
-#   a run on the large problems, Sort/Std 131 s of a night on the H200).
-# smoke: seconds, for trying the job.
-NIGHTLY_EXCLUDE = "|".join([
-    "KMeans/MPI/", "KMeans/Seq/", "KMeans/CUDA[^/]*/.*/block:(64|1024)/", "GEMM/Naive/", "Sort/Std/", "SOR/Seq/",
-    "MLP/Naive/"])
+#   sized to finish well inside 20 minutes on a GPU host (docs/tools/nightly.md
+#   has the measured times). It leaves out what a night cannot afford or does
+#   not gate on, read from bench's roles and run names, never from variant
+#   names (select_exclusions): the serial references the others are checked
+#   against (role baseline: some take seconds a run on the large problems),
+#   instances with a ranks argument (they need mpirun), and all but the middle
+#   of tuning sweeps (CPU threads: all cores, --threads=cores; a wide block
+#   sweep: its middle size).
+# smoke: seconds, for trying the job; it runs every instance.
+# "args" choose the instances and go to the A/A rounds too; "timing" is the
+# suite's alone.
 SUITES = {
-    "nightly": {"profile": [], "args": [
-        "--benchmark_filter=-^(%s)" % NIGHTLY_EXCLUDE,
-        "--threads=cores", "--benchmark_repetitions=9", "--benchmark_min_time=0.01"]},
-    "smoke": {"profile": ["--profile=smoke"], "args": ["--benchmark_repetitions=3"]},
+    "nightly": {"profile": [], "args": ["--threads=cores"],
+                "timing": ["--benchmark_repetitions=9", "--benchmark_min_time=0.01"], "select": True},
+    "smoke": {"profile": ["--profile=smoke"], "args": [], "timing": ["--benchmark_repetitions=3"], "select": False},
 }
-# The A/A subset, run with the suite's profile so that its names are the
-# suite's and its run-to-run noise serves the baseline comparison (--noise):
-# a few fast, stable benchmarks per device.
-AA = {
-    "gpu": ["--benchmark_filter=^(GEMM/cuBLAS/op:AB/type:f32/|Sort/CUB/key:u32/payload:keys/order:asc/dist:uniform/)",
-            "--benchmark_min_time=0.02"],
-    "cpu": ["--benchmark_filter=^GEMM/OpenBLAS/op:AB/type:f32/", "--benchmark_min_time=0.02"],
-}
+# A block sweep of three or more sizes spanning this factor or more (64 to
+# 1024 threads) explores tuning; the night guards its middle size. Narrower
+# sweeps (tile shapes, 128 to 512) are the working range and run whole.
+WIDE_SWEEP = 16
+# The A/A subset (aa_subset), run with the suite's profile and arguments so
+# that its names are the suite's and its run-to-run noise serves the baseline
+# comparison (--noise): the suite's most stable fast instances on this
+# machine's device.
+AA_SIZE = 6            # instances: a noise figure for several variants, few enough for 8+ quick rounds
+AA_MAX_SECONDS = 0.01  # per iteration at most: a round of the subset takes about a second
+AA_ARGS = ["--benchmark_min_time=0.02"]
+# The role survey runs one smoke instance of each variant, once: seconds.
+SURVEY_ARGS = ["--profile=smoke", "--benchmark_min_time=0.001", "--benchmark_repetitions=1", "--no-progress"]
+SURVEY_TIMEOUT = 300.0  # seconds: a hung instance must not hold the night
 
 
 def log(line):
@@ -130,6 +137,12 @@ def run(cmd, logfile=None, env=None):
             f.close()
 
 
+def tool(module):
+    """The command line of one of the package's tools, with this Python (the
+    nightly runs through ci/python, which exports the package's PYTHONPATH)."""
+    return [sys.executable, "-m", module]
+
+
 def gpu_present():
     return shutil.which("nvidia-smi") is not None and \
         subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
@@ -139,10 +152,92 @@ def baseline_path(hist, machine):
     return os.path.join(hist, "baselines", machine + ".json.gz")
 
 
+def _variant(name):
+    """Family/Variant of a run name."""
+    return "/".join(name.split("/")[:2])
+
+
+def survey_roles(bench, workdir, variants=None):
+    """{Family/Variant: role} as bench reports it, from one smoke instance of
+    each variant (of `variants` when given) run once: seconds. A variant
+    whose instance wrote no entry has no role here, and is kept in the
+    suite."""
+    first = {}
+    for n in launch.list_tests(bench, SURVEY_ARGS):
+        if variants is None or _variant(n) in variants:
+            first.setdefault(_variant(n), n)
+    if not first:
+        return {}
+    out = os.path.join(workdir, "roles.json")
+    launch.run(bench, SURVEY_ARGS + ["--benchmark_filter=" + launch.exact_filter(sorted(first.values()))], out,
+               os.path.join(workdir, "roles.log"), timeout=SURVEY_TIMEOUT)
+    try:
+        run_ = results.load(out)
+    except results.LoadError:
+        return {}
+    return {"%s/%s" % (e.run.family, e.run.variant): e.role for e in run_.entries if e.role}
+
+
+def select_exclusions(names, roles):
+    """A Python regular expression of the instances (of `names`, what the
+    suite's arguments select) that a night leaves out: variants whose role is
+    baseline, instances with a ranks argument (they need a launcher, mpirun), and
+    every size but the middle one of a wide block sweep (three or more
+    sizes, the largest at least WIDE_SWEEP times the smallest). None when
+    nothing is left out."""
+    parts = sorted("^%s/" % re.escape(v) for v, role in roles.items() if role == "baseline")
+    blocks = {}
+    for n in names:
+        try:
+            rn = results.parse_run_name(n)
+        except ValueError:
+            continue
+        if "ranks" in rn.args:
+            parts.append("/ranks:")
+        if "block" in rn.args:
+            blocks.setdefault(_variant(n), set()).add(rn.args["block"])
+    for v, sizes in sorted(blocks.items()):
+        numeric = sorted(int(b) for b in sizes if b.isdigit())
+        if len(numeric) == len(sizes) >= 3 and numeric[-1] >= WIDE_SWEEP * numeric[0]:
+            middle = numeric[len(numeric) // 2]
+            drop = [str(b) for b in numeric if b != middle]
+            parts.append("^%s/.*/block:(?:%s)(?:/|$)" % (re.escape(v), "|".join(drop)))
+    parts = list(dict.fromkeys(parts))
+    return "|".join(parts) if parts else None
+
+
+def aa_subset(run_, device, size=AA_SIZE):
+    """The A/A instances: passed, role variant, on `device`, at most
+    AA_MAX_SECONDS per iteration, the `size` with the smallest spread of the
+    suite's repetitions (coefficient of variation), one per variant first."""
+    times = {}
+    for e in run_.entries:
+        if e.aggregate or e.disposition != "passed" or e.role != "variant" or e.device != device:
+            continue
+        t = e.seconds()
+        if t is not None and t > 0:
+            times.setdefault(e.raw.get("run_name", e.name), []).append(t)
+    spread = []
+    for name, ts in times.items():
+        if len(ts) < 2 or statistics.median(ts) > AA_MAX_SECONDS:
+            continue
+        spread.append((statistics.pstdev(ts) / statistics.mean(ts), name))
+    spread.sort()
+    chosen, seen = [], set()
+    for cv, name in spread:            # the most stable of each variant first
+        if _variant(name) not in seen:
+            seen.add(_variant(name))
+            chosen.append(name)
+    for cv, name in spread:            # then the most stable of the rest
+        if name not in chosen:
+            chosen.append(name)
+    return sorted(chosen[:size])
+
+
 def accept_baseline(path, hist, reason):
     try:
-        run_ = pbjson.load(path)
-    except pbjson.LoadError as e:
+        run_ = results.load(path)
+    except results.LoadError as e:
         log(str(e))
         return 2
     if run_.cut is not None:
@@ -172,6 +267,8 @@ def main(argv=None):
     p.add_argument("--history", default="history", help="the history directory (default %(default)s)")
     p.add_argument("--out", default="nightly-out", help="this night's files (default %(default)s)")
     p.add_argument("--suite", choices=sorted(SUITES), default="nightly")
+    p.add_argument("--filter", metavar="REGEX", help="only the instances bench's --benchmark_filter=REGEX selects "
+                   "(a night on a few groups)")
     p.add_argument("--build-dir", default="build/nightly")
     p.add_argument("--skip-build", action="store_true", help="use the bench already in --build-dir")
     p.add_argument("--skip-tests", action="store_true")
@@ -269,14 +366,29 @@ def night(args, summary, codes):
                 codes.append(1)
 
     suite = os.path.join(args.out, "suite.json")
+    spec = SUITES[args.suite]
+    chosen = spec["profile"] + spec["args"] + (["--benchmark_filter=" + args.filter] if args.filter else [])
     with Step("suite", summary):
-        cmd = [sys.executable, os.path.join(HERE, "run_suite.py"), "--bench", bench, "--out", suite,
-               "--timeout", str(args.timeout), "--split", "variant"]
+        cmd = tool("regress.run_suite") + ["--bench", bench, "--out", suite, "--timeout", str(args.timeout),
+                                           "--split", "variant"]
+        if spec["select"]:
+            try:
+                names = launch.list_tests(bench, chosen)
+                roles = survey_roles(bench, args.out, {_variant(n) for n in names})
+                if names and not roles:
+                    log("the role survey read no roles (%s): the baselines run too"
+                        % os.path.join(args.out, "roles.log"))
+                exclude = select_exclusions(names, roles)
+            except launch.Refused as e:
+                log(str(e))
+                return 2
+            if exclude:
+                cmd += ["--exclude", exclude]
         if args.resume:
             cmd.append("--resume")
         if left() is not None:
             cmd += ["--max-seconds", str(left())]
-        rc = run(cmd + ["--"] + SUITES[args.suite]["profile"] + SUITES[args.suite]["args"] + ["--no-progress"])
+        rc = run(cmd + ["--"] + chosen + spec["timing"] + ["--no-progress"])
         if rc == 4:
             log("stopped in the suite (--max-seconds): run the same command with --resume to go on")
             return 4
@@ -284,8 +396,11 @@ def night(args, summary, codes):
             log("the suite did not run")
             return 2
         codes.append(rc)
-    # The night's context and machine, read once (the suite is tens of MB).
-    context = pbjson.load(suite).context
+    # The night's context, machine and A/A subset, read once (the suite is tens of MB).
+    suite_run = results.load(suite)
+    context = suite_run.context
+    aa_names = aa_subset(suite_run, "gpu" if gpu else "cpu")
+    del suite_run
     machine = historymod.machine_of(context)
     base = baseline_path(args.history, machine)
 
@@ -295,10 +410,16 @@ def night(args, summary, codes):
         if not os.path.exists(twin):
             shutil.copy2(bench, twin)
         limit = [] if left() is None else ["--max-seconds", str(left())]
-        rc = run(PY + [os.path.join(ROOT, "plots", "compare.py"), "--run", bench, twin, "--workdir",
-                       os.path.join(args.out, "aa-rounds"), "--json", aa] + limit + ["--"]
-                 + SUITES[args.suite]["profile"] + AA["gpu" if gpu else "cpu"],
-                 os.path.join(args.out, "aa.txt"))
+        if aa_names:
+            bench_args = (spec["profile"] + spec["args"] + AA_ARGS
+                          + ["--benchmark_filter=" + launch.exact_filter(aa_names)])
+            rc = run(tool("regress.compare") + ["--run", bench, twin, "--workdir", os.path.join(args.out, "aa-rounds"),
+                                                "--json", aa] + limit + ["--"] + bench_args,
+                     os.path.join(args.out, "aa.txt"))
+        else:
+            rc = 2
+            with open(os.path.join(args.out, "aa.txt"), "w") as f:
+                f.write("no passed instance on this device fast and repeated enough for the A/A rounds\n")
         if rc == 4:
             log("stopped in the A/A rounds (--max-seconds): run the same command with --resume to go on")
             return 4
@@ -318,7 +439,7 @@ def night(args, summary, codes):
             codes.append(2)
 
     with Step("ingest", summary):
-        rc = run(PY + [os.path.join(ROOT, "plots", "history.py"), "--history", args.history, "ingest", suite])
+        rc = run(tool("regress.history") + ["--history", args.history, "ingest", suite])
         if rc != 0:
             codes.append(2)
 
@@ -329,24 +450,24 @@ def night(args, summary, codes):
         accepted = []
         if os.path.exists(base):
             try:
-                date = pbjson.load(base).context.get("date")
-            except pbjson.LoadError as e:
+                date = results.load(base).context.get("date")
+            except results.LoadError as e:
                 log("the baseline cannot be read (%s): every confirmed regression fails" % e)
                 date = None
             if date:
                 accepted = ["--accepted-through", str(date)]
-        rc = run(PY + [os.path.join(ROOT, "plots", "trends.py"), "--history", args.history, "--machine",
-                       machine, "--out", os.path.join(report, "trends"),
-                       "--json", os.path.join(args.out, "changes.json")] + accepted)
+        rc = run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
+                                           "--out", os.path.join(report, "trends"),
+                                           "--json", os.path.join(args.out, "changes.json")] + accepted)
         codes.append(rc)
 
     with Step("baseline", summary):
         if not os.path.exists(base):
             accept_baseline(suite, args.history, "the first night on this machine")
         else:
-            cmd = PY + [os.path.join(ROOT, "plots", "compare.py"), base, suite, "--json",
-                        os.path.join(args.out, "baseline.json"), "--markdown", os.path.join(args.out, "baseline.md"),
-                        "--plot", os.path.join(args.out, "baseline.png")]
+            cmd = tool("regress.compare") + [base, suite, "--json", os.path.join(args.out, "baseline.json"),
+                                             "--markdown", os.path.join(args.out, "baseline.md"),
+                                             "--plot", os.path.join(args.out, "baseline.png")]
             if os.path.exists(aa):
                 cmd += ["--noise", aa]
             rc = run(cmd, os.path.join(args.out, "baseline.txt"))
@@ -365,4 +486,4 @@ def night(args, summary, codes):
 
 
 if __name__ == "__main__":
-    pbjson.run_tool(TOOL, main, "; the same command with --resume goes on")
+    results.run_tool(TOOL, main, "; the same command with --resume goes on")

@@ -1,0 +1,105 @@
+"""The one place that starts bench: listing what a command line selects,
+and one run of it into a JSON file with an optional time limit.
+
+The suite runner (regress/run_suite.py), the comparator's paired rounds
+(regress/compare.py --run) and the nightly job's role survey
+(regress/nightly.py) all start bench through here, so a time limit, a
+filter and the cleanup after Ctrl-C mean the same thing everywhere.
+"""
+import os
+import re
+import signal
+import subprocess
+import time
+
+
+class Refused(Exception):
+    """bench refused its command line (exit 2 before running anything)."""
+
+
+def list_tests(bench, args):
+    """The instances `bench args` selects, in bench's order
+    (--benchmark_list_tests)."""
+    p = subprocess.run([bench, "--benchmark_list_tests"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise Refused("%s refused its arguments: %s" % (bench, last))
+    return [line.strip() for line in p.stdout.splitlines() if line.strip()]
+
+
+# Characters special in both ECMAScript and POSIX extended regular
+# expressions (Google Benchmark's filter is one or the other, by build). A
+# backslash before any other character, as Python's re.escape puts before '-',
+# is an error there ("784\-32\-10 is not a regular expression").
+_SPECIAL = re.compile(r"([\\.^$|()\[\]{}*+?])")
+
+
+def escape(name):
+    return _SPECIAL.sub(r"\\\1", name)
+
+
+def exact_filter(names):
+    """A --benchmark_filter that selects exactly these instances."""
+    return "^(" + "|".join(escape(n) for n in names) + ")$"
+
+
+def strip_filter(args):
+    """The bench arguments without --benchmark_filter (a caller that sets its
+    own filter)."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a == "--benchmark_filter":
+            skip = True
+            continue
+        if a.startswith("--benchmark_filter="):
+            continue
+        out.append(a)
+    return out
+
+
+def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None):
+    """Runs `bench args`, its JSON to `out` and its console to `log_path`.
+    Returns (rc, timed_out, stopped, seconds): timed_out when it ran past
+    `timeout` seconds, stopped when it was killed at `deadline`
+    (time.monotonic()). With tick = (seconds, callback), callback() runs that
+    often while bench does. Any exception here (Ctrl-C, SIGTERM) kills the
+    bench process group first: no bench is left behind to write into a file a
+    later call reads."""
+    cmd = [bench] + list(args) + ["--benchmark_out=" + out, "--benchmark_out_format=json"]
+    t0 = time.monotonic()
+    timed_out = stopped = False
+    with open(log_path, "w") as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            while True:
+                limit, why = None, None
+                if timeout is not None:
+                    limit, why = t0 + timeout, "timeout"
+                if deadline is not None and (limit is None or deadline < limit):
+                    limit, why = deadline, "deadline"
+                wait = None if limit is None else limit - time.monotonic()
+                if tick is not None:
+                    wait = tick[0] if wait is None else min(wait, tick[0])
+                try:
+                    rc = p.wait(timeout=None if wait is None else max(wait, 0.0))
+                    break
+                except subprocess.TimeoutExpired:
+                    if limit is not None and time.monotonic() >= limit:
+                        os.killpg(p.pid, signal.SIGKILL)
+                        rc = p.wait()
+                        timed_out, stopped = why == "timeout", why == "deadline"
+                        break
+                    if tick is not None:
+                        tick[1]()
+        except BaseException:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            raise
+    return rc, timed_out, stopped, time.monotonic() - t0

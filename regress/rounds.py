@@ -1,0 +1,135 @@
+"""The comparator's paired rounds (compare --run): two bench binaries run
+interleaved on this machine, A B, B A, A B ..., each run's JSON kept in a
+work folder with a manifest, so an interrupted or --max-seconds run resumes
+where it stopped. regress/compare.py reads the rounds (analyse_paired);
+regress/launch.py starts each bench process.
+"""
+import hashlib
+import json
+import os
+import shutil
+import time
+
+from regress import launch, results
+
+SIDES = ("base", "new")
+
+
+class RoundsError(Exception):
+    """Unusable binaries, arguments or work folder: one line for the user."""
+
+
+def path(workdir, r, side):
+    """The JSON of round r (0-based) of one side."""
+    return os.path.join(workdir, "round-%02d-%s.json" % (r + 1, side))
+
+
+def round_order(r):
+    """Which binary runs first in round r (0-based): A B, B A, A B, B A ..."""
+    return ("base", "new") if r % 2 == 0 else ("new", "base")
+
+
+def sha256(file):
+    h = hashlib.sha256()
+    with open(file, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def complete(file):
+    """Whether a round's JSON is there and whole (not cut off mid-run)."""
+    if not os.path.exists(file):
+        return False
+    try:
+        run_ = results.load(file)
+    except results.LoadError:
+        return False
+    return run_.cut is None
+
+
+def done(workdir, rounds):
+    """How many of the rounds have both sides complete."""
+    return sum(1 for r in range(rounds) if all(complete(path(workdir, r, s)) for s in SIDES))
+
+
+def read_manifest(workdir):
+    file = os.path.join(workdir, "manifest.json")
+    try:
+        with open(file) as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise RoundsError("%s holds no rounds of compare --run (%s)" % (workdir, e.strerror or e))
+    except ValueError:
+        raise RoundsError("%s is not a compare manifest (not JSON)" % file)
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("rounds"), int) and manifest["rounds"] > 0
+            and all(isinstance(manifest.get(k), str) for k in ("base", "new", "base_sha256", "new_sha256"))):
+        raise RoundsError("%s is not a compare manifest" % file)
+    return manifest
+
+
+def _list_tests(binary, bench_args):
+    try:
+        return launch.list_tests(binary, bench_args)
+    except launch.Refused as e:
+        raise RoundsError(str(e))
+
+
+def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds, log):
+    """Runs the rounds not yet complete in workdir. rounds: how many (None:
+    rounds_for(number of benchmarks selected)). Returns True when every round
+    is complete, False when max_seconds stopped it first (rerun to resume)."""
+    resolved = []
+    for b in (base_bin, new_bin):
+        found = b if os.sep in b else (shutil.which(b) or b)
+        if not (os.path.isfile(found) and os.access(found, os.X_OK)):
+            raise RoundsError("%s is not an executable file" % b)
+        resolved.append(os.path.abspath(found))
+    base_bin, new_bin = resolved
+    for a in bench_args:
+        if a.startswith("--benchmark_out") or a.startswith("--benchmark_list_tests"):
+            raise RoundsError("bench argument %s: compare --run writes and reads the JSON itself" % a)
+    os.makedirs(workdir, exist_ok=True)
+    manifest_path = os.path.join(workdir, "manifest.json")
+    names = _list_tests(base_bin, bench_args)
+    _list_tests(new_bin, bench_args)
+    if not names:
+        raise RoundsError("the bench arguments select no benchmark")
+    if rounds is None:
+        rounds = rounds_for(len(names))
+    manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
+                "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
+                "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
+    if os.path.exists(manifest_path):
+        old = read_manifest(workdir)
+        for k in ("base_sha256", "new_sha256", "args"):
+            if old.get(k) != manifest[k]:
+                raise RoundsError("%s holds rounds of another comparison (%s differs); use another --workdir"
+                                  % (workdir, k.replace("_sha256", " binary")))
+        manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
+    with open(manifest_path, "w") as f:
+        results.dump(manifest, f)
+    started = time.monotonic()
+    bins = {"base": base_bin, "new": new_bin}
+    for r in range(rounds):
+        for side in round_order(r):
+            out = path(workdir, r, side)
+            if complete(out):
+                continue
+            if max_seconds is not None and time.monotonic() - started > max_seconds:
+                log("compare: stopped after %.0f s (--max-seconds): %d of %d rounds done in %s; "
+                    "run the same command again to go on"
+                    % (time.monotonic() - started, done(workdir, rounds), rounds, workdir))
+                return False
+            t0 = time.monotonic()
+            log("compare: round %d/%d: %s (%s) ..." % (r + 1, rounds, side.upper(), bins[side]))
+            rc = launch.run(bins[side], bench_args, out + ".part", out[:-5] + ".log")[0]
+            if rc not in (0, 1) or not os.path.exists(out + ".part"):
+                with open(out[:-5] + ".log") as f:
+                    tail = f.read().strip().splitlines()[-1:] or ["(no output)"]
+                what = ("exited with status %d" % rc if rc not in (0, 1)
+                        else "wrote no JSON (--benchmark_out ignored?)")
+                raise RoundsError("%s %s in round %d: %s" % (bins[side], what, r + 1, tail[0]))
+            os.replace(out + ".part", out)
+            log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
+    return True

@@ -1,0 +1,481 @@
+"""Trends of the nightly history: what changed, where, by how much (ci/trends).
+
+    ci/trends --history DIR --out OUTDIR [--machine ID] [--json FILE]
+              [--floor [FAMILY/]DEVICE=PCT] [--confirm N] [--all]
+
+For one machine of the history (regress/history.py; the only one, or --machine),
+every benchmark's series is searched for change points (regress/changepoint.py:
+E-Divisive means, a t-test between the segments, the comparator's threshold
+max(floor, 2 x the run-to-run noise)). A history is per machine fingerprint; a
+driver, toolkit or compiler change starts a new segment of it, and the
+detector runs on each segment's runs apart: a change of segment is drawn as
+such, never reported as a change of the code.
+
+Floors: compare.DEFAULT_FLOORS for two files ("files": GPU 2%, CPU 10%), by
+the benchmark's device (CPU when unknown); --floor overrides them as in
+ci/compare. A change with fewer than --confirm runs from it on (its own
+included) is tentative; only a confirmed regression fails (exit 1).
+
+Writes OUTDIR/index.html (offline: styles and the table sorter inline, the
+charts beside it in OUTDIR/charts/ as PNG and SVG): the machine, runs, dates
+and revisions; a summary line; every change, worst first (confirmed
+regressions by size, then tentative ones, then improvements), each linking
+to its benchmark's chart; one chart per changed benchmark (every benchmark
+with --all) and one normalised chart per family. OUTDIR/changes.json (and
+--json FILE): every change with its benchmark, family, device and segment,
+and the counts; byte-identical when rerun on the same history.
+
+Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
+or usage (one line "trends: ...")."""
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+from regress import changepoint
+from regress import compare
+from regress import history
+from regress import results
+from regress import stats
+
+TOOL = "trends"
+FORMAT = 1
+EXIT_OK, EXIT_REGRESSION, EXIT_INPUT = 0, 1, 2
+MODE = "files"           # the floors of compare for two files: one nightly run against another
+BASELINE_RUNS = 3  # a family chart divides each benchmark by its median over these first runs
+AA_LEDGER = "aa-ledger.jsonl"  # the nightly's A/A false alarms, in the history directory
+
+
+class TrendsError(Exception):
+    """Bad input or usage: one line, exit 2."""
+
+
+def _stderr(line):
+    print("%s: %s" % (TOOL, line), file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ helpers
+
+def short_rev(rev):
+    """A git hash shortened to 8 digits (a "-dirty" suffix kept); other text as it is."""
+    if not rev:
+        return "?"
+    m = re.fullmatch(r"([0-9a-fA-F]{12,})(.*)", rev)
+    return m.group(1)[:8] + m.group(2) if m else rev
+
+
+def day(date):
+    return date[:10] if isinstance(date, str) and date else ""
+
+
+def when(date):
+    """A history date (ISO, UTC when it had an offset) as "YYYY-MM-DD HH:MM"."""
+    if not isinstance(date, str):
+        return ""
+    m = re.match(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(\+00:00|Z)?$", date)
+    if not m:
+        return date
+    return "%s %s%s" % (m.group(1), m.group(2), " UTC" if m.group(3) else "")
+
+
+def instant(date):
+    """An ISO date as an aware datetime (UTC when it has no offset), or None."""
+    if not isinstance(date, str):
+        return None
+    try:
+        d = datetime.datetime.fromisoformat(date.strip())
+    except ValueError:
+        return None
+    return d if d.tzinfo is not None else d.replace(tzinfo=datetime.timezone.utc)
+
+
+def commit_range(c):
+    return "%s..%s" % (short_rev(c["revision_before"]), short_rev(c["revision_after"]))
+
+
+def pct(x, digits=1):
+    return "" if x is None else "%+.*f%%" % (digits, 100 * x)
+
+
+def upct(x, digits=1):
+    return "" if x is None else "%.*f%%" % (digits, 100 * x)
+
+
+def chart_stem(name):
+    """A file name for a benchmark's chart: its name made safe, and a hash of it (names differ in
+    characters the safe form drops)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80]
+    return "%s_%s" % (safe or "benchmark", hashlib.sha1(name.encode("utf-8")).hexdigest()[:8])
+
+
+def family_stem(family):
+    return "family_" + (re.sub(r"[^A-Za-z0-9._-]+", "_", family or "none").strip("_") or "none")
+
+
+def finite_or_none(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+# ---------------------------------------------------------------- analysis
+
+def parse_floor(spec):
+    try:
+        return compare._parse_floor(spec)
+    except argparse.ArgumentTypeError as e:
+        raise TrendsError(str(e))
+
+
+def benchmark_info(h, machine):
+    """{name: (family, device)} of the machine's entries (the most frequent when they vary)."""
+    rows = h._query("SELECT e.name, e.family, e.device, count(*) FROM entries e JOIN runs r ON r.id = e.run_id "
+                    "WHERE r.machine = ? GROUP BY e.name, e.family, e.device", (machine,))
+    best = {}
+    for name, family, device, n in rows:
+        key = (device is not None, n, family or "", device or "")
+        if name not in best or key > best[name][0]:
+            best[name] = (key, family, device)
+    return {name: (family, device) for name, (_, family, device) in best.items()}
+
+
+def split_segments(points):
+    """[(start, end)] of the runs of one machine segment each (a point with new_segment starts one)."""
+    bounds = [0] + [i for i, p in enumerate(points) if i and p.get("new_segment")] + [len(points)]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
+
+
+def measured(p):
+    """Whether a point of a series holds a time (a failed run holds none)."""
+    m = p.get("median")
+    return m is not None and m > 0 and math.isfinite(m)
+
+
+class Series:
+    """One benchmark on the machine: its points, change points, segments and threshold."""
+
+    def __init__(self, name, family, device, floor, points, ordinal, confirm, multiple):
+        self.name, self.family, self.device, self.floor = name, family, device, floor
+        self.points = points
+        self.x = [ordinal[p["run_id"]] for p in points]
+        self.stem = chart_stem(name)
+        self.changes = []          # detect's dicts, index into points, and segment
+        self.pieces = []           # (first x, last x, median) of the detector's segments
+        self.segments = split_segments(points)
+        for a, b in self.segments:
+            sub = points[a:b]
+            found = changepoint.detect(sub, floor, multiple=multiple, confirm=confirm)
+            for c in found:
+                c = dict(c)
+                c["index"] += a
+                c["segment"] = points[a]["segment"]
+                self.changes.append(c)
+            cuts = [a] + [c["index"] + a for c in found] + [b]
+            for i in range(len(cuts) - 1):
+                js = [j for j in range(cuts[i], cuts[i + 1]) if measured(points[j])]
+                if js:
+                    self.pieces.append((self.x[js[0]], self.x[js[-1]],
+                                        float(np.median([points[j]["median"] for j in js]))))
+        # The threshold of the latest segment (detect gives it with each change; the
+        # same rule here when it found none), and the median it is drawn around.
+        self.threshold, self.noise, self.centre = None, None, None
+        if self.segments:
+            a, b = self.segments[-1]
+            mine = [c for c in self.changes if a <= c["index"] < b]
+            if mine:
+                self.threshold, self.noise = mine[-1]["threshold"], mine[-1]["noise"]
+            else:
+                logs = np.log([p["median"] for p in points[a:b] if measured(p)])
+                noise = stats.robust_sd(logs - np.median(logs), axis=0) if logs.size >= 3 else float("nan")
+                self.noise = finite_or_none(noise)
+                self.threshold = changepoint.threshold(noise, floor, multiple)
+            last = [pc for pc in self.pieces if pc[1] >= self.x[a]]
+            if last:
+                self.centre = last[-1][2]
+
+    def prev_x(self, c):
+        """The x of the last measured run before change c (the commit range's start)."""
+        for i in range(c["index"] - 1, -1, -1):
+            if measured(self.points[i]):
+                return self.x[i]
+        return self.x[c["index"]] - 1
+
+    def baseline(self):
+        """The median of the first BASELINE_RUNS measured runs of the benchmark's latest segment."""
+        for a, b in reversed(self.segments):
+            vals = [p["median"] for p in self.points[a:b] if measured(p)]
+            if vals:
+                return float(np.median(vals[:BASELINE_RUNS]))
+        return None
+
+
+def rank(c):
+    """Worst first: confirmed regressions, tentative regressions, then improvements (confirmed
+    first); by size within each."""
+    group = {("confirmed", "slower"): 0, ("tentative", "slower"): 1,
+             ("confirmed", "faster"): 2, ("tentative", "faster"): 3}[(c["status"], c["direction"])]
+    return (group, -abs(c["step"]), c["name"], c["index"])
+
+
+def run_segments(runs):
+    """[(ordinal, run, [[key, old, new]])] where the machine's runs start a new segment."""
+    out = []
+    for i in range(1, len(runs)):
+        if runs[i]["segment"] != runs[i - 1]["segment"]:
+            out.append((i, runs[i], [list(c) for c in history.segment_changes(runs[i - 1]["context"],
+                                                                              runs[i]["context"])]))
+    return out
+
+
+# ------------------------------------------------------------------ charts
+
+def read_aa_ledger(hist, machine):
+    """The nightly job's A/A checks of this machine (HISTORY/aa-ledger.jsonl,
+    one line per night: the comparator run with one binary on both sides, so
+    every SLOWER or FASTER is a false alarm). Returns (nights, totals);
+    unreadable lines are counted in totals["unreadable"], not fatal."""
+    nights, unreadable = [], 0
+    path = os.path.join(hist, AA_LEDGER)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                try:
+                    e = json.loads(line)
+                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict):
+                        raise ValueError
+                    compared, alarms = int(e["compared"]), int(e["false_alarms"])
+                except (ValueError, KeyError, TypeError):
+                    unreadable += 1
+                    continue
+                if e.get("machine") == machine:
+                    nights.append({"date": e.get("date"), "revision": e.get("revision"), "compared": compared,
+                                   "false_alarms": alarms,
+                                   "counts": {str(k): int(v) for k, v in sorted(e["counts"].items())
+                                              if isinstance(v, int)}})
+    nights.sort(key=lambda n: n["date"] or "")
+    compared = sum(n["compared"] for n in nights)
+    alarms = sum(n["false_alarms"] for n in nights)
+    totals = {"nights": len(nights), "compared": compared, "false_alarms": alarms,
+              "rate": alarms / compared if compared else None, "unreadable": unreadable}
+    return nights, totals
+
+
+# -------------------------------------------------------------------- main
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise TrendsError("%s (see ci/trends --help)" % message)
+
+
+def make_parser():
+    p = _Parser(prog="trends", formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Change points in one machine's nightly history: a page of what changed, worst "
+                            "first, with trend charts, and changes.json.",
+                epilog="exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input or usage "
+                       "(one line \"trends: ...\")")
+    p.add_argument("--history", required=True, metavar="DIR", help="the history directory (ci/history)")
+    p.add_argument("--out", required=True, metavar="OUTDIR", help="where index.html, changes.json and charts/ go")
+    p.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when the history "
+                   "holds several")
+    p.add_argument("--json", metavar="FILE", help="also write changes.json here")
+    p.add_argument("--floor", action="append", default=[], metavar="[FAMILY/]DEVICE=PCT",
+                   help="the smallest change reported, per device or family (default: GPU %g%%%%, CPU %g%%%%)"
+                   % (100 * compare.DEFAULT_FLOORS[("gpu", MODE)], 100 * compare.DEFAULT_FLOORS[("cpu", MODE)]))
+    p.add_argument("--confirm", type=int, default=changepoint.CONFIRM, metavar="N",
+                   help="runs from a change on that confirm it (default: %(default)s)")
+    p.add_argument("--all", action="store_true", help="a chart for every benchmark, not only the changed ones")
+    p.add_argument("--accepted-through", metavar="DATE", help="the date of the run accepted as the machine's "
+                   "baseline (ci/nightly passes it): a regression first measured at or before it was accepted "
+                   "with that baseline and no longer fails the job (it stays listed, marked accepted)")
+    return p
+
+
+def choose_machine(h, wanted):
+    machines = h.machines()
+    if not machines:
+        raise TrendsError("%s holds no runs (ci/history ingest FILE adds one)" % h.dir)
+    if wanted:
+        try:
+            mid = h.resolve_machine(wanted)
+        except history.HistoryError as e:
+            raise TrendsError(str(e))
+    elif len(machines) > 1:
+        raise TrendsError("the history holds %d machines: choose one with --machine (%s)" % (
+            len(machines), "; ".join(history._describe_machine(m) for m in machines)))
+    else:
+        mid = machines[0]["machine"]
+    return next(m for m in machines if m["machine"] == mid)
+
+
+def prepare_out(out):
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TrendsError("--out %s is a file, not a directory" % out)
+    charts = os.path.join(out, "charts")
+    try:
+        os.makedirs(charts, exist_ok=True)
+        for n in os.listdir(charts):   # an earlier page's charts: this one draws its own
+            if (n.endswith(".png") or n.endswith(".svg")) and not n.startswith("."):
+                os.remove(os.path.join(charts, n))
+    except OSError as e:
+        raise TrendsError("cannot write to %s: %s" % (out, e.strerror or e))
+    return charts
+
+
+def summary_line(summary, one_run):
+    def n(k, word, plural=None):
+        return "%d %s" % (k, word if k == 1 else (plural or word + "s"))
+    if one_run:
+        return "One run: no trend yet (%s)." % n(summary["benchmarks"], "benchmark")
+    return "%s, %s, %s, out of %s%s." % (
+        n(summary["confirmed_regressions"], "confirmed regression"),
+        n(summary["tentative_regressions"], "tentative regression"),
+        n(summary["improvements"], "improvement"), n(summary["benchmarks"], "benchmark"),
+        " (and %s accepted with the baseline)" % n(summary["accepted_regressions"], "regression")
+        if summary.get("accepted_regressions") else "")
+
+
+def run(args, out=print):
+    confirm = args.confirm
+    if confirm < 1:
+        raise TrendsError("--confirm %d: give 1 or more runs" % confirm)
+    floors = dict(parse_floor(f) for f in args.floor)
+    settings = compare.Settings(MODE, floors=floors)
+    multiple = changepoint.MULTIPLE
+    try:
+        h = history.History(args.history, log=_stderr)
+    except history.HistoryError as e:
+        raise TrendsError(str(e))
+    with h:
+        m = choose_machine(h, args.machine)
+        machine = m["machine"]
+        runs = h.runs(machine)
+        if not runs:
+            raise TrendsError("machine %s has no runs" % machine)
+        ordinal = {r["id"]: i for i, r in enumerate(runs)}
+        labels = ["%s %s" % (day(r["date"]) or "run %d" % r["id"], short_rev(r["revision"])) for r in runs]
+        info_of = benchmark_info(h, machine)
+        series = []
+        for name in h.names(machine):
+            family, device = info_of.get(name, (None, None))
+            device = device if device in ("cpu", "gpu") else "cpu"
+            floor = settings.floor(family, device)
+            series.append(Series(name, family, device, floor, h.series(name, machine), ordinal, confirm, multiple))
+    charts_dir = prepare_out(args.out)
+    from plots import trend_charts  # matplotlib: only once the input has been read
+    one_run = len(runs) == 1
+    bounds = run_segments(runs)
+
+    changes = []
+    for s in series:
+        for c in s.changes:
+            d = dict(c)
+            d.update(name=s.name, family=s.family, device=s.device, floor=s.floor, stem=s.stem,
+                     run_id=s.points[c["index"]]["run_id"])
+            changes.append(d)
+    changes.sort(key=rank)
+    accepted_through = None
+    if args.accepted_through is not None:
+        accepted_through = instant(args.accepted_through)
+        if accepted_through is None:
+            raise TrendsError("--accepted-through %r: not an ISO date (e.g. 2026-11-23T12:32:06+00:00)"
+                              % args.accepted_through)
+    for c in changes:
+        d = instant(c["date"])
+        c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
+                             and d <= accepted_through)
+    gating = changepoint.gating(changes)
+    accepted = [c for c in changes if c["accepted"] and c["status"] == "confirmed"]
+    summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
+               "confirmed_regressions": len(gating), "accepted_regressions": len(accepted),
+               "tentative_regressions": sum(1 for c in changes if c["direction"] == "slower"
+                                            and c["status"] != "confirmed"),
+               "improvements": sum(1 for c in changes if c["direction"] == "faster"),
+               "confirmed_improvements": sum(1 for c in changes if c["direction"] == "faster"
+                                             and c["status"] == "confirmed")}
+    hardware = m["gpu"] or m["cpu"] or "unknown hardware"
+    machine_label = "machine %s: %s" % (machine, "; ".join(x for x in (m["gpu"], m["cpu"]) if x) or hardware)
+    revs = [r["revision"] for r in runs if r["revision"]]
+    dates = [r["date"] for r in runs if r["date"]]
+    description = "History %s, machine %s (GPU: %s; CPU: %s): %d run%s%s%s; %d segment%s." % (
+        args.history, machine, m["gpu"] or "none", m["cpu"] or "not named", len(runs), "" if one_run else "s",
+        " from %s to %s" % (when(dates[0]), when(dates[-1])) if len(dates) > 1 else
+        (" on %s" % when(dates[0]) if dates else ""),
+        ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
+        (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
+    floors_text = "GPU %s, CPU %s (compare's two-file floors)%s" % (
+        upct(compare.DEFAULT_FLOORS[("gpu", MODE)], 0), upct(compare.DEFAULT_FLOORS[("cpu", MODE)], 0),
+        "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
+                                 for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
+    info = {"hardware": hardware, "description": description, "summary": summary,
+            "summary_line": summary_line(summary, one_run), "one_run": one_run}
+
+    # charts
+    bench_charts, family_charts = set(), []
+    if not one_run:
+        for s in series:
+            if (s.changes or args.all) and any(measured(p) for p in s.points):
+                trend_charts.draw_benchmark(s, labels, machine_label, charts_dir)
+                bench_charts.add(s.stem)
+        families = sorted({s.family or "" for s in series}, key=trend_charts.family_key)
+        for fam in families:
+            mine = [s for s in series if (s.family or "") == fam]
+            if trend_charts.draw_family(fam or None, mine, labels, bounds, machine_label, charts_dir):
+                family_charts.append((fam or "(no family)", family_stem(fam or None)))
+
+    aa_nights, aa_totals = read_aa_ledger(args.history, machine)
+    trend_charts.write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts,
+                            bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text},
+                            (aa_nights, aa_totals))
+
+    keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
+            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted")
+    doc = {"parbench_trends": FORMAT,
+           "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
+           "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
+           "revisions": [revs[0], revs[-1]] if revs else [],
+           "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple,
+                        "max_pvalue": changepoint.MAX_PVALUE,
+                        "floors": {"%s%s" % ("" if f is None else f + "/", d): v
+                                   for (f, d), v in sorted(floors.items(), key=str)},
+                        "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
+           "summary": dict(summary, fails_nightly=bool(gating)),
+           "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
+                         "changed": ch} for _, r, ch in bounds],
+           "changes": [{k: c[k] for k in keys} for c in changes],
+           "aa": {"summary": aa_totals, "nights": aa_nights}}
+    text = json.dumps(results.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise TrendsError("cannot write %s: %s" % (path, e.strerror or e))
+
+    out(info["summary_line"])
+    for c in changes:
+        out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
+                                                 c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
+    out("report: %s" % os.path.join(args.out, "index.html"))
+    return EXIT_REGRESSION if gating else EXIT_OK
+
+
+def main(argv=None, out=print):
+    try:
+        args = make_parser().parse_args(argv)
+        return run(args, out)
+    except TrendsError as e:
+        _stderr(str(e))
+        return EXIT_INPUT
+
+
+if __name__ == "__main__":
+    results.run_tool(TOOL, main)

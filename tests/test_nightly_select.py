@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""What the nightly job runs, chosen from the JSON and the run names, never
+from variant names (regress/nightly.py): the suite's exclusions (baselines by
+role, instances with a ranks argument, all but the middle size of a wide
+block sweep) and the A/A subset (the most stable fast passed variants of the
+machine's device)."""
+import json
+import os
+import re
+import tempfile
+import unittest
+
+from regress import nightly, results
+
+NAMES = [
+    "Fam/Base/n:8/manual_time",
+    "Fam/Fast/n:8/manual_time",
+    "Fam/Mpi/n:8/ranks:1/threads:1/manual_time",
+    "Fam/Gpu/n:8/block:64/manual_time",
+    "Fam/Gpu/n:8/block:256/manual_time",
+    "Fam/Gpu/n:8/block:1024/manual_time",
+    "Fam/Two/n:8/block:16/manual_time",
+    "Fam/Two/n:8/block:32/manual_time",
+    "Fam/Narrow/n:8/block:128/manual_time",
+    "Fam/Narrow/n:8/block:256/manual_time",
+    "Fam/Narrow/n:8/block:512/manual_time",
+    "Fam/Shape/n:8/block:32x4/manual_time",
+    "Fam/Shape/n:8/block:32x8/manual_time",
+    "Fam/Shape/n:8/block:64x4/manual_time",
+]
+
+
+def entry(name, seconds, rep, role="variant", device="cpu", disposition="passed"):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 3, "repetition_index": rep,
+            "threads": 1, "iterations": 10, "real_time": seconds, "cpu_time": seconds, "time_unit": "s",
+            "parbench": {"disposition": disposition, "role": role, "device": device}}
+
+
+class Exclusions(unittest.TestCase):
+    def test_roles_ranks_and_block_sweeps(self):
+        pattern = nightly.select_exclusions(NAMES, {"Fam/Base": "baseline", "Fam/Fast": "variant"})
+        kept = [n for n in NAMES if not re.search(pattern, n)]
+        self.assertEqual(kept, ["Fam/Fast/n:8/manual_time", "Fam/Gpu/n:8/block:256/manual_time"] + NAMES[6:])
+
+    def test_nothing_to_leave_out(self):
+        self.assertIsNone(nightly.select_exclusions(["Fam/Fast/n:8/manual_time"], {"Fam/Fast": "variant"}))
+
+    def test_a_variant_without_a_role_is_kept(self):
+        pattern = nightly.select_exclusions(NAMES[:2], {})
+        self.assertIsNone(pattern)
+
+
+class AASubset(unittest.TestCase):
+    def test_most_stable_fast_passed_variants_of_the_device(self):
+        spread = {"Fam/A/n:1": 0.001, "Fam/A/n:2": 0.02, "Fam/B/n:1": 0.005, "Fam/C/n:1": 0.0001}
+        benchmarks = []
+        for name, s in spread.items():
+            benchmarks += [entry(name, 1e-4 * (1 + s * d), i) for i, d in enumerate((-1, 0, 1))]
+        benchmarks += [entry("Fam/Slow/n:1", 5.0 + 0.0001 * i, i) for i in range(3)]           # too slow a run
+        benchmarks += [entry("Fam/Ref/n:1", 1e-4, i, role="baseline") for i in range(3)]       # not a variant
+        benchmarks += [entry("Fam/Dev/n:1", 1e-4, i, device="gpu") for i in range(3)]          # other device
+        benchmarks += [entry("Fam/Bad/n:1", 1e-4, i, disposition="incorrect") for i in range(3)]
+        doc = {"context": {"parbench_schema": 1, "parbench_counters": {}}, "benchmarks": benchmarks}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "suite.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            run = results.load(path)
+        # One per variant first (the most stable of each), then the rest.
+        self.assertEqual(nightly.aa_subset(run, "cpu", size=3), ["Fam/A/n:1", "Fam/B/n:1", "Fam/C/n:1"])
+        self.assertEqual(nightly.aa_subset(run, "cpu", size=4), ["Fam/A/n:1", "Fam/A/n:2", "Fam/B/n:1", "Fam/C/n:1"])
+        self.assertEqual(nightly.aa_subset(run, "gpu"), ["Fam/Dev/n:1"])
+
+
+if __name__ == "__main__":
+    unittest.main()
