@@ -234,6 +234,14 @@ def aa_subset(run_, device, size=AA_SIZE):
     return sorted(chosen[:size])
 
 
+def aa_choice(run_, gpu):
+    """The A/A subset on this host's device (the GPU's where there is one);
+    a suite that ran none there (a CPU-only filter on a GPU host) checks the
+    comparator on the other device's instances instead."""
+    first, other = ("gpu", "cpu") if gpu else ("cpu", "gpu")
+    return aa_subset(run_, first) or aa_subset(run_, other)
+
+
 def accept_baseline(path, hist, reason):
     try:
         run_ = results.load(path)
@@ -399,7 +407,7 @@ def night(args, summary, codes):
     # The night's context, machine and A/A subset, read once (the suite is tens of MB).
     suite_run = results.load(suite)
     context = suite_run.context
-    aa_names = aa_subset(suite_run, "gpu" if gpu else "cpu")
+    aa_names = aa_choice(suite_run, gpu)
     del suite_run
     machine = historymod.machine_of(context)
     base = baseline_path(args.history, machine)

@@ -47,11 +47,13 @@ parbench_python_test(trends_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_trends_e2e
 # few instances with this build's bench.
 parbench_python_test(nightly_select unit ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly_select.py)
 parbench_python_test(nightly smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly.py ${CMAKE_BINARY_DIR})
-set_tests_properties(nightly PROPERTIES TIMEOUT 300)
+set_tests_properties(nightly PROPERTIES TIMEOUT 300 RESOURCE_LOCK gpu_nightly)
 # The crash-safe suite runner with the real bench and its fault switch
 # (a crash, a hang killed at its time limit, GPU memory exhausted).
 parbench_python_test(run_suite slow ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.py $<TARGET_FILE:bench>)
-set_tests_properties(run_suite PROPERTIES TIMEOUT 300)
+# Its gpu-oom fault takes every byte of the GPU: it holds the lock of every
+# test that uses the GPU (tests/CMakeLists.txt), so none runs beside it.
+set_tests_properties(run_suite PROPERTIES TIMEOUT 300 RESOURCE_LOCK "gpu_tests;gpu_smoke;gpu_nightly")
 parbench_python_test(gemm_tune unit ${CMAKE_CURRENT_SOURCE_DIR}/test_gemm_tune.py)
 parbench_python_test(ptx_diff unit ${CMAKE_CURRENT_SOURCE_DIR}/test_ptx_diff.py)
 # The CI workflows parse and name only commands and options that exist.

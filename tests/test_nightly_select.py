@@ -70,6 +70,20 @@ class AASubset(unittest.TestCase):
         self.assertEqual(nightly.aa_subset(run, "cpu", size=3), ["Fam/A/n:1", "Fam/B/n:1", "Fam/C/n:1"])
         self.assertEqual(nightly.aa_subset(run, "cpu", size=4), ["Fam/A/n:1", "Fam/A/n:2", "Fam/B/n:1", "Fam/C/n:1"])
         self.assertEqual(nightly.aa_subset(run, "gpu"), ["Fam/Dev/n:1"])
+        # A GPU host takes its GPU's instances; a CPU host its CPU's.
+        self.assertEqual(nightly.aa_choice(run, gpu=True), ["Fam/Dev/n:1"])
+        self.assertEqual(nightly.aa_choice(run, gpu=False), nightly.aa_subset(run, "cpu"))
+
+    def test_a_gpu_host_with_a_cpu_only_suite_checks_the_cpu_instances(self):
+        doc = {"context": {"parbench_schema": 1, "parbench_counters": {}},
+               "benchmarks": [entry("Fam/A/n:1", 1e-4 * (1 + 0.01 * i), i) for i in range(3)]}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "suite.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            run = results.load(path)
+        self.assertEqual(nightly.aa_subset(run, "gpu"), [])
+        self.assertEqual(nightly.aa_choice(run, gpu=True), ["Fam/A/n:1"])
 
 
 if __name__ == "__main__":

@@ -35,13 +35,16 @@ def read(path):
 
 
 def tracked_files(under):
-    out = subprocess.run(["git", "ls-files", "--", under], cwd=ROOT, capture_output=True, text=True)
+    """The files under `under` that are or would be committed: tracked or not
+    ignored, and present in the tree (a copied tree may carry a stale index)."""
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", under],
+                         cwd=ROOT, capture_output=True, text=True)
     if out.returncode != 0:  # not a git checkout (a source tarball): walk the tree instead
         found = []
         for dirpath, _, names in os.walk(os.path.join(ROOT, under)):
             found += [os.path.relpath(os.path.join(dirpath, n), ROOT) for n in names]
         return found
-    return out.stdout.split()
+    return sorted(f for f in set(out.stdout.split()) if os.path.isfile(os.path.join(ROOT, f)))
 
 
 def markdown_files():
