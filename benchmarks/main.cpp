@@ -24,6 +24,7 @@
 #include "core/reporters.hpp"
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
+#include "gemm/cpu/simd.hpp"
 #ifdef PARBENCH_WITH_NCCL
 #include "kmeans/registry.hpp"
 #endif
@@ -67,6 +68,7 @@ void add_context(const pb::Options& opt) {
   add("omp_max_threads", std::to_string(omp_get_max_threads()));
   add("omp_proc_bind", env_or("OMP_PROC_BIND", "unset"));
   add("omp_places", env_or("OMP_PLACES", "unset"));
+  add("cpu_simd", pb::gemm::to_string(pb::gemm::blocked_simd()));  // OMP.Blocked's micro-kernel
   add("openblas_config", openblas_get_config());
   add("openblas_num_threads_at_start", std::to_string(openblas_get_num_threads()));
   for (const auto& [k, v] : pb::gpu_context()) add(k, v);

@@ -28,12 +28,16 @@ def medians(run, counter):
 
 
 def reference(rows, rn, variant):
-    """The row of `variant` for the same problem as run name `rn`, ignoring knobs it lacks."""
-    for row in rows.values():
-        other = row[3]
-        if other.family == rn.family and other.variant == variant and other.problem() == rn.problem():
+    """The row of `variant` for the same problem as run name `rn`: with the
+    same knobs (threads, block ...) where the reference has them, else the
+    first of that problem (a reference without the knob, Naive's one thread)."""
+    same_problem = [row for row in rows.values()
+                    if row[3].family == rn.family and row[3].variant == variant and row[3].problem() == rn.problem()]
+    for row in same_problem:
+        shared = [k for k in row[3].args if k in rn.args and (k, rn.args[k]) not in rn.problem()]
+        if all(row[3].args[k] == rn.args[k] for k in shared):
             return row
-    return None
+    return same_problem[0] if same_problem else None
 
 
 def main():

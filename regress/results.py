@@ -50,7 +50,7 @@ TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 # the history starts another machine or segment). SOFT: worth a warning.
 FINGERPRINT_HARD = {
     "all": ("parbench_fixtures_version", "parbench_build_type", "parbench_seed"),
-    "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler"),
+    "cpu": ("cpu_model", "num_cpus", "parbench_cxx_compiler", "cpu_simd"),
     "gpu": ("gpu", "gpu_sm_count", "parbench_cuda_compiler", "parbench_cuda_architectures", "parbench_flush_l2",
             "parbench_gpu_start"),
     "openblas": ("openblas_config",),

@@ -16,6 +16,7 @@
 
 #include "core/gpu.hpp"
 #include "gemm/case.hpp"
+#include "gemm/cpu/simd.hpp"
 #include "gemm/raster.hpp"
 #include "gemm/reference.hpp"
 #include "gemm/registry.hpp"
@@ -60,6 +61,7 @@ struct Case_ {
   std::string label;
   Precision prec = Precision::Native;  // TF32 / BF16: a tensor_registry() variant on float
   bool gpu = false;                    // the variant runs on a GPU
+  int simd = -1;                       // OMP.Blocked with this kernel (a Simd), not the host's widest
 };
 
 void PrintTo(const Case_& c, std::ostream* os) { *os << c.label; }
@@ -79,6 +81,19 @@ std::vector<Case_> all_cases() {
           out.push_back({e.name, k, op, f64, label, Precision::Native, e.backend == Backend::Cuda});
         }
       }
+  // OMP.Blocked with each narrower kernel the host can run (the registry's
+  // entry runs the widest): every kernel is checked where it can run.
+  for (bool f64 : {false, true})
+    for (Op op : {Op::AB, Op::AtB, Op::ABtC})
+      for (Simd simd : {Simd::Baseline, Simd::Avx2})
+        if (simd != widest_simd() && host_supports(simd))
+          for (int threads : {1, 3}) {
+            Knobs k;
+            k.threads = threads;
+            std::string label = std::string("OMP_Blocked_") + to_string(simd) + "_" + to_string(op) +
+                                (f64 ? "_f64" : "_f32") + "_threads" + std::to_string(threads);
+            out.push_back({"OMP.Blocked", k, op, f64, label, Precision::Native, false, int(simd)});
+          }
 #ifdef PARBENCH_WITH_CUDA
   // Every tile configuration of the tunable kernels, forced: on these small
   // shapes the tuned table picks only some of them.
@@ -132,7 +147,7 @@ void check_variant(const Case_& c) {
   std::string reason;
   for (const auto& s : kShapes) {
     Problem p{c.op, s.m, s.n, s.k, c.prec};
-    auto v = e.make(c.knobs);
+    auto v = c.simd < 0 ? e.make(c.knobs) : make_cpu_blocked<T>(c.knobs.threads, Simd(c.simd));
     if (!v->supports(p).ok()) {
       ++refused, reason = v->supports(p).reason;
       continue;

@@ -515,6 +515,24 @@ class Tools(Tmp):
         self.assertIn("warning: cut off mid-run", p.stderr)
 
 
+class Table(Tmp):
+    def test_ratio_to_a_variant_with_the_same_knobs(self):
+        # The reference runs at 1 and 2 threads: each row divides by the one of
+        # its own thread count; a reference without threads serves every row.
+        names = {("Lib", 1): 10.0, ("Lib", 2): 20.0, ("Mine", 1): 8.0, ("Mine", 2): 14.0}
+        bench = [entry("Fam/%s/M:64/threads:%d/manual_time" % k, 1.0, GFLOPS=v, M=64.0) for k, v in names.items()]
+        bench.append(entry("Fam/Loop/M:64/manual_time", 1.0, GFLOPS=2.0, M=64.0))
+        doc = {"context": {"parbench_schema": 1, "parbench_counters": COUNTERS}, "benchmarks": bench}
+        path = self.write("t.json", results.dumps(doc))
+
+        def ratios(ref):
+            out = tool("table.py", path, "--ratio-to", ref).stdout.splitlines()[1:]
+            return {line.split()[0]: line.split()[-1] for line in out}
+        self.assertEqual(ratios("Lib")["Fam/Mine/M:64/threads:1"], "0.800")
+        self.assertEqual(ratios("Lib")["Fam/Mine/M:64/threads:2"], "0.700")
+        self.assertEqual(ratios("Loop")["Fam/Mine/M:64/threads:2"], "7.000")
+
+
 class Upgrade(Tmp):
     def test_committed_files_are_upgraded_and_it_is_idempotent(self):
         p = subprocess.run([sys.executable, *UPGRADE, "--check", *committed_json()], capture_output=True, text=True,

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/registrar.hpp"
+#include "gemm/cpu/simd.hpp"
 #include "gemm/family.hpp"
 #include "gemm/job.hpp"
 
@@ -141,6 +142,7 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
 
 static void register_gemm(const Options& opt) {
   declare_counters();
+  if (const auto* simd = opt.flag("--gemm-simd")) set_blocked_simd(parse_host_simd("--gemm-simd", *simd));
   const auto* given = opt.flag("--gemm-op");
   const auto ops = given ? parse_word_list("--gemm-op", *given, kOps) : kOps;
   const auto types =
@@ -177,6 +179,12 @@ static FlagSection gemm_flags() {
             "tuning sweeps (ci/tune-gemm): run CUDA.Pipelined and CUDA.DMMA once per tile configuration, "
             "'all' or names (run names gain tile:<name>); without it the tuned table chooses",
             [](const std::string& flag, const std::string& v) { parse_tiles(flag, v); },
+            {}},
+           {"--gemm-simd",
+            "ISA",
+            "the instruction set of OMP.Blocked's micro-kernel: baseline, avx2 (with FMA) or avx512; default "
+            "the widest this CPU has (the context key cpu_simd says which ran)",
+            [](const std::string& flag, const std::string& v) { parse_host_simd(flag, v); },
             {}}},
           nullptr};
 }

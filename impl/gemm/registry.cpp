@@ -1,5 +1,7 @@
 #include "gemm/registry.hpp"
 
+#include "gemm/cpu/simd.hpp"
+
 namespace pb::gemm {
 
 // The variants' factories, each defined in its own file.
@@ -7,8 +9,6 @@ template <class T>
 std::unique_ptr<Variant<T>> make_cpu_naive();
 template <class T>
 std::unique_ptr<Variant<T>> make_cpu_omp(int threads);
-template <class T>
-std::unique_ptr<Variant<T>> make_cpu_blocked(int threads);
 template <class T>
 std::unique_ptr<Variant<T>> make_openblas(int threads);
 #ifdef PARBENCH_WITH_CUDA
@@ -43,7 +43,7 @@ const std::vector<Entry<T>>& registry() {
       {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false,
        [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
       {"OMP.Blocked", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
-       [](const Knobs& k) { return make_cpu_blocked<T>(k.threads); }},
+       [](const Knobs& k) { return make_cpu_blocked<T>(k.threads, blocked_simd()); }},
       {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
        [](const Knobs& k) { return make_openblas<T>(k.threads); }, "openblas"},
 #ifdef PARBENCH_WITH_CUDA

@@ -6,19 +6,26 @@
 //    a panel row is two vectors), shared by all threads, sized for L3;
 //  - each thread packs an MC x KC block of A into MR-tall row panels (sized
 //    for its L2) and sweeps it against every B panel;
-//  - the micro-kernel keeps an MR x NR tile of C in vector registers
-//    (MR x 2 vectors: 16 of the 32 AVX-512 registers) over the KC products:
-//    per k one vector pair of B and MR broadcasts of A, 2 MR fused
-//    multiply-adds, no stores.
+//  - the micro-kernel keeps an MR x NR tile of C in vector registers over
+//    the KC products: per k one vector pair of B and MR broadcasts of A,
+//    2 MR fused multiply-adds, no stores.
 // Packing also absorbs the three ops: A^T B packs A by columns and A B^T
 // packs B by rows, so every op runs the same kernel on the same layout (OMP's
 // transposed operands stride through memory instead). Edges are packed with
 // zeros and their tiles written through a scratch tile.
 //
-// The micro-kernel is compiled for AVX-512, AVX2 and the baseline ISA
-// (target_clones: the loader picks the host's best); the vectors are GCC
-// vector types of 64 bytes: one AVX-512 register, two AVX2 halves, or four
-// SSE quarters in the baseline clone.
+// One micro-kernel per instruction set, each with the tile its registers
+// hold (accumulators, the B vectors of one k, one broadcast of A):
+//  - AVX-512 (32 registers of 64 bytes): 8 x 2 vectors, 16 accumulators;
+//  - AVX2 + FMA (16 registers of 32 bytes): 6 x 2 vectors, 12 accumulators,
+//    2 B vectors and a broadcast: 15 registers, so nothing spills;
+//  - the baseline (SSE2: 16 registers of 16 bytes, no FMA): 4 x 2 vectors,
+//    leaving registers for the products that a multiply and an add need.
+// Each kernel is compiled for its own instruction set (target attribute) and
+// the file with -ffp-contract=fast (impl/gemm/CMakeLists.txt), so a multiply
+// and its add become one FMA wherever the set has one. The host's widest set
+// runs (simd.hpp); the packing code is shared and sized by the kernel's tile.
+// Measurements behind these choices: docs/perf/gemm-cpu-blocked.md.
 #include <omp.h>
 
 #include <algorithm>
@@ -28,68 +35,91 @@
 #include <new>
 #include <vector>
 
+#include "core/status.hpp"
 #include "gemm/cpu/cpu_variant.hpp"
+#include "gemm/cpu/simd.hpp"
 
 namespace pb::gemm {
 namespace {
 
-constexpr int MR = 8;  // rows of a micro-tile
-
-// Per precision: a 64-byte vector of T, the micro-tile's width (two vectors)
-// and the cache blocks (A's MC x KC block in L2, B's KC x NC block in L3).
-template <class T>
-struct Blocking;
-template <>
-struct Blocking<double> {
-  typedef double Vec __attribute__((vector_size(64)));
-  static constexpr int kLanes = 8, NR = 16, KC = 256, MC = 128, NC = 3072;
-};
-template <>
-struct Blocking<float> {
-  typedef float Vec __attribute__((vector_size(64)));
-  static constexpr int kLanes = 16, NR = 32, KC = 384, MC = 128, NC = 4096;
-};
-
 // C tile (MR x NR at c, row stride ldc) += A panel (MR x kc, k-major) * B
-// panel (kc x NR, k-major). Non-template, one per precision: target_clones
-// needs plain functions.
-#define PB_BLOCKED_KERNEL(NAME, T)                                        \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void NAME( \
-      std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc) {  \
-    using Vec = Blocking<T>::Vec;                                         \
-    constexpr int L = Blocking<T>::kLanes;                                \
-    Vec acc[MR][2];                                                       \
-    std::memset(acc, 0, sizeof acc);                                      \
-    for (std::int64_t k = 0; k < kc; ++k) {                               \
-      Vec b0, b1;                                                         \
-      std::memcpy(&b0, b + k * 2 * L, sizeof b0);                         \
-      std::memcpy(&b1, b + k * 2 * L + L, sizeof b1);                     \
-      const T* ak = a + k * MR;                                           \
-      _Pragma("GCC unroll 8") for (int i = 0; i < MR; ++i) {              \
-        acc[i][0] += ak[i] * b0;                                          \
-        acc[i][1] += ak[i] * b1;                                          \
-      }                                                                   \
-    }                                                                     \
-    _Pragma("GCC unroll 8") for (int i = 0; i < MR; ++i) {                \
-      Vec c0, c1;                                                         \
-      std::memcpy(&c0, c + i * ldc, sizeof c0);                           \
-      std::memcpy(&c1, c + i * ldc + L, sizeof c1);                       \
-      c0 += acc[i][0];                                                    \
-      c1 += acc[i][1];                                                    \
-      std::memcpy(c + i * ldc, &c0, sizeof c0);                           \
-      std::memcpy(c + i * ldc + L, &c1, sizeof c1);                       \
-    }                                                                     \
+// panel (kc x NR, k-major, a row NV vectors). One plain function per
+// instruction set and precision: a target attribute applies to a function,
+// and the vector type's width follows the set.
+#define PB_BLOCKED_KERNEL(NAME, TARGET, T, BYTES, MR, NV)                                \
+  TARGET void NAME(std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc) {    \
+    typedef T Vec __attribute__((vector_size(BYTES)));                                   \
+    constexpr int L = BYTES / int(sizeof(T));                                            \
+    Vec acc[MR][NV];                                                                     \
+    std::memset(acc, 0, sizeof acc);                                                     \
+    for (std::int64_t k = 0; k < kc; ++k) {                                              \
+      Vec bv[NV];                                                                        \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                               \
+          std::memcpy(&bv[v], b + (k * NV + v) * L, sizeof(Vec));                        \
+      const T* ak = a + k * MR;                                                          \
+      _Pragma("GCC unroll 8") for (int i = 0; i < MR; ++i) {                             \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[i][v] += ak[i] * bv[v]; \
+      }                                                                                  \
+    }                                                                                    \
+    _Pragma("GCC unroll 8") for (int i = 0; i < MR; ++i) {                               \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) {                             \
+        Vec cv;                                                                          \
+        std::memcpy(&cv, c + i * ldc + v * L, sizeof cv);                                \
+        cv += acc[i][v];                                                                 \
+        std::memcpy(c + i * ldc + v * L, &cv, sizeof cv);                                \
+      }                                                                                  \
+    }                                                                                    \
   }
-PB_BLOCKED_KERNEL(micro_kernel_d, double)
-PB_BLOCKED_KERNEL(micro_kernel_f, float)
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PB_TARGET_AVX512 __attribute__((target("avx512f")))
+#define PB_TARGET_AVX2 __attribute__((target("avx2,fma")))
+PB_BLOCKED_KERNEL(kernel_avx512_d, PB_TARGET_AVX512, double, 64, 8, 2)
+PB_BLOCKED_KERNEL(kernel_avx512_f, PB_TARGET_AVX512, float, 64, 8, 2)
+PB_BLOCKED_KERNEL(kernel_avx2_d, PB_TARGET_AVX2, double, 32, 6, 2)
+PB_BLOCKED_KERNEL(kernel_avx2_f, PB_TARGET_AVX2, float, 32, 6, 2)
+#undef PB_TARGET_AVX512
+#undef PB_TARGET_AVX2
+#endif
+PB_BLOCKED_KERNEL(kernel_base_d, , double, 16, 4, 2)
+PB_BLOCKED_KERNEL(kernel_base_f, , float, 16, 4, 2)
 #undef PB_BLOCKED_KERNEL
 
-inline void micro_kernel(std::int64_t kc, const double* a, const double* b, double* c, std::int64_t ldc) {
-  micro_kernel_d(kc, a, b, c, ldc);
+// A kernel and the blocking around it: the micro-tile MR x NR, A's MC x KC
+// block (per thread, in L2), B's KC x NC block (shared, in L3). KC keeps a
+// B panel (KC x NR) in L1 beside the A panel streaming through.
+template <class T>
+struct Kernel {
+  void (*fn)(std::int64_t, const T*, const T*, T*, std::int64_t);
+  int MR, NR, KC, MC, NC;
+};
+
+template <class T>
+Kernel<T> kernel_for(Simd s);
+template <>
+Kernel<double> kernel_for<double>(Simd s) {
+  switch (s) {
+#if defined(__x86_64__) || defined(__i386__)
+    case Simd::Avx512: return {kernel_avx512_d, 8, 16, 256, 128, 3072};
+    case Simd::Avx2: return {kernel_avx2_d, 6, 8, 256, 120, 3072};
+#endif
+    default: return {kernel_base_d, 4, 4, 256, 128, 3072};
+  }
 }
-inline void micro_kernel(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc) {
-  micro_kernel_f(kc, a, b, c, ldc);
+template <>
+Kernel<float> kernel_for<float>(Simd s) {
+  switch (s) {
+#if defined(__x86_64__) || defined(__i386__)
+    case Simd::Avx512: return {kernel_avx512_f, 8, 32, 384, 128, 4096};
+    case Simd::Avx2: return {kernel_avx2_f, 6, 16, 384, 120, 4096};
+#endif
+    default: return {kernel_base_f, 4, 8, 256, 128, 4096};
+  }
 }
+
+// The largest micro-tile of any kernel (AVX-512 float: 8 x 32), for the
+// scratch tile of the edges.
+constexpr int kMaxTile = 8 * 32;
 
 // 64-byte aligned scratch (packed panels), freed with std::free.
 template <class T>
@@ -106,10 +136,9 @@ struct Aligned {
 };
 
 template <class T>
-void blocked_gemm(Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T* A, const T* B, const T* Cin,
-                  T* C, int threads) {
-  using Bk = Blocking<T>;
-  constexpr int NR = Bk::NR, KC = Bk::KC, MC = Bk::MC, NC = Bk::NC;
+void blocked_gemm(const Kernel<T>& kern, Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T* A,
+                  const T* B, const T* Cin, T* C, int threads) {
+  const int MR = kern.MR, NR = kern.NR, KC = kern.KC, MC = kern.MC, NC = kern.NC;
   // Element (i, k) of A and (k, j) of B for the op (row-major operands).
   auto a_at = [&](std::int64_t i, std::int64_t k) { return op == Op::AtB ? A[k * M + i] : A[i * K + k]; };
   auto b_at = [&](std::int64_t k, std::int64_t j) { return op == Op::ABtC ? B[j * K + k] : B[k * N + j]; };
@@ -120,7 +149,7 @@ void blocked_gemm(Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T
   if (K == 0) return;
   Aligned<T> bpack(std::size_t(KC) * std::size_t((std::min<std::int64_t>(N, NC) + NR - 1) / NR * NR));
   std::vector<std::unique_ptr<Aligned<T>>> apack(static_cast<std::size_t>(threads));
-  for (auto& a : apack) a = std::make_unique<Aligned<T>>(std::size_t(MC) * KC);
+  for (auto& a : apack) a = std::make_unique<Aligned<T>>(std::size_t((MC + MR - 1) / MR * MR) * KC);
   for (std::int64_t jc = 0; jc < N; jc += NC) {
     const std::int64_t nc = std::min<std::int64_t>(NC, N - jc), panels = (nc + NR - 1) / NR;
     for (std::int64_t pc = 0; pc < K; pc += KC) {
@@ -138,7 +167,7 @@ void blocked_gemm(Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T
             }
         }  // implicit barrier: the packed block is complete
         T* ap = apack[std::size_t(omp_get_thread_num())]->p;
-        alignas(64) T tile[MR * NR];
+        alignas(64) T tile[kMaxTile];
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t ic = 0; ic < M; ic += MC) {
           const std::int64_t mc = std::min<std::int64_t>(MC, M - ic), strips = (mc + MR - 1) / MR;
@@ -155,10 +184,10 @@ void blocked_gemm(Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T
               const T* a = ap + s * kc * MR;
               const T* b = bpack.p + p * kc * NR;
               if (h == MR && w == NR) {
-                micro_kernel(kc, a, b, C + i0 * N + j0, N);
+                kern.fn(kc, a, b, C + i0 * N + j0, N);
               } else {  // an edge: through the scratch tile
                 std::fill(tile, tile + MR * NR, T(0));
-                micro_kernel(kc, a, b, tile, NR);
+                kern.fn(kc, a, b, tile, NR);
                 for (std::int64_t i = 0; i < h; ++i)
                   for (std::int64_t j = 0; j < w; ++j) C[(i0 + i) * N + j0 + j] += tile[i * NR + j];
               }
@@ -175,30 +204,83 @@ class Blocked final : public CpuVariant<T> {
   using CpuVariant<T>::p_, CpuVariant<T>::in_, CpuVariant<T>::out_;
 
  public:
-  explicit Blocked(int threads) : threads_(threads) {}
+  Blocked(int threads, Simd simd) : threads_(threads), simd_(simd), kern_(kernel_for<T>(simd)) {}
   Support supports(const Problem&) const override {
     if (threads_ < 1) return Support::no("threads must be >= 1");
+    if (!host_supports(simd_)) return Support::no(std::string("this CPU has no ") + to_string(simd_));
     return Support::yes();
   }
   void run() override {
-    blocked_gemm(p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data(), threads_);
+    blocked_gemm(kern_, p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data(),
+                 threads_);
   }
   bool backend() const override { return true; }
   void compute(const Problem& p, const T* a, const T* b, const T* c, T* out) override {
-    blocked_gemm(p.op, p.m, p.n, p.k, a, b, c, out, threads_);
+    blocked_gemm(kern_, p.op, p.m, p.n, p.k, a, b, c, out, threads_);
   }
 
  private:
   int threads_;
+  Simd simd_;
+  Kernel<T> kern_;
 };
+
+Simd g_blocked = Simd::Baseline;
+bool g_blocked_set = false;
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Variant<T>> make_cpu_blocked(int threads) {
-  return std::make_unique<Blocked<T>>(threads);
+const char* to_string(Simd s) {
+  switch (s) {
+    case Simd::Baseline: return "baseline";
+    case Simd::Avx2: return "avx2";
+    case Simd::Avx512: return "avx512";
+  }
+  return "?";
 }
-template std::unique_ptr<Variant<float>> make_cpu_blocked(int);
-template std::unique_ptr<Variant<double>> make_cpu_blocked(int);
+
+bool host_supports(Simd s) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();  // callable before main (the tests' static case lists ask)
+#endif
+  switch (s) {
+    case Simd::Baseline: return true;
+#if defined(__x86_64__) || defined(__i386__)
+    case Simd::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Simd::Avx512: return __builtin_cpu_supports("avx512f");
+#else
+    default: return false;
+#endif
+  }
+  return false;
+}
+
+Simd widest_simd() {
+  for (Simd s : {Simd::Avx512, Simd::Avx2})
+    if (host_supports(s)) return s;
+  return Simd::Baseline;
+}
+
+Simd parse_host_simd(const std::string& flag, const std::string& v) {
+  for (Simd s : {Simd::Baseline, Simd::Avx2, Simd::Avx512})
+    if (v == to_string(s)) {
+      if (!host_supports(s))
+        throw UsageError(flag + ": this CPU has no " + v + " (its widest is " + to_string(widest_simd()) +
+                         ")");
+      return s;
+    }
+  throw UsageError(flag + ": unknown value '" + v + "' (one of baseline, avx2, avx512)");
+}
+
+Simd blocked_simd() { return g_blocked_set ? g_blocked : widest_simd(); }
+
+void set_blocked_simd(Simd s) { g_blocked = s, g_blocked_set = true; }
+
+template <class T>
+std::unique_ptr<Variant<T>> make_cpu_blocked(int threads, Simd simd) {
+  return std::make_unique<Blocked<T>>(threads, simd);
+}
+template std::unique_ptr<Variant<float>> make_cpu_blocked(int, Simd);
+template std::unique_ptr<Variant<double>> make_cpu_blocked(int, Simd);
 
 }  // namespace pb::gemm
