@@ -377,3 +377,64 @@ TEST(Registrar, EveryKnobAxisIsADeclaredCounter) {
       EXPECT_TRUE(declared_counters().count(axis.first)) << axis.first << " is not declared";
   }
 }
+
+namespace {
+
+// A job whose run takes 10 ms, whatever its size.
+struct TenMsRun final : Job {
+  Backend backend() const override { return Backend::Cpu; }
+  void prepare() override {}
+  void run() override { std::this_thread::sleep_for(std::chrono::milliseconds(10)); }
+  Check check() override { return {}; }
+  void report(Counters&, double, std::int64_t) override {}
+};
+
+TEST(Registrar, TheTimeCapJudgesALargerSizeByTheSpeedOfASmallerOne) {
+  // Three sizes of one key (work 1, 1000, 100) with a 1 s budget: the first
+  // runs (10 ms for work 1), the second would take about 10 s at that speed
+  // and is left out, saying why; the third (about 1 s) runs. A fourth, of
+  // another key, runs although it is as large as the second.
+  int built = 0;
+  const std::pair<const char*, double> sizes[] = {{"s1", 1}, {"s1000", 1000}, {"s100", 100}};
+  for (const auto& [size, work] : sizes) {
+    RegisterOptions ro;
+    ro.speed_key = "TimeCapTest/v/threads:1";
+    ro.work = work, ro.measure = "n", ro.call_budget = 1.5, ro.profile = "default";
+    register_job(
+        RunName{"TimeCapTest", size, {}},
+        [&built] {
+          ++built;
+          return std::make_unique<TenMsRun>();
+        },
+        ro)
+        ->Iterations(2);
+  }
+  RegisterOptions other;
+  other.speed_key = "TimeCapTest/w/threads:1";
+  other.work = 1000, other.measure = "n", other.call_budget = 1.5, other.profile = "default";
+  register_job(
+      RunName{"TimeCapTest", "other", {}},
+      [&built] {
+        ++built;
+        return std::make_unique<TenMsRun>();
+      },
+      other)
+      ->Iterations(2);
+  Collect rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "TimeCapTest/");
+  release_kept_job();
+  EXPECT_FALSE(rep.runs["s1"].flagged);
+  EXPECT_TRUE(rep.runs["s1000"].flagged);
+  EXPECT_NE(
+      rep.runs["s1000"].message.find("unsupported: size excluded by profile 'default': at this machine's "
+                                     "speed for n = 1 ("),
+      std::string::npos)
+      << rep.runs["s1000"].message;
+  EXPECT_NE(rep.runs["s1000"].message.find("a call would take about 10"), std::string::npos)
+      << rep.runs["s1000"].message;
+  EXPECT_FALSE(rep.runs["s100"].flagged) << rep.runs["s100"].message;
+  EXPECT_FALSE(rep.runs["other"].flagged);
+  EXPECT_EQ(built, 3) << "the left-out instance builds no job";
+}
+
+}  // namespace

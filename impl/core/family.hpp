@@ -41,6 +41,25 @@ inline constexpr WorkCap kNoCap{};
 
 struct NoTraits {};
 
+// The longest a call of a CPU instance may take in each profile (seconds,
+// 0: no limit), judged from the variant's own speed on this machine at a
+// smaller size of the same sweep (RegisterOptions::speed_key): the default
+// profile's sweep then stays in minutes on a laptop and reaches the sizes a
+// fast host can afford. The smoke profile keeps its fixed WorkCaps alone.
+inline double call_budget(Profile p) { return p == Profile::Default ? 3.0 : 0.0; }
+
+// The run name without its problem-size arguments (those that are also axes):
+// the instances that share one speed.
+inline std::string speed_key(const RunName& name, const Counters& axes) {
+  RunName key{name.family, name.variant, {}};
+  for (const auto& arg : name.args) {
+    bool size = false;
+    for (const auto& axis : axes) size = size || axis.first == arg.first;
+    if (!size) key.args.push_back(arg);
+  }
+  return key.format();
+}
+
 // Variants written but not yet run on a GPU (say, on a machine without one) join
 // their family's registry only when PARBENCH_PREVIEW=1: a kernel that faults
 // would take the CUDA context, and every GPU entry after it, with it. A
@@ -145,7 +164,13 @@ std::vector<Knobs> entry_knobs(const EntryT& e, const Options& opt, const std::v
 template <class JobT, class EntryT, class ProblemT>
 void register_entry(RunName name, const EntryT& e, const Knobs& k, const ProblemT& p, const Options& opt,
                     RegisterOptions ro, const char* measure, double work) {
+  const Counters sizes = ro.axes;  // the family's problem axes, before the knob's
   add_knob(e.knob, k, name, ro);
+  if (e.backend == Backend::Cpu && call_budget(opt.profile) > 0) {
+    ro.speed_key = speed_key(name, sizes);  // the knob (threads) stays in the key
+    ro.work = work, ro.measure = measure, ro.call_budget = call_budget(opt.profile);
+    ro.profile = to_string(opt.profile);
+  }
   ro.flush_l2 = opt.flush_l2;
   ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, measure, work);
   ro.role = e.baseline ? Role::Baseline : Role::Variant;

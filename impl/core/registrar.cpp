@@ -1,6 +1,7 @@
 #include "core/registrar.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <new>
 #include <unordered_map>
 
@@ -47,6 +48,39 @@ void record(int id, Disposition d, const std::string& reason = {}) {
   if (is_error(r.disposition)) return;
   r.disposition = d;
   r.reason = reason;
+}
+
+// Seconds per unit of work of each speed key, from its largest passed
+// instance so far (RegisterOptions::speed_key), and that instance's work.
+struct Speed {
+  double seconds_per_work = 0, work = 0;
+};
+std::unordered_map<std::string, Speed>& speeds() {
+  static std::unordered_map<std::string, Speed> m;
+  return m;
+}
+
+// Why the time cap leaves this instance out, or empty.
+std::string over_time_cap(const RegisterOptions& opt) {
+  if (opt.speed_key.empty() || opt.call_budget <= 0) return {};
+  auto it = speeds().find(opt.speed_key);
+  if (it == speeds().end()) return {};
+  const double predicted = it->second.seconds_per_work * opt.work;
+  if (predicted <= opt.call_budget) return {};
+  char buf[320];
+  std::snprintf(
+      buf, sizeof buf,
+      "size excluded by profile '%s': at this machine's speed for %s = %.3g (%.3g s a call), a call "
+      "would take about %.3g s; the profile runs up to %g s a call (use --profile=full)",
+      opt.profile.c_str(), opt.measure, it->second.work, it->second.seconds_per_work * it->second.work,
+      predicted, opt.call_budget);
+  return buf;
+}
+
+void record_speed(const RegisterOptions& opt, double seconds_per_call) {
+  if (opt.speed_key.empty() || opt.work <= 0 || seconds_per_call <= 0) return;
+  Speed& s = speeds()[opt.speed_key];
+  if (opt.work >= s.work) s = Speed{seconds_per_call / opt.work, opt.work};
 }
 
 }  // namespace
@@ -135,6 +169,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       k = Kept{};
     } else {
       release_kept_job();  // the previous instance's buffers go before this one's come
+      if (const std::string why = over_time_cap(opt); !why.empty()) return unsupported(why);
       if (opt.id >= 0) inject_test_fault(registered()[std::size_t(opt.id)].name);
       job = make();
       // Before supports(): a CUDA variant may touch the device when it is built.
@@ -181,6 +216,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     job->report(out, ceiling ? best * double(state.iterations()) : total, state.iterations());
     timer->add_counters(out);
     out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
+    if (state.iterations()) record_speed(opt, total / double(state.iterations()));
     for (const auto& [name, v] : out) state.counters[name] = v;
     record(opt.id, Disposition::Passed);
     if (opt.id >= 0) kept() = Kept{opt.id, std::move(job), std::move(timer)};

@@ -33,6 +33,16 @@ struct RegisterOptions {
   // Ceilings: the least timed seconds of runs each call takes its fastest from
   // (besides at least 5 runs; registrar.cpp).
   double ceiling_seconds = 0.5;
+  // A time cap from the variant's own speed (profiles that have one, CPU
+  // jobs): instances with the same speed_key (the run name without its
+  // problem sizes) share one measured speed, seconds per unit of `work`; an
+  // instance that speed says would take over call_budget seconds a call
+  // reports "unsupported" instead of running. Empty key: no time cap.
+  std::string speed_key;
+  double work = 0;           // the family's measure of this instance (M*N*K, N*D*K, n ...)
+  const char* measure = "";  // its name, for the reason
+  double call_budget = 0;    // seconds
+  std::string profile;       // for the reason
   // Set by register_job: the instance's index, under which run_job keeps its
   // prepared, verified job between Google Benchmark's calls. -1: not kept.
   int id = -1;
