@@ -85,41 +85,18 @@ PB_BLOCKED_KERNEL(kernel_base_d, , double, 16, 4, 2)
 PB_BLOCKED_KERNEL(kernel_base_f, , float, 16, 4, 2)
 #undef PB_BLOCKED_KERNEL
 
-// A kernel and the blocking around it: the micro-tile MR x NR, A's MC x KC
-// block (per thread, in L2), B's KC x NC block (shared, in L3). KC keeps a
-// B panel (KC x NR) in L1 beside the A panel streaming through.
-template <class T>
-struct Kernel {
-  void (*fn)(std::int64_t, const T*, const T*, T*, std::int64_t);
-  int MR, NR, KC, MC, NC;
+// A kernel and the blocking around it, as constants so the packing loops
+// unroll: the micro-tile MR x NR, A's MC x KC block (per thread, in L2), B's
+// KC x NC block (shared, in L3). KC keeps a B panel (KC x NR) in L1 beside
+// the A panel streaming through.
+template <class T, void (*Fn)(std::int64_t, const T*, const T*, T*, std::int64_t), int MR_, int NR_, int KC_,
+          int MC_, int NC_>
+struct Blocking {
+  static constexpr int MR = MR_, NR = NR_, KC = KC_, MC = MC_, NC = NC_;
+  static void kernel(std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc) {
+    Fn(kc, a, b, c, ldc);
+  }
 };
-
-template <class T>
-Kernel<T> kernel_for(Simd s);
-template <>
-Kernel<double> kernel_for<double>(Simd s) {
-  switch (s) {
-#if defined(__x86_64__) || defined(__i386__)
-    case Simd::Avx512: return {kernel_avx512_d, 8, 16, 256, 128, 3072};
-    case Simd::Avx2: return {kernel_avx2_d, 6, 8, 256, 120, 3072};
-#endif
-    default: return {kernel_base_d, 4, 4, 256, 128, 3072};
-  }
-}
-template <>
-Kernel<float> kernel_for<float>(Simd s) {
-  switch (s) {
-#if defined(__x86_64__) || defined(__i386__)
-    case Simd::Avx512: return {kernel_avx512_f, 8, 32, 384, 128, 4096};
-    case Simd::Avx2: return {kernel_avx2_f, 6, 16, 384, 120, 4096};
-#endif
-    default: return {kernel_base_f, 4, 8, 256, 128, 4096};
-  }
-}
-
-// The largest micro-tile of any kernel (AVX-512 float: 8 x 32), for the
-// scratch tile of the edges.
-constexpr int kMaxTile = 8 * 32;
 
 // 64-byte aligned scratch (packed panels), freed with std::free.
 template <class T>
@@ -135,10 +112,10 @@ struct Aligned {
   T* p;
 };
 
-template <class T>
-void blocked_gemm(const Kernel<T>& kern, Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T* A,
-                  const T* B, const T* Cin, T* C, int threads) {
-  const int MR = kern.MR, NR = kern.NR, KC = kern.KC, MC = kern.MC, NC = kern.NC;
+template <class T, class Bk>
+void blocked_gemm(Op op, std::int64_t M, std::int64_t N, std::int64_t K, const T* A, const T* B, const T* Cin,
+                  T* C, int threads) {
+  constexpr int MR = Bk::MR, NR = Bk::NR, KC = Bk::KC, MC = Bk::MC, NC = Bk::NC;
   // Element (i, k) of A and (k, j) of B for the op (row-major operands).
   auto a_at = [&](std::int64_t i, std::int64_t k) { return op == Op::AtB ? A[k * M + i] : A[i * K + k]; };
   auto b_at = [&](std::int64_t k, std::int64_t j) { return op == Op::ABtC ? B[j * K + k] : B[k * N + j]; };
@@ -167,7 +144,7 @@ void blocked_gemm(const Kernel<T>& kern, Op op, std::int64_t M, std::int64_t N, 
             }
         }  // implicit barrier: the packed block is complete
         T* ap = apack[std::size_t(omp_get_thread_num())]->p;
-        alignas(64) T tile[kMaxTile];
+        alignas(64) T tile[MR * NR];
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t ic = 0; ic < M; ic += MC) {
           const std::int64_t mc = std::min<std::int64_t>(MC, M - ic), strips = (mc + MR - 1) / MR;
@@ -184,10 +161,10 @@ void blocked_gemm(const Kernel<T>& kern, Op op, std::int64_t M, std::int64_t N, 
               const T* a = ap + s * kc * MR;
               const T* b = bpack.p + p * kc * NR;
               if (h == MR && w == NR) {
-                kern.fn(kc, a, b, C + i0 * N + j0, N);
+                Bk::kernel(kc, a, b, C + i0 * N + j0, N);
               } else {  // an edge: through the scratch tile
                 std::fill(tile, tile + MR * NR, T(0));
-                kern.fn(kc, a, b, tile, NR);
+                Bk::kernel(kc, a, b, tile, NR);
                 for (std::int64_t i = 0; i < h; ++i)
                   for (std::int64_t j = 0; j < w; ++j) C[(i0 + i) * N + j0 + j] += tile[i * NR + j];
               }
@@ -200,29 +177,56 @@ void blocked_gemm(const Kernel<T>& kern, Op op, std::int64_t M, std::int64_t N, 
 }
 
 template <class T>
+using GemmFn = void (*)(Op, std::int64_t, std::int64_t, std::int64_t, const T*, const T*, const T*, T*, int);
+
+// The blocked GEMM of an instruction set; the baseline's where the build has
+// no other (not x86).
+template <class T>
+GemmFn<T> gemm_for(Simd s);
+template <>
+GemmFn<double> gemm_for<double>(Simd s) {
+  switch (s) {
+#if defined(__x86_64__) || defined(__i386__)
+    case Simd::Avx512: return blocked_gemm<double, Blocking<double, kernel_avx512_d, 8, 16, 256, 128, 3072>>;
+    case Simd::Avx2: return blocked_gemm<double, Blocking<double, kernel_avx2_d, 6, 8, 256, 120, 3072>>;
+#endif
+    default: return blocked_gemm<double, Blocking<double, kernel_base_d, 4, 4, 256, 128, 3072>>;
+  }
+}
+template <>
+GemmFn<float> gemm_for<float>(Simd s) {
+  switch (s) {
+#if defined(__x86_64__) || defined(__i386__)
+    case Simd::Avx512: return blocked_gemm<float, Blocking<float, kernel_avx512_f, 8, 32, 384, 128, 4096>>;
+    case Simd::Avx2: return blocked_gemm<float, Blocking<float, kernel_avx2_f, 6, 16, 384, 120, 4096>>;
+#endif
+    default: return blocked_gemm<float, Blocking<float, kernel_base_f, 4, 8, 256, 128, 4096>>;
+  }
+}
+
+template <class T>
 class Blocked final : public CpuVariant<T> {
   using CpuVariant<T>::p_, CpuVariant<T>::in_, CpuVariant<T>::out_;
 
  public:
-  Blocked(int threads, Simd simd) : threads_(threads), simd_(simd), kern_(kernel_for<T>(simd)) {}
+  Blocked(int threads, Simd simd) : threads_(threads), simd_(simd), gemm_(gemm_for<T>(simd)) {}
   Support supports(const Problem&) const override {
     if (threads_ < 1) return Support::no("threads must be >= 1");
     if (!host_supports(simd_)) return Support::no(std::string("this CPU has no ") + to_string(simd_));
     return Support::yes();
   }
   void run() override {
-    blocked_gemm(kern_, p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data(),
-                 threads_);
+    gemm_(p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data(), threads_);
   }
   bool backend() const override { return true; }
   void compute(const Problem& p, const T* a, const T* b, const T* c, T* out) override {
-    blocked_gemm(kern_, p.op, p.m, p.n, p.k, a, b, c, out, threads_);
+    gemm_(p.op, p.m, p.n, p.k, a, b, c, out, threads_);
   }
 
  private:
   int threads_;
   Simd simd_;
-  Kernel<T> kern_;
+  GemmFn<T> gemm_;
 };
 
 Simd g_blocked = Simd::Baseline;
