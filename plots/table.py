@@ -30,7 +30,7 @@ def medians(run, counter):
 def reference(rows, rn, variant):
     """The row of `variant` for the same problem as run name `rn`: with the
     same knobs (threads, block ...) where the reference has them, else the
-    first of that problem (a reference without the knob, Naive's one thread)."""
+    first of that problem (a reference that has no such knob)."""
     same_problem = [row for row in rows.values()
                     if row[3].family == rn.family and row[3].variant == variant and row[3].problem() == rn.problem()]
     for row in same_problem:
