@@ -54,6 +54,7 @@ MACHINE_KEYS = (
     ("host", ("host_name",)),
     ("CPU", ("cpu_model",)),
     ("cores", ("cpu_cores", "num_cpus")),
+    ("CPU kernels", ("cpu_simd",)),
     ("GPU", ("gpu",)),
     ("GPU driver", ("gpu_driver",)),
     ("CUDA", ("cuda_runtime",)),

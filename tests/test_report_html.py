@@ -223,6 +223,8 @@ class Summary(ReportTest):
         a = synthetic()
         b = synthetic()
         b["context"]["parbench_git_revision"] = "def456"
+        a["context"]["cpu_simd"] = "avx2"
+        b["context"]["cpu_simd"] = "avx512"
         page, md, t = self.render([self.load("a", a), self.load("b", b)])
         rows = {r[0][1]: [c[1] for c in r[1:]] for r in t.tables["on-what"]["rows"]}
         self.assertEqual(rows["CPU"], ["TestCPU"])  # equal: shown once
@@ -230,6 +232,7 @@ class Summary(ReportTest):
         self.assertEqual(rows["GPU driver"], ["580.159.04"])
         self.assertEqual(rows["cores"], ["16"])
         self.assertEqual(rows["git revision"], ["abc123", "def456"])
+        self.assertEqual(rows["CPU kernels"], ["avx2", "avx512"])  # the instruction set OMP.Blocked ran
         self.assertEqual(rows["profile"], ["default"])
         counts = [[c[1] for c in r] for r in t.tables["what-ran"]["rows"]]
         self.assertIn(["a", "GEMM", "6", "7", "3", "1", "1", "1", "1"], counts)
