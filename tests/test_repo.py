@@ -76,15 +76,16 @@ def cited_paths(md_path):
     return out
 
 
+def allowed_under_results(path):
+    """The results policy: results/reference/<gpu-kind>/ holds its README and gzipped JSON, nothing else."""
+    parts = path.split("/")
+    return (len(parts) == 4 and parts[:2] == ["results", "reference"]
+            and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
+
+
 class ResultsPolicy(unittest.TestCase):
     def test_only_reference_evidence_under_results(self):
-        bad = []
-        for f in tracked_files("results"):
-            parts = f.split("/")
-            ok = (len(parts) == 4 and parts[1] == "reference"
-                  and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
-            if not ok:
-                bad.append(f)
+        bad = [f for f in tracked_files("results") if not allowed_under_results(f)]
         self.assertEqual(bad, [], "results/ keeps only results/reference/<gpu-kind>/{README.md,*.json.gz}; "
                                   "run scripts, logs and run folders stay out (git history keeps them)")
 
@@ -102,16 +103,14 @@ class ResultsPolicy(unittest.TestCase):
                 if name != "README.md":
                     self.assertIn(name, text, f"results/reference/{kind}/README.md does not name {name}")
 
-    def test_the_checker_refuses_a_run_script(self):
-        # The rule above, on a made-up listing: a script or log outside reference/ fails.
-        def allowed(f):
-            parts = f.split("/")
-            return (len(parts) == 4 and parts[1] == "reference"
-                    and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
-        self.assertTrue(allowed("results/reference/nvidia-h100/kmeans.json.gz"))
-        self.assertFalse(allowed("results/reference/nvidia-h100/run-targets.sh"))
-        self.assertFalse(allowed("results/nvidia-h100/issue20/targets-run/kmeans.json"))
-        self.assertFalse(allowed("results/reference/nvidia-h100/old/kmeans.json.gz"))
+    def test_the_rule_refuses_a_run_script_a_log_and_a_run_folder(self):
+        # The rule the test above applies, on made-up paths.
+        self.assertTrue(allowed_under_results("results/reference/nvidia-h100/kmeans.json.gz"))
+        self.assertTrue(allowed_under_results("results/reference/nvidia-h100/README.md"))
+        self.assertFalse(allowed_under_results("results/reference/nvidia-h100/run-targets.sh"))
+        self.assertFalse(allowed_under_results("results/reference/nvidia-h100/memcheck.log"))
+        self.assertFalse(allowed_under_results("results/nvidia-h100/issue20/targets-run/kmeans.json"))
+        self.assertFalse(allowed_under_results("results/reference/nvidia-h100/old/kmeans.json.gz"))
 
 
 class Docs(unittest.TestCase):
