@@ -47,6 +47,7 @@ import numpy as np
 from regress import results, rounds
 from regress.fmt import fmt_time
 from regress import stats
+from regress import noise as noise_mod
 
 TOOL = "compare"
 FORMAT = 1
@@ -98,7 +99,7 @@ class NotComparable(Exception):
 class Sample:
     """What one side knows about one benchmark."""
     __slots__ = ("name", "family", "device", "library", "values", "errors", "unsupported",
-                 "work", "throttled", "clock", "rate", "entry", "no_metric")
+                 "work", "throttled", "clock", "rate", "entry", "no_metric", "code", "libver")
 
     def __init__(self, name, entry):
         self.name, self.entry = name, entry
@@ -113,6 +114,8 @@ class Sample:
         self.clock = []         # sm_clock_max_mhz per repetition (GPU)
         self.rate = None        # (counter, [values]) of the entry's declared rate
         self.no_metric = False  # passed, but without the --metric counter
+        self.code = set()       # parbench.code of its entries: the code it ran
+        self.libver = set()     # parbench.library_version of its entries
 
 
 def _metric_value(entry, metric, higher_better):
@@ -164,6 +167,12 @@ def collect(run, metric=None, higher_better=False, group=False):
                 s.no_metric = True  # a passed entry without the --metric counter: left out
             continue
         per_run.setdefault(name, []).append(v)
+        pb = e.raw.get("parbench")
+        if isinstance(pb, dict):
+            if isinstance(pb.get("code"), str):
+                s.code.add(pb["code"])
+            if isinstance(pb.get("library_version"), str):
+                s.libver.add(pb["library_version"])
         for k in work_keys:
             w = e.counter(k)
             if w is not None:
@@ -205,6 +214,8 @@ def merge_rounds(samples_per_round):
             for k, vs in s.work.items():
                 m.work.setdefault(k, set()).update(vs)
             m.throttled += s.throttled
+            m.code |= s.code
+            m.libver |= s.libver
             m.clock += s.clock
             if s.rate and (m.rate is None or m.rate[0] == s.rate[0]):
                 m.rate = (s.rate[0], (m.rate[1] if m.rate else []) + s.rate[1])
@@ -256,14 +267,11 @@ def fingerprint_check(base_ctx, new_ctx, scopes):
 
 # ---------------------------------------------------------------- decisions
 
-def thresholds(noise, floor, multiple, run_noise=None, run_multiple=RUN_MULTIPLE):
-    """max(floor, multiple x noise, run_multiple x run_noise), elementwise; a
-    NaN noise counts as 0 (the floor alone)."""
+def thresholds(noise, floor, multiple):
+    """max(floor, multiple x noise), elementwise; a NaN noise counts as 0
+    (the floor alone)."""
     noise = np.nan_to_num(np.asarray(noise, dtype=float))
-    t = np.maximum(floor, multiple * noise)
-    if run_noise is not None:
-        t = np.maximum(t, run_multiple * np.nan_to_num(np.asarray(run_noise, dtype=float)))
-    return t
+    return np.maximum(floor, multiple * noise)
 
 
 def decide_unpaired(X, Y, level=LEVEL, extra_noise=None):
@@ -302,22 +310,32 @@ def decide_paired(D, level=LEVEL, extra_noise=None):
     return r
 
 
-def verdicts(r, floor, multiple, alpha=ALPHA):
-    """Adds threshold, p_holm, decidable and verdict (object array) to a result
-    dict of decide_*; the Holm family is every row of r."""
+def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm"):
+    """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
+    (object array) to a result dict of decide_*; the multiple-comparison
+    family is every row of r.
+
+    threshold: max(floor, multiple x noise), the smallest change of interest.
+    margin: RUN_MULTIPLE x run_noise x tail, how far two processes' offsets
+    can plausibly disagree (two files; 0 where run_noise is NaN). SLOWER needs
+    the change significant, its estimate beyond the threshold and its whole
+    interval beyond the margin; SAME needs the interval inside +-threshold.
+    correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
+    discovery rate; under no change at all also family-wise)."""
     rows = len(r["est"])
-    thr = thresholds(r["noise"], floor, multiple, r.get("run_noise"))
+    thr = thresholds(r["noise"], floor, multiple)
     tau = np.log1p(thr)
+    margin = RUN_MULTIPLE * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
     m = int(np.sum(~np.isnan(r["p_two"])))
-    p_holm = stats.holm(r["p_two"])
-    decidable = r["min_p"] <= alpha / max(m, 1)
+    p_adj = stats.holm(r["p_two"]) if correction == "holm" else stats.bh(r["p_two"])
+    decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
     v = np.full(rows, "AMBIGUOUS", dtype=object)
     same = (r["lo"] > -tau) & (r["hi"] < tau)
     v[same] = "SAME"
-    sig = p_holm <= alpha
-    v[sig & (r["est"] > tau)] = "SLOWER"
-    v[sig & (r["est"] < -tau)] = "FASTER"
-    r.update(threshold=thr, p_holm=p_holm, decidable=decidable, verdict=v)
+    sig = p_adj <= alpha
+    v[sig & (r["est"] > tau) & (r["lo"] > margin)] = "SLOWER"
+    v[sig & (r["est"] < -tau) & (r["hi"] < -margin)] = "FASTER"
+    r.update(threshold=thr, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable, verdict=v)
     return r
 
 
@@ -325,13 +343,20 @@ def verdicts(r, floor, multiple, alpha=ALPHA):
 
 class Settings:
     def __init__(self, mode, alpha=ALPHA, level=LEVEL, floors=None, multiple=None, metric=None,
-                 noise=None):
+                 noise=None, correction="holm"):
         self.mode, self.alpha, self.level = mode, alpha, level
         self.floors = dict(floors or {})   # (family or None, device) -> fraction
         self.multiple = DEFAULT_MULTIPLE[mode] if multiple is None else multiple
         self.metric = metric
-        self.noise = noise or {}           # name -> noise from an earlier comparison
+        self.noise = noise or {}           # name -> noise from an earlier paired A/A comparison
         self.noise_given = noise is not None
+        self.noise_model = noise_mod.Model()
+        self.noise_model.add_paired(self.noise)
+        self.history = None                # --history DIR
+        self.correction = correction       # "holm" or "bh"
+
+    def correction_name(self):
+        return "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
 
     def floor(self, family, device):
         device = device or "cpu"
@@ -339,6 +364,28 @@ class Settings:
             if key in self.floors:
                 return self.floors[key]
         return DEFAULT_FLOORS[(device, self.mode)]
+
+
+def _bound(thr, negative):
+    """The threshold as a change of the time on one side: +thr slower, or
+    1/(1+thr) - 1 faster (the threshold is symmetric in log time)."""
+    return 1.0 / (1.0 + thr) - 1.0 if negative else thr
+
+
+def _source_words(source):
+    if source == "prior":
+        return "the prior for this device and family (regress/noise.py)"
+    if source == "A/A":
+        return "--noise"
+    return "--history, %s runs" % source.split()[-1] if source and source.startswith("history") else str(source)
+
+
+def _code_identity(row, a, b):
+    """Marks a row whose code and library versions are the same on both
+    sides (the run's "code" and "library_version" of every entry): a change
+    there comes from the machine or noise, not from the code."""
+    if a.code and b.code:
+        row["code"] = "same" if a.code == b.code and a.libver == b.libver else "changed"
 
 
 def _work_mismatch(a, b, kinds):
@@ -396,6 +443,8 @@ def compare(base, new, settings, kinds=None):
         a, b = base.get(name), new.get(name)
         s = b or a
         row = {"name": name, "family": s.family, "device": s.device or "cpu"}
+        if s.library:
+            row["library"] = s.library
         if b is not None and b.errors:
             row.update(verdict="ERROR", reason=_reason_of(b.errors))
             rows.append(row)
@@ -427,7 +476,36 @@ def compare(base, new, settings, kinds=None):
             row["_unreliable"] = clock
         tests.append(row)
     _decide_rows(tests, settings)
+    _controls(rows)
     return rows
+
+
+CONTROL_SHARE = 0.5   # controls "moved as much": at least half the change, in log time, same direction
+
+
+def _controls(rows):
+    """The vendor libraries timed in the same runs (cuBLAS, CUB, OpenBLAS:
+    rows with a library whose version did not change) are control series: a
+    change of the project's code has nothing to do with them, so when they
+    moved as much as a SLOWER or FASTER row, the row says so."""
+    controls = [r for r in rows if r.get("library") and r.get("change") is not None
+                and r.get("code") != "changed" and r["verdict"] not in ("NOT_SAME_WORK", "UNRELIABLE")]
+    for row in rows:
+        if row["verdict"] not in ("SLOWER", "FASTER") or row.get("library"):
+            continue
+        same_family = [c for c in controls if c["device"] == row["device"] and c["family"] == row["family"]]
+        pool = same_family or [c for c in controls if c["device"] == row["device"]]
+        if not pool:
+            continue
+        moved = float(np.median([math.log1p(c["change"]) for c in pool]))
+        mine = math.log1p(row["change"])
+        row["control"] = {"change": math.expm1(moved), "n": len(pool),
+                          "libraries": sorted({c["library"] for c in pool})}
+        if moved * mine > 0 and abs(moved) >= CONTROL_SHARE * abs(mine):
+            note = "the controls moved as much (%s, median %s over %d)" % (
+                "/".join(row["control"]["libraries"]), _pct(math.expm1(moved)), len(pool))
+            row["controls_moved"] = True
+            row["reason"] = (row["reason"] + "; " + note) if row.get("reason") else note
 
 
 def _decide_rows(rows, settings):
@@ -448,9 +526,16 @@ def _decide_rows(rows, settings):
     n = len(rows)
     est, lo, hi = np.full(n, np.nan), np.full(n, -np.inf), np.full(n, np.inf)
     p_two, noise, min_p = np.full(n, np.nan), np.full(n, np.nan), np.ones(n)
-    # --noise: in paired mode it raises the measured noise (decide_paired),
-    # with two files it is the run-to-run term of the threshold.
-    run_noise = np.array([settings.noise.get(row["name"], np.nan) for row in rows])
+    model = settings.noise_model
+    # Run-to-run noise. Paired: a --noise A/A value raises the noise the
+    # rounds measure (decide_paired). Two files: every benchmark has one, from
+    # --noise, --history or the prior, and it sets the margin that process
+    # offsets get (verdicts()).
+    if settings.mode == "paired":
+        looked = [model.measured.get(row["name"], (np.nan, None)) for row in rows]
+    else:
+        looked = [model.lookup(row["name"], row["device"], row["family"]) for row in rows]
+    run_noise = np.array([v for v, _ in looked], dtype=float)
     for key, members in groups.items():
         idx = np.array([i for i, _ in members])
         if key[0] == "paired":
@@ -467,12 +552,13 @@ def _decide_rows(rows, settings):
         est[idx], lo[idx], hi[idx] = r["est"], r["lo"], r["hi"]
         p_two[idx], noise[idx], min_p[idx] = r["p_two"], r["noise"], r["min_p"]
     floors = np.array([settings.floor(row["family"], row["device"]) for row in rows])
-    if settings.mode == "paired":
-        run_noise[:] = np.nan  # already in noise
+    margin_noise = np.full(n, np.nan) if settings.mode == "paired" else run_noise
     r = verdicts({"est": est, "lo": lo, "hi": hi, "p_two": p_two, "noise": noise, "min_p": min_p,
-                  "run_noise": run_noise}, floors, settings.multiple, settings.alpha)
-    thr = r["threshold"]
+                  "run_noise": margin_noise}, floors, settings.multiple, settings.alpha,
+                 tail=model.tail, correction=settings.correction)
+    thr, margin = r["threshold"], r["margin"]
     m = int(np.sum(~np.isnan(p_two)))
+    unit = "rounds" if settings.mode == "paired" else "repetitions"
     for i, row in enumerate(rows):
         a, b = row.pop("_a"), row.pop("_b")
         va = [v for v in a.values if v is not None]
@@ -481,36 +567,59 @@ def _decide_rows(rows, settings):
         row["new"] = _unlog(np.median(vb), settings)
         row["threshold"] = float(thr[i])
         row["noise"] = None if np.isnan(noise[i]) else float(noise[i])
-        if not np.isnan(run_noise[i]):
+        if settings.mode == "files":
             row["run_noise"] = float(run_noise[i])
+            row["run_noise_source"] = looked[i][1]
+            row["margin"] = float(math.expm1(margin[i]))
+        elif not np.isnan(run_noise[i]):
+            row["run_noise"] = float(run_noise[i])
+            row["run_noise_source"] = looked[i][1]
+        _code_identity(row, a, b)
         if np.isnan(est[i]):
             row.update(verdict="AMBIGUOUS", reason="too few %s to decide (%d and %d)"
-                       % ("rounds" if settings.mode == "paired" else "repetitions", row["n_base"], row["n_new"]))
+                       % (unit, row["n_base"], row["n_new"]))
             row.update(change=None, ci=[None, None], p=None)
             continue
         row["change"] = float(math.expm1(est[i]))
         row["ci"] = [None if not np.isfinite(lo[i]) else float(math.expm1(lo[i])),
                      None if not np.isfinite(hi[i]) else float(math.expm1(hi[i]))]
-        row["p"] = float(r["p_holm"][i])
+        row["p"] = float(r["p_adj"][i])
         v = r["verdict"][i]
+        tau = math.log1p(thr[i])
         if v == "AMBIGUOUS" and not r["decidable"][i]:
             need = stats.sizes_for(settings.alpha / max(m, 1), "wsr" if settings.mode == "paired" else "mw")
-            row["reason"] = "too few %s to decide: %d and %d give p >= %.2g, Holm over %d benchmarks needs < %.2g%s" % (
-                "rounds" if settings.mode == "paired" else "repetitions", row["n_base"], row["n_new"],
-                min_p[i], m, settings.alpha / max(m, 1),
+            row["reason"] = "too few %s to decide: %d and %d give p >= %.2g, %s over %d benchmarks needs < %.2g%s" % (
+                unit, row["n_base"], row["n_new"], min_p[i], settings.correction_name(), m,
+                settings.alpha / max(m, 1),
                 "" if need is None else " (%d %s)" % (need, "rounds" if settings.mode == "paired" else "per side"))
-        if settings.mode == "files" and v in ("SLOWER", "FASTER") and np.isnan(run_noise[i]):
-            # Repetitions within a file do not see the offset each session of
-            # a binary gets (5-30% on the H200 for launch-bound kernels, far
-            # more on a shared 2-core machine): not proven without it.
-            row["reason"] = ("%s beyond the %.1f%% threshold (p %.2g), but two files do not measure the "
-                             "run-to-run noise%s: confirm with compare --run"
-                             % (_pct(row["change"]), 100 * thr[i], row["p"],
-                                " (--noise has none for it)" if settings.noise_given else ", and no --noise gave it"))
-            v = "AMBIGUOUS"
+        elif v == "AMBIGUOUS" and settings.mode == "files" and row["p"] <= settings.alpha and abs(est[i]) > tau:
+            # Significant within the two sessions and beyond the threshold,
+            # but inside what the two processes' offsets alone can give.
+            row["reason"] = ("%s, but two processes of one binary differ by up to %s here (%g x run-to-run noise "
+                             "%s, from %s%s): confirm with compare --run BASE_BENCH NEW_BENCH"
+                             % (_pct(row["change"]), _pct(row["margin"], False), RUN_MULTIPLE,
+                                _pct(run_noise[i], False), _source_words(looked[i][1]),
+                                "" if model.tail <= 1 else ", x%.2f for this machine's tails" % model.tail))
+        elif v == "AMBIGUOUS" and row["p"] > settings.alpha and abs(est[i]) > tau:
+            row["reason"] = "%s beyond %s but not significant (p %.2g)" % (
+                _pct(row["change"]), _pct(_bound(thr[i], est[i] < 0)), row["p"])
+        if settings.mode == "paired":
+            ratio = math.log(row["new"] / row["base"]) if row["base"] > 0 and row["new"] > 0 else est[i]
+            if settings.metric and settings.higher_better:
+                ratio = -ratio
+            if abs(ratio - est[i]) > tau and v != "SAME":
+                note = ("the pairs' change %s differs from the medians' ratio %s: the rounds drifted, and the "
+                        "pairs (same moment, both binaries) decide" % (_pct(row["change"]), _pct(math.expm1(ratio))))
+                row["reason"] = (row["reason"] + "; " + note) if row.get("reason") else note
         if "_unreliable" in row:
             row["reason"] = row.pop("_unreliable") + ("; statistics said %s" % v)
             v = "UNRELIABLE"
+        if v in ("SLOWER", "FASTER") and row.get("code") == "same":
+            # The same object code and library versions ran on both sides:
+            # the machine or noise moved, and that never fails a gate.
+            row["same_code"] = True
+            note = "same code: machine or noise"
+            row["reason"] = note + ("; " + row["reason"] if row.get("reason") else "")
         row["verdict"] = v
         if a.rate and b.rate and a.rate[0] == b.rate[0]:
             ra, rb = float(np.median(a.rate[1])), float(np.median(b.rate[1]))
@@ -601,8 +710,14 @@ def summary_counts(rows):
     return counts
 
 
+def gates(row):
+    """Whether a row fails the comparison: SLOWER (not with the same code on
+    both sides) or ERROR."""
+    return row["verdict"] in GATING and not row.get("same_code")
+
+
 def exit_code(rows):
-    return EXIT_REGRESSION if any(r["verdict"] in GATING for r in rows) else EXIT_OK
+    return EXIT_REGRESSION if any(gates(r) for r in rows) else EXIT_OK
 
 
 def describe_exit(code):
@@ -621,15 +736,28 @@ def _rate(r):
     return "-" if not rate else "%s %s" % (_pct(rate["change"]), rate["counter"])
 
 
+def _run_noise(r):
+    """The run-to-run noise and where it came from: "1.10% prior", "0.40% h14" (history, 14 runs), "0.30% A/A"."""
+    v = r.get("run_noise")
+    if v is None:
+        return "-"
+    src = r.get("run_noise_source") or ""
+    short = "h" + src.split()[-1] if src.startswith("history") else src
+    return "%s %s" % (_pct(v, False), short)
+
+
 def render_console(doc, only_changes=False):
     rows = doc["benchmarks"]
     unit = doc["metric"]["unit"]
-    lines = [doc["title"], "metric: %s; %d%% intervals; Holm over %d benchmarks at alpha %g" % (
-        doc["metric"]["describe"], round(doc["settings"]["level"] * 100), doc["settings"]["tested"],
-        doc["settings"]["alpha"]), "threshold: " + doc["settings"]["threshold_rule"]]
+    lines = [doc["title"], "metric: %s; %d%% intervals; %s over %d benchmarks at alpha %g" % (
+        doc["metric"]["describe"], round(doc["settings"]["level"] * 100), doc["settings"]["correction"],
+        doc["settings"]["tested"], doc["settings"]["alpha"]), "threshold: " + doc["settings"]["threshold_rule"]]
     for w in doc["warnings"]:
         lines.append("warning: " + w)
-    head = ("verdict", "change", "interval", "thresh", "noise", "p(Holm)", "n", "base", "new", "rate", "benchmark")
+    for w in doc.get("notes", ()):
+        lines.append("note: " + w)
+    head = ("verdict", "change", "interval", "thresh", "noise", "run noise", "p(adj)", "n", "base", "new", "rate",
+            "benchmark")
     table = []
     for r in _order(rows):
         if only_changes and r["verdict"] == "SAME":
@@ -639,12 +767,13 @@ def render_console(doc, only_changes=False):
                       "[%s, %s]" % (_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else "-",
                       _pct(r.get("threshold"), False) if r.get("threshold") is not None else "-",
                       _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
+                      _run_noise(r),
                       "%.2g" % r["p"] if r.get("p") is not None else "-",
                       "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
                       _time(r.get("base"), unit), _time(r.get("new"), unit), _rate(r),
                       r["name"] + ("  (%s)" % r["reason"] if r.get("reason") else "")))
     widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
-    fmt = "  ".join("%%-%ds" % w if i in (0, 10) else "%%%ds" % w for i, w in enumerate(widths))
+    fmt = "  ".join("%%-%ds" % w if i in (0, 11) else "%%%ds" % w for i, w in enumerate(widths))
     lines.append(fmt % head)
     lines.extend(fmt % t for t in table)
     lines.append(doc["summary_line"])
@@ -661,21 +790,24 @@ def render_markdown(doc):
                doc["settings"]["tested"], round(doc["settings"]["level"] * 100)), ""]
     for w in doc["warnings"]:
         out.append("> warning: " + w)
-    if doc["warnings"]:
+    for w in doc.get("notes", ()):
+        out.append("> note: " + w)
+    if doc["warnings"] or doc.get("notes"):
         out.append("")
 
     def table(rs):
-        t = ["| verdict | benchmark | change | interval | threshold | noise | p (Holm) | n | base | new | rate |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        t = ["| verdict | benchmark | change | interval | threshold | noise | run noise | p (adj.) | n | base | new | rate |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         unit = doc["metric"]["unit"]
         for r in rs:
             ci = r.get("ci") or [None, None]
             name = "`%s`" % r["name"] + (" (%s)" % r["reason"].replace("|", "\\|") if r.get("reason") else "")
-            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            t.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["verdict"], name, _pct(r.get("change")),
                 "%s ... %s" % (_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else "-",
                 _pct(r.get("threshold"), False) if r.get("threshold") is not None else "-",
                 _pct(r.get("noise"), False) if r.get("noise") is not None else "-",
+                _run_noise(r),
                 "%.2g" % r["p"] if r.get("p") is not None else "-",
                 "%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
                 _time(r.get("base"), unit), _time(r.get("new"), unit), _rate(r)))
@@ -692,14 +824,18 @@ def render_markdown(doc):
 def threshold_rule(settings):
     if settings.mode == "paired":
         return "max(floor, %g x the noise of one run, measured over the rounds)" % settings.multiple
-    return ("max(floor, %g x the spread of the repetitions, %g x the run-to-run noise from --noise)"
-            % (settings.multiple, RUN_MULTIPLE))
+    return ("max(floor, %g x the spread of the repetitions); SLOWER/FASTER also need the interval beyond "
+            "%g x the run-to-run noise (--noise, --history or the prior: the 'run noise' column), what two "
+            "processes' offsets can give" % (settings.multiple, RUN_MULTIPLE))
 
 
 def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, unit):
     counts = summary_counts(rows)
     code = exit_code(rows)
     parts = ["%d %s" % (counts[v], v) for v in VERDICTS if counts[v]]
+    same_code = sum(1 for r in rows if r.get("same_code"))
+    if same_code:
+        parts.append("%d of them with the same code (machine or noise, not gating)" % same_code)
     tested = sum(1 for r in rows if r.get("p") is not None)
     doc = {
         "parbench_compare": FORMAT,
@@ -715,9 +851,12 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
                                 for (f, d), v in sorted(settings.floors.items(), key=str)},
                      "default_floors": {"%s/%s" % k: v for k, v in sorted(DEFAULT_FLOORS.items())
                                         if k[1] == settings.mode},
-                     "tested": tested},
+                     "tested": tested, "correction": settings.correction_name(),
+                     "run_noise_tail": settings.noise_model.tail},
+        "same_code": same_code,
         "warnings": list(warnings) + (["NEW's times multiplied by %g (--scale-new)" % settings.scale_new]
                                       if getattr(settings, "scale_new", None) else []),
+        "notes": list(settings.noise_model.describe),
         "summary": counts,
         "exit": code,
         "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
@@ -754,9 +893,16 @@ def _filtered(a, b, settings):
         if not a and not b:
             raise InputError("--filter %s matches no benchmark" % settings.filter.pattern)
     if settings.noise_given:
-        known = sum(1 for k in set(a) | set(b) if k in settings.noise)
+        names = set(a) | set(b)
+        known = sum(1 for k in names if k in settings.noise)
         if not known:
             raise InputError("--noise: the file has the run-to-run noise of none of these benchmarks")
+        if known < len(names):
+            settings.noise_model.describe.append(
+                "--noise covers %d of %d benchmarks; the other %d use %s" % (
+                    known, len(names), len(names) - known,
+                    "the prior for their device and family" if settings.mode == "files"
+                    else "the noise their rounds measure"))
     return a, b
 
 
@@ -782,6 +928,15 @@ def compare_files(base_path, new_path, settings, warn):
     a, b = _filtered(a, b, settings)
     both = [a[k] for k in a if k in b]
     soft = check_fingerprint(base, new, both, warn)
+    if settings.history:
+        try:
+            noise_mod.load_history(settings.noise_model, settings.history, new.context, sorted(set(a) & set(b)), warn)
+        except noise_mod.NoiseError as e:
+            raise InputError(str(e))
+    elif not settings.noise_given:
+        settings.noise_model.describe.append(
+            "run-to-run noise from the prior per device and family (regress/noise.py); --history DIR gives "
+            "this machine's own")
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
     for what, run in (("BASE", base), ("NEW", new)):
         for w in run.warnings:
@@ -922,6 +1077,9 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("--noise", metavar="VERDICT.json",
                    help="run-to-run noise per benchmark from an earlier compare --json of a paired A/A run: "
                         "two files then use 8x it in the threshold, and may call a change proven")
+    p.add_argument("--history", metavar="DIR",
+                   help="two files: the run-to-run noise of each benchmark from this machine's series in the "
+                        "history store DIR (ci/history); benchmarks it cannot cover use the prior")
     p.add_argument("--alpha", type=float, default=ALPHA, help="family-wise error rate (default %(default)s)")
     p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")
     p.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
@@ -966,6 +1124,9 @@ def main(argv=None):
         settings = Settings(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
                             metric=args.metric, noise=noise)
         settings.filter = flt
+        if args.history and mode != "files":
+            raise InputError("--history is for two files; paired rounds measure their own noise")
+        settings.history = args.history
         settings.higher_better = False
         settings.scale_new = args.scale_new
         if args.analyse:

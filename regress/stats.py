@@ -168,6 +168,27 @@ def holm(p):
     return out
 
 
+def bh(p):
+    """Benjamini-Hochberg adjusted p-values (false discovery rate):
+    adjusted p_(i) = min_{j >= i} min(1, m p_(j) / j). NaN stays NaN and does
+    not count towards m. With no true change at all a rejection at alpha has
+    probability <= alpha, as Holm's."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    scaled = np.minimum(1.0, q[order] * m / np.arange(1, m + 1))
+    adj = np.minimum.accumulate(scaled[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
 def sizes_for(min_p_needed, kind, m_other=None, limit=64):
     """The smallest n (paired: rounds; unpaired: repetitions per side, equal
     sizes) whose exact test can reach a two-sided p <= min_p_needed."""

@@ -192,11 +192,26 @@ class Command(CommandBase):
         md = slurp(os.path.join(self.dir, "v.md"))
         self.assertIn("| SLOWER | `GEMM/V0/M:64/manual_time` |", md)
         self.assertIn("<details><summary>5 SAME</summary>", md)
-        # Without the run-to-run noise, two files prove no change: AMBIGUOUS, saying why, exit 0.
+        # Without --noise the prior for GPU GEMM (1.1% a run) allows 8.8% for
+        # two processes' offsets: 10% is beyond it, SLOWER, exit 1, and the
+        # table says where the noise came from.
         p = self.run_tool(a, b, "--json", "w.json")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)
         r = self.verdicts(os.path.join(self.dir, "w.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["verdict"], "SLOWER")
+        self.assertEqual(r["run_noise_source"], "prior")
+        self.assertAlmostEqual(r["run_noise"], 0.011)
+        self.assertAlmostEqual(r["margin"], math.expm1(8 * 0.011))
+        self.assertIn("1.10% prior", p.stdout)
+        self.assertIn("note: run-to-run noise from the prior", p.stdout)
+        # 5%: significant, beyond the 2% threshold, inside the 8.8% that
+        # offsets can give: AMBIGUOUS with the reason and the rerun command.
+        c = self.write("c.json", doc(suite(1.05, seed=2)))
+        p = self.run_tool(a, c, "--json", "x.json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = self.verdicts(os.path.join(self.dir, "x.json"))["GEMM/V0/M:64/manual_time"]
         self.assertEqual(r["verdict"], "AMBIGUOUS")
+        self.assertIn("differ by up to 9.20% here (8 x run-to-run noise 1.10%, from the prior", r["reason"])
         self.assertIn("confirm with compare --run", r["reason"])
 
     def test_plot(self):
@@ -481,10 +496,16 @@ class Command(CommandBase):
         noise = {"parbench_compare": 1, "mode": "paired",
                  "benchmarks": [{"name": "GEMM/V0/M:64/manual_time", "noise": 0.04}]}
         n = self.write("noise.json", noise)
-        self.run_tool(a, b, "--json", "v.json", "--noise", n)
+        p = self.run_tool(a, b, "--json", "v.json", "--noise", n)
         r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
-        self.assertAlmostEqual(r["threshold"], 8 * 0.04)
-        self.assertEqual(r["verdict"], "SAME")
+        # The threshold is the effect of interest; the run-to-run noise sets
+        # the margin for offsets: 10% inside 8 x 4% is AMBIGUOUS, never SAME.
+        self.assertAlmostEqual(r["threshold"], 0.02)
+        self.assertAlmostEqual(r["margin"], math.expm1(8 * 0.04))
+        self.assertEqual(r["verdict"], "AMBIGUOUS")
+        self.assertEqual(r["run_noise_source"], "A/A")
+        # The other five benchmarks: the file says nothing of them, and the note says so.
+        self.assertIn("note: --noise covers 1 of 6 benchmarks; the other 5 use the prior", p.stdout)
         self.assertEqual(self.run_tool(a, b, "--noise", a).returncode, 2)
         # The reference results keep verdict files gzip-compressed: the same threshold from one.
         import gzip
@@ -492,7 +513,7 @@ class Command(CommandBase):
             z.write(f.read())
         self.run_tool(a, b, "--json", "vz.json", "--noise", n + ".gz")
         rz = self.verdicts(os.path.join(self.dir, "vz.json"))["GEMM/V0/M:64/manual_time"]
-        self.assertAlmostEqual(rz["threshold"], 8 * 0.04)
+        self.assertAlmostEqual(rz["margin"], math.expm1(8 * 0.04))
 
     def test_floor_per_family(self):
         a = self.write("a.json", doc(suite(1.0, seed=24)))
