@@ -37,10 +37,12 @@ input or a bad command line; 3 runs not comparable (the fingerprint);
 command to resume).
 """
 import argparse
+import copy
 import math
 import os
 import re
 import sys
+import time
 
 import numpy as np
 
@@ -58,20 +60,23 @@ VERDICTS = ("ERROR", "SLOWER", "NOT_SAME_WORK", "UNRELIABLE", "MISSING", "NEW",
             "AMBIGUOUS", "FASTER", "SAME")
 GATING = ("ERROR", "SLOWER")
 
-# Default floors (fraction of the time) by device and mode. Justified by the
-# A/A measurements in results/nvidia-h200/compare/ and the 2-core runs
-# (README.md, "Comparing runs").
-DEFAULT_FLOORS = {("gpu", "paired"): 0.02, ("gpu", "files"): 0.02,
+# Default floors (fraction of the time) by device and mode: the smallest
+# change worth a verdict. Paired GPU rounds resolve 1% (the noise of one run
+# has a median of 0.2-0.7% on the H200); CPU entries on a shared machine move
+# 2-5% a run, hence 5% paired and 10% for two files (docs/tools/compare.md).
+DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
                   ("cpu", "paired"): 0.05, ("cpu", "files"): 0.10}
-# threshold >= MULTIPLE x noise. Paired: the noise of one run, measured over
-# the rounds. Two files: the spread of the repetitions within each file; it
-# says nothing about the offset each process (session) of a binary gets, which
-# on the H200 reaches 5-30% for launch-bound kernels while their repetitions
-# agree within 1-6%. That offset is measured by paired A/A rounds (their
-# verdict file, given with --noise), and two files hold one sample of it per
-# side, hence RUN_MULTIPLE: the difference of two heavy-tailed offsets must
-# stay inside the threshold for all but ~1e-4 of benchmarks (tests/test_compare.py).
-DEFAULT_MULTIPLE = {"paired": 2.0, "files": 3.0}
+# threshold = max(floor, MULTIPLE x noise). Paired: the noise of one run,
+# measured over the rounds: a change smaller than one run's noise is not
+# reported, whatever the rounds prove. Two files: the spread of the
+# repetitions within each file.
+DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
+# Two files hold one process offset per side, which their repetitions do not
+# see (on the H200 5-30% for launch-bound kernels while repetitions agree
+# within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLE x the
+# run-to-run noise (regress/noise.py): the difference of two heavy-tailed
+# offsets stays inside it for all but ~1e-4 of benchmarks
+# (tests/test_compare_accuracy.py).
 RUN_MULTIPLE = 8.0
 ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
 LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
@@ -310,7 +315,7 @@ def decide_paired(D, level=LEVEL, extra_noise=None):
     return r
 
 
-def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm"):
+def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None):
     """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
     (object array) to a result dict of decide_*; the multiple-comparison
     family is every row of r.
@@ -321,13 +326,19 @@ def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm"):
     the change significant, its estimate beyond the threshold and its whole
     interval beyond the margin; SAME needs the interval inside +-threshold.
     correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
-    discovery rate; under no change at all also family-wise)."""
+    discovery rate; under no change at all also family-wise). family: the
+    size of the multiple-comparison family when it holds more benchmarks
+    than these rows (a sequential look at the undecided ones: the others
+    count as p = 1)."""
     rows = len(r["est"])
     thr = thresholds(r["noise"], floor, multiple)
     tau = np.log1p(thr)
     margin = RUN_MULTIPLE * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
     m = int(np.sum(~np.isnan(r["p_two"])))
-    p_adj = stats.holm(r["p_two"]) if correction == "holm" else stats.bh(r["p_two"])
+    pad = max(0, (family or 0) - m)
+    p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.ones(pad)])
+    p_adj = (stats.holm(p_all) if correction == "holm" else stats.bh(p_all))[:rows]
+    m += pad
     decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
     v = np.full(rows, "AMBIGUOUS", dtype=object)
     same = (r["lo"] > -tau) & (r["hi"] < tau)
@@ -354,6 +365,7 @@ class Settings:
         self.noise_model.add_paired(self.noise)
         self.history = None                # --history DIR
         self.correction = correction       # "holm" or "bh"
+        self.family = None                 # multiple-comparison family size, when larger than the rows
 
     def correction_name(self):
         return "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
@@ -476,7 +488,6 @@ def compare(base, new, settings, kinds=None):
             row["_unreliable"] = clock
         tests.append(row)
     _decide_rows(tests, settings)
-    _controls(rows)
     return rows
 
 
@@ -555,7 +566,7 @@ def _decide_rows(rows, settings):
     margin_noise = np.full(n, np.nan) if settings.mode == "paired" else run_noise
     r = verdicts({"est": est, "lo": lo, "hi": hi, "p_two": p_two, "noise": noise, "min_p": min_p,
                   "run_noise": margin_noise}, floors, settings.multiple, settings.alpha,
-                 tail=model.tail, correction=settings.correction)
+                 tail=model.tail, correction=settings.correction, family=settings.family)
     thr, margin = r["threshold"], r["margin"]
     m = int(np.sum(~np.isnan(p_two)))
     unit = "rounds" if settings.mode == "paired" else "repetitions"
@@ -749,9 +760,14 @@ def _run_noise(r):
 def render_console(doc, only_changes=False):
     rows = doc["benchmarks"]
     unit = doc["metric"]["unit"]
-    lines = [doc["title"], "metric: %s; %d%% intervals; %s over %d benchmarks at alpha %g" % (
-        doc["metric"]["describe"], round(doc["settings"]["level"] * 100), doc["settings"]["correction"],
-        doc["settings"]["tested"], doc["settings"]["alpha"]), "threshold: " + doc["settings"]["threshold_rule"]]
+    if doc.get("sequential"):
+        how = "sequential, %s over %d benchmarks at each look (below)" % ("Benjamini-Hochberg", doc["settings"]["tested"])
+    else:
+        how = "%d%% intervals; %s over %d benchmarks at alpha %g" % (
+            round(doc["settings"]["level"] * 100), doc["settings"]["correction"], doc["settings"]["tested"],
+            doc["settings"]["alpha"])
+    lines = [doc["title"], "metric: %s; %s" % (doc["metric"]["describe"], how),
+             "threshold: " + doc["settings"]["threshold_rule"]]
     for w in doc["warnings"]:
         lines.append("warning: " + w)
     for w in doc.get("notes", ()):
@@ -776,6 +792,14 @@ def render_console(doc, only_changes=False):
     fmt = "  ".join("%%-%ds" % w if i in (0, 11) else "%%%ds" % w for i, w in enumerate(widths))
     lines.append(fmt % head)
     lines.extend(fmt % t for t in table)
+    seq = doc.get("sequential")
+    if seq:
+        lines.append("sequential: looks at %s rounds (alpha %.3g, %.1f%% intervals each); verdicts after %s; "
+                     "%.1f rounds per benchmark on average" % (
+                         ", ".join(map(str, seq["looks"])), seq["alpha_per_look"], 100 * seq["level_per_look"],
+                         ", ".join("%s rounds: %d" % (k, v) for k, v in sorted(seq["decided_at"].items(),
+                                                                               key=lambda kv: int(kv[0]))),
+                         seq["mean_rounds"]))
     lines.append(doc["summary_line"])
     return "\n".join(l.rstrip() for l in lines) + "\n"
 
@@ -829,6 +853,23 @@ def threshold_rule(settings):
             "processes' offsets can give" % (settings.multiple, RUN_MULTIPLE))
 
 
+def _sequential_summary(rows, settings):
+    """Looks, the rounds each verdict needed, and the benchmark-rounds run
+    (what the device time is proportional to, launch overheads aside)."""
+    looks = getattr(settings, "looks", None)
+    if not looks:
+        return None
+    at = {}
+    for r in rows:
+        if "rounds" in r:
+            at[str(r["rounds"])] = at.get(str(r["rounds"]), 0) + 1
+    used = sum(r.get("rounds", 0) for r in rows)
+    k = len(looks)
+    return {"looks": looks, "alpha_per_look": settings.alpha / k, "level_per_look": 1 - (1 - settings.level) / k,
+            "decided_at": at, "benchmark_rounds": used,
+            "mean_rounds": used / len(rows) if rows else 0.0}
+
+
 def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, unit):
     counts = summary_counts(rows)
     code = exit_code(rows)
@@ -857,6 +898,7 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
         "warnings": list(warnings) + (["NEW's times multiplied by %g (--scale-new)" % settings.scale_new]
                                       if getattr(settings, "scale_new", None) else []),
         "notes": list(settings.noise_model.describe),
+        "sequential": _sequential_summary(rows, settings),
         "summary": counts,
         "exit": code,
         "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
@@ -951,7 +993,8 @@ def compare_files(base_path, new_path, settings, warn):
     kinds = {k: v.get("kind") for run in (base, new) for k, v in run.counter_kinds.items()}
     warnings += _no_metric_warning(a, b, settings, warn)
     rows = compare(a, b, settings, kinds)
-    return rows, describe_run(base, base_path), describe_run(new, new_path), warnings, unit
+    _controls(rows)
+    return rows, describe_run(base, base_path), describe_run(new, new_path), warnings, unit, None
 
 
 # ----------------------------------------------------------- paired rounds
@@ -963,18 +1006,112 @@ def auto_rounds(m, alpha=ALPHA):
     return n + (n % 2)
 
 
-def analyse_paired(workdir, settings, warn):
-    """Rows of the rounds stored in workdir (compare --run writes them)."""
-    manifest = rounds.read_manifest(workdir)
-    n = manifest["rounds"]
-    done = rounds.done(workdir, n)
-    if done < n:
-        raise InputError("%s: %d of %d rounds done; run the same compare --run again to finish them"
-                         % (workdir, done, n))
+SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
+FIRST_LOOK = 8
+
+
+def sequential_looks(cap):
+    """The rounds after which a sequential comparison decides what it can:
+    8, 12, 16, then x1.5 (even), and the cap last."""
+    looks = [n for n in (FIRST_LOOK, 12, 16) if n < cap]
+    n = 16
+    while True:
+        n = int(math.ceil(n * 1.5 / 2.0) * 2)
+        if n >= cap:
+            break
+        looks.append(n)
+    looks.append(cap)
+    return looks
+
+
+def _truncated(samples, names, n):
+    out = {}
+    for k in names:
+        s = samples.get(k)
+        if s is None:
+            continue
+        c = copy.copy(s)
+        c.values = s.values[:n]
+        out[k] = c
+    return out
+
+
+def look_settings(settings, looks, family):
+    """The settings of one look: alpha and the SAME interval's tails split
+    evenly over the looks (Bonferroni across looks: the chance of any false
+    SLOWER/FASTER, or of a false SAME per benchmark, over the whole sequence
+    is at most that of one fixed-size comparison), Benjamini-Hochberg across
+    the benchmarks with the whole comparison as its family."""
+    k = len(looks)
+    sk = copy.copy(settings)
+    sk.alpha = settings.alpha / k
+    sk.level = 1.0 - (1.0 - settings.level) / k
+    sk.correction = "bh"
+    sk.family = family
+    return sk
+
+
+def sequential_rows(a, b, settings, kinds, looks, done):
+    """Replays a sequential comparison over `done` complete rounds: at each
+    look n <= done the undecided benchmarks are decided on their first n
+    rounds; SLOWER, FASTER, SAME (and ERROR, MISSING, NEW, NOT_SAME_WORK,
+    UNRELIABLE) are final, AMBIGUOUS goes on to the next look, and at the
+    last look stays. Returns (rows, pending): pending is None when every
+    benchmark is decided or the last look is done, else (next look, the
+    undecided names)."""
+    names = sorted(set(a) | set(b))
+    family = len(set(a) & set(b))
+    undecided = set(names)
+    decided = []
+    for k, n in enumerate(looks):
+        if n > done:
+            return decided, (n, sorted(undecided))
+        sk = look_settings(settings, looks, family)
+        rows = compare(_truncated(a, undecided, n), _truncated(b, undecided, n), sk, kinds)
+        seen = set()
+        for row in rows:
+            seen.add(row["name"])
+            if row["verdict"] != "AMBIGUOUS" or k == len(looks) - 1:
+                row["rounds"] = n
+                if row["verdict"] == "AMBIGUOUS" and "too few" not in row.get("reason", ""):
+                    row["reason"] = "undecided after %d rounds, the cap (--max-rounds)%s" % (
+                        n, "; " + row["reason"] if row.get("reason") else "")
+                decided.append(row)
+                undecided.discard(row["name"])
+        undecided &= seen  # nothing to decide for a benchmark without a row (unsupported on both sides)
+        if not undecided:
+            break
+    return decided, None
+
+
+def _load_rounds(workdir, n):
     runs = {"base": [], "new": []}
     for r in range(n):
         for side in ("base", "new"):
             runs[side].append(load_run(rounds.path(workdir, r, side), "%s round %d" % (side.upper(), r + 1)))
+    return runs
+
+
+def analyse_paired(workdir, settings, warn, sequential=None):
+    """Rows of the rounds stored in workdir (compare --run writes them), and
+    what is pending: (rows, base, new, warnings, unit, pending). A fixed
+    comparison (compare --run --rounds N) decides once over all its rounds;
+    a sequential one (the manifest's looks, or `sequential`: a list of looks
+    to replay over a fixed run's rounds) decides look by look."""
+    manifest = rounds.read_manifest(workdir)
+    looks = sequential or manifest.get("looks")
+    if looks:
+        n = rounds.leading_done(workdir)
+        if n < looks[0]:
+            raise InputError("%s: %d of %d rounds done (the first look); run the same compare --run again to go on"
+                             % (workdir, n, looks[0]))
+    else:
+        n = manifest["rounds"]
+        done = rounds.done(workdir, n)
+        if done < n:
+            raise InputError("%s: %d of %d rounds done; run the same compare --run again to finish them"
+                             % (workdir, done, n))
+    runs = _load_rounds(workdir, n)
     higher, unit = metric_direction(runs["base"] + runs["new"], settings.metric)
     settings.higher_better = higher
     a = merge_rounds([collect(run, settings.metric, higher, group=True) for run in runs["base"]])
@@ -986,7 +1123,13 @@ def analyse_paired(workdir, settings, warn):
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
     kinds = {k: v.get("kind") for run in runs["base"][:1] + runs["new"][:1] for k, v in run.counter_kinds.items()}
     warnings += _no_metric_warning(a, b, settings, warn)
-    rows = compare(a, b, settings, kinds)
+    pending = None
+    if looks:
+        rows, pending = sequential_rows(a, b, settings, kinds, looks, n)
+        settings.looks = looks
+    else:
+        rows = compare(a, b, settings, kinds)
+    _controls(rows)
     desc = []
     for side in ("base", "new"):
         d = describe_run(runs[side][0], manifest[side])
@@ -996,7 +1139,7 @@ def analyse_paired(workdir, settings, warn):
         desc.append(d)
     if desc[0]["label"] == desc[1]["label"]:
         desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
-    return rows, desc[0], desc[1], warnings, unit
+    return rows, desc[0], desc[1], warnings, unit, pending
 
 
 # -------------------------------------------------------------------- main
@@ -1059,8 +1202,12 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
     p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
                    help="run the two bench binaries interleaved (arguments for them after --)")
-    p.add_argument("--rounds", type=int, help="paired rounds (default: enough for Holm over the "
-                   "selected benchmarks, at least %d)" % MIN_ROUNDS)
+    p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
+                   "once (Holm); default: sequential, rounds until each benchmark is decided")
+    p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 8, 12, 16, "
+                   "then x1.5)" % SEQUENTIAL_CAP)
+    p.add_argument("--sequential", action="store_true", help="with --analyse DIR of a fixed run: replay the "
+                   "sequential procedure over its rounds (what it would have decided, and after how many rounds)")
     p.add_argument("--workdir", default="compare-rounds", help="where --run keeps its rounds (default %(default)s)")
     p.add_argument("--analyse", metavar="DIR", help="compare the rounds an earlier --run kept in DIR, running nothing")
     p.add_argument("--scale-new", type=float, metavar="F",
@@ -1090,6 +1237,36 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     return p
 
 
+def run_sequential(args, bench_args, settings, warn):
+    """compare --run without --rounds: rounds until every benchmark is
+    decided or the cap; each call resumes from the rounds in --workdir. The
+    result of analyse_paired, or None when --max-seconds stopped it."""
+    cap = args.max_rounds or SEQUENTIAL_CAP
+    looks = sequential_looks(cap)
+    started = time.monotonic()
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    pending = (looks[0], None)
+    manifest = os.path.join(args.workdir, "manifest.json")
+    if os.path.isfile(manifest) and rounds.leading_done(args.workdir) >= looks[0]:
+        old = rounds.read_manifest(args.workdir)
+        if old.get("looks") == looks:
+            pending = analyse_paired(args.workdir, settings, warn)[5]
+    while pending is not None:
+        target, names = pending
+        left = None
+        if args.max_seconds is not None:
+            left = args.max_seconds - (time.monotonic() - started)
+        if names is not None:
+            log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
+                % (len(names), target, ", ".join(map(str, looks))))
+        if not rounds.run(args.run[0], args.run[1], bench_args, args.workdir, target, None, left, log,
+                          select=names, extra={"looks": looks}):
+            return None
+        res = analyse_paired(args.workdir, settings, warn)
+        pending = res[5]
+    return res
+
+
 def main(argv=None):
     argv, bench_args = results.split_at_dashes(argv)
     parser = make_parser()
@@ -1112,6 +1289,11 @@ def main(argv=None):
         return fail(EXIT_INPUT, "arguments after -- are for --run")
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         return fail(EXIT_INPUT, "--rounds must be at least %d" % MIN_ROUNDS)
+    if args.max_rounds is not None and (args.max_rounds < FIRST_LOOK or args.rounds is not None):
+        return fail(EXIT_INPUT, "--max-rounds must be at least %d, and is for a sequential --run (without --rounds)"
+                    % FIRST_LOOK)
+    if args.sequential and not args.analyse:
+        return fail(EXIT_INPUT, "--sequential replays the rounds of --analyse DIR")
     if not 0 < args.alpha < 1:
         return fail(EXIT_INPUT, "--alpha must be between 0 and 1")
     try:
@@ -1132,21 +1314,33 @@ def main(argv=None):
         if args.analyse:
             if not os.path.isfile(os.path.join(args.analyse, "manifest.json")):
                 raise InputError("%s holds no rounds of compare --run (no manifest.json)" % args.analyse)
-            res = analyse_paired(args.analyse, settings, warn)
-        elif args.run:
+            replay = None
+            if args.sequential:
+                m = rounds.read_manifest(args.analyse)
+                if m.get("looks"):
+                    raise InputError("--sequential: %s already holds a sequential comparison" % args.analyse)
+                replay = sequential_looks(m["rounds"])
+            res = analyse_paired(args.analyse, settings, warn, replay)
+            if res[5] is not None:
+                raise InputError("%s: stopped before the look at %d rounds; run the same compare --run again "
+                                 "to go on" % (args.analyse, res[5][0]))
+        elif args.run and args.rounds:
             finished = rounds.run(args.run[0], args.run[1], bench_args, args.workdir, args.rounds,
-                                  lambda m: auto_rounds(m, settings.alpha), args.max_seconds,
-                                  lambda s: print(s, file=sys.stderr, flush=True))
+                                  None, args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True))
             if not finished:
                 return EXIT_INCOMPLETE
             res = analyse_paired(args.workdir, settings, warn)
+        elif args.run:
+            res = run_sequential(args, bench_args, settings, warn)
+            if res is None:
+                return EXIT_INCOMPLETE
         else:
             res = compare_files(args.files[0], args.files[1], settings, warn)
     except (InputError, rounds.RoundsError) as e:
         return fail(EXIT_INPUT, str(e))
     except NotComparable as e:
         return fail(EXIT_INCOMPARABLE, str(e))
-    rows, bdesc, ndesc, warnings, unit = res
+    rows, bdesc, ndesc, warnings, unit, _ = res
     if args.metric and args.metric != "real_time":
         metric_desc = "%s (%s, %s is better%s)" % (
             args.metric, unit or "no unit", "higher" if settings.higher_better else "lower",

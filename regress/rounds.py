@@ -53,6 +53,14 @@ def done(workdir, rounds):
     return sum(1 for r in range(rounds) if all(complete(path(workdir, r, s)) for s in SIDES))
 
 
+def leading_done(workdir):
+    """How many rounds from the first on have both sides complete."""
+    n = 0
+    while all(complete(path(workdir, n, s)) for s in SIDES):
+        n += 1
+    return n
+
+
 def read_manifest(workdir):
     file = os.path.join(workdir, "manifest.json")
     try:
@@ -75,10 +83,13 @@ def _list_tests(binary, bench_args):
         raise RoundsError(str(e))
 
 
-def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds, log):
+def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds, log, select=None, extra=None):
     """Runs the rounds not yet complete in workdir. rounds: how many (None:
-    rounds_for(number of benchmarks selected)). Returns True when every round
-    is complete, False when max_seconds stopped it first (rerun to resume)."""
+    rounds_for(number of benchmarks selected)). select: the run names these
+    rounds run (a sequential comparison's undecided benchmarks; None: all
+    that bench_args select). extra: keys the manifest keeps (the sequential
+    plan). Returns True when every round is complete, False when max_seconds
+    stopped it first (rerun to resume)."""
     resolved = []
     for b in (base_bin, new_bin):
         found = b if os.sep in b else (shutil.which(b) or b)
@@ -100,9 +111,10 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds,
     manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
                 "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
+    manifest.update(extra or {})
     if os.path.exists(manifest_path):
         old = read_manifest(workdir)
-        for k in ("base_sha256", "new_sha256", "args"):
+        for k in ("base_sha256", "new_sha256", "args") + tuple(sorted(extra or ())):
             if old.get(k) != manifest[k]:
                 raise RoundsError("%s holds rounds of another comparison (%s differs); use another --workdir"
                                   % (workdir, k.replace("_sha256", " binary")))
@@ -111,6 +123,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds,
         results.dump(manifest, f)
     started = time.monotonic()
     bins = {"base": base_bin, "new": new_bin}
+    args = bench_args if select is None else launch.strip_filter(bench_args) + [
+        "--benchmark_filter=" + launch.exact_filter(sorted(select))]
     for r in range(rounds):
         for side in round_order(r):
             out = path(workdir, r, side)
@@ -122,8 +136,9 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds,
                     % (time.monotonic() - started, done(workdir, rounds), rounds, workdir))
                 return False
             t0 = time.monotonic()
-            log("compare: round %d/%d: %s (%s) ..." % (r + 1, rounds, side.upper(), bins[side]))
-            rc = launch.run(bins[side], bench_args, out + ".part", out[:-5] + ".log")[0]
+            log("compare: round %d/%d: %s (%s, %d benchmarks) ..."
+                % (r + 1, rounds, side.upper(), bins[side], len(names) if select is None else len(select)))
+            rc = launch.run(bins[side], args, out + ".part", out[:-5] + ".log")[0]
             if rc not in (0, 1) or not os.path.exists(out + ".part"):
                 with open(out[:-5] + ".log") as f:
                     tail = f.read().strip().splitlines()[-1:] or ["(no output)"]

@@ -538,11 +538,20 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 1, p.stderr)
         sides = slurp(order).split()
         self.assertEqual(sides[:8], ["fake", "slow", "slow", "fake", "fake", "slow", "slow", "fake"])
-        self.assertEqual(len(sides), 16)
+        # Sequential: after 8 rounds the A/A benchmark is SAME (its 97.5%
+        # interval inside +-2%); the 20% one has the smallest p that 8 rounds
+        # give (2/256), which Benjamini-Hochberg over 2 benchmarks at
+        # 0.05/4 does not pass (0.0156 > 0.0125): 4 more rounds, of it alone.
+        self.assertEqual(len(sides), 24)
         v = self.verdicts(os.path.join(self.dir, "v.json"))
         self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
         self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
-        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["n_base"], 8)
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["n_base"], 12)
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["rounds"], 12)
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["rounds"], 8)
+        later = json.loads(slurp(os.path.join(self.dir, "rounds", "round-09-new.json")))
+        self.assertEqual([e["name"] for e in later["benchmarks"]], ["GEMM/V0/M:64/manual_time"])
+        self.assertIn("verdicts after 8 rounds: 1, 12 rounds: 1", p.stdout)
         # Resuming with all rounds present runs nothing more.
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
         self.assertEqual(slurp(order).split(), sides)
@@ -594,9 +603,11 @@ def e(name, t):
             "threads": 1, "iterations": 1, "real_time": t, "cpu_time": t, "time_unit": "us",
             "parbench": {"disposition": "passed", "role": "variant", "device": "gpu"}}
 r = random.Random()
-json.dump({"context": ctx, "benchmarks": [e("GEMM/V0/M:64/manual_time", 100 * SCALE * (1 + 0.003 * r.gauss(0, 1))),
-                                          e("GEMM/V1/M:64/manual_time", 50 * (1 + 0.003 * r.gauss(0, 1)))]},
-          open(out, "w"))
+import re
+flt = ([a.split("=", 1)[1] for a in args if a.startswith("--benchmark_filter=")] or ["."])[0]
+rows = [e("GEMM/V0/M:64/manual_time", 100 * SCALE * (1 + 0.003 * r.gauss(0, 1))),
+        e("GEMM/V1/M:64/manual_time", 50 * (1 + 0.003 * r.gauss(0, 1)))]
+json.dump({"context": ctx, "benchmarks": [x for x in rows if re.search(flt, x["name"])]}, open(out, "w"))
 '''
 
 

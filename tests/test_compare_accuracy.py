@@ -7,12 +7,17 @@ are tests/test_compare.py).
    0.25% (90% below 2%), heavy-tailed repetitions (Student t, 3 degrees of
    freedom) with occasional slow outliers, and an offset per process (each
    run of a binary) of about 1.2x the within-run spread, log-normally spread:
-   - paired A/A: at most 1% of 1000 suites of 300 benchmarks raise any alarm;
-   - paired, 5% slower at 1% noise: at least 95% of benchmarks SLOWER;
-   - two files (15 repetitions a side) A/A with the run-to-run noise known
-     (--noise): at most 5e-4 false alarms per benchmark (see
-     test_files_aa_with_known_run_noise for why not per suite); two files,
-     5% slower at 1% noise within a session: >= 95% SLOWER.
+   - paired, sequential (compare --run's default: looks at 8, 12, 16 and 24
+     rounds): A/A, at most 1% of 1000 suites of 300 benchmarks raise any
+     alarm (measured: 4), at least 80% SAME (87%), 13 rounds per benchmark;
+     5% slower at 1% noise and 2% slower at 0.5% noise: at least 95% SLOWER
+     (99.8% each, 8.2-8.4 rounds per benchmark), and one such benchmark
+     among 300: at least 95% (98.8%) and 90% (98.0%);
+   - two files (15 repetitions a side) with the run-to-run noise known
+     (--noise, --history): A/A at most 5e-4 false alarms per benchmark
+     (8e-5; see test_files_aa_with_known_run_noise for why not per suite)
+     and at least 85% SAME (88%); 30% slower at 1% noise found always, 10%
+     for 95%; 5% slower at 1% noise within a session: >= 95% SLOWER.
 2. Its speed on 1000 benchmarks x 15 repetitions.
 """
 import copy
@@ -52,6 +57,36 @@ def one_run(rng, within, process, reps):
     return offset[:, None] + heavy(rng, (rows, reps), within[:, None])
 
 
+def sequential(rng, within, process, shift, suites, cap=compare.SEQUENTIAL_CAP):
+    """compare --run's sequential procedure on synthetic rounds (what
+    compare.sequential_rows does with Samples): (verdicts, rounds used)."""
+    rows = within.shape[0]
+    # Each round: one process per side, its median over 3 repetitions.
+    A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
+    B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
+    D = B - A + np.broadcast_to(shift, (rows, 1))
+    looks = compare.sequential_looks(cap)
+    settings = compare.look_settings(compare.Settings("paired"), looks, BENCHMARKS)
+    verdict = np.full(rows, "AMBIGUOUS", dtype=object)
+    used = np.zeros(rows, dtype=int)
+    undecided = np.ones(rows, dtype=bool)
+    for k, n in enumerate(looks):
+        r = compare.decide_paired(D[:, :n], settings.level)
+        for s in range(suites):
+            idx = np.arange(s * BENCHMARKS, (s + 1) * BENCHMARKS)
+            idx = idx[undecided[idx]]
+            if not idx.size:
+                continue
+            part = {key: v[idx] for key, v in r.items()}
+            v = compare.verdicts(part, compare.DEFAULT_FLOORS[("gpu", "paired")], compare.DEFAULT_MULTIPLE["paired"],
+                                 settings.alpha, correction="bh", family=BENCHMARKS)["verdict"]
+            final = (v != "AMBIGUOUS") | (k == len(looks) - 1)
+            verdict[idx[final]] = v[final]
+            used[idx[final]] = n
+            undecided[idx[final]] = False
+    return verdict, used
+
+
 def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
     """Verdict arrays (suites x benchmarks) of synthetic suites. noise: one
     value for every benchmark instead of the measured model (within-run
@@ -69,71 +104,79 @@ def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
     if one:  # only the first benchmark of each suite changes
         shift = np.where(np.arange(rows) % BENCHMARKS == 0, shift, 0.0)[:, None]
     if mode == "paired":
-        n = compare.auto_rounds(BENCHMARKS)
-        # Each round: one process per side, its median over 3 repetitions.
-        A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1)
-        B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(n)], axis=1) + shift
-        r = compare.decide_paired(B - A)
+        verdict, rounds_used = sequential(rng, within, process, shift, suites)
+        return verdict.reshape(suites, BENCHMARKS), rounds_used.reshape(suites, BENCHMARKS)
     else:
         X = one_run(rng, within, process, 15)
         Y = one_run(rng, within, process, 15) + shift
         # The run-to-run noise as paired A/A rounds measure it (--noise).
-        known = np.sqrt(process ** 2 + (within ** 2) / 3.0) if offsets else np.full(rows, 0.005)
+        known = np.sqrt(process ** 2 + (within ** 2) / 3.0) if offsets else np.full(rows, 0.0025)
         r = compare.decide_unpaired(X, Y, extra_noise=known)
     for s in range(suites):
         sl = slice(s * BENCHMARKS, (s + 1) * BENCHMARKS)
         part = {k: v[sl] for k, v in r.items()}
         out[s] = compare.verdicts(part, 0.02, compare.DEFAULT_MULTIPLE[mode])["verdict"]
-    return out
+    return out, None
 
 
 class Accuracy(unittest.TestCase):
     def aa(self, mode):
-        v = run_suites(mode, 0.0)
+        v, used = run_suites(mode, 0.0)
         alarms = np.isin(v, ("SLOWER", "FASTER"))
         suites_alarmed = int(alarms.any(axis=1).sum())
         same = float((v == "SAME").mean())
-        print("%s A/A: %d of %d suites of %d with an alarm (%d alarms, %.2g per benchmark); SAME for %.1f%%"
-              % (mode, suites_alarmed, SUITES, BENCHMARKS, int(alarms.sum()), alarms.mean(), 100 * same),
+        print("%s A/A: %d of %d suites of %d with an alarm (%d alarms, %.2g per benchmark); SAME for %.1f%%%s"
+              % (mode, suites_alarmed, SUITES, BENCHMARKS, int(alarms.sum()), alarms.mean(), 100 * same,
+                 "" if used is None else "; %.1f rounds per benchmark" % used.mean()),
               file=sys.stderr)
         return suites_alarmed, alarms.mean(), same
 
-    def detection(self, mode, offsets=True):
-        v = run_suites(mode, math.log(1.05), noise=0.01, suites=100, offsets=offsets)
+    def detection(self, mode, factor, noise, offsets=True, single_target=0.95):
+        v, used = run_suites(mode, math.log(factor), noise=noise, suites=100, offsets=offsets)
         rate = float((v == "SLOWER").mean())
-        # One regression among 300 gets no help from Holm's later steps.
-        one = run_suites(mode, math.log(1.05), noise=0.01, suites=SUITES, offsets=offsets, one=True)
+        # One regression among 300 gets no help from the others.
+        one, _ = run_suites(mode, math.log(factor), noise=noise, suites=SUITES, offsets=offsets, one=True)
         single = float((one[:, 0] == "SLOWER").mean())
         alarms = int(np.isin(one[:, 1:], ("SLOWER", "FASTER")).sum())
-        print("%s, one benchmark of %d 5%% slower: SLOWER in %.1f%% of %d suites, %d alarms elsewhere"
-              % (mode, BENCHMARKS, 100 * single, SUITES, alarms), file=sys.stderr)
-        self.assertGreaterEqual(single, 0.95)
-        print("%s 5%% slower at 1%% noise (%s): SLOWER for %.1f%%"
-              % (mode, "process offsets and repetitions" if offsets else "repetitions; 0.5% run-to-run noise known",
-                 100 * rate),
+        print("%s, one benchmark of %d %g%% slower at %g%% noise: SLOWER in %.1f%% of %d suites, %d alarms elsewhere"
+              % (mode, BENCHMARKS, 100 * (factor - 1), 100 * noise, 100 * single, SUITES, alarms), file=sys.stderr)
+        print("%s %g%% slower at %g%% noise (%s): SLOWER for %.1f%%%s"
+              % (mode, 100 * (factor - 1), 100 * noise,
+                 "process offsets and repetitions" if offsets else "repetitions; the run-to-run noise known",
+                 100 * rate, "" if used is None else ", %.1f rounds per benchmark" % used.mean()),
               file=sys.stderr)
+        self.assertGreaterEqual(single, single_target)
         self.assertFalse(np.isin(v, ("FASTER",)).any())
         return rate
 
     def test_paired_aa(self):
         suites, _, same = self.aa("paired")
         self.assertLessEqual(suites, SUITES // 100)
-        self.assertGreaterEqual(same, 0.95)
+        self.assertGreaterEqual(same, 0.80)
 
     def test_paired_detects_5_percent(self):
-        self.assertGreaterEqual(self.detection("paired"), 0.95)
+        self.assertGreaterEqual(self.detection("paired", 1.05, 0.01), 0.95)
+
+    def test_paired_detects_2_percent(self):
+        self.assertGreaterEqual(self.detection("paired", 1.02, 0.005, single_target=0.90), 0.95)
 
     def test_files_aa_with_known_run_noise(self):
-        # Two files hold one process offset per side: no threshold keeps a
+        # Two files hold one process offset per side: no margin keeps a
         # heavy-tailed difference inside it for every one of 300 benchmarks
         # and still sees 5% at 1% noise. Bounded per benchmark instead; a
         # gate on two files wants a paired rerun (the nightly job's rule).
         suites, per_benchmark, same = self.aa("files")
         self.assertLessEqual(per_benchmark, 5e-4)
-        self.assertGreaterEqual(same, 0.95)
+        self.assertGreaterEqual(same, 0.85)
 
     def test_files_detect_5_percent_within_a_session(self):
-        self.assertGreaterEqual(self.detection("files", offsets=False), 0.95)
+        self.assertGreaterEqual(self.detection("files", 1.05, 0.01, offsets=False), 0.95)
+
+    def test_files_detect_10_and_30_percent_with_offsets(self):
+        # What --history gives two files: the run-to-run noise known. At 1%
+        # noise the margin is 8%: 10% is found most of the time, 30% always.
+        self.assertGreaterEqual(self.detection("files", 1.30, 0.01, single_target=0.99), 0.99)
+        self.assertGreaterEqual(self.detection("files", 1.10, 0.01, single_target=0.5), 0.5)
 
 
 # ----------------------------------------------------------- the command
