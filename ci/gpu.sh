@@ -70,6 +70,8 @@ if (($#)); then
   if ((rc != 0)); then tail -30 "$OUT/$name.txt"; status=1; fi
   ((rc == 2)) && exit 1
   ci/check-run "$OUT/$name.json" || status=1
-  ci/table "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}"
+  # A file bench left cut off (a crash) is bad input for the table too: one
+  # line naming ci/close-truncated, and this script's status stays 1.
+  ci/table "$OUT/$name.json" --ratio-to "${RATIO_TO:-cuBLAS}" --filter "${TABLE_FILTER:-.}" || status=1
 fi
 exit $status

@@ -35,13 +35,14 @@ Charts (--chart NAME draws only those named):
 
 Derived figures are defined in regress/derived.py.
 
-Exit status: 0 when every input was read in full and every requested chart
-drawn; 2 when an input could not be read or only in part (missing, a
-directory, not JSON, cut off mid-run, malformed entries), when a chart named
-with --chart had no data, or when DIR cannot be used. Each problem is one line
-on stderr; everything that can be drawn is still drawn. Without --chart, a
-chart whose data is not in the input is listed in the report as not drawn,
-with the reason.
+Exit status: 0 when every input was read and every requested chart drawn;
+2 when an input is bad input, refused as every tool refuses it
+(docs/tools/README.md, "Bad input": missing, a directory, not JSON, cut off
+mid-run, a malformed entry, only aggregates), when a chart named with --chart
+had no data, when DIR cannot be used, or on bad usage. Each problem is one
+line on stderr ("plot: ..."); the other inputs are still drawn. Without
+--chart, a chart whose data is not in the input is listed in the report as
+not drawn, with the reason.
 """
 import argparse
 import os
@@ -58,6 +59,7 @@ from plots.report_stats import NoData, collect, machine
 
 __doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
 
+TOOL = "plot"
 MANIFEST = ".parbench-report"  # what the last report wrote into DIR
 _OWN = re.compile(r"^(%s)(_[a-z]+)?(_\d+)?\.(png|svg)$" % "|".join(list(CHARTS) + ["field"]))
 
@@ -88,8 +90,8 @@ def prepare_out(out):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="plots/plot", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = results.ArgumentParser(TOOL, "plots/plot", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="Google Benchmark JSON written by bench")
     ap.add_argument("--out", required=True, help="folder for the charts and the report")
     ap.add_argument("--label", action="append", default=[], help="name of an input in charts and tables "
@@ -107,15 +109,17 @@ def main(argv=None):
     for i, path in enumerate(a.json):
         lbl = a.label[i] if a.label else None
         try:
-            run = results.load(path, lbl)
+            run = results.load_strict(path, label=lbl)
         except results.LoadError as e:
-            print("plot: %s" % e, file=sys.stderr)
-            status = 2
+            # Refused as every tool refuses it; the other inputs are still drawn.
+            print("%s: %s" % (TOOL, e), file=sys.stderr)
+            status = results.EXIT_INPUT
             continue
-        for w in run.warnings:
-            print("plot: %s: %s" % (path, w), file=sys.stderr)
-            status = 2
+        for w in run.warnings:  # about the context only: the entries are all there
+            print("%s: %s: warning: %s" % (TOOL, path, w), file=sys.stderr)
         runs.append(run)
+    if not runs:  # every input refused: an earlier report in DIR is left as it was
+        return status
     labels = [r.label for r in runs]
     if a.merge:  # one source for the charts; the tables keep each file's name
         for run in runs:
@@ -164,10 +168,8 @@ def main(argv=None):
         for name in written or ():
             f.write("%s\n" % name)
     print("plot: %d charts, report in %s" % (len(cv.made), os.path.join(a.out, "index.html")))
-    if not runs:
-        status = 2
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    results.run_tool(TOOL, main)

@@ -3,15 +3,19 @@ repetitions (or the single run), with a chosen counter and, optionally, the
 ratio of that counter to a reference variant of the same problem. Error
 entries follow the table; load warnings go to stderr, one line each.
 
-Exit status: 0 printed; 2 the file cannot be read (missing, a directory, not
-Google Benchmark JSON, cut off before its first entry) or the arguments are
-wrong (e.g. a --filter that is not a regular expression)."""
+Exit status: 0 printed; 2 bad input, refused as every tool refuses it
+(docs/tools/README.md, "Bad input": missing, a directory, not Google
+Benchmark JSON, cut off mid-run, a malformed entry, only aggregates), or
+wrong arguments (e.g. a --filter that is not a regular expression), one line
+"table: ..."."""
 import argparse
 import re
 import statistics
 import sys
 
 from regress import results
+
+TOOL = "table"
 
 
 def medians(run, counter):
@@ -40,20 +44,20 @@ def reference(rows, rn, variant):
     return same_problem[0] if same_problem else None
 
 
-def main():
-    ap = argparse.ArgumentParser(prog="table.py", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    ap = results.ArgumentParser(TOOL, "ci/table", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--filter", default="", help="regex on the run name")
     ap.add_argument("--counter", default="GFLOPS")
     ap.add_argument("--ratio-to", default="", help="variant to divide by (same other arguments)")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     try:
         pat = re.compile(a.filter)
     except re.error as e:
-        print("table: --filter %r is not a regular expression: %s" % (a.filter, e), file=sys.stderr)
-        return 2
-    run = results.load_or_exit(a.json, "table")
+        print("%s: --filter %r is not a regular expression: %s" % (TOOL, a.filter, e), file=sys.stderr)
+        return results.EXIT_INPUT
+    run = results.load_or_exit(a.json, TOOL)
     rows = medians(run, a.counter)
     print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))
     for base in sorted(rows):
@@ -69,11 +73,8 @@ def main():
         print("%-72s %10.4g s %s %4d %8s" % (base, secs, shown, n, ratio))
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
-    return 0
+    return results.EXIT_OK
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:
-        sys.exit(1)
+    results.run_tool(TOOL, main)

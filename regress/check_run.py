@@ -5,18 +5,25 @@ unsupported. Prints one line per problem, then the count of each disposition
 (passed, unsupported, incorrect, out_of_memory, failed); load warnings go to
 stderr, one line each.
 
-Exit status: 0 when the check holds, 1 when it does not, 2 when the file
-cannot be read (missing, a directory, not Google Benchmark JSON, cut off
-before its first entry) or the arguments are wrong."""
+A file cut off mid-run, with a malformed entry or without repetitions is bad
+input, refused as every tool refuses it (docs/tools/README.md, "Bad input");
+--allow-warnings checks such a file's complete entries instead, each defect
+one warning line on stderr.
+
+Exit status: 0 when the check holds; 1 when it does not (an error entry, a
+required variant missing, a context key wrong, a context warning); 2 bad input
+(missing, a directory, not Google Benchmark JSON, cut off, a malformed entry,
+only aggregates) or bad usage, one line "check-run: ..."."""
 import argparse
-import sys
 
 from regress import results
 
+TOOL = "check-run"
 
-def main():
-    ap = argparse.ArgumentParser(prog="check_run.py", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def main(argv=None):
+    ap = results.ArgumentParser(TOOL, "ci/check-run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
@@ -26,9 +33,10 @@ def main():
                     help="an unsupported entry (the variant cannot run it, or the profile excludes it) "
                          "fails the check too")
     ap.add_argument("--allow-warnings", action="store_true",
-                    help="a file cut off mid-run or with malformed entries passes (its complete entries are checked)")
-    a = ap.parse_args()
-    run = results.load_or_exit(a.json, "check_run")
+                    help="check the complete entries of a file cut off mid-run or with malformed entries "
+                         "(each defect a warning) instead of refusing it")
+    a = ap.parse_args(argv)
+    run = results.load_or_exit(a.json, TOOL, strict=not a.allow_warnings)
     ok = not run.warnings or a.allow_warnings
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
@@ -57,11 +65,8 @@ def main():
     print("%s: %s%s" % (a.json, ", ".join("%d %s" % (counts[d], d) for d in results.DISPOSITIONS),
                         "; %d warning%s (on stderr)" % (len(run.warnings), "s" * (len(run.warnings) != 1))
                         if run.warnings else ""))
-    return 0 if ok else 1
+    return results.EXIT_OK if ok else results.EXIT_FAIL
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:
-        sys.exit(1)
+    results.run_tool(TOOL, main)

@@ -19,12 +19,31 @@ entry["parbench"]; older entries get the disposition from the message
 prefixes, the device from the `on_gpu` counter when it is there, and no role,
 rate or counter kinds (None / {}): nothing is guessed from variant names.
 
-load() never raises anything but LoadError. Malformed entries are dropped with
-one warning per file; a file cut off mid-run (the "benchmarks" array left
-open) keeps its complete entries, with a warning. Only the Python standard
-library is used, so the checks in tests/ run with any python3.
+A passed repetition whose time is 0 or negative is no measurement: it reads as
+failed ("passed with a time per iteration of 0.0: not a measurement"), so every
+tool counts it as the error entry the comparator calls it.
+
+Two ways to load, one contract for bad input (docs/tools/README.md, "Bad
+input"):
+
+  load(path)         tolerant: malformed entries are dropped and a file cut
+                     off mid-run (the "benchmarks" array left open) keeps its
+                     complete entries, each said in run.warnings. For what
+                     reads partial files on purpose: the repair tool, resumed
+                     rounds, check-run --allow-warnings, history archives
+                     written before the contract.
+  load_strict(path)  the contract: what load() recovers from is refused too.
+                     Every tool that computes on a file (compare, history,
+                     plot, table, check-run, the nightly's baseline) calls it,
+                     so the same defect is the same line and exit 2 in each.
+
+Both raise only LoadError; its subclass BadInput carries the one line
+"[WHAT: ]PATH: DEFECT" that a tool prints after "TOOL: ". Only the Python
+standard library is used, so the checks in tests/ run with any python3.
 """
+import argparse
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -79,8 +98,37 @@ _GB_NUMBERS = frozenset(("family_index", "per_family_instance_index", "repetitio
                          "iterations", "real_time", "cpu_time", "rms", "complexity_n"))
 
 
+# Exit status shared by every tool (docs/tools/README.md, "Exit status").
+EXIT_OK = 0           # done, nothing failed
+EXIT_FAIL = 1         # the tool's own check failed: a regression, an error entry, a gate
+EXIT_INPUT = 2        # bad input or usage, or an internal error: one line "TOOL: ..."
+EXIT_INCOMPARABLE = 3  # two readable inputs that must not be compared (another machine or build)
+EXIT_STOPPED = 4      # stopped by --max-seconds; the same command with --resume goes on
+
+# The defects of a file, by kind, in the order they are checked: load() raises
+# "unreadable"; load_strict() raises every kind. The wording of each is made
+# here only, so every tool says the same thing about the same file.
+DEFECTS = ("unreadable", "cut", "malformed", "no_repetitions")
+# The repair the messages of a cut file and of malformed entries name.
+REPAIR = "ci/close-truncated %s FIXED.json"
+
+
 class LoadError(Exception):
     """A file that is missing, unreadable, truncated before any entry or not Google Benchmark JSON."""
+
+
+class BadInput(LoadError):
+    """A file the contract refuses. str() is the one line every tool prints
+    after "TOOL: ", "[WHAT: ]PATH: DEFECT", and the tool exits EXIT_INPUT (2).
+
+    path    the file as given
+    defect  what is wrong, one line, the same in every tool
+    kind    one of DEFECTS
+    what    the file's role in the tool ("BASE", "NEW"), or None"""
+
+    def __init__(self, path, defect, kind="unreadable", what=None):
+        self.path, self.defect, self.kind, self.what = path, defect, kind, what
+        super().__init__(("%s: " % what if what else "") + "%s: %s" % (path, defect))
 
 
 class DocumentError(ValueError):
@@ -229,10 +277,16 @@ class Entry:
             on_gpu = self.counter("on_gpu")
             if on_gpu in (0, 1):
                 self.device = "gpu" if on_gpu == 1 else "cpu"
-        if self.disposition == "passed" and not self.aggregate and not _finite(raw.get("real_time")):
-            raise EntryError("'real_time' is %s" % ("not finite" if _is_number(raw.get("real_time"))
-                                                    else _what(raw.get("real_time")) if "real_time" in raw
-                                                    else "missing"))
+        if self.disposition == "passed" and not self.aggregate:
+            t = raw.get("real_time")
+            if not _finite(t):
+                raise EntryError("'real_time' is %s" % ("not finite" if _is_number(t) else _what(t)
+                                                        if "real_time" in raw else "missing"))
+            if not t > 0:
+                # A repetition timed at 0 (or less) measured nothing: an error
+                # entry, as the comparator reports it, in every tool alike.
+                self.disposition = "failed"
+                self.reason = "passed with a time per iteration of %r: not a measurement" % t
 
     def _read_parbench(self, pb):
         if not isinstance(pb, dict):
@@ -305,10 +359,13 @@ class Run:
     counter_kinds            context parbench_counters: {counter: {"kind": ..., "unit": ..., "better": ...}}, \
 {} before schema 1
     warnings                 one-line strings: what was dropped, recovered or not understood
-    cut                      a Cut when load() recovered a file cut off mid-run, else None"""
+    cut                      a Cut when load() recovered a file cut off mid-run, else None
+    malformed                [(index in "benchmarks", name or None, what is wrong)] of the entries load() dropped
+    raw_entries              the "benchmarks" list as read (malformed entries included), or None"""
 
     def __init__(self, path, context, entries, label=None, warnings=None):
         self.path, self.context, self.entries = path, context, list(entries)
+        self.malformed, self.raw_entries = [], None
         if label is None:
             label = os.path.basename(str(path))
             if label.endswith(".json"):
@@ -358,6 +415,48 @@ class Run:
         return [e for e in self.entries if e.disposition == "unsupported"]
 
     skipped = unsupported  # the old name: unsupported entries
+
+    def content_sha256(self):
+        """The identity of the run's content: content_sha256() of its context and
+        every entry as read (malformed ones included)."""
+        raw = self.raw_entries if self.raw_entries is not None else [e.raw for e in self.entries]
+        return content_sha256(self.context, raw)
+
+
+# ------------------------------------------------------------ content identity
+
+# Context keys parbench's own rewriting tools add without changing what was
+# measured: a copy that differs only in them is the same run.
+ANNOTATION_KEYS = ("truncated_repair",)
+
+
+def _canonical(v):
+    """v with every number as one float (1 and 1.0, 1e-05 and 0.00001 alike;
+    -0.0 as 0.0), a number that is not finite as None (what strict writers
+    make of it), and integers too large for a float kept exact."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return float(v) if abs(v) <= 2 ** 53 else v
+    if isinstance(v, float):
+        return (v if v else 0.0) if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {str(k): _canonical(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_canonical(x) for x in v]
+    return str(v)
+
+
+def content_sha256(context, benchmarks):
+    """sha256 (hex) of a run's content: its context (less ANNOTATION_KEYS) and
+    its entries in file order, as canonical JSON (keys sorted, no whitespace,
+    numbers canonical). A copy re-serialised with another indent, key order,
+    number spelling or compression, or with NaN written as null, has the same
+    content; any changed value, entry or entry order is other content."""
+    ctx = {k: v for k, v in context.items() if k not in ANNOTATION_KEYS} if isinstance(context, dict) else context
+    text = json.dumps({"context": _canonical(ctx), "benchmarks": _canonical(benchmarks)}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ------------------------------------------------------- parsing, recovery
@@ -628,43 +727,109 @@ as UTF-8 text."""
         raise DocumentError("not UTF-8 text (binary?): byte %d" % e.start)
 
 
-def load(path, label=None):
-    """Run of the file at `path` (label: its name in tables; default the file
-    name without .json). Raises LoadError("PATH: reason") and nothing else."""
-    try:
-        doc, cut = parse_document(read_text(path))
-    except DocumentError as e:
-        raise LoadError("%s: %s" % (path, e))
-    warnings = []
-    if cut is not None:
-        s = "cut off mid-run: %d complete entries kept" % cut.kept
-        if cut.dropped_name:
-            s += ", %d repetitions of the last instance dropped (no aggregates)" % cut.dropped
-        warnings.append(s + " (ci/close-truncated %s OUT writes a repaired copy)" % path)
-    entries, bad, first = [], 0, None
-    for i, raw in enumerate(doc["benchmarks"]):
+def _entry_name(raw):
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def entry_label(index, name):
+    """How a message names an entry: its index in "benchmarks" (from 0, as
+    jq '.benchmarks[N]' reads it) and its name."""
+    return "entry %d '%s'" % (index, name) if name is not None else "entry %d, no name" % index
+
+
+def describe_cut(cut, path):
+    """The one line about a file cut off mid-run."""
+    return "cut off mid-run after %d complete entries; %s writes a closed copy" % (cut.complete, REPAIR % path)
+
+
+def describe_malformed(malformed, path):
+    """The one line about a file's malformed entries ([(index, name, reason)])."""
+    index, name, reason = malformed[0]
+    where = "%s (%s)" % (reason, entry_label(index, name))
+    if len(malformed) == 1:
+        return "malformed entry: %s; %s writes a copy without it" % (where, REPAIR % path)
+    return "%d malformed entries, first: %s; %s writes a copy without them" % (len(malformed), where, REPAIR % path)
+
+
+def read_entries(benchmarks):
+    """([Entry], [(index, name or None, reason)]) of a "benchmarks" list: the
+    well-formed entries and what is wrong with each of the others."""
+    entries, malformed = [], []
+    for i, raw in enumerate(benchmarks):
         try:
             entries.append(Entry(raw))
         except (ValueError, TypeError, KeyError, AttributeError) as e:
-            bad += 1
-            if first is None:
-                first = "entry %d: %s" % (i, e)
-    if bad:
-        warnings.append("%d malformed entr%s ignored; first: %s" % (bad, "y" if bad == 1 else "ies", first))
+            malformed.append((i, _entry_name(raw), str(e)))
+    return entries, malformed
+
+
+def load(path, label=None):
+    """Run of the file at `path` (label: its name in tables; default the file
+    name without .json), tolerant of a cut file and malformed entries (each
+    said in run.warnings, in the words load_strict() refuses them with).
+    Raises BadInput("PATH: reason"), a LoadError, and nothing else."""
+    try:
+        doc, cut = parse_document(read_text(path))
+    except DocumentError as e:
+        raise BadInput(path, str(e))
+    warnings = []
+    if cut is not None:
+        warnings.append(describe_cut(cut, path))
+    entries, malformed = read_entries(doc["benchmarks"])
+    if malformed:
+        warnings.append(describe_malformed(malformed, path))
     run = Run(path, doc["context"], entries, label=label)
     run.warnings[:0] = warnings
-    run.cut = cut
+    run.cut, run.malformed, run.raw_entries = cut, malformed, doc["benchmarks"]
     return run
 
 
-def load_or_exit(path, tool, label=None, warn=True):
-    """load(path) for a command-line tool: on a bad file, one line on stderr and
-    exit status 2; the Run's warnings one line each on stderr ("TOOL: PATH: ...")."""
+def refusal(run, path=None, malformed=True):
+    """(kind, defect) of what the contract refuses in a loaded Run, or None:
+    a file cut off mid-run, malformed entries (unless malformed=False: an
+    archive member indexed before the contract), or no repetitions."""
+    path = run.path if path is None else path
+    if run.cut is not None:
+        return "cut", describe_cut(run.cut, path)
+    if run.malformed and malformed:
+        return "malformed", describe_malformed(run.malformed, path)
+    if not any(not e.aggregate for e in run.entries):
+        if run.malformed:
+            return "malformed", describe_malformed(run.malformed, path)
+        if run.entries:
+            return "no_repetitions", "only aggregates, no repetitions (run without --benchmark_report_aggregates_only)"
+        return "no_repetitions", "no benchmark entries"
+    return None
+
+
+def load_strict(path, what=None, label=None):
+    """The Run of `path` under the contract: a file that cannot be read, one
+    cut off mid-run, one with a malformed entry, or one without repetitions
+    raises BadInput (a LoadError) whose str() is the one line
+    "[WHAT: ]PATH: DEFECT" (what: the file's role, e.g. "BASE"); the tool
+    prints it after "TOOL: " and exits EXIT_INPUT. The Run's remaining
+    warnings are about its context only (a newer schema, counter kinds not
+    understood): each tool prints them as "TOOL: PATH: warning: ..."."""
     try:
         run = load(path, label)
+    except BadInput as e:
+        raise BadInput(path, e.defect, e.kind, what)
+    found = refusal(run, path)
+    if found:
+        raise BadInput(path, found[1], found[0], what)
+    return run
+
+
+def load_or_exit(path, tool, label=None, warn=True, strict=True):
+    """load_strict(path) for a command-line tool (load() with strict=False): on
+    a bad file, the one line "TOOL: PATH: DEFECT" on stderr and exit status 2;
+    the Run's warnings one line each on stderr ("TOOL: PATH: warning: ...")."""
+    try:
+        run = load_strict(path, label=label) if strict else load(path, label)
     except LoadError as e:
         print("%s: %s" % (tool, e), file=sys.stderr)
-        sys.exit(2)
+        sys.exit(EXIT_INPUT)
     if warn:
         for w in run.warnings:
             print("%s: %s: warning: %s" % (tool, path, w), file=sys.stderr)
@@ -712,6 +877,20 @@ def split_at_dashes(argv=None):
         return argv, []
     i = argv.index("--")
     return argv[:i], argv[i + 1:]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse for a tool: a usage error is one line on stderr, "TOOL: MESSAGE
+    (see COMMAND --help)", and exit status EXIT_INPUT, as a bad file is."""
+
+    def __init__(self, tool, command, **kw):
+        kw.setdefault("prog", command)
+        super().__init__(**kw)
+        self.tool, self.command = tool, command
+
+    def error(self, message):
+        print("%s: %s (see %s --help)" % (self.tool, message, self.command), file=sys.stderr)
+        sys.exit(EXIT_INPUT)
 
 
 class Stopped(KeyboardInterrupt):

@@ -9,6 +9,8 @@ import glob
 import json
 import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,14 +158,16 @@ class Fuzz(Tmp):
             if text[:at].rstrip() != text.rstrip():
                 recovered += 1
                 self.assertEqual(len(run.warnings), 1, "cut at %d" % at)
-                self.assertRegex(run.warnings[0], r"^cut off mid-run: %d complete entries kept" % len(got))
-                self.assertIn("ci/close-truncated %s OUT" % path, run.warnings[0])
+                self.assertRegex(run.warnings[0], r"^cut off mid-run after \d+ complete entries; ci/close-truncated "
+                                 r"%s FIXED.json writes a closed copy$" % re.escape(path))
+                self.assertEqual(results.refusal(run), ("cut", run.warnings[0]))
                 # Repetitions without their aggregates are dropped: never one repetition of c alone.
                 self.assertNotEqual(len(got), 3)
                 self.assertNotEqual(len(got), 4)
             else:
                 self.assertEqual(run.warnings, [])
                 self.assertEqual(len(got), len(full))
+                self.assertIsNone(results.refusal(run))
         self.assertGreater(recovered, len(text) // 3)
         self.assertGreater(errors, 100)
 
@@ -236,7 +240,8 @@ class Fuzz(Tmp):
                     self.assertIn(n, (len(doc["benchmarks"]), len(doc["benchmarks"]) - 1), (field, bad))
                     if n < len(doc["benchmarks"]):
                         self.assertEqual(len(run.warnings), 1)
-                        self.assertRegex(run.warnings[0], r"^1 malformed entry ignored; first: entry %d: " % i)
+                        self.assertRegex(run.warnings[0], r"^malformed entry: .* \(entry %d[ ,]" % i)
+                        self.assertEqual(results.refusal(run), ("malformed", run.warnings[0]))
 
     @staticmethod
     def get(e, field):
@@ -267,7 +272,14 @@ class Fuzz(Tmp):
         b.append(dict(b[2], parbench=dict(b[2]["parbench"], rate="GFLOPS")))
         run = results.load(self.write("w.json", json.dumps(doc)))
         self.assertEqual(len(run.entries), 4)
-        self.assertEqual(run.warnings, ["10 malformed entries ignored; first: entry 0: 'real_time' is a string"])
+        path = os.path.join(self.tmp, "w.json")
+        self.assertEqual(run.warnings, ["10 malformed entries, first: 'real_time' is a string (entry 0 "
+                                        "'Fam/Base/type:f32/M:64/manual_time'); ci/close-truncated %s FIXED.json "
+                                        "writes a copy without them" % path])
+        other = "Fam/Other/type:f32/M:128/threads:2/manual_time"
+        self.assertEqual([(i, n) for i, n, _ in run.malformed],
+                         [(0, "Fam/Base/type:f32/M:64/manual_time"), (2, other), (3, other), (7, None), (8, None),
+                          (9, "NoSlash")] + [(i, other) for i in range(10, 14)])
 
     def test_nan_in_a_passed_time_drops_the_entry_but_not_in_a_counter(self):
         doc = small_doc()
@@ -473,9 +485,9 @@ class Tools(Tmp):
         text = self.write("text.json", "not json at all")
         missing = os.path.join(self.tmp, "missing.json")
         for path in (self.tmp, garbage, text, missing):
-            self.check_fails(tool("check_run.py", path), 2, "check_run")
+            self.check_fails(tool("check_run.py", path), 2, "check-run")
             self.check_fails(tool("table.py", path), 2, "table")
-            self.check_fails(tool("close_truncated.py", path, os.path.join(self.tmp, "o.json")), 2, "close_truncated")
+            self.check_fails(tool("close_truncated.py", path, os.path.join(self.tmp, "o.json")), 2, "close-truncated")
         good = self.write("good.json", results.dumps(small_doc()))
         self.check_fails(tool("table.py", good, "--filter", "(unclosed"), 2, "table")
 
@@ -485,7 +497,7 @@ class Tools(Tmp):
                     "/dev/full"):
             if out == "/dev/full" and not os.path.exists(out):
                 continue
-            self.check_fails(tool("close_truncated.py", good, out), 2, "close_truncated")
+            self.check_fails(tool("close_truncated.py", good, out), 2, "close-truncated")
         p = tool("close_truncated.py", good, os.path.join(self.tmp, "fine.json"))
         self.assertEqual(p.returncode, 0, p.stderr)
 
@@ -504,15 +516,24 @@ class Tools(Tmp):
         self.assertEqual(p.returncode, 1)
         self.assertIn("SKIPPED Fam/Other/type:f32/M:64/threads:2/manual_time: unsupported: size excluded", p.stdout)
         cut = self.write("cut.json", text[: text.index('"Fam/Other/type:f32/M:128') + 40])
+        # A cut file is bad input (exit 2, one line) unless --allow-warnings
+        # asks for its complete entries to be checked.
         p = tool("check_run.py", cut)
-        self.assertEqual(p.returncode, 1)
-        self.assertRegex(p.stderr, r"^check_run: .*cut.json: warning: cut off mid-run: 2 complete entries kept")
-        self.assertNotIn("Traceback", p.stderr)
-        self.assertEqual(tool("check_run.py", cut, "--allow-warnings").returncode, 0)
-        p = tool("table.py", cut, "--counter", "GFLOPS")
+        self.check_fails(p, 2, "check-run")
+        self.assertRegex(p.stderr, r"^check-run: .*cut.json: cut off mid-run after 2 complete entries; "
+                                   r"ci/close-truncated .*cut.json FIXED.json writes a closed copy$")
+        p = tool("check_run.py", cut, "--allow-warnings")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("Fam/Base/type:f32/M:64", p.stdout)
-        self.assertIn("warning: cut off mid-run", p.stderr)
+        self.assertRegex(p.stderr, r"^check-run: .*cut.json: warning: cut off mid-run after 2 complete entries")
+        self.assertIn("1 passed, 1 unsupported", p.stdout)
+        self.check_fails(tool("table.py", cut, "--counter", "GFLOPS"), 2, "table")
+        # A repetition timed at 0 is an error entry: the gate fails on it.
+        zero = copy.deepcopy(doc)
+        zero["benchmarks"][0]["real_time"] = 0.0
+        p = tool("check_run.py", self.write("zero.json", results.dumps(zero)))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("ERROR Fam/Base/type:f32/M:64/manual_time: failed: passed with a time per iteration of 0.0: "
+                      "not a measurement", p.stdout)
 
 
 class Table(Tmp):
@@ -571,6 +592,294 @@ class Upgrade(Tmp):
         self.assertIn("close-truncated", p.stderr)
         self.assertNotIn("Traceback", p.stderr)
         self.assertEqual(read(path), text[:20000])
+
+
+# ---------------------------------------------------------------- the contract
+
+def clean_doc():
+    """small_doc without its error entry: a file every gate passes."""
+    doc = small_doc()
+    doc["benchmarks"].pop()
+    doc["context"].update(cpu_model="Test CPU", num_cpus=2)
+    return doc
+
+
+def bad_inputs(folder):
+    """{case: path} of the contract's bad inputs (docs/tools/README.md, "Bad
+    input"), each a defect of the good file; "good" and "zero" (a repetition
+    timed at 0: an error entry, not bad input) beside them."""
+    def put(name, content):
+        path = os.path.join(folder, name + ".json")
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content, indent=2))
+        return path
+
+    good = clean_doc()
+    text = json.dumps(good, indent=2)
+    out = {"good": put("good", good), "missing": os.path.join(folder, "missing.json"), "directory": folder,
+           "empty": put("empty", ""), "not_json": put("not_json", "not json at all\n"),
+           "not_benchmark_json": put("not_benchmark_json", {"hello": [1, 2]}),
+           "cut": put("cut", text[: text.index('"Fam/Other/type:f32/M:128') + 40])}
+    aggr = clean_doc()
+    aggr["benchmarks"] = [e for e in aggr["benchmarks"] if e.get("run_type") == "aggregate"]
+    out["only_aggregates"] = put("only_aggregates", aggr)
+    for case, change in (("real_time_text", lambda e: e.update(real_time="fast")),
+                         ("no_name", lambda e: e.pop("name")),
+                         ("nan_time", lambda e: e.update(real_time=float("nan"))),
+                         ("zero", lambda e: e.update(real_time=0.0))):
+        d = clean_doc()
+        change(d["benchmarks"][2])  # one repetition among good entries
+        out[case] = put(case, d)
+    return out
+
+
+BAD = ("missing", "directory", "empty", "not_json", "not_benchmark_json", "cut", "only_aggregates",
+       "real_time_text", "no_name", "nan_time")
+# What ci/close-truncated mends (its purpose): exit 0 and a copy every tool reads.
+MENDED = ("cut", "real_time_text", "no_name", "nan_time")
+
+
+def call(main, argv):
+    """(exit status, stderr lines, stdout) of a tool's main(argv) run in this
+    process. Standard output is caught at its file descriptor too: a tool may
+    hold the stream it had at import (a default argument)."""
+    import contextlib
+    import io
+    err, out = io.StringIO(), io.StringIO()
+    streams = (sys.stdout, sys.__stdout__)
+    for f in streams:
+        f.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+") as fd_out:
+        os.dup2(fd_out.fileno(), 1)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                try:
+                    rc = main(argv)
+                except SystemExit as e:
+                    rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        finally:
+            for f in streams:
+                f.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        fd_out.seek(0)
+        return rc, err.getvalue().splitlines(), out.getvalue() + fd_out.read()
+
+
+def contract_tools(tmp):
+    """{tool: (prefix, role, run(path, usage=False) -> (rc, stderr lines, stdout))}: every tool
+    that reads a bench JSON file, called as its ci/ entry point calls it."""
+    from regress import check_run, close_truncated, compare, gemm_tune, history, nightly, upgrade
+    from plots import report, table
+    counter = iter(range(10 ** 6))
+
+    def fresh(name):
+        return os.path.join(tmp, "%s-%d" % (name, next(counter)))
+
+    good = os.path.join(tmp, "good.json")
+    runs = {
+        "compare": ("compare", "NEW", lambda p, u: call(compare.main, [p] if u else [good, p])),
+        "history": ("history", None, lambda p, u: call(history.main, ["--history", fresh("h")] + (
+            ["frobnicate"] if u else ["ingest", p]))),
+        "nightly": ("nightly", None, lambda p, u: call(nightly.main, ["--frob"] if u else [
+            "--accept-baseline", p, "--history", fresh("h")])),
+        "check-run": ("check-run", None, lambda p, u: call(check_run.main, [] if u else [p])),
+        "table": ("table", None, lambda p, u: call(table.main, [] if u else [p])),
+        "close-truncated": ("close-truncated", None, lambda p, u: call(close_truncated.main, [p] if u else [
+            p, fresh("closed") + ".json"])),
+        "upgrade-json": ("upgrade_json", None, lambda p, u: call(upgrade.main, [] if u else ["--check", p])),
+        "tune-gemm": ("gemm_tune", None, lambda p, u: call(gemm_tune.main, [] if u else [
+            p, "--out", fresh("tuned") + ".inc"])),
+        "plot": ("plot", None, lambda p, u: call(report.main, [p] if u else [p, "--out", fresh("report")])),
+    }
+    return runs
+
+
+# Tools whose owners have yet to call results.load_strict (and a one-line
+# argument parser): the guard reports their divergences as skipped, and fails
+# as soon as one conforms, so that it is taken off this list and held to it.
+PENDING = {
+    "compare": "regress/compare.py load_run: return results.load_strict(path, what), InputError(str(e)) on "
+               "results.LoadError; its parser results.ArgumentParser(TOOL, 'ci/compare')",
+    "nightly": "regress/nightly.py accept_baseline: results.load_strict(path), log(str(e)) and 2 on "
+               "results.LoadError; its parser results.ArgumentParser(TOOL, 'ci/nightly')",
+    "upgrade-json": "regress/upgrade.py main: results.load_strict(path) before upgrade_text; its parser "
+                    "results.ArgumentParser(TOOL, 'ci/upgrade-json')",
+    "tune-gemm": "regress/gemm_tune.py: its parser results.ArgumentParser(TOOL, 'ci/tune-gemm')",
+}
+
+
+class Contract(Tmp):
+    """One contract for bad input (docs/tools/README.md, "Bad input"): the
+    same defect gives every tool the same exit status and the same line,
+    "TOOL: [ROLE: ]PATH: DEFECT", DEFECT in the loader's words."""
+
+    def test_load_strict_refuses_what_load_recovers(self):
+        paths = bad_inputs(self.tmp)
+        kinds = {"cut": "cut", "only_aggregates": "no_repetitions", "real_time_text": "malformed",
+                 "no_name": "malformed", "nan_time": "malformed"}
+        for case in BAD:
+            with self.assertRaises(results.BadInput, msg=case) as cm:
+                results.load_strict(paths[case], "NEW")
+            e = cm.exception
+            self.assertEqual((e.kind, e.path, e.what), (kinds.get(case, "unreadable"), paths[case], "NEW"), case)
+            self.assertEqual(str(e), "NEW: %s: %s" % (paths[case], e.defect))
+            self.assertNotIn("\n", str(e))
+            self.assertIsInstance(e, results.LoadError)  # what `except results.LoadError` already catches
+        self.assertRegex(str(self.refused(paths["real_time_text"])),
+                         r": malformed entry: 'real_time' is a string \(entry 2 'Fam/Other/type:f32/M:128/threads:2/"
+                         r"manual_time'\); ci/close-truncated .* FIXED.json writes a copy without it$")
+        self.assertIn("malformed entry: no 'name' (entry 2, no name)", str(self.refused(paths["no_name"])))
+        self.assertIn("'real_time' is not finite (entry 2", str(self.refused(paths["nan_time"])))
+        run = results.load_strict(paths["good"])
+        self.assertEqual((run.warnings, run.malformed, run.cut), ([], [], None))
+
+    @staticmethod
+    def refused(path):
+        try:
+            results.load_strict(path)
+        except results.BadInput as e:
+            return e
+        raise AssertionError("%s was not refused" % path)
+
+    def test_a_zero_time_is_a_failed_entry_in_every_tool(self):
+        run = results.load_strict(bad_inputs(self.tmp)["zero"])
+        e = run.entries[2]
+        self.assertEqual((e.disposition, e.reason),
+                         ("failed", "passed with a time per iteration of 0.0: not a measurement"))
+        self.assertEqual(run.errors(), [e])
+        self.assertEqual(run.warnings, [])
+        # An aggregate of 0 (a stddev) is a value, not a time.
+        doc = clean_doc()
+        doc["benchmarks"][4]["real_time"] = 0.0
+        self.assertEqual(results.load_strict(self.write("agg0.json", json.dumps(doc))).errors(), [])
+
+    def test_content_identity(self):
+        import gzip
+        doc = clean_doc()
+        doc["context"]["num_cpus"] = 8
+        doc["benchmarks"][0]["GFLOPS"] = float("nan")
+        base = results.load(self.write("a.json", json.dumps(doc, indent=2))).content_sha256()
+        copy_ = json.loads(json.dumps(doc))
+        copy_["context"]["num_cpus"] = 8.0                    # another number spelling
+        copy_["benchmarks"][0]["GFLOPS"] = None               # NaN as strict writers write it
+        copy_["context"]["truncated_repair"] = "complete"     # closed by ci/close-truncated: the same run
+        same = [json.dumps(copy_, sort_keys=True, separators=(",", ":")), results.dumps(copy_),
+                "{\n" + json.dumps(copy_, indent=7)[1:]]
+        for i, text in enumerate(same):
+            self.assertEqual(results.load(self.write("b%d.json" % i, text)).content_sha256(), base, i)
+        self.assertEqual(results.load(self.write("c.json.gz", gzip.compress(same[0].encode()))).content_sha256(),
+                         base)
+        other = copy.deepcopy(doc)
+        other["benchmarks"][2]["real_time"] *= 1.0000001
+        swapped = copy.deepcopy(doc)
+        swapped["benchmarks"][2], swapped["benchmarks"][3] = swapped["benchmarks"][3], swapped["benchmarks"][2]
+        ctx = copy.deepcopy(doc)
+        ctx["context"]["date"] = "2026-11-23T00:00:00+00:00"
+        for i, d in enumerate((other, swapped, ctx)):
+            self.assertNotEqual(results.load(self.write("d%d.json" % i, json.dumps(d))).content_sha256(), base, i)
+
+    def test_close_truncated_mends_and_keeps_its_record(self):
+        paths = bad_inputs(self.tmp)
+        out = os.path.join(self.tmp, "fixed.json")
+        from regress import close_truncated
+        rc, err, stdout = call(close_truncated.main, [paths["real_time_text"], out])
+        self.assertEqual((rc, err), (0, []))
+        self.assertIn("dropped 1 malformed entry (first: entry 2 'Fam/Other", stdout)
+        run = results.load_strict(out)
+        self.assertEqual(len(run.entries), len(clean_doc()["benchmarks"]) - 1)
+        record = run.context["truncated_repair"]
+        self.assertIn("'real_time' is a string", record)
+        # Closing the mended copy again keeps the record of what was done.
+        again = os.path.join(self.tmp, "again.json")
+        self.assertEqual(call(close_truncated.main, [out, again])[0], 0)
+        self.assertEqual(results.load_strict(again).context["truncated_repair"], record)
+        self.assertEqual(results.load(again).content_sha256(), run.content_sha256())
+
+    def test_every_tool_gives_the_same_line(self):
+        """The guard: every tool that reads bench JSON, on every bad input, exit 2
+        and exactly the line TOOL: [ROLE: ]PATH: DEFECT (DEFECT from
+        results.load_strict); bad usage exit 2 and one line TOOL: ...; a zero time
+        an error entry (the gates exit 1); another machine's run not comparable
+        (exit 3). It fails when a tool diverges."""
+        try:
+            tools = contract_tools(self.tmp)
+        except ImportError as e:  # numpy or matplotlib missing: ci/python provides them
+            self.skipTest("a tool cannot be imported: %s" % e)
+        paths = bad_inputs(self.tmp)
+        defect = {case: self.refused(paths[case]).defect for case in BAD}
+        diverged = {}
+
+        def expect(tool, case, ok, got, want):
+            if ok:
+                return
+            if tool in PENDING:
+                diverged.setdefault(tool, []).append(case)
+                return
+            self.fail("%s on %s: got %r, want %r" % (tool, case, got, want))
+
+        for tool, (prefix, role, run) in sorted(tools.items()):
+            for case in BAD:
+                rc, err, _ = run(paths[case], False)
+                if tool == "close-truncated" and case in MENDED:
+                    self.assertEqual((rc, err), (0, []), case)
+                    continue
+                line = "%s: %s%s: %s" % (prefix, role + ": " if role else "", paths[case], defect[case])
+                expect(tool, case, (rc, err) == (2, [line]), (rc, err), (2, [line]))
+            rc, err, _ = run(None, True)
+            expect(tool, "usage", rc == 2 and len(err) == 1 and err[0].startswith(prefix + ": "), (rc, err),
+                   "exit 2, one line %s: ..." % prefix)
+        # Not bad input: a repetition timed at 0 is an error entry; the gates fail on it.
+        for tool, want in (("compare", 1), ("check-run", 1), ("history", 0), ("table", 0)):
+            rc, err, stdout = tools[tool][2](paths["zero"], False)
+            self.assertEqual(rc, want, (tool, err))
+            if tool != "history":  # history stores it as a failed point (tests/test_history.py)
+                self.assertIn("not a measurement", stdout, tool)
+        from plots import report
+        rc, err, _ = call(report.main, [paths["zero"], "--out", os.path.join(self.tmp, "zero-report")])
+        self.assertEqual((rc, err), (0, []))
+        self.assertIn("not a measurement", read(os.path.join(self.tmp, "zero-report", "report.md")))
+        other = clean_doc()
+        other["context"]["cpu_model"] = "Another CPU"
+        rc, err, _ = tools["compare"][2](self.write("other.json", json.dumps(other)), False)
+        self.assertEqual(rc, 3, err)
+        for tool in sorted(set(PENDING) - set(diverged)):
+            self.fail("%s conforms to the contract now: take it off PENDING" % tool)
+        if diverged:
+            self.skipTest("pending their owners (%s)" % "; ".join(
+                "%s on %s: %s" % (t, ", ".join(c), PENDING[t]) for t, c in sorted(diverged.items())))
+
+    def test_the_entry_points_reach_the_same_mains(self):
+        """Each ci/ and plots/ command (run in parallel) says what its main says
+        in-process, on a malformed entry (a file ci/close-truncated mends: for it,
+        nothing but aggregates)."""
+        try:
+            tools = contract_tools(self.tmp)
+        except ImportError as e:
+            self.skipTest("a tool cannot be imported: %s" % e)
+        paths = bad_inputs(self.tmp)
+        tune = os.path.join(self.tmp, "tune")
+        os.makedirs(tune)
+        shutil.copy(paths["real_time_text"], os.path.join(tune, "sweep.json"))
+        bad, h = paths["real_time_text"], os.path.join(self.tmp, "h-cmd")
+        commands = {"compare": (["ci/compare", paths["good"], bad], bad),
+                    "history": (["ci/history", "--history", h, "ingest", bad], bad),
+                    "nightly": (["ci/nightly", "--accept-baseline", bad, "--history", h], bad),
+                    "check-run": (["ci/check-run", bad], bad), "table": (["ci/table", bad], bad),
+                    "close-truncated": (["ci/close-truncated", paths["only_aggregates"],
+                                         os.path.join(self.tmp, "x.json")], paths["only_aggregates"]),
+                    "upgrade-json": (["ci/upgrade-json", "--check", bad], bad),
+                    "tune-gemm": (["ci/tune-gemm", tune], os.path.join(tune, "sweep.json")),
+                    "plot": (["plots/plot", bad, "--out", os.path.join(self.tmp, "r")], bad)}
+        self.assertEqual(sorted(commands), sorted(tools))
+        procs = {t: subprocess.Popen([os.path.join(ROOT, c[0])] + c[1:], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, universal_newlines=True, cwd=self.tmp)
+                 for t, (c, _) in commands.items()}
+        for t, p in sorted(procs.items()):
+            _, err = p.communicate(timeout=120)
+            rc, lines, _ = tools[t][2](commands[t][1], False)
+            self.assertEqual((p.returncode, err.splitlines()), (rc, lines), t)
 
 
 if __name__ == "__main__":

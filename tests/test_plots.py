@@ -414,9 +414,17 @@ class BadInput(unittest.TestCase):
             out = os.path.join(tmp, "out")
             p = run_plot(os.path.join(tmp, "missing.json"), cut, foreign, tmp, os.path.join(DATA, "gb183.json"),
                          "--out", out)
-            self.check(p, ["missing.json: ", "cut.json: cut off mid-run: .* complete entries kept .*close-truncated",
-                           "foreign.json: ", "%s: " % re.escape(tmp)])
+            self.check(p, ["missing.json: no such file$",
+                           r"cut.json: cut off mid-run after \d+ complete entries; ci/close-truncated .*cut.json "
+                           "FIXED.json writes a closed copy$",
+                           "foreign.json: not Google Benchmark JSON", "%s: is a directory$" % re.escape(tmp)])
             self.assertTrue(glob.glob(os.path.join(out, "gflops_*.png")))  # the readable files still charted
+            # Every input refused: one line each, exit 2, and the earlier report left as it was.
+            before = sorted(os.listdir(out))
+            p = run_plot(cut, foreign, "--out", out)
+            self.check(p, ["cut.json: cut off mid-run", "foreign.json: "])
+            self.assertEqual(p.stdout, "")
+            self.assertEqual(sorted(os.listdir(out)), before)
 
     def test_requested_chart_without_data(self):
         with tempfile.TemporaryDirectory() as tmp:
