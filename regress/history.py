@@ -14,7 +14,10 @@ A history is a directory:
                                  machine and segment) and their entries (one
                                  row per benchmark: repetitions, median,
                                  min, max, spread, every repetition's time,
-                                 the median of each counter).
+                                 the median of each counter). A run's
+                                 identity is its content
+                                 (results.content_sha256: context and
+                                 entries as canonical JSON), a UNIQUE column.
 
 A history is read per machine: `machine` identifies the hardware (CPU model
 and count, GPU and SM count); `segment` the software the times depend on
@@ -25,9 +28,15 @@ compare refuse them (compare.HARD).
 
 The index is derived: when it is missing, corrupt or of another version,
 every command says so in one line and rebuilds it from the archive. A corrupt
-archive member is skipped (one line) and never deleted. Ingesting refuses a
-file that cannot be loaded, one cut off mid-run or one without repetitions,
-and then changes nothing. Re-ingesting a file (the same bytes) is a no-op.
+archive member is skipped (one line) and never deleted; so is a member whose
+content another member already holds (a copy ingested before the index knew
+contents). Ingesting refuses what every tool refuses (results.load_strict:
+unreadable, cut off mid-run, a malformed entry, e.g. a NaN time, or no
+repetitions: one line, the loader's words), and then changes nothing.
+Re-ingesting a run is a no-op: the same content, whatever its bytes (another
+indent, key order, number spelling, compression), is "already in the history
+(run N)". A repetition timed at 0 is no measurement: the loader reads it as
+failed, and its point is stored as such, with the reason.
 
 Commands (ci/history --help): ingest FILE..., list, machines, series NAME,
 rebuild. Exit status: 0 done; 2 bad input or usage, one line "history: ...".
@@ -58,7 +67,7 @@ from regress import fmt
 
 TOOL = "history"
 EXIT_OK, EXIT_INPUT = 0, 2
-INDEX_VERSION = 1          # PRAGMA user_version of index.sqlite
+INDEX_VERSION = 2          # PRAGMA user_version of index.sqlite (2: runs.content)
 ARCHIVE_FORMAT = 1         # "parbench_history" in an archive member's gzip comment
 ARCHIVE, INDEX = "archive", "index.sqlite"
 DEFAULT_DIR = "history"
@@ -85,6 +94,7 @@ PRAGMA user_version = %d;
 CREATE TABLE runs(
   id INTEGER PRIMARY KEY,
   sha256 TEXT UNIQUE NOT NULL,   -- of the file's uncompressed bytes
+  content TEXT UNIQUE NOT NULL,  -- results.content_sha256: the run's identity
   archived TEXT NOT NULL,        -- archive member, relative to the history directory
   source TEXT,                   -- the path given at ingest
   date TEXT,                     -- context date, in UTC when it has an offset (text order = time order)
@@ -117,8 +127,8 @@ CREATE TABLE entries(
 CREATE INDEX entries_name ON entries(name);
 CREATE INDEX runs_machine ON runs(machine, date, ingested);
 """ % INDEX_VERSION
-RUN_COLUMNS = ("id", "sha256", "archived", "source", "date", "revision", "profile", "machine", "segment",
-               "host", "gpu", "cpu", "context", "ingested")
+RUN_COLUMNS = ("id", "sha256", "content", "archived", "source", "date", "revision", "profile", "machine",
+               "segment", "host", "gpu", "cpu", "context", "ingested")
 ENTRY_COLUMNS = ("run_id", "name", "family", "device", "disposition", "reason", "repetitions", "median",
                  "low", "high", "mad", "times", "counters")
 ORDER = "r.date IS NULL, r.date, r.ingested"   # the order of a series: context date, then ingest
@@ -266,8 +276,8 @@ def robust_spread(times):
 def entry_rows(run):
     """One row (dict of ENTRY_COLUMNS but run_id) per run name, from its
     repetitions (aggregates ignored). An error in any repetition makes the
-    row that error, with no times; a passed repetition whose time is not
-    positive is no measurement: failed, as in compare."""
+    row that error, with no times; a repetition timed at 0 is one (the loader
+    reads it as failed: no measurement)."""
     groups = {}
     for e in run.entries:
         if not e.aggregate:
@@ -276,17 +286,12 @@ def entry_rows(run):
     for name, es in groups.items():
         errors = [e for e in es if e.is_error]
         passed = [e for e in es if e.disposition == "passed"]
-        no_time = [e for e in passed if not (e.seconds() or 0) > 0]
         row = {"name": name, "family": es[0].run.family, "repetitions": len(es),
                "device": next((e.device for e in es if e.device), None),
                "median": None, "low": None, "high": None, "mad": None, "times": None, "reason": None}
         if errors:
             row.update(disposition=errors[0].disposition, reason=errors[0].reason or errors[0].message,
                        counters=_median_counters(errors))
-        elif no_time:
-            row.update(disposition="failed", counters=_median_counters(passed),
-                       reason="passed with a time per iteration of %r: not a measurement"
-                       % no_time[0].raw.get("real_time"))
         elif passed:
             times = [e.seconds() for e in passed]
             row.update(disposition="passed", median=statistics.median(times), low=min(times), high=max(times),
@@ -298,18 +303,13 @@ def entry_rows(run):
     return rows
 
 
-def check_run(run, path):
-    """Refused (one line) for a Run that ingest will not store."""
-    if run.cut is not None:
-        raise Refused("%s: cut off mid-run (%d complete entries); repair it with ci/close-truncated %s "
-                      "FIXED.json and ingest the copy, or rerun it" % (path, run.cut.kept, path))
-    if not any(not e.aggregate for e in run.entries):
-        if run.warnings:
-            raise Refused("%s: no usable entries (%s)" % (path, run.warnings[0]))
-        if run.entries:
-            raise Refused("%s: only aggregates, no repetitions (run without --benchmark_report_aggregates_only)"
-                          % path)
-        raise Refused("%s: no benchmark entries" % path)
+def load_run(path):
+    """The Run of `path` for ingest: Refused, with the loader's one line (the
+    words every tool uses), for what the contract refuses."""
+    try:
+        return results.load_strict(path)
+    except results.LoadError as e:
+        raise Refused(str(e))
 
 
 # ------------------------------------------------------------------ history
@@ -352,6 +352,8 @@ class History:
             if not create:
                 if os.path.isdir(directory) and not os.listdir(directory):
                     pass  # an empty directory: an empty history
+                elif os.path.exists(directory):
+                    raise HistoryError("%s is a file, not a history directory" % directory)
                 elif not os.path.isdir(directory):
                     raise HistoryError("%s: no history there (ci/history --history %s ingest FILE starts one)"
                                        % (directory, directory))
@@ -450,7 +452,9 @@ class History:
             return self._con.execute(sql, args).fetchall()
 
     def read_member(self, name):
-        """(meta, run, sha) of the archive member `name`; MemberError with a one-line reason."""
+        """(meta, run, sha) of the archive member `name`; MemberError with a one-line reason.
+        A member ingested before the contract may hold malformed entries (load()
+        dropped them then): it is indexed as it was, without them."""
         path = os.path.join(self.archive_dir, name)
         try:
             with open(path, "rb") as f:
@@ -468,12 +472,11 @@ class History:
             raise MemberError("its content's sha256 is %s..., not its name" % sha[:12])
         try:
             run = results.load(path)
-        except results.LoadError as e:
-            raise MemberError(str(e).replace(path + ": ", "", 1))
-        try:
-            check_run(run, path)
-        except Refused as e:
-            raise MemberError(str(e).replace(path + ": ", "", 1).split(";")[0])
+        except results.BadInput as e:
+            raise MemberError(e.defect)
+        refused = results.refusal(run, path, malformed=False)
+        if refused:
+            raise MemberError(refused[1].split(";")[0])
         meta = {}
         comment = gzip_comment(raw)
         if comment:
@@ -519,13 +522,27 @@ class History:
             top += 1
             ids[name] = top
         loaded.sort(key=lambda t: ids[t[1]])
+        # One run per content: a later member with the content of an earlier
+        # one (a re-serialised copy ingested before the index knew contents)
+        # is not indexed again, and is left in place.
+        unique, first = [], {}
+        for item in loaded:
+            content = item[3].content_sha256()
+            if content in first:
+                skipped += 1
+                self.log("%s/%s: skipped (the same content as run %d, %s); left in place"
+                         % (self.archive_dir, item[1], ids[first[content]], first[content]))
+                continue
+            first[content] = item[1]
+            unique.append(item + (content,))
+        loaded = unique
         try:
             con = self._connect(tmp)
             con.executescript(SCHEMA)
             con.execute("BEGIN")
-            for n, name, meta, run, sha in loaded:
+            for n, name, meta, run, sha, content in loaded:
                 source = meta.get("source") if isinstance(meta.get("source"), str) else None
-                self._index(con, ids[name], run, sha, "%s/%s" % (ARCHIVE, name), source)
+                self._index(con, ids[name], run, sha, content, "%s/%s" % (ARCHIVE, name), source)
             con.execute("COMMIT")
             con.close()
             if set_aside and os.path.exists(self.index_path):
@@ -546,11 +563,12 @@ class History:
 
     # ---- writing
 
-    def _index(self, con, run_id, run, sha, archived, source):
+    def _index(self, con, run_id, run, sha, content, archived, source):
         ctx = run.context
         con.execute("INSERT INTO runs(%s) VALUES (%s)" % (", ".join(RUN_COLUMNS), ", ".join("?" * len(RUN_COLUMNS))),
-                    (run_id, sha, archived, source, utc_date(ctx.get("date")), _text(ctx.get("parbench_git_revision")),
-                     _text(ctx.get("parbench_profile")), machine_of(ctx), segment_of(ctx), _text(ctx.get("host_name")),
+                    (run_id, sha, content, archived, source, utc_date(ctx.get("date")),
+                     _text(ctx.get("parbench_git_revision")), _text(ctx.get("parbench_profile")), machine_of(ctx),
+                     segment_of(ctx), _text(ctx.get("host_name")),
                      _text(ctx.get("gpu")), _text(ctx.get("cpu_model")),
                      json.dumps(results.finite(ctx), sort_keys=True), run_id))
         rows = entry_rows(run)
@@ -563,36 +581,35 @@ class History:
         return len(rows)
 
     def ingest(self, path):
-        """Store the run at `path`: (run_id, added). added is False when the
-        same bytes are already in the history. Raises Refused (nothing
-        stored) for a file that cannot be loaded, is cut off, or holds no
-        repetitions; HistoryError when the history cannot be written."""
-        try:
-            run = results.load(path)
-        except results.LoadError as e:
-            raise Refused(str(e))
-        check_run(run, path)
+        """Store the run at `path`: (run_id, added). added is False when a run
+        of the same content is already in the history, whatever its bytes.
+        Raises Refused (nothing stored) for what the contract refuses
+        (results.load_strict); HistoryError when the history cannot be written."""
+        run = load_run(path)
         try:
             data = read_bytes(path)
         except (OSError, EOFError, zlib.error) as e:
             raise Refused("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
         sha = hashlib.sha256(data).hexdigest()
-        rel = "%s/%s.json.gz" % (ARCHIVE, sha)
-        member = os.path.join(self.dir, rel)
+        content = run.content_sha256()
         try:
-            return self._ingest(run, path, data, sha, rel, member)
+            return self._ingest(run, path, data, sha, content)
         except sqlite3.DatabaseError as e:
             self._heal(e)
-            return self._ingest(run, path, data, sha, rel, member)
+            return self._ingest(run, path, data, sha, content)
 
-    def _ingest(self, run, path, data, sha, rel, member):
+    def _known(self, con, content):
+        """(id, sha256, archived, source) of the run with this content, or None."""
+        return con.execute("SELECT id, sha256, archived, source FROM runs WHERE content = ?", (content,)).fetchone()
+
+    def _ingest(self, run, path, data, sha, content):
         con = self._con
-        row = con.execute("SELECT id FROM runs WHERE sha256 = ?", (sha,)).fetchone()
+        row = self._known(con, content)
         if row is not None:
-            if not os.path.exists(member):  # the index has it, the archive lost it: put it back
-                self._write_member(member, data, row[0], path)
-                self.log("%s: its archive copy %s was missing; written again" % (path, rel))
+            self._restore_member(row, path, data, sha)
             return row[0], False
+        rel = "%s/%s.json.gz" % (ARCHIVE, sha)
+        member = os.path.join(self.dir, rel)
         for w in run.warnings:
             self.log("%s: warning: %s" % (path, w))
         if not any(k in run.context for k in MACHINE_KEYS):
@@ -607,12 +624,12 @@ class History:
                 raise HistoryError("%s is locked by another process; try again" % self.index_path)
             raise
         try:
-            row = con.execute("SELECT id FROM runs WHERE sha256 = ?", (sha,)).fetchone()
+            row = self._known(con, content)
             if row is not None:  # another process ingested it meanwhile
                 con.execute("ROLLBACK")
                 return row[0], False
             run_id = con.execute("SELECT coalesce(max(max(id), max(ingested)), 0) + 1 FROM runs").fetchone()[0]
-            self._index(con, run_id, run, sha, rel, path)
+            self._index(con, run_id, run, sha, content, rel, path)
             self._write_member(member, data, run_id, path)
             con.execute("COMMIT")
         except BaseException as e:
@@ -624,6 +641,23 @@ class History:
                 raise HistoryError("cannot write %s: %s" % (member, e.strerror or e))
             raise
         return run_id, True
+
+    def _restore_member(self, row, path, data, sha):
+        """A run already indexed whose archive member is gone: write this copy
+        (the same content) back. Its bytes may differ from the lost member's:
+        then it is archived under its own name and the run's row points to it."""
+        run_id, old_sha, archived, source = row
+        if os.path.exists(os.path.join(self.dir, archived)):
+            return
+        rel = "%s/%s.json.gz" % (ARCHIVE, sha)
+        try:  # the member records the run's first source, as the index does
+            self._write_member(os.path.join(self.dir, rel), data, run_id, source)
+        except OSError as e:
+            raise HistoryError("cannot write %s: %s" % (os.path.join(self.dir, rel), e.strerror or e))
+        if sha != old_sha:
+            self._con.execute("UPDATE runs SET sha256 = ?, archived = ? WHERE id = ?", (sha, rel, run_id))
+        self.log("%s: its archive copy %s was missing; written again%s"
+                 % (path, archived, "" if sha == old_sha else " from this copy (the same content), as " + rel))
 
     def _write_member(self, member, data, run_id, source):
         comment = json.dumps({"parbench_history": ARCHIVE_FORMAT, "ingest": run_id, "source": source},

@@ -4,17 +4,21 @@
 Ingesting runs, listing them, one benchmark's series (order and exact
 values), re-ingesting as a no-op, .json.gz input, the index rebuilt from the
 archive with the same rows (by the command, and automatically when the index
-is corrupt or missing), corrupt archive members skipped and kept, refused
-input (cut off, not JSON, only aggregates) changing nothing, machines and
-segments (a driver change is a new segment of the same machine; another GPU is
-another machine), a one-point history, and the command's exit codes and
-one-line errors.
+is corrupt, missing or of the version before contents), corrupt archive
+members skipped and kept, refused input (cut off, not JSON, only aggregates, a
+malformed entry, a NaN time: the loader's one line) changing nothing, a run's
+identity by content (a re-serialised copy is already in the history; an
+archive holding two copies indexes one), a time of 0 stored as a failed
+point, machines and segments (a driver change is a new segment of the same
+machine; another GPU is another machine), a one-point history, and the
+command's exit codes and one-line errors.
 """
 import gzip
 import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import sqlite3
 import statistics
@@ -253,10 +257,134 @@ class Ingest(Base):
         self.assertIn("added as run 3", p.stdout)
         self.assertEqual(len(p.stderr.splitlines()), 1)
 
+    def test_refused_defects_are_the_loaders_line(self):
+        self.two_runs()
+        before, files = self.dump(), self.archive()
+        for case, change in (("text", "fast"), ("nan", float("nan")), ("null", None)):
+            d = doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00")
+            d["benchmarks"][1]["real_time"] = change
+            path = self.write("%s.json" % case, d)
+            p = self.fails("ingest", path)
+            self.assertRegex(p.stderr, r"^history: %s: malformed entry: 'real_time' is (a string|not finite|null) "
+                                       r"\(entry 1 '%s'\); ci/close-truncated %s FIXED.json writes a copy without it\n$"
+                             % (path, re.escape(GEMM), path))
+        self.assertEqual(self.dump(), before)
+        self.assertEqual(self.archive(), files)
+
     def test_refused_before_any_history(self):
         cut = self.write("cut.json", json.dumps(doc([0.001]))[:300])
         self.fails("ingest", cut)
         self.assertEqual(os.listdir(os.path.join(self.hist, "archive")), [])
+
+
+class Identity(Base):
+    """A run is its content: context and entries, not the file's bytes."""
+
+    def test_a_reserialised_copy_is_already_in_the_history(self):
+        a, b, _ = self.two_runs()
+        before, files = self.dump(), self.archive()
+        with open(a) as f:
+            d = json.load(f)
+        copies = [self.write("sorted.json", json.dumps(d, sort_keys=True, separators=(",", ":"))),
+                  self.write("indent.json", json.dumps(d, indent=4)),
+                  self.write("gz.json.gz", json.dumps(d), compress=True)]
+        # Keys in another order, numbers spelled otherwise (1 for 1.0).
+        shuffled = {"benchmarks": [dict(reversed(list(e.items()))) for e in d["benchmarks"]],
+                    "context": dict(reversed(list(d["context"].items())))}
+        shuffled["benchmarks"][-1]["iterations"] = float(shuffled["benchmarks"][-1]["iterations"])
+        copies.append(self.write("shuffled.json", shuffled))
+        for path in copies:
+            self.assertNotEqual(sha_of(path), sha_of(a))
+            p = self.ok("ingest", path)
+            self.assertEqual(p.stdout, "%s: already in the history (run 1)\n" % path)
+            self.assertEqual(p.stderr, "")
+        self.assertEqual(self.dump(), before)
+        self.assertEqual(self.archive(), files)
+        # One value changed: another run.
+        d["benchmarks"][0]["real_time"] = 0.0031
+        self.assertIn("added as run 3", self.ok("ingest", self.write("changed.json", d)).stdout)
+
+    def test_an_old_index_with_a_duplicate_is_rebuilt_with_one_run_per_content(self):
+        a, b, _ = self.two_runs()
+        # A history written before contents: index version 1, and a
+        # re-serialised copy of a ingested as run 3, archived beside it.
+        with open(a) as f:
+            d = json.load(f)
+        data = json.dumps(d, indent=3).encode()
+        sha = hashlib.sha256(data).hexdigest()
+        member = os.path.join(self.hist, "archive", sha + ".json.gz")
+        with open(member, "wb") as f:
+            f.write(history.gzip_with_comment(data, json.dumps({"parbench_history": 1, "ingest": 3,
+                                                                "source": "copy.json"})))
+        con = sqlite3.connect(os.path.join(self.hist, "index.sqlite"))
+        con.execute("PRAGMA user_version = 1")
+        con.close()
+        p = self.ok("list")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 2, p.stderr)
+        self.assertIn("%s.json.gz: skipped (the same content as run 1, %s.json.gz); left in place"
+                      % (sha, sha_of(a)), lines[0])
+        self.assertIn("has version 1, not %d: rebuilt from the archive (2 runs, 1 archive members skipped"
+                      % history.INDEX_VERSION, lines[1])
+        self.assertEqual(len(p.stdout.splitlines()), 3)
+        self.assertTrue(os.path.exists(member))
+        self.assertEqual(self.ok("ingest", self.write("again.json", data.decode())).stdout.split(" (")[0],
+                         "%s: already in the history" % os.path.join(self.dir, "again.json"))
+
+    def test_an_archived_member_with_a_malformed_entry_still_indexes(self):
+        # Ingested before the contract refused it: load() dropped the entry then,
+        # and a rebuild indexes the run as it was.
+        d = doc([0.001, 0.002, 0.003])
+        d["benchmarks"][0]["real_time"] = "fast"
+        data = json.dumps(d).encode()
+        os.makedirs(os.path.join(self.hist, "archive"))
+        with open(os.path.join(self.hist, "archive", hashlib.sha256(data).hexdigest() + ".json.gz"), "wb") as f:
+            f.write(history.gzip_with_comment(data, json.dumps({"parbench_history": 1, "ingest": 1})))
+        p = self.ok("series", GEMM)
+        self.assertIn("is missing: rebuilt from the archive (1 runs)", p.stderr)
+        self.assertIn("   2 ", p.stdout)  # two repetitions left
+        # Ingested today, the same file is refused, like any other bad input.
+        before = self.dump()
+        self.fails("ingest", self.write("d.json", d), match="malformed entry: 'real_time' is a string (entry 0")
+        self.assertEqual(self.dump(), before)
+
+    def test_a_lost_member_comes_back_from_a_reserialised_copy(self):
+        a, _, _ = self.two_runs()
+        os.remove(os.path.join(self.hist, "archive", sha_of(a) + ".json.gz"))
+        with open(a) as f:
+            copy_ = self.write("copy.json", json.dumps(json.load(f), indent=5))
+        p = self.ok("ingest", copy_)
+        self.assertIn("already in the history (run 1)", p.stdout)
+        self.assertIn("written again from this copy (the same content), as archive/%s.json.gz" % sha_of(copy_),
+                      p.stderr)
+        before = self.dump()
+        self.ok("rebuild")
+        self.assertEqual(self.dump(), before)
+
+
+class BadSeries(Base):
+    def test_a_zero_time_is_a_failed_point(self):
+        self.two_runs()
+        d = doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00")
+        d["benchmarks"][1]["real_time"] = 0.0
+        p = self.ok("ingest", self.write("z.json", d))
+        self.assertIn("added as run 3", p.stdout)
+        self.assertEqual(p.stderr, "")
+        with history.History(self.hist) as h:
+            pts = h.series(GEMM, h.machines()[0]["machine"])
+        self.assertEqual([(x["disposition"], x["median"]) for x in pts][-1], ("failed", None))
+        self.assertEqual(pts[-1]["reason"], "passed with a time per iteration of 0.0: not a measurement")
+        self.assertIn("failed: passed with a time per iteration of 0.0: not a measurement",
+                      self.ok("series", GEMM).stdout)
+
+    def test_a_series_of_another_machine(self):
+        self.two_runs()
+        self.ok("ingest", self.write("h100.json", doc([0.001, 0.002, 0.003], gpu="NVIDIA H100")))
+        with history.History(self.hist) as h:
+            ms = [m["machine"] for m in h.machines()]
+        p = self.fails("series", SORT, "--machine", "f00f", match="no machine f00f in the history (it has: ")
+        for m in ms:
+            self.assertIn(m, p.stderr)
 
 
 class Rebuild(Base):

@@ -8,7 +8,10 @@ benchmark by 10% and changes no code; another failed in r3. Expected: exactly on
 and slower, naming r6..r7; the driver update a segment boundary, not a change;
 exit 1. Then: changes.json byte-identical on a rerun (and --json the same
 bytes), bad input (exit 2, one line), the page referencing only files and
-anchors that exist, the charts non-empty.
+anchors that exist, the charts non-empty. And bad histories: one run (no
+trend yet, exit 0), a repetition timed at 0 (a failed point, left out of the
+search), a file given as the history (exit 2, one line); nothing stored
+changes.
 
 The longer runs of the command (--floor and --confirm, --accepted-through,
 --all, the machine chosen among several, a one-run history, the A/A ledger)
@@ -269,6 +272,65 @@ class Trends(TrendsBase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("--floor", p.stdout)
         self.assertEqual(p.stderr, "")
+
+
+class BadHistories(unittest.TestCase):
+    """A history with one run, a series with a time of 0, a file for a
+    history: one clear line, the documented exit status, nothing stored
+    changed."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="trends-bad-")
+        self.hist = os.path.join(self.dir, "hist")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def stored(self):
+        out = {}
+        for base, _, files in os.walk(self.hist):
+            for n in files:
+                with open(os.path.join(base, n), "rb") as f:
+                    out[os.path.join(base, n)] = f.read()
+        return out
+
+    def test_one_run_is_no_trend_yet(self):
+        build_history(self.hist, nightly(np.random.default_rng(3), runs=1), self.dir)
+        before = self.stored()
+        p = run_tool("--history", self.hist, "--out", os.path.join(self.dir, "out"))
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(p.stdout.splitlines()[0], "One run: no trend yet (4 benchmarks).")
+        with open(os.path.join(self.dir, "out", "changes.json")) as f:
+            self.assertEqual(json.load(f)["changes"], [])
+        self.assertEqual(self.stored(), before)
+
+    def test_a_time_of_0_is_a_failed_point_left_out(self):
+        # Flat series; one repetition of STEPPED timed at 0 in the third run:
+        # the loader reads it as failed, the history stores a failed point, and
+        # the change search leaves it out (a median of 0 would be a -100% step).
+        docs = nightly(np.random.default_rng(4), runs=6, step_run=99, driver_run=99)
+        zero = next(e for e in docs[2]["benchmarks"] if e["name"] == STEPPED)
+        zero["real_time"] = 0.0
+        build_history(self.hist, docs, self.dir)
+        with history.History(self.hist) as h:
+            pts = h.series(STEPPED, h.machines()[0]["machine"])
+        self.assertEqual(pts[2]["disposition"], "failed")
+        self.assertIn("not a measurement", pts[2]["reason"])
+        before = self.stored()
+        p = run_tool("--history", self.hist, "--out", os.path.join(self.dir, "out"))
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertTrue(p.stdout.startswith("0 confirmed regressions, 0 tentative regressions, 0 improvements"),
+                        p.stdout)
+        self.assertEqual(self.stored(), before)
+
+    def test_a_file_for_a_history(self):
+        path = os.path.join(self.dir, "run.json")
+        with open(path, "w") as f:
+            json.dump(doc({STEPPED: 1e-3}, np.random.default_rng(5)), f)
+        p = run_tool("--history", path, "--out", os.path.join(self.dir, "out"))
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "trends: %s is a file, not a history directory\n" % path)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
 
 
 if __name__ == "__main__":
