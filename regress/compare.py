@@ -495,8 +495,8 @@ CONTROL_SHARE = 0.5   # controls "moved as much": at least half the change, in l
 
 
 def _controls(rows):
-    """The vendor libraries timed in the same runs (cuBLAS, CUB, OpenBLAS:
-    rows with a library whose version did not change) are control series: a
+    """The vendor libraries timed in the same runs (rows whose entries name a
+    library, and whose library version did not change) are control series: a
     change of the project's code has nothing to do with them, so when they
     moved as much as a SLOWER or FASTER row, the row says so."""
     controls = [r for r in rows if r.get("library") and r.get("change") is not None
@@ -644,22 +644,12 @@ def _unlog(v, settings):
 # ----------------------------------------------------------------- loading
 
 def load_run(path, what):
-    """A Run for the comparator: refuses what it cannot use (exit 2)."""
+    """A Run for the comparator: the loader's contract (results.load_strict)
+    refuses what it cannot use, one line, exit 2."""
     try:
-        run = results.load(path)
+        return results.load_strict(path, what)
     except results.LoadError as e:
-        raise InputError("%s: %s" % (what, e))
-    if run.cut is not None:
-        raise InputError("%s: %s: cut off mid-run (%d complete entries); rerun it, or repair it with "
-                         "ci/close-truncated and compare the copy" % (what, path, run.cut.kept))
-    if not any(not e.aggregate for e in run.entries):
-        if run.warnings:
-            raise InputError("%s: %s: no usable entries (%s)" % (what, path, run.warnings[0]))
-        if run.entries:
-            raise InputError("%s: %s: only aggregates, no repetitions (run without "
-                             "--benchmark_report_aggregates_only)" % (what, path))
-        raise InputError("%s: %s: no benchmark entries" % (what, path))
-    return run
+        raise InputError(str(e))
 
 
 def metric_direction(runs, metric):
@@ -972,7 +962,8 @@ def compare_files(base_path, new_path, settings, warn):
     soft = check_fingerprint(base, new, both, warn)
     if settings.history:
         try:
-            noise_mod.load_history(settings.noise_model, settings.history, new.context, sorted(set(a) & set(b)), warn)
+            measured = sorted(k for k in a if k in b and a[k].values and b[k].values)
+            noise_mod.load_history(settings.noise_model, settings.history, new.context, measured, warn)
         except noise_mod.NoiseError as e:
             raise InputError(str(e))
     elif not settings.noise_given:
@@ -1173,8 +1164,8 @@ def _load_noise(path):
 
 
 def make_parser():
-    p = argparse.ArgumentParser(
-        prog="compare",
+    p = results.ArgumentParser(
+        TOOL, "ci/compare",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
                     "UNRELIABLE, NOT_SAME_WORK, NEW, MISSING or ERROR.",

@@ -16,7 +16,6 @@ configuration's) is printed or written to --summary.
 Exit status: 0 written; 1 the sweep has no tile entries or a group has no
 passed configuration; 2 a bad command line or unreadable file.
 """
-import argparse
 import os
 import re
 import statistics
@@ -101,7 +100,7 @@ def summary(table, defaults):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog=TOOL, description=__doc__.split("\n\n")[0])
+    ap = results.ArgumentParser(TOOL, "ci/tune-gemm", description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
     ap.add_argument("--out", help="the table file (default impl/gemm/tuned_sm<NN>.inc)")
     ap.add_argument("--summary", help="write the Markdown summary here instead of stdout")

@@ -86,6 +86,9 @@ WIDE_SWEEP = 16
 # that its names are the suite's and its run-to-run noise serves the baseline
 # comparison (--noise): the suite's most stable fast instances on this
 # machine's device.
+# The A/A rounds are sequential (compare --run): most of its instances are
+# SAME after 8 rounds; the cap bounds the night for the others.
+AA_MAX_ROUNDS = 12
 AA_SIZE = 6            # instances: a noise figure for several variants, few enough for 8+ quick rounds
 AA_MAX_SECONDS = 0.01  # per iteration at most: a round of the subset takes about a second
 AA_ARGS = ["--benchmark_min_time=0.02"]
@@ -244,12 +247,9 @@ def aa_choice(run_, gpu):
 
 def accept_baseline(path, hist, reason):
     try:
-        run_ = results.load(path)
+        run_ = results.load_strict(path)
     except results.LoadError as e:
         log(str(e))
-        return 2
-    if run_.cut is not None:
-        log("%s is cut off mid-run: not a baseline" % path)
         return 2
     machine = historymod.machine_of(run_.context)
     dest = baseline_path(hist, machine)
@@ -270,7 +270,7 @@ def accept_baseline(path, hist, reason):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="nightly", description=__doc__.split("\n\n")[1],
+    p = results.ArgumentParser(TOOL, "ci/nightly", description=__doc__.split("\n\n")[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--history", default="history", help="the history directory (default %(default)s)")
     p.add_argument("--out", default="nightly-out", help="this night's files (default %(default)s)")
@@ -422,7 +422,8 @@ def night(args, summary, codes):
             bench_args = (spec["profile"] + spec["args"] + AA_ARGS
                           + ["--benchmark_filter=" + launch.exact_filter(aa_names)])
             rc = run(tool("regress.compare") + ["--run", bench, twin, "--workdir", os.path.join(args.out, "aa-rounds"),
-                                                "--json", aa] + limit + ["--"] + bench_args,
+                                                "--max-rounds", str(AA_MAX_ROUNDS), "--json", aa] + limit
+                     + ["--"] + bench_args,
                      os.path.join(args.out, "aa.txt"))
         else:
             rc = 2
@@ -478,6 +479,9 @@ def night(args, summary, codes):
                                              "--plot", os.path.join(args.out, "baseline.png")]
             if os.path.exists(aa):
                 cmd += ["--noise", aa]
+            # This machine's own run-to-run noise for every benchmark that
+            # the A/A instances do not cover (the prior where its series is short).
+            cmd += ["--history", args.history]
             rc = run(cmd, os.path.join(args.out, "baseline.txt"))
             codes.append(rc)
 

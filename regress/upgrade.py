@@ -299,7 +299,7 @@ def write(path, text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="upgrade_json.py", description=__doc__,
+    ap = results.ArgumentParser(TOOL, "ci/upgrade-json", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--out", help="write here instead of in place: a file (one FILE) or an existing folder")
@@ -311,6 +311,7 @@ def main(argv=None):
     status = 0
     for path in a.files:
         try:
+            results.load_strict(path)
             try:
                 text = results.read_text(path)
             except results.DocumentError as e:

@@ -699,15 +699,7 @@ def contract_tools(tmp):
 # Tools whose owners have yet to call results.load_strict (and a one-line
 # argument parser): the guard reports their divergences as skipped, and fails
 # as soon as one conforms, so that it is taken off this list and held to it.
-PENDING = {
-    "compare": "regress/compare.py load_run: return results.load_strict(path, what), InputError(str(e)) on "
-               "results.LoadError; its parser results.ArgumentParser(TOOL, 'ci/compare')",
-    "nightly": "regress/nightly.py accept_baseline: results.load_strict(path), log(str(e)) and 2 on "
-               "results.LoadError; its parser results.ArgumentParser(TOOL, 'ci/nightly')",
-    "upgrade-json": "regress/upgrade.py main: results.load_strict(path) before upgrade_text; its parser "
-                    "results.ArgumentParser(TOOL, 'ci/upgrade-json')",
-    "tune-gemm": "regress/gemm_tune.py: its parser results.ArgumentParser(TOOL, 'ci/tune-gemm')",
-}
+PENDING = {}
 
 
 class Contract(Tmp):
