@@ -2,11 +2,13 @@
 """check_schema.py RUN.json [--complete]: a file bench wrote must be strict JSON (no NaN
 or Infinity) and carry schema 1: every counter of every entry declared in
 the context with its kind, every entry a "parbench" object with a valid
-disposition, role, device and rate (and, when it passed, how it was verified), one
+disposition, role, device and rate (and, when it passed, how it was verified), the
+fingerprint of the code it ran (and the version of the library it calls, where it names one), one
 baseline variant per family (at most one;
 exactly one with --complete, for a run of every variant), and every Ceiling entry a ceiling \
 with the rate it measures. Exit 0 or 1."""
 import json
+import re
 import sys
 
 DISPOSITIONS = {"passed", "unsupported", "incorrect", "out_of_memory", "failed"}
@@ -47,6 +49,10 @@ def main(path, complete):
             baselines.setdefault(family, set()).add(variant)
         if meta["disposition"] == "passed" and not isinstance(meta.get("verified"), str):
             fail.append("%s: passed without saying how it was verified" % b["name"])
+        if not re.fullmatch(r"[0-9a-f]{16}", str(meta.get("code"))):
+            fail.append("%s: code %r is not 16 hex digits" % (b["name"], meta.get("code")))
+        if "library" in meta and not (isinstance(meta.get("library_version"), str) and meta["library_version"]):
+            fail.append("%s: library %r without its library_version" % (b["name"], meta.get("library")))
         rate = meta.get("rate")
         if family == "Ceiling" and not rate:
             fail.append("%s: a ceiling without the rate it measures" % b["name"])

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/code.hpp"
+#include "core/libraries.hpp"
 #include "core/registrar.hpp"
 #include "core/reporters.hpp"
 #include "core/run_name.hpp"
@@ -214,8 +216,9 @@ TEST(Registrar, ReleasesTheKeptJob) {
 }
 
 // The JSON file carries parbench's schema: every entry says how it ended,
-// what it is, where it ran, what its rate reads against and the library it
-// calls (only where it calls one); the context lists the counters' kinds;
+// what it is, where it ran, what its rate reads against, the fingerprint of
+// its code and the library it calls with its version (only where it names
+// them); the context lists the counters' kinds;
 // nothing is NaN; the counts give the exit status.
 TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   const Outcomes before = outcomes();
@@ -232,6 +235,7 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
       r.role = Role::Baseline;
       r.rate = Rate{"runs_per_second", "test_kind"};
       r.library = "openblas";
+      r.code = "impl/gemm/cpu/openblas.cpp";  // a source of the build's code table
     }
     register_job(
         RunName{"SchemaTest", name, {{"N", "42"}}}, [m] { return std::make_unique<FakeJob>(m); },
@@ -251,10 +255,14 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   EXPECT_NE(s.find("\"parbench_schema\": 1"), std::string::npos);
   EXPECT_NE(s.find("\"seconds_per_call\": {\"kind\": \"time\", \"unit\": \"s\", \"better\": \"lower\"}"),
             std::string::npos);
-  EXPECT_NE(
-      s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
-             "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}, \"library\": \"openblas\"}"),
-      std::string::npos)
+  // The fingerprint of the code it names, and the library's version after the library.
+  const std::string code = code_fingerprint(Code("impl/gemm/cpu/openblas.cpp"));
+  ASSERT_EQ(code.size(), 16u);
+  EXPECT_NE(s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
+                   "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}, \"code\": \"" +
+                   code + "\", \"library\": \"openblas\", \"library_version\": \"" +
+                   library_version("openblas") + "\"}"),
+            std::string::npos)
       << s;
   EXPECT_NE(
       s.find("{\"disposition\": \"incorrect\", \"reason\": \"3 of 9 elements off\", \"role\": \"variant\""),
@@ -280,6 +288,8 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   ASSERT_NE(incorrect, std::string::npos);
   EXPECT_EQ(s.substr(incorrect, s.find('}', incorrect) - incorrect).find("library"), std::string::npos)
       << "an instance without a library has no library key";
+  EXPECT_EQ(s.substr(incorrect, s.find('}', incorrect) - incorrect).find("\"code\""), std::string::npos)
+      << "an instance that names no code has no code key";
   EXPECT_GE(entries, 4u + 2u + 4u);  // 2 passed repetitions and their aggregates, and the others
 
   const Outcomes after = outcomes();

@@ -34,6 +34,7 @@ static void register_ceiling(const Options& opt) {
   ro.ceiling_seconds = smoke ? 0.05 : 0.5;  // runs each call takes its best from (registrar.cpp)
   ro.rate = Rate{"GBps", "bandwidth"};
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
+  ro.code = "impl/ceiling/triad.cpp";
   register_job(
       RunName{"Ceiling", "HostTriad", {{"n", std::to_string(triad)}, {"threads", std::to_string(cores)}}},
       [triad, cores, seed] { return ceiling::make_host_triad(triad, cores, seed); }, ro);
@@ -76,6 +77,7 @@ static void register_ceiling(const Options& opt) {
   auto copy_ro = ro;
   copy_ro.backend = Backend::Cuda;
   copy_ro.axes = {{"bytes", double(copy)}};
+  copy_ro.code = "impl/ceiling/copy.cu";
   register_job(
       RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}},
       [copy, seed] { return ceiling::make_device_copy(copy, seed); }, copy_ro);

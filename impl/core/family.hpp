@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/code.hpp"
 #include "core/job.hpp"
 #include "core/knobs.hpp"
 #include "core/mpi_family.hpp"
@@ -81,6 +82,11 @@ struct Entry {
   std::vector<int> blocks;  // Knob::Block: the block sizes it runs by default (empty: the family's)
   WorkCap cap;
   bool baseline;  // the variant speedups are measured from (one per family; the JSON marks it)
+  // The source that defines the variant's factory, from the repository root
+  // ("impl/gemm/cpu/naive.cpp"): the JSON's "code" fingerprints it and the
+  // code it calls (core/code.hpp). A test checks that every variant file the
+  // registry calls is some line's code.
+  Code code;
   std::function<std::unique_ptr<VariantT>(const Knobs&)> make;
   const char* library = "";  // the external library its timed run calls (RegisterOptions::library)
   Traits traits = {};
@@ -176,6 +182,7 @@ void register_entry(RunName name, const EntryT& e, const Knobs& k, const Problem
   ro.role = e.baseline ? Role::Baseline : Role::Variant;
   ro.backend = e.backend;
   ro.library = e.library;
+  ro.code = e.code;
   const EntryT* entry = &e;
   const std::uint64_t seed = opt.seed;
   register_job(

@@ -7,6 +7,7 @@
 
 #include "core/fault.hpp"
 #include "core/gpu.hpp"
+#include "core/libraries.hpp"
 #include "core/mpi.hpp"
 #include "core/progress.hpp"
 
@@ -264,6 +265,9 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
   r.backend = opt.backend;
   r.rate = opt.rate;
   r.library = opt.library;
+  if (!opt.library.empty()) r.library_version = library_version(opt.library);
+  r.code = opt.code;
+  r.code_fingerprint = code_fingerprint(opt.code);
   index_by_name()[name.format()] = ro.id;
   registered_list().push_back(std::move(r));
   auto* b = benchmark::RegisterBenchmark(

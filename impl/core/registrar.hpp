@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/code.hpp"
 #include "core/job.hpp"
 #include "core/knobs.hpp"
 #include "core/meta.hpp"
@@ -27,9 +28,13 @@ struct RegisterOptions {
   Backend backend = Backend::Cpu;
   Rate rate;
   // The external library whose build the timed run's speed depends on
-  // ("openblas", "cublas", "cub", "thrust"; empty: none), so a comparison
+  // ("openblas", "cublas", "cub", "thrust", "nccl"; empty: none), so a comparison
   // checks that library's version only for the entries that call it.
   std::string library;
+  // The sources that hold the code the instance runs (core/code.hpp): its
+  // JSON entry's "code" is their fingerprint. Every family instance names
+  // them; the tests check that each has a fingerprint.
+  Code code;
   // Ceilings: the least timed seconds of runs each call takes its fastest from
   // (besides at least 5 runs; registrar.cpp).
   double ceiling_seconds = 0.5;
@@ -58,6 +63,9 @@ struct Registered {
   Backend backend = Backend::Cpu;
   Rate rate;
   std::string library;
+  std::string library_version;  // core/libraries.hpp; empty without a library
+  Code code;
+  std::string code_fingerprint;  // 16 hex digits; empty when the build's table lacks a source of `code`
   Disposition disposition = Disposition::NotRun;
   std::string reason;    // why, when not passed
   std::string verified;  // how its result was checked (Check::method), once it passed the check

@@ -69,7 +69,9 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
     if (!reg->rate.empty())
       s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) +
            ", \"ceiling\": " + quoted(reg->rate.kind) + "}";
+    if (!reg->code_fingerprint.empty()) s += ", \"code\": " + quoted(reg->code_fingerprint);
     if (!reg->library.empty()) s += ", \"library\": " + quoted(reg->library);
+    if (!reg->library_version.empty()) s += ", \"library_version\": " + quoted(reg->library_version);
   }
   return s + "}";
 }

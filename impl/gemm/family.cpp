@@ -125,9 +125,10 @@ void register_gemm_instance(const RunName& name, const std::string& variant, boo
     for (const auto& e : list)
       if (variant == e.name) {
         const gemm::Entry<T>* entry = &e;
-        // A Ceiling's GEMM calls the variant's library like the variant does.
+        // A Ceiling's GEMM runs the variant's code and calls its library like the variant does.
         RegisterOptions r = ro;
         r.library = e.library;
+        r.code = e.code;
         register_job(
             name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, r);
         return;

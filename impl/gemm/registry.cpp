@@ -37,28 +37,29 @@ template <class T>
 const std::vector<Entry<T>>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks, cap, baseline, factory[, library]
+  // name, backend, knob, blocks, cap, baseline, code (the factory's file), factory[, library]
   static const std::vector<Entry<T>> list = {
-      {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, [](const Knobs&) { return make_cpu_naive<T>(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false,
+      {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, "impl/gemm/cpu/naive.cpp",
+       [](const Knobs&) { return make_cpu_naive<T>(); }},
+      {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false, "impl/gemm/cpu/omp.cpp",
        [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
-      {"OMP.Blocked", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
+      {"OMP.Blocked", Backend::Cpu, Knob::Threads, {}, kNoCap, false, "impl/gemm/cpu/blocked.cpp",
        [](const Knobs& k) { return make_cpu_blocked<T>(k.threads, blocked_simd()); }},
-      {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false,
+      {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false, "impl/gemm/cpu/openblas.cpp",
        [](const Knobs& k) { return make_openblas<T>(k.threads); }, "openblas"},
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false,
+      {"CUDA.Naive", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false, "impl/gemm/cuda/naive.cu",
        [](const Knobs& k) { return make_cuda_naive<T>(k.block); }},
-      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false,
+      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false, "impl/gemm/cuda/tiled.cu",
        [](const Knobs& k) { return make_cuda_tiled<T>(k.block); }},
-      {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false,
+      {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/regblock.cu",
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
-      {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false,
+      {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/pipelined.cu",
        [](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false,
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/dmma.cu",
        [](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas<T>(); },
-       "cublas"},
+      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
+       [](const Knobs&) { return make_cublas<T>(); }, "cublas"},
 #endif
   };
   // clang-format on
@@ -69,9 +70,10 @@ const std::vector<Entry<float>>& tensor_registry() {
   // clang-format off
   static const std::vector<Entry<float>> list = {
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.WGMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_wgmma(); }},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cublas_tensor(); },
-       "cublas"},
+      {"CUDA.WGMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
+       [](const Knobs&) { return make_cuda_wgmma(); }},
+      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
+       [](const Knobs&) { return make_cublas_tensor(); }, "cublas"},
 #endif
   };
   // clang-format on

@@ -1,8 +1,8 @@
 #pragma once
 // THE list of GEMM variants. Benchmarks and tests both iterate over it, so a
 // variant listed here is benchmarked and tested. Adding one touches its file,
-// one line (and its factory's declaration) in registry.cpp and one source
-// name in CMakeLists.txt.
+// one line (naming that file, and its factory's declaration) in registry.cpp
+// and one source name in CMakeLists.txt.
 #include <vector>
 
 #include "core/family.hpp"

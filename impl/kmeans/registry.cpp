@@ -35,36 +35,42 @@ constexpr WorkCap kCpuParallel{30, 34, 40};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory[, library]
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory[, library]
   static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, [](const Knobs&) { return make_seq(); }},
-      {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
+      {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, "impl/kmeans/reference.cpp",
+       [](const Knobs&) { return make_seq(); }},
+      {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
        [](const Knobs& k) { return make_omp_atomic(k.threads); }},
-      {"OMP.Reduce", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false,
+      {"OMP.Reduce", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
        [](const Knobs& k) { return make_omp_reduce(k.threads); }},
-      {"BLAS", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, [](const Knobs& k) { return make_blas(k.threads); },
-       "openblas"},
+      {"BLAS", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/blas.cpp",
+       [](const Knobs& k) { return make_blas(k.threads); }, "openblas"},
 #ifdef PARBENCH_WITH_MPI
-      {"MPI", Backend::Mpi, Knob::Threads, {}, kCpuParallel, false, [](const Knobs& k) { return make_mpi(k.threads); }},
+      {"MPI", Backend::Mpi, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/mpi.cpp",
+       [](const Knobs& k) { return make_mpi(k.threads); }},
 #endif
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_naive(k.block); }},
-      {"CUDA.Transpose", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.Naive", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/naive.cu",
+       [](const Knobs& k) { return make_cuda_naive(k.block); }},
+      {"CUDA.Transpose", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/transpose.cu",
        [](const Knobs& k) { return make_cuda_transpose(k.block); }},
-      {"CUDA.Shared", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.Shared", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/shared.cu",
        [](const Knobs& k) { return make_cuda_shared(k.block); }},
-      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/allgpu.cu",
        [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
-      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, [](const Knobs& k) { return make_cuda_tiled(k.block); }},
-      {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
-      {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/tiled.cu",
+       [](const Knobs& k) { return make_cuda_tiled(k.block); }},
+      {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/gemm.cu",
+       [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
+      {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/one_read.cu",
        [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, [](const Knobs&) { return make_cuda_dmma(true); }},
-      {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false,
+      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
+       [](const Knobs&) { return make_cuda_dmma(true); }},
+      {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
        [](const Knobs&) { return make_cuda_dmma(false); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
-      {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
+      {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
        [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
 #endif
   };

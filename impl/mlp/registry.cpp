@@ -26,11 +26,13 @@ const std::vector<Entry>& registry() {
       if (g.backend == Backend::Cpu) {
         const bool loops = name == "Naive";
         out.push_back({g.name, Backend::Cpu, g.knob, g.blocks, loops ? kLoops : kNoCap, g.baseline,
+                       Code("impl/mlp/cpu/host.cpp").plus(g.code),
                        [name](const Knobs& k) { return make_host(name, k); }, g.library});
       }
 #ifdef PARBENCH_WITH_CUDA
       if (g.backend == Backend::Cuda)
         out.push_back({g.name, Backend::Cuda, g.knob, g.blocks, kNoCap, false,
+                       Code("impl/mlp/cuda/device_step.cu").plus(g.code),
                        [name](const Knobs& k) { return make_device(name, k); }, g.library});
 #endif
     }
@@ -41,6 +43,7 @@ const std::vector<Entry>& registry() {
                    {},
                    kNoCap,
                    false,
+                   "impl/mlp/cuda/device_step.cu",
                    [](const Knobs& k) { return make_device("", k); },
                    "cublas"});
 #endif

@@ -23,24 +23,26 @@ constexpr WorkCap kCpu{22, 28, 31};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory
   static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_seq(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, kCpu, false, [](const Knobs& k) { return make_omp(k.threads); }},
+      {"Seq", Backend::Cpu, Knob::None, {}, kCpu, true, "impl/sor/reference.cpp",
+       [](const Knobs&) { return make_seq(); }},
+      {"OMP", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sor/cpu/omp.cpp",
+       [](const Knobs& k) { return make_omp(k.threads); }},
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Global", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+      {"CUDA.Global", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
        [](const Knobs& k) { return make_cuda_global(k.block, k.block_y); }},
-      {"CUDA.Constant", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+      {"CUDA.Constant", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
        [](const Knobs& k) { return make_cuda_constant(k.block, k.block_y); }},
-      {"CUDA.SharedHalo", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+      {"CUDA.SharedHalo", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
        [](const Knobs& k) { return make_cuda_shared_halo(k.block, k.block_y); }},
-      {"CUDA.SharedInterior", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false,
+      {"CUDA.SharedInterior", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
        [](const Knobs& k) { return make_cuda_shared_interior(k.block, k.block_y); }},
-      {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/sor/cuda/split.cu",
        [](const Knobs& k) { return make_cuda_split(k.block); }},
-      {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false,
+      {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/sor/cuda/split.cu",
        [](const Knobs& k) { return make_cuda_split_columns(k.block); }},
-      {"CUDA.Rows", Backend::Cuda, Knob::Gpus, {}, kNoCap, false,
+      {"CUDA.Rows", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/sor/cuda/rows.cu",
        [](const Knobs& k) { return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus); }},
 #endif
   };

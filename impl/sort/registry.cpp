@@ -28,30 +28,32 @@ constexpr Traits kOneArray{false};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, factory, library, traits
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory, library,
+  // traits
   static const std::vector<Entry> list = {
-      {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, [](const Knobs&) { return make_std(); }, "", kBatched},
-      {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false,
+      {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, "impl/sort/cpu/std.cpp",
+       [](const Knobs&) { return make_std(); }, "", kBatched},
+      {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sort/cpu/std.cpp",
        [](const Knobs& k) { return make_parallel_mode(k.threads); }, "", kBatched},
-      {"OMP.Radix", Backend::Cpu, Knob::Threads, {}, kCpu, false,
+      {"OMP.Radix", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sort/cpu/radix.cpp",
        [](const Knobs& k) { return make_omp_radix(k.threads); }, "", kOneArray},
-      {"OMP.Bitonic", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false,
+      {"OMP.Bitonic", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false, "impl/sort/cpu/networks.cpp",
        [](const Knobs& k) { return make_omp_bitonic(k.threads); }, "", kBatched},
-      {"OMP.OddEvenMerge", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false,
+      {"OMP.OddEvenMerge", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false, "impl/sort/cpu/networks.cpp",
        [](const Knobs& k) { return make_omp_odd_even(k.threads); }, "", kBatched},
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {}, kGpu, false,
+      {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
        [](const Knobs& k) { return make_cuda_bitonic(k.block); }, "", kBatched},
-      {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false,
+      {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
        [](const Knobs& k) { return make_cuda_odd_even(k.block); }, "", kBatched},
-      {"CUDA.Radix", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cuda_radix(); }, "",
-       kOneArray},
-      {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_thrust(); }, "thrust",
-       kOneArray},
-      {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub(); }, "cub",
-       kOneArray},
-      {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, [](const Knobs&) { return make_cub_offset64(); },
-       "cub", kOneArray},
+      {"CUDA.Radix", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/radix.cu",
+       [](const Knobs&) { return make_cuda_radix(); }, "", kOneArray},
+      {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
+       [](const Knobs&) { return make_thrust(); }, "thrust", kOneArray},
+      {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
+       [](const Knobs&) { return make_cub(); }, "cub", kOneArray},
+      {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
+       [](const Knobs&) { return make_cub_offset64(); }, "cub", kOneArray},
 #endif
   };
   // clang-format on
