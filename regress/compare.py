@@ -1,40 +1,47 @@
 """parbench's comparator: is NEW slower than BASE, benchmark by benchmark?
 
-Two modes (README.md, "Comparing runs"):
+Two modes (docs/tools/compare.md):
 
+  compare --run BASE_BENCH NEW_BENCH -- [bench arguments]
+      The two binaries run interleaved on this machine (A B B A ...), one
+      invocation each per round; the Wilcoxon signed-rank test and the
+      Hodges-Lehmann ratio of the pairs decide. Sequential by default: looks
+      after 8, 12, 16 and 24 rounds, later rounds only for the undecided
+      benchmarks, alpha and the SAME interval's tails split evenly over the
+      looks, Benjamini-Hochberg across the benchmarks (sequential_rows).
+      --rounds N: N rounds of everything, decided once with Holm. This is
+      how a pull request is judged: drift between sessions (clocks, launch
+      latency, other tenants) hits both sides of a pair alike.
   compare BASE.json NEW.json
       Two files, entries paired by run name, every repetition used: the
       Mann-Whitney U test and the Hodges-Lehmann shift with its interval.
-  compare --run BASE_BENCH NEW_BENCH -- [bench arguments]
-      The two binaries run interleaved on this machine (A B B A A B ...,
-      at least 8 rounds, more when many benchmarks must pass the multiple-
-      comparison correction). Each round pairs one run of each; the Wilcoxon
-      signed-rank test and the Hodges-Lehmann ratio of the pairs decide.
-      This is how a pull request is judged: drift between sessions (clocks,
-      launch latency, other tenants) hits both sides of a pair alike.
+      The run-to-run noise of each benchmark (--noise, --history or the
+      prior: regress/noise.py) bounds the offset of each side's process.
 
 Verdict per benchmark, on the time per iteration (or --metric):
-  SLOWER / FASTER  the estimated change is beyond the benchmark's threshold
-                   AND significant after Holm's correction over all the
-                   benchmarks compared
+  SLOWER / FASTER  significant after the multiple-comparison correction,
+                   the estimate beyond the benchmark's threshold, and (two
+                   files) the interval beyond the margin of process offsets
   SAME             the whole confidence interval lies inside +-threshold
-  AMBIGUOUS        neither proven (also: too few repetitions to decide)
+  AMBIGUOUS        neither proven, with the reason
   UNRELIABLE       a GPU entry whose throttled flag or SM clock differs
   NOT_SAME_WORK    a counter describing the problem differs (sizes, flops
                    per call, iteration counts): never read as faster
   NEW / MISSING    only in NEW / only in BASE
   ERROR            an error entry (incorrect, out of memory, failed) in NEW
+A SLOWER whose code fingerprint and library versions are the same on both
+sides is marked same_code ("machine or noise") and never gates; the vendor
+libraries' rows are control series for the others (_controls).
 
-Thresholds, with a floor per device and mode (configurable per family):
-paired, max(floor, 2 x the noise of one run, measured over the rounds, in
-log time); two files, max(floor, 3 x the spread of the repetitions pooled
-over both sides, 8 x the run-to-run noise from --noise, a paired A/A
-verdict). Two files without that noise prove no change (AMBIGUOUS).
+Threshold: max(floor, multiple x noise); paired, the noise of one run
+measured over the rounds (multiple 1); two files, the spread of the
+repetitions (multiple 3). Margin (two files): RUN_MULTIPLE x the run-to-run
+noise x the machine's tail factor.
 
-Exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
-input or a bad command line; 3 runs not comparable (the fingerprint);
-4 --run stopped by --max-seconds before its rounds were done (rerun the same
-command to resume).
+Exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 bad input
+or a bad command line; 3 runs not comparable (the fingerprint); 4 --run
+stopped by --max-seconds before its rounds were done (rerun the same command
+to resume).
 """
 import argparse
 import copy
@@ -751,7 +758,7 @@ def render_console(doc, only_changes=False):
     rows = doc["benchmarks"]
     unit = doc["metric"]["unit"]
     if doc.get("sequential"):
-        how = "sequential, %s over %d benchmarks at each look (below)" % ("Benjamini-Hochberg", doc["settings"]["tested"])
+        how = "sequential, Benjamini-Hochberg over %d benchmarks at each look (below)" % doc["settings"]["tested"]
     else:
         how = "%d%% intervals; %s over %d benchmarks at alpha %g" % (
             round(doc["settings"]["level"] * 100), doc["settings"]["correction"], doc["settings"]["tested"],
@@ -810,7 +817,8 @@ def render_markdown(doc):
         out.append("")
 
     def table(rs):
-        t = ["| verdict | benchmark | change | interval | threshold | noise | run noise | p (adj.) | n | base | new | rate |",
+        t = ["| verdict | benchmark | change | interval | threshold | noise | run noise | p (adj.) | n | base | new "
+             "| rate |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         unit = doc["metric"]["unit"]
         for r in rs:
@@ -1175,17 +1183,19 @@ def make_parser():
   two files   entries paired by run name, every repetition used (Mann-Whitney U,
               Hodges-Lehmann shift); use 10 or more repetitions per side
   --run       the two binaries interleaved on this machine, A B B A ... (Wilcoxon
-              signed-rank over the rounds, Hodges-Lehmann ratio); rounds are kept
-              in --workdir, so an interrupted or --max-seconds run resumes, and
-              --analyse DIR compares them again without running anything
+              signed-rank over the rounds, Hodges-Lehmann ratio); sequential:
+              looks at 8, 12, 16 and 24 rounds, later rounds only for the
+              undecided benchmarks; rounds are kept in --workdir, so an
+              interrupted or --max-seconds run resumes, and --analyse DIR
+              compares them again without running anything
 
-verdicts: SLOWER/FASTER need the change beyond the benchmark's threshold and
-p < alpha after Holm over all benchmarks compared; SAME needs the interval
-inside +-threshold. Threshold, paired: max(floor, 2 x the noise of one run,
-measured over the rounds); two files: max(floor, 3 x the spread of the
-repetitions, 8 x the run-to-run noise from --noise). Without --noise, two
-files cannot prove a change: it is AMBIGUOUS (confirm with --run). Default floors: GPU 2%;
-CPU 5% paired, 10% two files.
+verdicts: SLOWER/FASTER need the change significant after the correction
+over all benchmarks compared and beyond the benchmark's threshold, and with
+two files the interval beyond 8 x the run-to-run noise (--noise, --history
+or the prior); SAME needs the interval inside +-threshold. Threshold, paired:
+max(floor, 1 x the noise of one run, measured over the rounds); two files:
+max(floor, 3 x the spread of the repetitions). Default floors: GPU 1% paired,
+2% two files; CPU 5% paired, 10% two files.
 
 exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
 input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
@@ -1218,7 +1228,8 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("--history", metavar="DIR",
                    help="two files: the run-to-run noise of each benchmark from this machine's series in the "
                         "history store DIR (ci/history); benchmarks it cannot cover use the prior")
-    p.add_argument("--alpha", type=float, default=ALPHA, help="family-wise error rate (default %(default)s)")
+    p.add_argument("--alpha", type=float, default=ALPHA, help="error rate of SLOWER/FASTER: family-wise (two files, "
+                   "--rounds), false discovery rate and family-wise under no change (sequential) (default %(default)s)")
     p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")
     p.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (for a pull-request comment)")

@@ -271,7 +271,7 @@ def accept_baseline(path, hist, reason):
 
 def main(argv=None):
     p = results.ArgumentParser(TOOL, "ci/nightly", description=__doc__.split("\n\n")[1],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--history", default="history", help="the history directory (default %(default)s)")
     p.add_argument("--out", default="nightly-out", help="this night's files (default %(default)s)")
     p.add_argument("--suite", choices=sorted(SUITES), default="nightly")

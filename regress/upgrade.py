@@ -300,7 +300,7 @@ def write(path, text):
 
 def main(argv=None):
     ap = results.ArgumentParser(TOOL, "ci/upgrade-json", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--out", help="write here instead of in place: a file (one FILE) or an existing folder")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")

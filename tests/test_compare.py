@@ -96,7 +96,8 @@ CONTEXT = {"date": "2026-11-23T00:00:00+00:00", "host_name": "h", "parbench_sche
            "parbench_cuda_compiler": "NVIDIA 13.0", "openblas_config": "OpenBLAS 0.3.26"}
 
 
-def entry(name, seconds, rep, reps, device="gpu", disposition="passed", library=None, **extra):
+def entry(name, seconds, rep, reps, device="gpu", disposition="passed", library=None, code=None, libver=None,
+          **extra):
     e = {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
          "run_type": "iteration", "repetitions": reps, "repetition_index": rep, "threads": 1,
          "iterations": 10, "real_time": seconds * 1e6, "cpu_time": seconds * 1e6, "time_unit": "us"}
@@ -112,6 +113,10 @@ def entry(name, seconds, rep, reps, device="gpu", disposition="passed", library=
             e.update(throttled=0.0, sm_clock_max_mhz=1980.0)
     if library:
         pb["library"] = library
+    if code:
+        pb["code"] = code
+    if libver:
+        pb["library_version"] = libver
     e["parbench"] = pb
     e.update(extra)
     return e
@@ -581,6 +586,144 @@ class Command(CommandBase):
         p = subprocess.run([sys.executable, GB_COMPARE, "benchmarks", real, real], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class NoiseModel(CommandBase):
+    """regress/noise.py: the prior, a series' noise, --history; code identity and controls."""
+
+    def test_the_prior_is_the_reference_runs_90th_percentile(self):
+        from regress import noise
+        root = os.path.dirname(HERE)
+        for device, paths in noise.PRIOR_SOURCES.items():
+            table = noise.prior_table([os.path.join(root, p) for p in paths])
+            for key, v in table.items():
+                self.assertEqual(noise.PRIORS[key], v, key)
+            self.assertEqual(noise.PRIORS[(device, None)], max(table.values()))
+        self.assertEqual(noise.prior("gpu", "KMeans"), 0.028)
+        self.assertEqual(noise.prior(None, "GEMM"), 0.105)
+
+    def test_series_noise_from_first_differences(self):
+        from regress import noise
+        # log steps 0.01, -0.02, 0.03, -0.01, 0.02: median 0.01, absolute
+        # deviations 0, .03, .02, .02, .01, their median 0.02.
+        x = np.cumsum([0.0, 0.01, -0.02, 0.03, -0.01, 0.02])
+        s, z = noise.series_noise(list(np.exp(x)))
+        self.assertAlmostEqual(s, 1.4826 * 0.02 / math.sqrt(2), places=12)
+        self.assertEqual(len(z), 5)
+        self.assertEqual(noise.series_noise([1.0] * 5), (None, []))          # too few runs
+        self.assertEqual(noise.series_noise([1.0] * 6)[0], noise.NOISE_MIN)  # constant: a resolution
+        # A 26% step and a disturbed night are one and two large differences:
+        # the noise of the series stays its night-to-night noise.
+        rng = np.random.default_rng(5)
+        base = 1e-3 * np.exp(0.01 * rng.standard_normal(30))
+        quiet = noise.series_noise(list(base))[0]
+        stepped = base * np.where(np.arange(30) >= 15, 1.26, 1.0)
+        stepped[3] *= 1.8
+        self.assertLess(abs(noise.series_noise(list(stepped))[0] / quiet - 1), 0.25)
+        self.assertAlmostEqual(quiet, 0.01, delta=0.004)
+        self.assertEqual(noise.series_noise([1.0, float("nan"), 0.0, -1, None, 1.0]), (None, []))
+
+    def history(self, runs, **ctx):
+        from regress import history
+        h = os.path.join(self.dir, "hist")
+        with history.History(h, create=True, log=lambda line: None) as store:
+            for i in range(runs):
+                d = doc(suite(1.0, reps=3, seed=100 + i), date="2026-11-%02dT00:00:00+00:00" % (i + 1), **ctx)
+                store.ingest(self.write("h%d.json" % i, d))
+        return h
+
+    def snapshot(self, h):
+        out = {}
+        for root, _, files in os.walk(h):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    out[os.path.join(root, f)] = fh.read()
+        return out
+
+    def test_history_gives_each_benchmark_its_noise(self):
+        h = self.history(8)
+        before = self.snapshot(h)
+        a = self.write("a.json", doc(suite(1.0, seed=1)))
+        b = self.write("b.json", doc(suite(1.30, seed=2)))
+        p = self.run_tool(a, b, "--history", h, "--json", "v.json")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        r = v["GEMM/V0/M:64/manual_time"]
+        self.assertEqual((r["verdict"], r["run_noise_source"]), ("SLOWER", "history 8"))
+        self.assertIn("note: --history %s: run-to-run noise of 6 of 6 benchmarks" % h, p.stdout)
+        self.assertIn(" h8 ", p.stdout)
+        self.assertEqual(self.snapshot(h), before)  # reading changes nothing stored
+
+    def test_history_bad_input(self):
+        a = self.write("a.json", doc(suite(1.0, seed=1)))
+        b = self.write("b.json", doc(suite(1.30, seed=2)))
+        # Another machine's history: one line, exit 2, nothing stored changes.
+        h = self.history(7, gpu="NVIDIA H100", gpu_sm_count=132)
+        before = self.snapshot(h)
+        p = self.run_tool(a, b, "--history", h)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("no runs of this machine (NVIDIA H200 / Xeon); it holds: NVIDIA H100 / Xeon", p.stderr)
+        self.assertEqual(self.snapshot(h), before)
+        p = self.run_tool(a, b, "--history", os.path.join(self.dir, "nowhere"))
+        self.assertEqual((p.returncode, p.stderr.count("\n")), (2, 1), p.stderr)
+        p = self.run_tool("--analyse", self.dir, "--history", h)
+        self.assertEqual(p.returncode, 2)
+        # One run: every series is short; the prior stands in, and the note says so.
+        import shutil
+        shutil.rmtree(h)
+        h = self.history(1)
+        p = self.run_tool(a, b, "--history", h, "--json", "v.json")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("6 with fewer than 6 runs use the prior", p.stdout)
+        self.assertEqual(self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+                         ["run_noise_source"], "prior")
+
+    def test_same_code_never_gates(self):
+        a = self.write("a.json", doc(series("GEMM/V0/M:64/manual_time", 1e-3, 10, seed=1, code="c0ffee")))
+        b = self.write("b.json", doc(series("GEMM/V0/M:64/manual_time", 1.3e-3, 10, seed=2, code="c0ffee")))
+        p = self.run_tool(a, b, "--json", "v.json")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual((r["verdict"], r["same_code"], r["code"]), ("SLOWER", True, "same"))
+        self.assertTrue(r["reason"].startswith("same code: machine or noise"))
+        self.assertIn("1 of them with the same code (machine or noise, not gating); exit 0", p.stdout)
+        c = self.write("c.json", doc(series("GEMM/V0/M:64/manual_time", 1.3e-3, 10, seed=2, code="beef")))
+        p = self.run_tool(a, c, "--json", "w.json")
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(self.verdicts(os.path.join(self.dir, "w.json"))["GEMM/V0/M:64/manual_time"]["code"],
+                         "changed")
+        # The same code with another library version is not the same code.
+        d = self.write("d.json", doc(series("GEMM/V0/M:64/manual_time", 1.3e-3, 10, seed=2, code="c0ffee",
+                                            libver="12.9")))
+        self.assertEqual(self.run_tool(a, d).returncode, 1)
+
+    def test_controls_that_moved_as_much(self):
+        def side(scale, seed):
+            return (series("GEMM/V0/M:64/manual_time", 1e-3 * scale, 10, seed=seed, code="v0")
+                    + series("GEMM/cuBLAS/M:64/manual_time", 2e-3 * scale, 10, seed=seed + 1, library="cublas",
+                             libver="12.9", code="lib"))
+        a = self.write("a.json", doc(side(1.0, 1)))
+        b = self.write("b.json", doc(side(1.3, 3)))
+        self.run_tool(a, b, "--json", "v.json")
+        r = self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertEqual(r["verdict"], "SLOWER")
+        self.assertIn("same code: machine or noise", r["reason"])
+        self.assertRegex(r["reason"], r"the controls moved as much \(cublas, median \+(29\.9|30\.0)\d% over 1\)")
+        self.assertEqual(r["control"]["n"], 1)
+        # The project's code changed and the control did not move: no note.
+        b2 = (series("GEMM/V0/M:64/manual_time", 1.3e-3, 10, seed=4, code="v1")
+              + series("GEMM/cuBLAS/M:64/manual_time", 2e-3, 10, seed=5, library="cublas", libver="12.9",
+                       code="lib"))
+        p = self.run_tool(a, self.write("b2.json", doc(b2)), "--json", "w.json")
+        self.assertEqual(p.returncode, 1)
+        r = self.verdicts(os.path.join(self.dir, "w.json"))["GEMM/V0/M:64/manual_time"]
+        self.assertNotIn("controls", r.get("reason", ""))
+        self.assertAlmostEqual(r["control"]["change"], 0.0, delta=0.01)
+
+    def test_a_faster_bound_is_printed_on_the_faster_side(self):
+        self.assertAlmostEqual(compare._bound(0.357, True), 1 / 1.357 - 1)
+        self.assertEqual(compare._bound(0.357, False), 0.357)
 
 
 # A stand-in for bench: writes Google Benchmark JSON for two benchmarks, V0
