@@ -560,6 +560,19 @@ class Command(CommandBase):
         # Resuming with all rounds present runs nothing more.
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
         self.assertEqual(slurp(order).split(), sides)
+        # A round cut off mid-file: --analyse says how far the rounds go, one
+        # line, exit 2, and leaves the file as it is; --run runs it again.
+        cut = os.path.join(self.dir, "rounds", "round-03-new.json")
+        text = slurp(cut)
+        self.write(os.path.join("rounds", "round-03-new.json"), text[:len(text) // 2])
+        p = self.run_tool("--analyse", "rounds")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.strip().splitlines(), ["compare: rounds: 2 of 8 rounds done (the first look); "
+                                                         "run the same compare --run again to go on"])
+        self.assertEqual(slurp(cut), text[:len(text) // 2])
+        p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(len(slurp(order).split()), len(sides) + 1)
         # A bench that refuses its arguments: one line, exit 2.
         p = self.run_tool("--run", fake, slow, "--workdir", "r2", "--", "--bad")
         self.assertEqual(p.returncode, 2)
