@@ -11,6 +11,10 @@ fixed seeds), each printing the measured rate to stderr:
     one: by 3 nights after the step, "confirmed" in >= 90% of series and
     located within +-1 run in >= 80%;
   - a one-night +20% spike: no change point in >= 99% of series;
+  - one outlier (a run x0.5 .. x0.91 or x1.1 .. x2) at the start, in the
+    middle or at the end of a series with a 10% or 26% step, 5 to 15 runs on
+    each side: the step found (slower, within +-1 run) in >= 95% of series
+    per case; without a step: a change in <= 0.5% of series per case;
   - 500 series x 200 runs in under 30 s on the 2-core machine (asserted
     under 60 s for CI slack).
 """
@@ -49,7 +53,7 @@ class Accuracy(unittest.TestCase):
             ever += any(c["status"] == "confirmed" for k in range(8, 31) for c in cp.detect(points(x[:k]), FLOOR))
         report("no step, %d series, checked each night 8..30" % series,
                "%d series (%.2f per 100) ever with a confirmed change" % (ever, 100.0 * ever / series))
-        self.assertLessEqual(ever, series // 100)  # 0.5 per 100 measured with max_pvalue 0.0002
+        self.assertLessEqual(ever, series // 100)  # 0.70 per 100 here; 0.43 on the module's 3000
 
     def test_5_percent_step_confirmed_within_3_nights(self):
         rng = np.random.default_rng(32)
@@ -85,19 +89,65 @@ class Accuracy(unittest.TestCase):
             x = rng.normal(0, NOISE, 30)
             x[int(rng.integers(0, 30))] += math.log(1.20)
             whole += bool(cp.detect(points(x), FLOOR))
-        # The spike as it arrives: every night from it to the 30th.
-        arriving = 0
-        for _ in range(100):
+        # The spike as it arrives: every night from it to the 30th. The spike
+        # is set aside, so the rest of the series is judged as a series
+        # without it: false changes elsewhere come at the no-step rate (about
+        # 0.5 per 100 series), none at the spike.
+        arriving = at_spike = 0
+        nightly = 1000
+        for _ in range(nightly):
             x = rng.normal(0, NOISE, 30)
             at = int(rng.integers(10, 30))
             x[at] += math.log(1.20)
-            arriving += any(cp.detect(points(x[:k]), FLOOR) for k in range(at + 1, 31))
+            found = [c["index"] for k in range(at + 1, 31) for c in cp.detect(points(x[:k]), FLOOR)]
+            arriving += bool(found)
+            at_spike += any(abs(i - at) <= 1 for i in found)
         report("+20%% one-night spike, %d series x 30 nights" % series,
                "%.1f%% of series with a change point" % (100.0 * whole / series))
-        report("+20% one-night spike, 100 series, each night from it on",
-               "%.1f%% ever with a change point" % arriving)
+        report("+20%% one-night spike, %d series, each night from it on" % nightly,
+               "%.1f%% ever with a change point, %.1f%% at the spike"
+               % (100.0 * arriving / nightly, 100.0 * at_spike / nightly))
         self.assertLessEqual(whole, 0.01 * series)
-        self.assertLessEqual(arriving, 3)
+        self.assertEqual(at_spike, 0)
+        self.assertLessEqual(arriving, 0.01 * nightly)
+
+    @staticmethod
+    def outlier_series(rng, where, step):
+        """5 to 15 runs, then 5 to 15 runs `step` slower (0: none), and one
+        run out by x0.5 .. x0.91 or x1.1 .. x2 (log-uniform) at the start, the
+        end or anywhere between: (log series, index of the step)."""
+        before, after = int(rng.integers(5, 16)), int(rng.integers(5, 16))
+        x = rng.normal(0, NOISE, before + after)
+        x[before:] += math.log1p(step)
+        o = {"start": 0, "end": x.size - 1, "middle": int(rng.integers(1, x.size - 1))}[where]
+        x[o] += rng.choice([-1, 1]) * rng.uniform(math.log(1.1), math.log(2.0))
+        return x, before
+
+    def test_outlier_hides_no_step(self):
+        series = 500
+        for step in (0.10, 0.26):
+            for where in ("start", "middle", "end"):
+                rng = np.random.default_rng(36)
+                found = elsewhere = 0
+                for _ in range(series):
+                    x, at = self.outlier_series(rng, where, step)
+                    ch = cp.detect(points(x), FLOOR)
+                    found += any(abs(c["index"] - at) <= 1 and c["direction"] == "slower" for c in ch)
+                    elsewhere += any(abs(c["index"] - at) > 1 for c in ch)
+                report("%d%% step, one outlier at the %s, %d series" % (round(100 * step), where, series),
+                       "found %.1f%%, a change elsewhere %.1f%%" % (100.0 * found / series, 100.0 * elsewhere / series))
+                self.assertGreaterEqual(found, 0.95 * series)
+                self.assertLessEqual(elsewhere, 0.02 * series)
+
+    def test_outlier_alone_is_no_change(self):
+        series = 500
+        for where in ("start", "middle", "end"):
+            rng = np.random.default_rng(37)
+            false = sum(bool(cp.detect(points(self.outlier_series(rng, where, 0.0)[0]), FLOOR))
+                        for _ in range(series))
+            report("no step, one outlier at the %s, %d series" % (where, series),
+                   "%.1f%% with a change" % (100.0 * false / series))
+            self.assertLessEqual(false, 0.005 * series)
 
     def test_speed_500_series_x_200_runs(self):
         rng = np.random.default_rng(34)
