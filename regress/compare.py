@@ -592,7 +592,8 @@ def _decide_rows(rows, settings):
         elif not np.isnan(run_noise[i]):
             row["run_noise"] = float(run_noise[i])
             row["run_noise_source"] = looked[i][1]
-        _code_identity(row, a, b)
+        if not getattr(settings, "scale_new", None):  # --scale-new stands for a change of NEW's code
+            _code_identity(row, a, b)
         if np.isnan(est[i]):
             row.update(verdict="AMBIGUOUS", reason="too few %s to decide (%d and %d)"
                        % (unit, row["n_base"], row["n_new"]))
