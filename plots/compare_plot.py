@@ -41,6 +41,9 @@ def pick_rows(rows, limit=MAX_ROWS):
     return [r for r in drawable if id(r) in ids]
 
 
+MARGIN = "#78909c"
+
+
 def plot(doc, rows, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -54,6 +57,12 @@ def plot(doc, rows, path):
         y = n - 1 - i
         thr = 100 * r["threshold"]
         ax.add_patch(matplotlib.patches.Rectangle((-thr, y - 0.35), 2 * thr, 0.7, color="#eceff1", zorder=0))
+        if r.get("margin"):
+            # Two files: what two processes' offsets alone can give; a change
+            # whose interval does not clear it is AMBIGUOUS.
+            m = 100 * r["margin"]
+            ax.plot([-m, -m], [y - 0.35, y + 0.35], color=MARGIN, lw=1.2, zorder=1)
+            ax.plot([m, m], [y - 0.35, y + 0.35], color=MARGIN, lw=1.2, zorder=1)
         c = COLOURS.get(r["verdict"], "#37474f")
         lo, hi = r["ci"]
         x = 100 * r["change"]
@@ -83,6 +92,9 @@ def plot(doc, rows, path):
     handles = [matplotlib.lines.Line2D([], [], color=COLOURS[v], marker="o", lw=2, label=v)
                for v in COLOURS if any(r["verdict"] == v for r in shown)]
     handles.append(matplotlib.patches.Patch(color="#eceff1", label="+-threshold"))
+    if any(r.get("margin") for r in shown):
+        handles.append(matplotlib.lines.Line2D([], [], color=MARGIN, lw=1.2,
+                                               label="+-margin: two processes' offsets (8 x run noise)"))
     ax.legend(handles=handles, fontsize=7, loc="lower left", framealpha=0.9)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)  # long names are never clipped
