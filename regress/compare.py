@@ -999,13 +999,6 @@ def compare_files(base_path, new_path, settings, warn):
 
 # ----------------------------------------------------------- paired rounds
 
-def auto_rounds(m, alpha=ALPHA):
-    """Rounds such that the signed-rank test over n rounds can pass Holm over m
-    benchmarks (2 / 2^n <= alpha / m), at least MIN_ROUNDS, even (A B B A)."""
-    n = max(MIN_ROUNDS, stats.log2_ceil(2.0 * max(m, 1) / alpha))
-    return n + (n % 2)
-
-
 SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
 FIRST_LOOK = 8
 
@@ -1262,7 +1255,7 @@ def run_sequential(args, bench_args, settings, warn):
         if names is not None:
             log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
                 % (len(names), target, ", ".join(map(str, looks))))
-        if not rounds.run(args.run[0], args.run[1], bench_args, args.workdir, target, None, left, log,
+        if not rounds.run(args.run[0], args.run[1], bench_args, args.workdir, target, left, log,
                           select=names, extra={"looks": looks}):
             return None
         res = analyse_paired(args.workdir, settings, warn)
@@ -1329,7 +1322,7 @@ def main(argv=None):
                                  "to go on" % (args.analyse, res[5][0]))
         elif args.run and args.rounds:
             finished = rounds.run(args.run[0], args.run[1], bench_args, args.workdir, args.rounds,
-                                  None, args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True))
+                                  args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True))
             if not finished:
                 return EXIT_INCOMPLETE
             res = analyse_paired(args.workdir, settings, warn)

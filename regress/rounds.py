@@ -83,9 +83,9 @@ def _list_tests(binary, bench_args):
         raise RoundsError(str(e))
 
 
-def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds, log, select=None, extra=None):
-    """Runs the rounds not yet complete in workdir. rounds: how many (None:
-    rounds_for(number of benchmarks selected)). select: the run names these
+def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None):
+    """Runs the rounds not yet complete in workdir, up to `rounds` (at least
+    the manifest's, when it holds more). select: the run names these
     rounds run (a sequential comparison's undecided benchmarks; None: all
     that bench_args select). extra: keys the manifest keeps (the sequential
     plan). Returns True when every round is complete, False when max_seconds
@@ -106,8 +106,6 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, rounds_for, max_seconds,
     _list_tests(new_bin, bench_args)
     if not names:
         raise RoundsError("the bench arguments select no benchmark")
-    if rounds is None:
-        rounds = rounds_for(len(names))
     manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
                 "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}

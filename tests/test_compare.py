@@ -66,12 +66,18 @@ class Statistics(unittest.TestCase):
         self.assertTrue(np.allclose(adj[:3], [0.03, 0.06, 0.06]))
         self.assertTrue(math.isnan(adj[3]))
 
-    def test_rounds_reach_holm(self):
-        self.assertEqual(compare.auto_rounds(3), 8)
-        for m in (92, 300, 5000):
-            n = compare.auto_rounds(m)
-            self.assertEqual(n % 2, 0)
-            self.assertLessEqual(stats.min_two_sided_p("wsr", n), 0.05 / m)
+    def test_sequential_looks_and_round_order(self):
+        self.assertEqual(compare.sequential_looks(24), [8, 12, 16, 24])
+        self.assertEqual(compare.sequential_looks(8), [8])
+        self.assertEqual(compare.sequential_looks(12), [8, 12])
+        self.assertEqual(compare.sequential_looks(48), [8, 12, 16, 24, 36, 48])
+        sk = compare.look_settings(compare.Settings("paired"), [8, 12, 16, 24], 92)
+        self.assertEqual((sk.alpha, sk.level, sk.correction, sk.family), (0.0125, 0.975, "bh", 92))
+        # 8 rounds' smallest p (2/256) passes Benjamini-Hochberg at 0.0125
+        # over 92 only when most of the 92 reach it; Holm at 0.0125 needs 14
+        # rounds, and at 0.05 (one fixed look) 12.
+        self.assertEqual(stats.sizes_for(0.0125 / 92, "wsr"), 14)
+        self.assertEqual(stats.sizes_for(0.05 / 92, "wsr"), 12)
         self.assertEqual(rounds.round_order(0), ("base", "new"))
         self.assertEqual(rounds.round_order(1), ("new", "base"))
 
