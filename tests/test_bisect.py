@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""ci/bisect on a fake Google Benchmark project (regress/bisect.py).
+
+The project is a temporary git repository whose "build" writes a bench
+script with the speeds of its commit baked in (speed.json), and fails where
+the commit holds a file named `broken`. Its bench prints Google Benchmark
+JSON, plain (no parbench keys): the bisection must work on any Google
+Benchmark project. Each comparison runs 8 paired rounds (--max-rounds 8).
+
+BadInput (label unit) checks every refusal; the bisections themselves are
+the slow half (Bisections, label slow)."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+BENCH = r'''#!/usr/bin/env python3
+import json, random, re, sys
+SPEEDS = @SPEEDS@
+NOISE = {"Noisy": 0.04}
+args = sys.argv[1:]
+names = ["Fake/%s/manual_time" % k for k in sorted(SPEEDS)]
+flt = ([a.split("=", 1)[1] for a in args if a.startswith("--benchmark_filter=")] or ["."])[0]
+names = [n for n in names if re.search(flt, n)]
+if "--benchmark_list_tests" in args:
+    print("\n".join(names))
+    sys.exit(0)
+out = [a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out=")][0]
+rng = random.Random()
+rows = []
+for n in names:
+    k = n.split("/")[1]
+    t = 100.0 * SPEEDS[k] * (1 + NOISE.get(k, 0.003) * rng.gauss(0, 1))
+    rows.append({"name": n, "run_name": n, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+                 "threads": 1, "iterations": 1, "real_time": t, "cpu_time": t, "time_unit": "us"})
+json.dump({"context": {"date": "2026-11-27T00:00:00+00:00", "host_name": "h", "num_cpus": 2,
+                       "library_build_type": "release"}, "benchmarks": rows}, open(out, "w"))
+'''
+BUILD = ("test ! -e broken && mkdir -p out && "
+         "python3 -c \"import sys; t = open('bench.py').read(); "
+         "sys.stdout.write(t.replace('@SPEEDS@', open('speed.json').read()))\" > out/bench && chmod +x out/bench")
+
+
+class Project:
+    """A git repository of commits that set speeds; commit(i) is the i-th."""
+
+    def __init__(self, root):
+        self.root = root
+        self.shas = []
+        os.makedirs(root)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "t@example.org")
+        self.git("config", "user.name", "T")
+        with open(os.path.join(root, "bench.py"), "w") as f:
+            f.write(BENCH)
+
+    def git(self, *args):
+        return subprocess.run(["git", "-C", self.root] + list(args), check=True, stdout=subprocess.PIPE,
+                              universal_newlines=True).stdout.strip()
+
+    def commit(self, speeds, broken=False, message=None):
+        with open(os.path.join(self.root, "speed.json"), "w") as f:
+            json.dump(speeds, f, sort_keys=True)
+        path = os.path.join(self.root, "broken")
+        if broken:
+            open(path, "w").close()
+        elif os.path.exists(path):
+            os.unlink(path)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message or "commit %d" % len(self.shas))
+        self.shas.append(self.git("rev-parse", "HEAD"))
+        return self.shas[-1]
+
+    def series(self, speeds, broken=()):
+        """One commit per element of speeds (dicts), oldest first."""
+        for i, s in enumerate(speeds):
+            self.commit(s, broken=i in broken)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.p = Project(os.path.join(self.tmp, "repo"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def bisect(self, *args, bench_args=(), state="state", build=BUILD):
+        cmd = [os.path.join(ROOT, "ci", "bisect"), "--repo", self.p.root, "--build", build, "--bench", "out/bench",
+               "--cache", os.path.join(self.tmp, "cache"), "--state", os.path.join(self.tmp, state),
+               "--out", os.path.join(self.tmp, "report"), "--max-rounds", "8"] + list(args) + ["--"] + list(bench_args)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                           timeout=900)
+        self.assertNotIn("Traceback", p.stderr)
+        return p
+
+    def report(self):
+        with open(os.path.join(self.tmp, "report", "report.json")) as f:
+            return json.load(f)
+
+
+FLAT = {"A": 1.0, "B": 1.0}
+
+
+class BadInput(Base):
+    def test_refusals_are_one_line_exit_2(self):
+        self.p.series([FLAT, FLAT, dict(FLAT, A=1.3), FLAT])
+        s = self.p.shas
+
+        def refused(p, text):
+            # One line says why; the progress lines of builds that ran first
+            # (a filter is known to match nothing once BAD is built) go before it.
+            self.assertEqual(p.returncode, 2, p.stderr)
+            lines = [ln for ln in p.stderr.strip().splitlines() if not ln.startswith("bisect: building")]
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn(text, lines[0])
+
+        refused(self.bisect(s[3], s[0]), "is not an ancestor of BAD")
+        refused(self.bisect("nosuchrev", s[3]), "nosuchrev: unknown revision")
+        refused(self.bisect(s[0], s[3], bench_args=["--benchmark_filter=^Nothing"]), "select no benchmark")
+        refused(self.bisect(s[0], s[3], build="false"), "does not build")
+        refused(self.bisect(s[0], s[0]), "the same commit")
+        cache = os.path.join(self.tmp, "cachefile")
+        open(cache, "w").close()
+        p = subprocess.run([os.path.join(ROOT, "ci", "bisect"), "--repo", self.p.root, "--cache", cache, s[0], s[3]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        refused(p, "is a file, not a folder")
+        refused(self.bisect("--resume", state="nothing-here"), "holds no bisection")
+        # A state from another range: refused, and left as it was.
+        state = os.path.join(self.tmp, "state")
+        os.makedirs(os.path.join(state, "rounds"))
+        with open(os.path.join(state, "state.json"), "w") as f:
+            json.dump({"good": s[1], "bad": s[3], "repo": self.p.root}, f)
+        refused(self.bisect(s[0], s[3]), "holds another bisection (another good")
+        refused(self.bisect(s[0], "--resume"), "not of this range")
+        with open(os.path.join(state, "state.json")) as f:
+            self.assertEqual(json.load(f)["good"], s[1])
+        # Nothing in the repository's history changed.
+        self.assertEqual(self.p.git("rev-list", "HEAD").split(), s[::-1])
+
+    def test_classify_and_chance(self):
+        from regress import bisect
+        same = {"verdict": "SAME", "change": 0.001, "ci": [-0.01, 0.012], "level": 0.975}
+        slow = {"verdict": "SLOWER", "change": 0.3, "ci": [0.28, 0.32], "level": 0.975}
+        self.assertEqual(bisect.classify(same, slow), "later")
+        self.assertEqual(bisect.classify(slow, same), "earlier")
+        self.assertEqual(bisect.classify(slow, slow), "both")
+        self.assertEqual(bisect.classify(same, same), "undecided")
+        # A noisy middle, not proven like the lower end but unlike the upper: later.
+        self.assertEqual(bisect.classify({"verdict": "AMBIGUOUS"}, slow), "later")
+        self.assertEqual(bisect.classify({"verdict": "AMBIGUOUS"}, {"verdict": "AMBIGUOUS"}), "undecided")
+        # se = (log 1.012 - log 0.99) / (2 z_0.9875); half the change, log(1.3)/2, is ~12 se away.
+        c = bisect.wrong_chance(same, slow)
+        self.assertLess(c, 1e-20)
+        wide = dict(same, ci=[-0.2, 0.25])
+        self.assertGreater(bisect.wrong_chance(wide, slow), 0.05)
+        self.assertIsNone(bisect.wrong_chance(dict(same, ci=[None, 0.1]), slow))
+        self.assertAlmostEqual(bisect._norm_quantile(0.975), 1.959964, places=5)
+        self.assertEqual(bisect.about_steps(64), 6)
+
+
+class Bisections(Base):
+    def test_one_step_with_an_unbuildable_commit(self):
+        # Commit 5 is the first middle and does not build: commit 4 stands
+        # in, later commit 5 is skipped again, and 6 is taken.
+        speeds = [FLAT] * 7 + [dict(FLAT, A=1.3)] * 4
+        self.p.series(speeds, broken={5})
+        s = self.p.shas
+        p = self.bisect(s[0], s[-1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = self.report()
+        self.assertEqual([c["commit"] for c in doc["culprits"]], [s[7]])
+        c = doc["culprits"][0]
+        self.assertEqual(c["benchmarks"], ["Fake/A/manual_time"])
+        self.assertEqual(c["verify"]["Fake/A/manual_time"]["verdict"], "SLOWER")
+        self.assertLess(c["chance_wrong"], 0.01)
+        self.assertIn(s[5], doc["skipped"])
+        self.assertIn("does not build", doc["skipped"][s[5]])
+        self.assertEqual(list(doc["ends"]), ["Fake/A/manual_time"])  # B did not move
+        with open(os.path.join(self.tmp, "report", "report.md")) as f:
+            md = f.read()
+        self.assertIn("## Culprit `%s`: commit 7" % s[7][:12], md)
+        self.assertIn("speed.json", md)  # the diffstat
+        # Rerunning a finished bisection builds and runs nothing more.
+        rounds = sorted(os.listdir(os.path.join(self.tmp, "state", "rounds")))
+        p = self.bisect("--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.tmp, "state", "rounds"))), rounds)
+        self.assertNotIn("building", p.stderr)
+
+    def test_two_opposite_steps_are_each_found(self):
+        # A: 1.0 until commit 3, 1.3 until commit 7, then 1.12: the ends differ
+        # by 12% and the middle differs from both.
+        speeds = [FLAT] * 3 + [dict(FLAT, A=1.3)] * 4 + [dict(FLAT, A=1.12)] * 3
+        self.p.series(speeds)
+        s = self.p.shas
+        p = self.bisect(s[0], s[-1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = self.report()
+        self.assertEqual(sorted(c["commit"] for c in doc["culprits"]), sorted([s[3], s[7]]))
+        self.assertTrue(doc["not_monotonic"])
+        self.assertIn("not monotonic at", doc["summary"])
+
+    def test_a_noisy_benchmark_and_a_range_of_one(self):
+        flat = {"A": 1.0, "Noisy": 1.0}
+        self.p.series([flat] * 4 + [dict(flat, Noisy=1.4)] * 4)
+        s = self.p.shas
+        p = self.bisect(s[0], s[-1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([c["commit"] for c in self.report()["culprits"]], [s[4]])
+        # A range of one commit: it is the culprit, verified, with no steps.
+        p = self.bisect(s[3], s[4], state="one")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = self.report()
+        self.assertEqual(([c["commit"] for c in doc["culprits"]], doc["steps"]), ([s[4]], []))
+        # No change between the ends: no culprit.
+        p = self.bisect(s[4], s[-1], state="none")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no culprit", p.stdout)
+        self.assertEqual(self.report()["culprits"], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
