@@ -370,7 +370,9 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
 
     h.append("<h2 id='changes'>What changed, worst first</h2>")
     if rows:
-        cols = ("status", "benchmark", "step", "commit range", "date", "p", "threshold", "noise", "runs after")
+        culprits = any(c.get("culprit") for c in rows)
+        cols = ("status", "benchmark", "step", "commit range", "date", "p", "threshold", "noise", "runs after") + (
+            ("culprit (ci/bisect)",) if culprits else ())
         h.append("<div class='scroll'><table class='sortable' id='changes-table'><thead><tr>%s</tr></thead><tbody>"
                  % "".join("<th>%s</th>" % esc(c) for c in cols))
         for c in rows:
@@ -386,6 +388,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
                      ("num", repr(c["threshold"]), esc(upct(c["threshold"]))),
                      ("num", "" if c["noise"] is None else repr(c["noise"]), esc(upct(c["noise"], 2))),
                      ("num", str(c["runs_after"]), str(c["runs_after"]))]
+            if culprits:
+                k = c.get("culprit")
+                text = "" if not k else "<a href='%s'>%s</a> %s (chance wrong %.2g)" % (
+                    esc("file://" + os.path.abspath(k["report"])), esc(k["commit"][:12]), esc(k.get("subject") or ""),
+                    k.get("chance_wrong") or 0.0)
+                cells.append(("text", k["commit"] if k else "", text))
             h.append("<tr class='%s %s'>%s</tr>" % (c["direction"], c["status"], "".join(
                 "<td class='%s' data-v='%s'>%s</td>" % (cls, esc(v), t) for cls, v, t in cells)))
         h.append("</tbody></table></div>")

@@ -24,10 +24,14 @@ on where the later steps can, so one night gives every result it can):
              trend charts and the page of what changed -> OUT/report/trends/;
              a regression measured at or before the accepted baseline's run
              was accepted with it and does not fail the night
- 7. baseline ci/compare BASELINE OUT/suite.json --noise OUT/aa.json, where
+ 7. bisect   ci/bisect for each confirmed change whose commit range holds more
+             than one commit (bisect_changes), within --bisect-seconds; the
+             reports go to HISTORY/bisect/RANGE/, the trends page names the
+             culprits; a stopped bisection resumes the next call
+ 8. baseline ci/compare BASELINE OUT/suite.json --noise OUT/aa.json, where
              BASELINE is HISTORY/baselines/MACHINE.json.gz, the run accepted on
              purpose (--accept-baseline); the first night's run becomes it
- 8. report   plots/plot OUT/suite.json -> OUT/report/
+ 9. report   plots/plot OUT/suite.json -> OUT/report/
 
 Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 (a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
@@ -245,6 +249,67 @@ def aa_choice(run_, gpu):
     return aa_subset(run_, first) or aa_subset(run_, other)
 
 
+BISECT_SECONDS = 1200.0   # the night's budget for bisecting its confirmed changes (--bisect-seconds)
+
+
+def bisect_dir(hist, before, after):
+    """Where the bisection of one commit range lives in the history."""
+    return os.path.join(hist, "bisect", "%s-%s" % (before[:12], after[:12]))
+
+
+def bisect_changes(changes_path, hist, repo, bench_args, budget, log=log, build=None, bench=None):
+    """ci/bisect for each confirmed, not accepted change of changes.json
+    (ci/trends --json) whose commit range holds more than one commit, one
+    bisection per range with the benchmarks that changed in it, within
+    `budget` seconds in all. A stopped bisection is resumed by the next call
+    (its state stays in HIST/bisect/RANGE/state). Returns
+    [{"range": [before, after], "benchmarks": [...], "exit": rc or None, "why": ...}]."""
+    with open(changes_path) as f:
+        doc = json.load(f)
+    ranges = {}
+    for c in doc.get("changes", []):
+        if c.get("status") != "confirmed" or c.get("accepted"):
+            continue
+        a, b = c.get("revision_before"), c.get("revision_after")
+        if a and b and a != b:
+            ranges.setdefault((a, b), []).append(c["name"])
+    done, t0 = [], time.monotonic()
+    for (a, b), names in sorted(ranges.items()):
+        item = {"range": [a, b], "benchmarks": sorted(names), "exit": None}
+        done.append(item)
+        counted = subprocess.run(["git", "-C", repo, "rev-list", "--count", "--first-parent", "%s..%s" % (a, b)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if counted.returncode != 0:
+            item["why"] = "not commits of %s (a build of a dirty tree, or another repository)" % repo
+            log("bisect %s..%s: skipped, %s" % (a, b, item["why"]))
+            continue
+        if int(counted.stdout.strip() or 0) <= 1:
+            item["why"] = "one commit: %s is the culprit" % b
+            continue
+        left = budget - (time.monotonic() - t0)
+        if left <= 60:
+            item["why"] = "no time left this night (--bisect-seconds); the next night goes on"
+            continue
+        where = bisect_dir(hist, a, b)
+        cmd = tool("regress.bisect") + [a, b, "--repo", repo, "--state", os.path.join(where, "state"),
+                                        "--cache", os.path.join(hist, "bisect-cache"), "--out", where,
+                                        "--max-seconds", "%.0f" % left]
+        if os.path.isfile(os.path.join(where, "state", "state.json")):
+            cmd.append("--resume")
+        if build:
+            cmd += ["--build", build]
+        if bench:
+            cmd += ["--bench", bench]
+        cmd += ["--"] + launch.strip_filter(bench_args) + ["--benchmark_filter=" + launch.exact_filter(sorted(names))]
+        os.makedirs(where, exist_ok=True)
+        item["exit"] = run(cmd, os.path.join(where, "bisect.log"))
+        if item["exit"] == 4:
+            item["why"] = "stopped by the time budget; the next call resumes it"
+        log("bisect %s..%s (%d benchmarks): exit %s, %s" % (a[:12], b[:12], len(names), item["exit"],
+                                                            os.path.join(where, "report.md")))
+    return done
+
+
 def accept_baseline(path, hist, reason):
     try:
         run_ = results.load_strict(path)
@@ -285,6 +350,9 @@ def main(argv=None):
                    "(tests already run are not run again; the suite and the A/A rounds resume)")
     p.add_argument("--max-seconds", type=float, help="stop starting suite processes and A/A rounds after this "
                    "many seconds: exit 4, and the same command with --resume goes on")
+    p.add_argument("--skip-bisect", action="store_true", help="do not bisect tonight's confirmed changes")
+    p.add_argument("--bisect-seconds", type=float, default=BISECT_SECONDS,
+                   help="the night's time for ci/bisect on confirmed changes (default %(default)s)")
     p.add_argument("--accept-baseline", metavar="RUN.json", help="make this run the machine's baseline and stop")
     p.add_argument("--reason", default="accepted by hand", help="why (kept in the baselines' log)")
     args = p.parse_args(argv)
@@ -469,6 +537,19 @@ def night(args, summary, codes):
                                            "--out", os.path.join(report, "trends"),
                                            "--json", os.path.join(args.out, "changes.json")] + accepted)
         codes.append(rc)
+
+    if not args.skip_bisect and os.path.exists(os.path.join(args.out, "changes.json")):
+        with Step("bisect", summary):
+            budget = args.bisect_seconds if left() is None else min(args.bisect_seconds, left())
+            done = bisect_changes(os.path.join(args.out, "changes.json"), args.history, ROOT,
+                                  spec["profile"] + spec["args"], budget)
+            with open(os.path.join(args.out, "bisect.json"), "w") as f:
+                json.dump(done, f, indent=1, sort_keys=True)
+            if any(d["exit"] == 0 for d in done):
+                # The trends page names tonight's culprits with their changes.
+                run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
+                                              "--out", os.path.join(report, "trends")] + accepted,
+                    os.path.join(args.out, "trends-after-bisect.log"))
 
     with Step("baseline", summary):
         if not os.path.exists(base):

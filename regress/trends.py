@@ -30,6 +30,7 @@ or usage (one line "trends: ...")."""
 import argparse
 import datetime
 import hashlib
+import glob
 import json
 import math
 import os
@@ -382,6 +383,7 @@ def run(args, out=print):
                      run_id=s.points[c["index"]]["run_id"])
             changes.append(d)
     changes.sort(key=rank)
+    attach_culprits(changes, args.history)
     accepted_through = None
     if args.accepted_through is not None:
         accepted_through = instant(args.accepted_through)
@@ -437,7 +439,7 @@ def run(args, out=print):
                             (aa_nights, aa_totals))
 
     keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
-            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted")
+            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted", "culprit")
     doc = {"parbench_trends": FORMAT,
            "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
@@ -466,6 +468,33 @@ def run(args, out=print):
                                                  c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
     out("report: %s" % os.path.join(args.out, "index.html"))
     return EXIT_REGRESSION if gating else EXIT_OK
+
+
+def attach_culprits(changes, hist):
+    """Each change whose commit range ci/bisect searched (the nightly keeps
+    its reports in HIST/bisect/RANGE/report.json) gets "culprit": the commit
+    it named for this benchmark, its subject, the chance it is wrong and the
+    report's path."""
+    reports = {}
+    for path in sorted(glob.glob(os.path.join(hist, "bisect", "*", "report.json"))):
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            reports[(doc["good"][:12], doc["bad"][:12])] = (path, doc)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    for c in changes:
+        c["culprit"] = None
+        a, b = c.get("revision_before") or "", c.get("revision_after") or ""
+        found = reports.get((a[:12], b[:12]))
+        if not found:
+            continue
+        path, doc = found
+        for k in doc.get("culprits", []):
+            if c["name"] in k.get("benchmarks", []):
+                c["culprit"] = {"commit": k["commit"], "subject": k.get("subject"),
+                                "chance_wrong": k.get("chance_wrong"), "candidates": k.get("candidates"),
+                                "report": os.path.join(os.path.dirname(path), "report.md")}
 
 
 def main(argv=None, out=print):

@@ -224,6 +224,33 @@ class Bisections(Base):
         self.assertIn("no culprit", p.stdout)
         self.assertEqual(self.report()["culprits"], [])
 
+    def test_the_nightly_bisects_its_confirmed_changes(self):
+        from regress import nightly, trends
+        self.p.series([FLAT] * 3 + [dict(FLAT, B=1.3)] * 3)
+        s = self.p.shas
+        hist = os.path.join(self.tmp, "hist")
+        changes = os.path.join(self.tmp, "changes.json")
+        change = {"name": "Fake/B/manual_time", "status": "confirmed", "accepted": False,
+                  "revision_before": s[0], "revision_after": s[-1]}
+        one = dict(change, name="Fake/A/manual_time", revision_before=s[4])  # a range of one commit
+        dirty = dict(change, revision_before="abc123-dirty")                   # not commits
+        with open(changes, "w") as f:
+            json.dump({"changes": [change, one, dirty, dict(change, status="tentative", name="X")]}, f)
+        lines = []
+        done = nightly.bisect_changes(changes, hist, self.p.root, ["--benchmark_min_time=0.01s"], 600,
+                                      log=lines.append, build=BUILD, bench="out/bench")
+        by_range = {tuple(d["range"]): d for d in done}
+        self.assertEqual(len(done), 3)  # the tentative change is not bisected
+        self.assertEqual(by_range[(s[0], s[-1])]["exit"], 0, lines)
+        self.assertIn("one commit", by_range[(s[4], s[-1])]["why"])
+        self.assertIn("not commits", by_range[("abc123-dirty", s[-1])]["why"])
+        where = nightly.bisect_dir(hist, s[0], s[-1])
+        with open(os.path.join(where, "report.json")) as f:
+            self.assertEqual([c["commit"] for c in json.load(f)["culprits"]], [s[3]])
+        rows = [dict(change)]
+        trends.attach_culprits(rows, hist)
+        self.assertEqual(rows[0]["culprit"]["commit"], s[3])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -53,7 +53,9 @@ class Nightly(unittest.TestCase):
                           "nightly.json"):
                     self.assertTrue(os.path.exists(os.path.join(out, f)), f)
                 steps = [s["step"] for s in load(os.path.join(out, "nightly.json"))["steps"]]
-                self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "baseline", "report"])
+                self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"])
+                # Two quiet nights confirm no change: nothing to bisect.
+                self.assertEqual(load(os.path.join(out, "bisect.json")), [])
                 if night == 1:
                     self.check_the_night_in_two_calls(p, out)
             self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
@@ -87,8 +89,8 @@ class Nightly(unittest.TestCase):
         self.assertIn("the night so far, 2 calls", p.stderr)
         doc = load(os.path.join(out, "nightly.json"))
         self.assertEqual([c["exit"] for c in doc["calls"]], [4, 0])
-        self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "baseline",
-                                                             "report"])
+        self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "bisect",
+                                                             "baseline", "report"])
         by_call = [{s["step"]: s["seconds"] for s in c["steps"]} for c in doc["calls"]]
         self.assertAlmostEqual(doc["night_step_seconds"]["suite"], by_call[0]["suite"] + by_call[1]["suite"],
                                places=6)

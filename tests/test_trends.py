@@ -195,6 +195,34 @@ class Trends(TrendsBase):
         self.assertIn("1 confirmed regression", self.p.stdout)
         self.assertIn("r6..r7", self.p.stdout)
 
+    def test_a_bisected_change_names_its_culprit(self):
+        # The nightly keeps ci/bisect's report of a range in HIST/bisect/RANGE/;
+        # the change of that range and benchmark names the commit, in the JSON
+        # and in a column of the page.
+        hist = os.path.join(self.dir, "hist-bisected")
+        shutil.copytree(self.hist, hist)
+        where = os.path.join(hist, "bisect", "r6-r7")
+        os.makedirs(where)
+        culprit = {"commit": "c0ffee" * 6 + "abcd", "subject": "tile loop unrolled", "chance_wrong": 0.003,
+                   "benchmarks": [STEPPED], "candidates": ["c0ffee" * 6 + "abcd"]}
+        with open(os.path.join(where, "report.json"), "w") as f:
+            json.dump({"good": "r6", "bad": "r7", "culprits": [culprit]}, f)
+        out = os.path.join(self.dir, "out-bisected")
+        p = run_tool("--history", hist, "--out", out)
+        self.clean(p)
+        with open(os.path.join(out, "changes.json")) as f:
+            c = json.load(f)["changes"][0]
+        self.assertEqual((c["culprit"]["commit"], c["culprit"]["subject"]), (culprit["commit"], "tile loop unrolled"))
+        self.assertEqual(c["culprit"]["report"], os.path.join(where, "report.md"))
+        with open(os.path.join(out, "index.html")) as f:
+            page = f.read()
+        self.assertIn("<th>culprit (ci/bisect)</th>", page)
+        self.assertIn("c0ffeec0ffee</a> tile loop unrolled (chance wrong 0.003)", page)
+        # Without a report the column is not there.
+        with open(os.path.join(self.out, "index.html")) as f:
+            self.assertNotIn("culprit (ci/bisect)", f.read())
+        self.assertIsNone(self.doc["changes"][0]["culprit"])
+
     def test_driver_update_is_a_segment_not_a_change(self):
         segs = self.doc["segments"]
         self.assertEqual(len(segs), 1)
