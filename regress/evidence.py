@@ -124,6 +124,12 @@ def resource_usage(binary):
     rc, out, _ = _run([tool, "--dump-resource-usage", binary], timeout=300)
     if rc != 0:
         return None
+    return parse_resource_usage(out)
+
+
+def parse_resource_usage(out):
+    """{kernel: {"REG": n, ...}} of cuobjdump --dump-resource-usage's text
+    (the last architecture listed wins: one per build here)."""
     usage, fn = {}, None
     for ln in out.splitlines():
         m = re.search(r"Function (\S+):", ln)
@@ -155,6 +161,12 @@ def ncu_profile(binary, name, bench_args):
                        "--metrics", ",".join(NCU_METRICS) + ",regex:" + NCU_STALLS + ".*", binary] + args, timeout=900)
     if rc != 0:
         return None
+    return parse_ncu_csv(out)
+
+
+def parse_ncu_csv(out):
+    """{metric: sum over the kernels} of `ncu --csv --page raw`: a header of
+    metric names, a row of units, a row per kernel launch; None without one."""
     lines = [ln for ln in out.splitlines() if ln.startswith('"')]
     if len(lines) < 3:
         return None

@@ -40,7 +40,7 @@ parbench_python_test(changepoint_accuracy slow ${CMAKE_CURRENT_SOURCE_DIR}/test_
 # ci/bisect on a fake Google Benchmark project in a temporary git repository:
 # its refusals and step logic; then whole bisections (a step, an unbuildable
 # commit, two opposite steps, a noisy benchmark, a range of one, no change).
-parbench_python_test(bisect unit ${CMAKE_CURRENT_SOURCE_DIR}/test_bisect.py BadInput)
+parbench_python_test(bisect unit ${CMAKE_CURRENT_SOURCE_DIR}/test_bisect.py BadInput Evidence)
 parbench_python_test(bisect_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_bisect.py Bisections)
 # The history store: ingest, series, rebuilds from the archive, bad input.
 parbench_python_test(history unit ${CMAKE_CURRENT_SOURCE_DIR}/test_history.py)

@@ -24,6 +24,8 @@ import json, random, re, sys
 SPEEDS = @SPEEDS@
 NOISE = {"Noisy": 0.04}
 args = sys.argv[1:]
+if @CRASH@ and "--benchmark_list_tests" not in args:
+    sys.exit("bench: Segmentation fault")
 names = ["Fake/%s/manual_time" % k for k in sorted(SPEEDS)]
 flt = ([a.split("=", 1)[1] for a in args if a.startswith("--benchmark_filter=")] or ["."])[0]
 names = [n for n in names if re.search(flt, n)]
@@ -42,7 +44,8 @@ json.dump({"context": {"date": "2026-11-27T00:00:00+00:00", "host_name": "h", "n
                        "library_build_type": "release"}, "benchmarks": rows}, open(out, "w"))
 '''
 BUILD = ("test ! -e broken && mkdir -p out && "
-         "python3 -c \"import sys; t = open('bench.py').read(); "
+         "python3 -c \"import os, sys; t = open('bench.py').read(); "
+         "t = t.replace('@CRASH@', str(os.path.exists('crash'))); "
          "sys.stdout.write(t.replace('@SPEEDS@', open('speed.json').read()))\" > out/bench && chmod +x out/bench")
 
 
@@ -63,23 +66,24 @@ class Project:
         return subprocess.run(["git", "-C", self.root] + list(args), check=True, stdout=subprocess.PIPE,
                               universal_newlines=True).stdout.strip()
 
-    def commit(self, speeds, broken=False, message=None):
+    def commit(self, speeds, broken=False, crash=False, message=None):
         with open(os.path.join(self.root, "speed.json"), "w") as f:
             json.dump(speeds, f, sort_keys=True)
-        path = os.path.join(self.root, "broken")
-        if broken:
-            open(path, "w").close()
-        elif os.path.exists(path):
-            os.unlink(path)
+        for name, on in (("broken", broken), ("crash", crash)):
+            path = os.path.join(self.root, name)
+            if on:
+                open(path, "w").close()
+            elif os.path.exists(path):
+                os.unlink(path)
         self.git("add", "-A")
         self.git("commit", "-q", "--allow-empty", "-m", message or "commit %d" % len(self.shas))
         self.shas.append(self.git("rev-parse", "HEAD"))
         return self.shas[-1]
 
-    def series(self, speeds, broken=()):
+    def series(self, speeds, broken=(), crash=()):
         """One commit per element of speeds (dicts), oldest first."""
         for i, s in enumerate(speeds):
-            self.commit(s, broken=i in broken)
+            self.commit(s, broken=i in broken, crash=i in crash)
 
 
 class Base(unittest.TestCase):
@@ -164,6 +168,42 @@ class BadInput(Base):
         self.assertEqual(bisect.about_steps(64), 6)
 
 
+class Evidence(unittest.TestCase):
+    """regress/evidence.py's readers, on the text their tools print."""
+
+    def test_resource_usage_and_profiles(self):
+        from regress import evidence
+        text = ("Fatbin elf code:\n================\narch = sm_90\n\nResource usage:\n Common:\n  GLOBAL:0\n"
+                " Function _Z4tileILi16EEvPKfS1_Pfi:\n  REG:40 STACK:0 SHARED:8192 LOCAL:0 CONSTANT[0]:380\n"
+                " Function _Z5naivePKfS0_Pfi:\n  REG:26 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:380\n")
+        before = evidence.parse_resource_usage(text)
+        self.assertEqual(before["_Z4tileILi16EEvPKfS1_Pfi"], {"REG": 40, "STACK": 0, "SHARED": 8192, "LOCAL": 0})
+        after = dict(before, _Z4tileILi16EEvPKfS1_Pfi={"REG": 64, "STACK": 16, "SHARED": 8192, "LOCAL": 16})
+        self.assertEqual([k for k, _, _ in evidence.usage_changes(before, after)], ["_Z4tileILi16EEvPKfS1_Pfi"])
+        csv_text = ('==PROF== Connected to process\n'
+                    '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum","other"\n'
+                    '"","","nsecond","byte",""\n'
+                    '"0","tile","1,000","2048","x"\n"1","tile","3,000","2048","y"\n')
+        self.assertEqual(evidence.parse_ncu_csv(csv_text), {"gpu__time_duration.sum": 4000.0,
+                                                            "dram__bytes.sum": 4096.0})
+        self.assertIsNone(evidence.parse_ncu_csv("==PROF== nothing profiled\n"))
+        moved = evidence.moved_most({"a": 100.0, "b": 10.0, "c": 5.0}, {"a": 101.0, "b": 20.0, "c": 2.5})
+        self.assertEqual([m[0] for m in moved], ["b", "c", "a"])  # x2 and x0.5 tie in |log|, then a
+
+    def test_code_section(self):
+        from regress import evidence
+        prints = {"G/A": {"base": ("aa", None, "cpu"), "new": ("bb", None, "cpu")},
+                  "G/B": {"base": ("cc", "13.0", "gpu"), "new": ("cc", "13.1", "gpu")},
+                  "G/C": {"base": ("dd", None, "gpu"), "new": ("dd", None, "gpu")}}
+        rows, changed = evidence.code_section(prints, ["G/A", "G/B", "G/C", "G/D"])
+        says = {r[0]: r[3] for r in rows}
+        self.assertEqual(changed, ["G/A"])
+        self.assertEqual(says["G/A"], "its code changed")
+        self.assertEqual(says["G/B"], "library 13.0 -> 13.1")
+        self.assertIn("the same code and libraries", says["G/C"])
+        self.assertIn("no code fingerprint", says["G/D"])
+
+
 class Bisections(Base):
     def test_one_step_with_an_unbuildable_commit(self):
         # Commit 5 is the first middle and does not build: commit 4 stands
@@ -223,6 +263,37 @@ class Bisections(Base):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("no culprit", p.stdout)
         self.assertEqual(self.report()["culprits"], [])
+
+    def test_a_crashing_commit_is_skipped(self):
+        # Commit 2, the first middle, builds but its bench crashes: skipped.
+        # Commit 1 stands in; then 3; the range (1, 3) has only 2 between, so
+        # the culprit is one of 2 and 3.
+        self.p.series([FLAT] * 3 + [dict(FLAT, A=1.3)] * 2, crash={2})
+        s = self.p.shas
+        p = self.bisect(s[0], s[-1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = self.report()
+        self.assertEqual(doc["culprits"][0]["candidates"], [s[2], s[3]])
+        self.assertIn("its bench failed", doc["skipped"][s[2]])
+        self.assertIn("one of %s, %s" % (s[2][:12], s[3][:12]), doc["summary"])
+
+    def test_a_merge_is_one_step_on_first_parents(self):
+        self.p.series([FLAT, FLAT])
+        self.p.git("checkout", "-q", "-b", "topic")
+        self.p.commit(dict(FLAT, A=1.3), message="topic: the slow change")
+        topic = self.p.shas[-1]
+        self.p.git("checkout", "-q", "main")
+        self.p.commit(FLAT, message="main goes on")
+        self.p.git("merge", "-q", "--no-ff", "-m", "merge topic", "topic")
+        merge = self.p.git("rev-parse", "HEAD")
+        self.p.commit(dict(FLAT, A=1.3), message="after the merge")
+        s = self.p.shas
+        p = self.bisect(s[0], s[-1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([c["commit"] for c in self.report()["culprits"]], [merge])
+        p = self.bisect(s[0], s[-1], "--all-parents", state="all")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([c["commit"] for c in self.report()["culprits"]], [topic])
 
     def test_the_nightly_bisects_its_confirmed_changes(self):
         from regress import nightly, trends
