@@ -48,11 +48,12 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 
-from regress import launch, results
+from regress import fmt, launch, results
 
 TOOL = "bisect"
 EXIT_OK, EXIT_INPUT, EXIT_INCOMPLETE = 0, 2, 4
@@ -257,20 +258,11 @@ def wrong_chance(same_row, diff_row):
     lo, hi = math.log1p(ci[0]), math.log1p(ci[1])
     z = _norm_quantile(0.5 + same_row.get("level", 0.975) / 2.0)
     se = max((hi - lo) / (2.0 * z), 1e-12)
-    return 0.5 * math.erfc((abs(math.log1p(diff_row["change"])) / 2.0) / se / math.sqrt(2.0))
+    return statistics.NormalDist().cdf(-(abs(math.log1p(diff_row["change"])) / 2.0) / se)
 
 
 def _norm_quantile(p):
-    """The standard normal quantile (Acklam's rational approximation is more
-    than this needs: bisection on erf is exact to 1e-12)."""
-    lo, hi = -10.0, 10.0
-    for _ in range(100):
-        mid = (lo + hi) / 2.0
-        if 0.5 * math.erfc(-mid / math.sqrt(2.0)) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
+    return statistics.NormalDist().inv_cdf(p)
 
 
 # --------------------------------------------------------------- the search
@@ -484,8 +476,7 @@ def summary_line(search):
     return line
 
 
-def _pct(v):
-    return "-" if v is None else "%+.2f%%" % (100.0 * v)
+_pct = fmt.pct
 
 
 def render_markdown(doc):

@@ -54,6 +54,7 @@ import time
 import numpy as np
 
 from regress import results, rounds
+from regress import fmt
 from regress.fmt import fmt_time
 from regress import stats
 from regress import noise as noise_mod
@@ -695,10 +696,7 @@ def check_fingerprint(base_run, new_run, samples, warn):
 
 # ------------------------------------------------------------------ output
 
-def _pct(v, signed=True):
-    if v is None:
-        return "-"
-    return ("%+.2f%%" if signed else "%.2f%%") % (100.0 * v)
+_pct = fmt.pct
 
 
 def _order(rows):

@@ -1,5 +1,5 @@
-"""The one time formatter: the report, the comparator and the history's
-tables print seconds with it."""
+"""The one time and change formatters: the report, the comparator, the
+bisection and the history's tables print seconds and changes with them."""
 
 
 def fmt_time(s, missing="", micro="\u00b5s"):
@@ -21,3 +21,10 @@ def sig4(x):
     if "e" in s:  # 1000-9999 s
         s = "%.0f" % x
     return s
+
+
+def pct(v, signed=True):
+    """A fraction as a percentage with two decimals ("+5.24%"; "-" for None)."""
+    if v is None:
+        return "-"
+    return ("%+.2f%%" if signed else "%.2f%%") % (100.0 * v)

@@ -277,8 +277,8 @@ def bisect_changes(changes_path, hist, repo, bench_args, budget, log=log, build=
     for (a, b), names in sorted(ranges.items()):
         item = {"range": [a, b], "benchmarks": sorted(names), "exit": None}
         done.append(item)
-        counted = subprocess.run(["git", "-C", repo, "rev-list", "--count", "--first-parent", "%s..%s" % (a, b)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        from regress import bisect
+        counted = bisect.git(repo, "rev-list", "--count", "--first-parent", "%s..%s" % (a, b), check=False)
         if counted.returncode != 0:
             item["why"] = "not commits of %s (a build of a dirty tree, or another repository)" % repo
             log("bisect %s..%s: skipped, %s" % (a, b, item["why"]))
