@@ -70,8 +70,12 @@ def code_section(prints, names):
     for n in names:
         sides = prints.get(n, {})
         b, a = sides.get("base"), sides.get("new")
-        if not b or not a or b[0] is None:
+        if not b or not a or (b[0] is None and a[0] is None):
             rows.append((n, "-", "-", "no code fingerprint (not a parbench bench, or an older one)"))
+            continue
+        if b[0] is None or a[0] is None:
+            rows.append((n, b[0] or "-", a[0] or "-", "only the %s records its code (the other predates the "
+                         "fingerprints): compare the diffstat" % ("parent" if b[0] else "culprit")))
             continue
         what = []
         if b[0] != a[0]:

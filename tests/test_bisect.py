@@ -194,14 +194,16 @@ class Evidence(unittest.TestCase):
         from regress import evidence
         prints = {"G/A": {"base": ("aa", None, "cpu"), "new": ("bb", None, "cpu")},
                   "G/B": {"base": ("cc", "13.0", "gpu"), "new": ("cc", "13.1", "gpu")},
-                  "G/C": {"base": ("dd", None, "gpu"), "new": ("dd", None, "gpu")}}
-        rows, changed = evidence.code_section(prints, ["G/A", "G/B", "G/C", "G/D"])
+                  "G/C": {"base": ("dd", None, "gpu"), "new": ("dd", None, "gpu")},
+                  "G/E": {"base": (None, None, "cpu"), "new": ("ee", None, "cpu")}}
+        rows, changed = evidence.code_section(prints, ["G/A", "G/B", "G/C", "G/D", "G/E"])
         says = {r[0]: r[3] for r in rows}
         self.assertEqual(changed, ["G/A"])
         self.assertEqual(says["G/A"], "its code changed")
         self.assertEqual(says["G/B"], "library 13.0 -> 13.1")
         self.assertIn("the same code and libraries", says["G/C"])
         self.assertIn("no code fingerprint", says["G/D"])
+        self.assertIn("only the culprit records its code", says["G/E"])
 
 
 class Bisections(Base):
