@@ -31,10 +31,12 @@ own folder), so --resume and --max-seconds (exit 4) continue where it
 stopped, and a rerun of a finished bisection only writes the report again.
 
 Confidence: each step's classification of a benchmark can be wrong when
-its measured change sits on the wrong side of the middle of the range's
-change by chance; with the paired noise the rounds measured, that chance is
-Phi(-(|change| / 2) / se), se the standard error of the step's estimate
-(from its interval). The probability that a culprit is wrong is bounded by
+the middle's true position is past the half-way point of the range's change
+(measured through the middle: its two legs); with the paired noise the
+rounds measured, that chance is Phi(-distance / se), distance how far the
+middle's estimate sits on its side of half-way, se the standard error of
+its estimate against the end it is like (from its interval). A middle whose
+estimates put it past half-way is undecided, whatever the verdicts say. The probability that a culprit is wrong is bounded by
 the sum of those chances over the steps that led to it (and is printed).
 
 Output: the report (--out, default bisect-report/): report.json and
@@ -228,37 +230,53 @@ def classify(lo_row, hi_row):
     """Where a benchmark's change is, from the middle commit against the
     range's lower end (lo_row) and upper end (hi_row): "later" when the
     middle differs from the upper end (SLOWER or FASTER) and not from the
-    lower one (SAME, or AMBIGUOUS for a noisy benchmark: the chance of a
-    wrong call, from its interval, says how sure); "earlier" the reverse;
-    "both" when it differs from both (more than one change); "undecided"
-    when it differs from neither."""
+    lower one (SAME, or AMBIGUOUS for a noisy benchmark), and its estimates
+    put it nearer the lower end; "earlier" the reverse; "both" when it
+    differs from both (more than one change); "undecided" otherwise."""
     lo_v = lo_row["verdict"] if lo_row else "MISSING"
     hi_v = hi_row["verdict"] if hi_row else "MISSING"
     if lo_v in CHANGED and hi_v in CHANGED:
         return "both"
     if hi_v in CHANGED:
-        return "later"
+        return "later" if _nearer(lo_row, hi_row) else "undecided"
     if lo_v in CHANGED:
-        return "earlier"
+        return "earlier" if _nearer(hi_row, lo_row) else "undecided"
     return "undecided"
+
+
+def _position(same_row, diff_row):
+    """(distance, total) in log time: the range's change measured through
+    the middle (total = the two legs) and how far the middle sits from the
+    half-way point on the side of the end it is like (> 0: on that side).
+    None without both estimates."""
+    if not same_row or not diff_row or same_row.get("change") is None or diff_row.get("change") is None:
+        return None
+    s, d = math.log1p(same_row["change"]), math.log1p(diff_row["change"])
+    total = s + d
+    return abs(total) / 2.0 - math.copysign(1.0, total) * s, total
+
+
+def _nearer(same_row, diff_row):
+    pos = _position(same_row, diff_row)
+    return pos is None or pos[0] > 0
 
 
 def wrong_chance(same_row, diff_row):
     """The chance, under the noise the rounds measured, that a step put the
-    change on the wrong side: the middle commit is like one end (same_row,
-    its comparison with that end) and unlike the other (diff_row); it is
-    misplaced when the estimate against the end it is like strays past half
-    the change. Phi(-(|change| / 2) / se), se from same_row's interval at
-    its level's normal quantile. None without intervals."""
-    if not same_row or not diff_row or diff_row.get("change") is None:
-        return None
-    ci = same_row.get("ci") or [None, None]
-    if None in ci:
+    change on the wrong side: the middle is like one end (same_row, its
+    comparison with that end) and unlike the other (diff_row). It is
+    misplaced when its true position is past the half-way point of the
+    range's change: Phi(-distance / se), distance from _position, se from
+    same_row's interval at its level's normal quantile. None without
+    intervals."""
+    pos = _position(same_row, diff_row)
+    ci = (same_row or {}).get("ci") or [None, None]
+    if pos is None or None in ci:
         return None
     lo, hi = math.log1p(ci[0]), math.log1p(ci[1])
     z = _norm_quantile(0.5 + same_row.get("level", 0.975) / 2.0)
     se = max((hi - lo) / (2.0 * z), 1e-12)
-    return statistics.NormalDist().cdf(-(abs(math.log1p(diff_row["change"])) / 2.0) / se)
+    return statistics.NormalDist().cdf(-pos[0] / se)
 
 
 def _norm_quantile(p):

@@ -10,6 +10,7 @@ Benchmark project. Each comparison runs 8 paired rounds (--max-rounds 8).
 BadInput (label unit) checks every refusal; the bisections themselves are
 the slow half (Bisections, label slow)."""
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -155,14 +156,24 @@ class BadInput(Base):
         self.assertEqual(bisect.classify(slow, same), "earlier")
         self.assertEqual(bisect.classify(slow, slow), "both")
         self.assertEqual(bisect.classify(same, same), "undecided")
-        # A noisy middle, not proven like the lower end but unlike the upper: later.
-        self.assertEqual(bisect.classify({"verdict": "AMBIGUOUS"}, slow), "later")
+        # A noisy middle, not proven like the lower end but unlike the upper
+        # and nearer the lower end: later.
+        noisy = {"verdict": "AMBIGUOUS", "change": 0.03, "ci": [-0.05, 0.12], "level": 0.975}
+        self.assertEqual(bisect.classify(noisy, slow), "later")
         self.assertEqual(bisect.classify({"verdict": "AMBIGUOUS"}, {"verdict": "AMBIGUOUS"}), "undecided")
-        # se = (log 1.012 - log 0.99) / (2 z_0.9875); half the change, log(1.3)/2, is ~12 se away.
-        c = bisect.wrong_chance(same, slow)
-        self.assertLess(c, 1e-20)
-        wide = dict(same, ci=[-0.2, 0.25])
-        self.assertGreater(bisect.wrong_chance(wide, slow), 0.05)
+        # Estimates that put the middle past half-way (+35% against the lower
+        # end, +30% against the upper) decide nothing.
+        far = dict(noisy, change=0.35)
+        self.assertEqual(bisect.classify(far, slow), "undecided")
+        # The distance from half-way in log time over se = (log 1.012 - log 0.99) / (2 z_0.9875).
+        total = math.log(1.001) + math.log(1.3)
+        dist = total / 2 - math.log(1.001)
+        se = (math.log(1.012) - math.log(0.99)) / (2 * 2.241403)
+        self.assertAlmostEqual(bisect.wrong_chance(same, slow),
+                               0.5 * math.erfc(dist / se / math.sqrt(2)), delta=1e-15)
+        self.assertLess(bisect.wrong_chance(same, slow), 1e-20)
+        # A middle near half-way is a coin toss.
+        self.assertAlmostEqual(bisect.wrong_chance(dict(noisy, change=0.30), slow), 0.5, delta=1e-9)
         self.assertIsNone(bisect.wrong_chance(dict(same, ci=[None, 0.1]), slow))
         self.assertAlmostEqual(bisect._norm_quantile(0.975), 1.959964, places=5)
         self.assertEqual(bisect.about_steps(64), 6)
