@@ -36,8 +36,9 @@ the middle's true position is past the half-way point of the range's change
 rounds measured, that chance is Phi(-distance / se), distance how far the
 middle's estimate sits on its side of half-way, se the standard error of
 its estimate against the end it is like (from its interval). A middle whose
-estimates put it past half-way is undecided, whatever the verdicts say. The probability that a culprit is wrong is bounded by
-the sum of those chances over the steps that led to it (and is printed).
+estimates put it past half-way is undecided, whatever the verdicts say.
+The probability that a culprit is wrong is bounded by the sum of those
+chances over the steps that led to it (and is printed).
 
 Output: the report (--out, default bisect-report/): report.json and
 report.md with every step (commit, verdicts, intervals, p, rounds) and, per
