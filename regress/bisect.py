@@ -1,6 +1,6 @@
 """ci/bisect GOOD BAD: the first commit that moved the named benchmarks.
 
-    ci/bisect GOOD BAD -- --benchmark_filter='^GEMM/CUDA.Tiled/' --benchmark_min_time=0.02s
+    ci/bisect GOOD BAD -- --benchmark_filter='^GEMM/' --benchmark_min_time=0.02s
     ci/bisect GOOD BAD --build 'make bench' --bench ./bench -- ARGS   # any Google Benchmark project
     ci/bisect --resume --max-seconds 540                             # go on where it stopped
 

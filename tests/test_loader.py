@@ -95,7 +95,8 @@ def is_benchmark_json(path):
     except ValueError:
         return True  # a broken file must still fail the tests below
     return not isinstance(doc, dict) or ("benchmarks" in doc and "context" in doc) or \
-        not any(k in doc for k in ("parbench_compare", "parbench_trends", "parbench_nightly", "changes", "at_step"))
+        not any(k in doc for k in ("parbench_compare", "parbench_trends", "parbench_nightly", "parbench_bisect",
+                                   "changes", "at_step"))
 
 
 def committed_json():
