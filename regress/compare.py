@@ -631,6 +631,9 @@ def _decide_rows(rows, settings):
                 note = ("the pairs' change %s differs from the medians' ratio %s: the rounds drifted, and the "
                         "pairs (same moment, both binaries) decide" % (_pct(row["change"]), _pct(math.expm1(ratio))))
                 row["reason"] = (row["reason"] + "; " + note) if row.get("reason") else note
+        if v == "AMBIGUOUS" and not row.get("reason"):
+            row["reason"] = "the interval %s ... %s neither clears the threshold nor lies inside +-%s" % (
+                _pct(row["ci"][0]), _pct(row["ci"][1]), _pct(thr[i], False))
         if "_unreliable" in row:
             row["reason"] = row.pop("_unreliable") + ("; statistics said %s" % v)
             v = "UNRELIABLE"

@@ -106,23 +106,74 @@ def log(line):
 
 
 class Step:
+    """One step of the night: logs and records its time and how it ended,
+    "done", "stopped" (--max-seconds, a signal) or "skipped: why"."""
+
     def __init__(self, name, summary):
         self.name, self.summary = name, summary
+        self.status = "done"
 
     def __enter__(self):
         self.t0 = time.monotonic()
         log("%s ..." % self.name)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         dt = time.monotonic() - self.t0
-        self.summary.append({"step": self.name, "seconds": round(dt, 1)})
-        log("%s done in %.0f s" % (self.name, dt))
+        if exc_type is not None:
+            self.status = "stopped"
+        self.summary.append({"step": self.name, "seconds": round(dt, 1), "status": self.status})
+        log("%s %s in %.0f s" % (self.name, self.status, dt))
         return False
 
 
-def run(cmd, logfile=None, env=None):
-    """Runs cmd; its output to logfile (or through). Returns the exit status.
+def skipped(name, summary, why):
+    """A step the night did not run, in the summary with its reason."""
+    summary.append({"step": name, "seconds": 0.0, "status": "skipped: " + why})
+    log("%s skipped: %s" % (name, why))
+
+
+def repetitions_needed(instances, alpha=0.05):
+    """The repetitions per side that let a two-file comparison of this many
+    instances decide at all: the exact Mann-Whitney test's smallest p must
+    pass Holm's first step (alpha / instances)."""
+    from regress import stats
+    return stats.sizes_for(alpha / max(1, instances), "mw") or 64
+
+
+def with_repetitions(timing, needed):
+    """The suite's timing arguments with at least `needed` repetitions."""
+    out, have = [], None
+    for a in timing:
+        if a.startswith("--benchmark_repetitions="):
+            have = int(a.split("=", 1)[1])
+            a = "--benchmark_repetitions=%d" % max(have, needed)
+        out.append(a)
+    if have is None:
+        out.append("--benchmark_repetitions=%d" % needed)
+    return out, have
+
+
+def not_same_lines(doc, limit=40):
+    """One line per verdict of a comparison's JSON that is not SAME (the
+    most urgent first, as the comparator orders them)."""
+    rows = [r for r in doc.get("benchmarks", []) if r.get("verdict") != "SAME"]
+    out = []
+    for r in rows[:limit]:
+        change = r.get("change")
+        out.append("%-13s %9s  %s%s" % (r["verdict"], "-" if change is None else "%+.2f%%" % (100 * change),
+                                        r["name"], "  (%s)" % r["reason"] if r.get("reason") else ""))
+    if len(rows) > limit:
+        out.append("... and %d more" % (len(rows) - limit))
+    return out
+
+
+TIMED_OUT = 124   # run()'s status for a step that --max-seconds stopped
+
+
+def run(cmd, logfile=None, env=None, timeout=None):
+    """Runs cmd; its output to logfile (or through). Returns the exit status,
+    TIMED_OUT when it ran past `timeout` seconds (it is stopped as below).
     When the job is stopped (SIGTERM, Ctrl-C) the step gets SIGTERM and time
     to stop its own children (the suite runner kills its bench) before the
     job exits."""
@@ -130,7 +181,15 @@ def run(cmd, logfile=None, env=None):
     try:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT if f else None, env=env)
         try:
-            return p.wait()
+            return p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            return TIMED_OUT
         except BaseException:
             p.send_signal(signal.SIGTERM)
             try:
@@ -427,6 +486,33 @@ def night(args, summary, codes):
     def left():
         return None if args.max_seconds is None else max(0.0, args.max_seconds - (time.monotonic() - started))
 
+    later = ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"]
+
+    def finish(code, after=None):
+        """The night's last line: each step, done, stopped or skipped (and why)."""
+        if after is not None:
+            for rest in later[later.index(after) + 1:]:
+                skipped(rest, summary, "the night was stopped in %s (--max-seconds); --resume runs it" % after)
+        total = sum(s["seconds"] for s in summary)
+        log("steps: %s; %.0f s: exit %d" % (", ".join(
+            "%s %s%s" % (s["step"], s.get("status", "done"), "" if s.get("status", "").startswith("skipped")
+                         else " %.0f s" % s["seconds"]) for s in summary), total, code))
+        return code
+
+    def out_of_time(step):
+        """Every step respects --max-seconds: with none left, this step and
+        the later ones are skipped, and the night goes on with --resume."""
+        if left() is None or left() > 0:
+            return False
+        for name in later[later.index(step):]:
+            skipped(name, summary, "no time left (--max-seconds); the same command with --resume runs it")
+        log("stopped before %s (--max-seconds): run the same command with --resume to go on" % step)
+        return True
+
+    def stopped(step, name):
+        step.status = "stopped"
+        log("stopped in %s (--max-seconds): run the same command with --resume to go on" % name)
+
     tests_log = os.path.join(args.out, "tests.log")
     if not args.skip_tests and args.resume and os.path.exists(tests_log) and \
             "tests passed" in open(tests_log).read():
@@ -444,12 +530,23 @@ def night(args, summary, codes):
     suite = os.path.join(args.out, "suite.json")
     spec = SUITES[args.suite]
     chosen = spec["profile"] + spec["args"] + (["--benchmark_filter=" + args.filter] if args.filter else [])
-    with Step("suite", summary):
+    with Step("suite", summary) as step:
         cmd = tool("regress.run_suite") + ["--bench", bench, "--out", suite, "--timeout", str(args.timeout),
                                            "--split", "variant"]
+        try:
+            names = launch.list_tests(bench, chosen)
+        except launch.Refused as e:
+            log(str(e))
+            return 2
+        # A suite whose repetitions cannot decide the baseline comparison
+        # would gate on nothing: its repetitions are raised to what the
+        # comparison of this many instances needs.
+        timing, had = with_repetitions(spec["timing"], repetitions_needed(len(names)))
+        if timing != spec["timing"]:
+            log("%d repetitions cannot decide a two-file comparison of %d instances: %d instead"
+                % (had or 1, len(names), repetitions_needed(len(names))))
         if spec["select"]:
             try:
-                names = launch.list_tests(bench, chosen)
                 roles = survey_roles(bench, args.out, {_variant(n) for n in names})
                 if names and not roles:
                     log("the role survey read no roles (%s): the baselines run too"
@@ -464,14 +561,17 @@ def night(args, summary, codes):
             cmd.append("--resume")
         if left() is not None:
             cmd += ["--max-seconds", str(left())]
-        rc = run(cmd + ["--"] + chosen + spec["timing"] + ["--no-progress"])
+        rc = run(cmd + ["--"] + chosen + timing + ["--no-progress"])
         if rc == 4:
-            log("stopped in the suite (--max-seconds): run the same command with --resume to go on")
-            return 4
-        if rc == 2 or not os.path.exists(suite):
+            stopped(step, "suite")
+        elif rc == 2 or not os.path.exists(suite):
             log("the suite did not run")
-            return 2
-        codes.append(rc)
+        else:
+            codes.append(rc)
+    if rc == 4:
+        return finish(4, after="suite")
+    if rc == 2 or not os.path.exists(suite):
+        return finish(2, after="suite")
     # The night's context, machine and A/A subset, read once (the suite is tens of MB).
     suite_run = results.load(suite)
     context = suite_run.context
@@ -481,7 +581,7 @@ def night(args, summary, codes):
     base = baseline_path(args.history, machine)
 
     aa = os.path.join(args.out, "aa.json")
-    with Step("A/A", summary):
+    with Step("A/A", summary) as step:
         twin = os.path.join(args.out, "bench-twin")
         if not os.path.exists(twin):
             shutil.copy2(bench, twin)
@@ -498,9 +598,8 @@ def night(args, summary, codes):
             with open(os.path.join(args.out, "aa.txt"), "w") as f:
                 f.write("no passed instance on this device fast and repeated enough for the A/A rounds\n")
         if rc == 4:
-            log("stopped in the A/A rounds (--max-seconds): run the same command with --resume to go on")
-            return 4
-        if os.path.exists(aa):
+            stopped(step, "A/A")
+        elif os.path.exists(aa):
             with open(aa) as f:
                 doc = json.load(f)
             entry = {"date": context.get("date"), "revision": context.get("parbench_git_revision"),
@@ -511,9 +610,13 @@ def night(args, summary, codes):
             with open(os.path.join(args.history, "aa-ledger.jsonl"), "a") as f:
                 f.write(json.dumps(entry, sort_keys=True) + "\n")
             log("A/A: %s" % doc["summary_line"])
+            for line in not_same_lines(doc):
+                log("A/A: " + line)
         else:
             log("the A/A comparison did not run (exit %d): %s" % (rc, os.path.join(args.out, "aa.txt")))
             codes.append(2)
+    if rc == 4:
+        return finish(4, after="A/A")
 
     with Step("ingest", summary):
         rc = run(tool("regress.history") + ["--history", args.history, "ingest", suite])
@@ -521,7 +624,9 @@ def night(args, summary, codes):
             codes.append(2)
 
     report = os.path.join(args.out, "report")
-    with Step("changes", summary):
+    if out_of_time("changes"):
+        return finish(4)
+    with Step("changes", summary) as step:
         # Regressions measured at or before the accepted baseline were accepted
         # with it: listed, not failing the night.
         accepted = []
@@ -535,10 +640,21 @@ def night(args, summary, codes):
                 accepted = ["--accepted-through", str(date)]
         rc = run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
                                            "--out", os.path.join(report, "trends"),
-                                           "--json", os.path.join(args.out, "changes.json")] + accepted)
-        codes.append(rc)
+                                           "--json", os.path.join(args.out, "changes.json")] + accepted,
+                 timeout=left())
+        if rc == TIMED_OUT:
+            stopped(step, "changes")
+    if rc == TIMED_OUT:
+        return finish(4, after="changes")
+    codes.append(rc)
 
-    if not args.skip_bisect and os.path.exists(os.path.join(args.out, "changes.json")):
+    if args.skip_bisect:
+        skipped("bisect", summary, "--skip-bisect")
+    elif not os.path.exists(os.path.join(args.out, "changes.json")):
+        skipped("bisect", summary, "no changes.json (the changes step failed)")
+    elif out_of_time("bisect"):
+        return finish(4)
+    else:
         with Step("bisect", summary):
             budget = args.bisect_seconds if left() is None else min(args.bisect_seconds, left())
             done = bisect_changes(os.path.join(args.out, "changes.json"), args.history, ROOT,
@@ -549,13 +665,18 @@ def night(args, summary, codes):
                 # The trends page names tonight's culprits with their changes.
                 run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
                                               "--out", os.path.join(report, "trends")] + accepted,
-                    os.path.join(args.out, "trends-after-bisect.log"))
+                    os.path.join(args.out, "trends-after-bisect.log"), timeout=left())
 
-    with Step("baseline", summary):
+    if out_of_time("baseline"):
+        return finish(4)
+    rc = 0
+    with Step("baseline", summary) as step:
         if not os.path.exists(base):
             accept_baseline(suite, args.history, "the first night on this machine")
+            step.status = "done (tonight's run is the machine's first baseline)"
         else:
-            cmd = tool("regress.compare") + [base, suite, "--json", os.path.join(args.out, "baseline.json"),
+            verdicts = os.path.join(args.out, "baseline.json")
+            cmd = tool("regress.compare") + [base, suite, "--json", verdicts,
                                              "--markdown", os.path.join(args.out, "baseline.md"),
                                              "--plot", os.path.join(args.out, "baseline.png")]
             if os.path.exists(aa):
@@ -563,19 +684,37 @@ def night(args, summary, codes):
             # This machine's own run-to-run noise for every benchmark that
             # the A/A instances do not cover (the prior where its series is short).
             cmd += ["--history", args.history]
-            rc = run(cmd, os.path.join(args.out, "baseline.txt"))
-            codes.append(rc)
+            rc = run(cmd, os.path.join(args.out, "baseline.txt"), timeout=left())
+            if rc == TIMED_OUT:
+                stopped(step, "baseline")
+            elif os.path.exists(verdicts):
+                with open(verdicts) as f:
+                    doc = json.load(f)
+                # The gate's verdicts, where a user reads them first: every one that is not SAME.
+                log("baseline: %s" % doc["summary_line"])
+                for line in not_same_lines(doc):
+                    log("baseline: " + line)
+            else:
+                log("the baseline comparison did not run (exit %d): %s"
+                    % (rc, os.path.join(args.out, "baseline.txt")))
+    if rc == TIMED_OUT:
+        return finish(4, after="baseline")
+    codes.append(rc)
 
-    with Step("report", summary):
+    if out_of_time("report"):
+        return finish(4)
+    with Step("report", summary) as step:
         rc = run([os.path.join(ROOT, "plots", "plot"), suite, "--out", report],
-                 os.path.join(args.out, "report.log"))
-        if rc != 0:
+                 os.path.join(args.out, "report.log"), timeout=left())
+        if rc == TIMED_OUT:
+            stopped(step, "report")
+        elif rc != 0:
             log("the report failed (exit %d)" % rc)
+    if rc == TIMED_OUT:
+        return finish(4, after="report")
 
-    total = sum(s["seconds"] for s in summary)
     code = 3 if 3 in codes else 2 if 2 in codes else 1 if 1 in codes else 0
-    log("%s in %.0f s: exit %d" % (", ".join("%s %.0f s" % (s["step"], s["seconds"]) for s in summary), total, code))
-    return code
+    return finish(code)
 
 
 if __name__ == "__main__":

@@ -82,7 +82,14 @@ class Nightly(unittest.TestCase):
         self.assertIn("--resume", p.stderr)
         first = load(os.path.join(out, "nightly.json"))
         self.assertEqual((first["parbench_nightly"], first["exit"]), (1, 4))
-        self.assertEqual([s["step"] for s in first["steps"]], ["suite"])
+        # Every step respects --max-seconds, and the record says which ran.
+        self.assertEqual([s["step"] for s in first["steps"]],
+                         ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"])
+        self.assertEqual(first["steps"][0]["status"], "stopped")
+        self.assertTrue(all(s["status"].startswith("skipped: the night was stopped in suite")
+                            for s in first["steps"][1:]))
+        self.assertIn("steps: suite stopped", p.stderr)
+        self.assertNotIn("suite done", p.stderr)
 
     def check_the_night_in_two_calls(self, p, out):
         """A night in two calls keeps both calls' steps."""

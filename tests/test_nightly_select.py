@@ -36,6 +36,48 @@ def entry(name, seconds, rep, role="variant", device="cpu", disposition="passed"
             "parbench": {"disposition": disposition, "role": role, "device": device}}
 
 
+class Gate(unittest.TestCase):
+    """The nightly's gate: enough repetitions to decide, the verdicts it
+    prints, and how each step is recorded."""
+
+    def test_repetitions_a_comparison_needs(self):
+        # The exact Mann-Whitney test's smallest p, 2 / C(2n, n), must pass
+        # alpha / instances: C(8, 4) = 70 >= 40 for one instance; C(18, 9) =
+        # 48620 >= 29280 for the nightly suite's 732; C(20, 10) for 2000.
+        self.assertEqual([nightly.repetitions_needed(m) for m in (1, 732, 2000)], [4, 9, 10])
+        timing, had = nightly.with_repetitions(["--benchmark_repetitions=3", "--benchmark_min_time=0.01"], 9)
+        self.assertEqual((timing, had), (["--benchmark_repetitions=9", "--benchmark_min_time=0.01"], 3))
+        self.assertEqual(nightly.with_repetitions(["--benchmark_repetitions=12"], 9)[0], ["--benchmark_repetitions=12"])
+        self.assertEqual(nightly.with_repetitions([], 5), (["--benchmark_repetitions=5"], None))
+
+    def test_the_verdicts_that_are_not_same(self):
+        doc = {"benchmarks": [{"name": "A", "verdict": "SLOWER", "change": 0.123},
+                              {"name": "B", "verdict": "SAME", "change": 0.001},
+                              {"name": "C", "verdict": "AMBIGUOUS", "change": None, "reason": "too few"}]}
+        lines = nightly.not_same_lines(doc)
+        self.assertEqual(len(lines), 2)
+        self.assertTrue(lines[0].startswith("SLOWER") and "+12.30%  A" in lines[0], lines[0])
+        self.assertIn("C  (too few)", lines[1])
+        many = {"benchmarks": [{"name": "X%d" % i, "verdict": "FASTER", "change": -0.1} for i in range(45)]}
+        self.assertEqual(nightly.not_same_lines(many)[-1], "... and 5 more")
+
+    def test_a_step_records_how_it_ended(self):
+        summary = []
+        with nightly.Step("suite", summary):
+            pass
+        with nightly.Step("report", summary) as st:
+            st.status = "stopped"
+        try:
+            with nightly.Step("A/A", summary):
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            pass
+        nightly.skipped("bisect", summary, "--skip-bisect")
+        self.assertEqual([(s["step"], s["status"]) for s in summary],
+                         [("suite", "done"), ("report", "stopped"), ("A/A", "stopped"),
+                          ("bisect", "skipped: --skip-bisect")])
+
+
 class Exclusions(unittest.TestCase):
     def test_roles_ranks_and_block_sweeps(self):
         pattern = nightly.select_exclusions(NAMES, {"Fam/Base": "baseline", "Fam/Fast": "variant"})
