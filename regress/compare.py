@@ -939,12 +939,12 @@ def _filtered(a, b, settings):
         known = sum(1 for k in names if k in settings.noise)
         if not known:
             raise InputError("--noise: the file has the run-to-run noise of none of these benchmarks")
-        if known < len(names):
-            settings.noise_model.describe.append(
-                "--noise covers %d of %d benchmarks; the other %d use %s" % (
-                    known, len(names), len(names) - known,
-                    "the prior for their device and family" if settings.mode == "files"
-                    else "the noise their rounds measure"))
+        line = "--noise covers %d of %d benchmarks; the other %d use %s" % (
+            known, len(names), len(names) - known,
+            "the prior for their device and family" if settings.mode == "files" else "the noise their rounds measure")
+        # A sequential --run analyses its rounds once per look: one note.
+        if known < len(names) and line not in settings.noise_model.describe:
+            settings.noise_model.describe.append(line)
     return a, b
 
 

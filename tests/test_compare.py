@@ -579,6 +579,12 @@ class Command(CommandBase):
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual(len(slurp(order).split()), len(sides) + 1)
+        # --noise for one of the two benchmarks: one note, though each look analyses the rounds.
+        n = self.write("noise1.json", {"parbench_compare": 1, "mode": "paired",
+                                       "benchmarks": [{"name": "GEMM/V1/M:64/manual_time", "noise": 0.001}]})
+        p = self.run_tool("--run", fake, slow, "--workdir", "rounds3", "--noise", n, *env_args)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stdout.count("note: --noise covers 1 of 2 benchmarks"), 1, p.stdout)
         # A bench that refuses its arguments: one line, exit 2.
         p = self.run_tool("--run", fake, slow, "--workdir", "r2", "--", "--bad")
         self.assertEqual(p.returncode, 2)
