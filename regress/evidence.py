@@ -219,6 +219,20 @@ def moved_most(before, after):
     return rows
 
 
+def profiles(tool, profile, names, before_bin, after_bin, bench_args, lines, most=3):
+    """(benchmark, moved_most rows) for the first `most` benchmarks that
+    `tool` could profile on both builds; what it could not do goes to lines."""
+    if not shutil.which(tool):
+        lines.append("%s is not installed here: no profile." % tool)
+        return
+    for n in names[:most]:
+        before, after = profile(before_bin, n, bench_args), profile(after_bin, n, bench_args)
+        if before and after:
+            yield n, moved_most(before, after)
+        else:
+            lines.append("`%s`: %s gave no figures (permissions, or nothing it could measure)" % (n, tool))
+
+
 def gather(search, params, log):
     out = {}
     for c in search.culprits:
@@ -254,35 +268,17 @@ def gather(search, params, log):
                 lines += ["", "cuobjdump is not here: no resource usage."]
             ev["markdown"].append(lines)
             prof = ["### Nsight Compute", ""]
-            if shutil.which("ncu"):
-                for n in gpu[:3]:
-                    pb, pa = ncu_profile(bins[parent], n, params["bench_args"]), ncu_profile(
-                        bins[culprit], n, params["bench_args"])
-                    if pb and pa:
-                        mm = moved_most(pb, pa)
-                        ev["json"].setdefault("ncu", {})[n] = [{"metric": k, "parent": b, "culprit": a}
-                                                               for k, b, a, _ in mm]
-                        prof += ["`%s`, the metrics that moved most first:" % n, "",
-                                 "| metric | parent | culprit | ratio |", "| --- | ---: | ---: | ---: |"] + [
-                            "| %s | %.4g | %.4g | %.3f |" % r for r in mm[:10]] + [""]
-                    else:
-                        prof.append("`%s`: ncu gave no metrics (permissions, or no kernel launched)" % n)
-            else:
-                prof.append("ncu is not installed here: no profile.")
+            for n, mm in profiles("ncu", ncu_profile, gpu, bins[parent], bins[culprit], params["bench_args"], prof):
+                ev["json"].setdefault("ncu", {})[n] = [{"metric": k, "parent": b, "culprit": a} for k, b, a, _ in mm]
+                prof += ["`%s`, the metrics that moved most first:" % n, "",
+                         "| metric | parent | culprit | ratio |", "| --- | ---: | ---: | ---: |"] + [
+                    "| %s | %.4g | %.4g | %.3f |" % r for r in mm[:10]] + [""]
             ev["markdown"].append(prof)
         cpu = [n for n in names if n not in gpu]
         if cpu and all(bins.values()):
             lines = ["### CPU counters", ""]
-            if shutil.which("perf"):
-                for n in cpu[:3]:
-                    pb, pa = perf_profile(bins[parent], n, params["bench_args"]), perf_profile(
-                        bins[culprit], n, params["bench_args"])
-                    if pb and pa:
-                        lines += ["`%s`:" % n, ""] + ["- %s: %.4g -> %.4g (x%.3f)" % r for r in moved_most(pb, pa)]
-                    else:
-                        lines.append("`%s`: perf could not read the counters" % n)
-            else:
-                lines.append("perf is not installed here: no hardware counters.")
+            for n, mm in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit], params["bench_args"], lines):
+                lines += ["`%s`:" % n, ""] + ["- %s: %.4g -> %.4g (x%.3f)" % r for r in mm]
             ev["markdown"].append(lines)
         out[culprit] = ev
     return out

@@ -183,24 +183,24 @@ def run(cmd, logfile=None, env=None, timeout=None):
         try:
             return p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            _stop(p)
             return TIMED_OUT
         except BaseException:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            _stop(p)
             raise
     finally:
         if f:
             f.close()
+
+
+def _stop(p):
+    """SIGTERM, 30 s to stop its own children, then SIGKILL."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 def tool(module):

@@ -148,24 +148,27 @@ def robust_sd(V, axis=1):
     return 1.4826 * np.median(np.abs(V - med), axis=axis)
 
 
-def holm(p):
-    """Holm's step-down adjustment of p-values (family-wise error control):
-    adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)). NaN stays NaN and
-    does not count towards m."""
+def _adjusted(p, step):
+    """Adjusted p-values: step(sorted finite p-values, m) -> their adjusted
+    values in the same order; NaN stays NaN and does not count towards m."""
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     q = p[ok]
-    m = q.size
-    if m == 0:
+    if q.size == 0:
         return out
     order = np.argsort(q, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * q[order])
-    adj = np.maximum.accumulate(scaled)
-    res = np.empty(m)
-    res[order] = adj
+    res = np.empty(q.size)
+    res[order] = step(q[order], q.size)
     out[ok] = res
     return out
+
+
+def holm(p):
+    """Holm's step-down adjustment of p-values (family-wise error control):
+    adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)). NaN stays NaN and
+    does not count towards m."""
+    return _adjusted(p, lambda q, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * q)))
 
 
 def bh(p):
@@ -173,20 +176,8 @@ def bh(p):
     adjusted p_(i) = min_{j >= i} min(1, m p_(j) / j). NaN stays NaN and does
     not count towards m. With no true change at all a rejection at alpha has
     probability <= alpha, as Holm's."""
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="stable")
-    scaled = np.minimum(1.0, q[order] * m / np.arange(1, m + 1))
-    adj = np.minimum.accumulate(scaled[::-1])[::-1]
-    res = np.empty(m)
-    res[order] = adj
-    out[ok] = res
-    return out
+    return _adjusted(p, lambda q, m: np.minimum.accumulate(
+        np.minimum(1.0, q * m / np.arange(1, m + 1))[::-1])[::-1])
 
 
 def sizes_for(min_p_needed, kind, m_other=None, limit=64):

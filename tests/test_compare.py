@@ -65,6 +65,11 @@ class Statistics(unittest.TestCase):
         adj = stats.holm([0.01, 0.04, 0.03, float("nan")])
         self.assertTrue(np.allclose(adj[:3], [0.03, 0.06, 0.06]))
         self.assertTrue(math.isnan(adj[3]))
+        # Benjamini-Hochberg: sorted .01 .03 .04 .5 -> 4p/i = .04 .06 .0533 .5, then the running minimum from the top.
+        adj = stats.bh([0.01, 0.04, 0.03, 0.5, float("nan")])
+        self.assertTrue(np.allclose(adj[:4], [0.04, 0.16 / 3, 0.16 / 3, 0.5]))
+        self.assertTrue(math.isnan(adj[4]))
+        self.assertTrue(np.isnan(stats.bh([float("nan")])).all())
 
     def test_sequential_looks_and_round_order(self):
         self.assertEqual(compare.sequential_looks(24), [8, 12, 16, 24])
