@@ -181,7 +181,7 @@ class Builder:
 
 # ------------------------------------------------------------ comparisons
 
-def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline, log, max_rounds=None):
+def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline, max_rounds=None):
     """Paired sequential rounds of A against B on `names`: {name: row} of
     the comparator's verdict JSON, or None when --max-seconds stopped it.
     Raises Crashed when a bench process fails."""
@@ -333,7 +333,7 @@ class Search:
 
     def compare(self, a, b, names):
         rows = compare_pair(self.p["state"], a, b, self.binaries, self.p["bench_args"], names, self.deadline,
-                            self.log, self.p.get("max_rounds"))
+                            self.p.get("max_rounds"))
         if rows is None:
             raise Stopped()
         return rows

@@ -88,7 +88,7 @@ def code_section(prints, names):
     return rows, changed
 
 
-def ptx_section(search, parent, culprit, log):
+def ptx_section(search, parent, culprit):
     """ci/ptx-diff between the builds of parent and culprit, rebuilt in the
     worktree (incrementally) with their compile commands."""
     from regress import ptx_diff
@@ -251,7 +251,7 @@ def gather(search, params, log):
         bins = {s: search.binaries.get(s) for s in (parent, culprit)}
         if gpu and all(bins.values()):
             log("bisect: evidence for %s: the kernels' PTX and resources" % culprit[:12])
-            diff, why = ptx_section(search, parent, culprit, log)
+            diff, why = ptx_section(search, parent, culprit)
             lines = ["### The kernels", ""]
             if diff is None:
                 lines.append(why)
