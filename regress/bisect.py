@@ -310,15 +310,51 @@ class Search:
         self.started = time.monotonic()
 
     # -- builds and comparisons
+    # A commit is built when a comparison needs its binary, not before: a
+    # resumed bisection (on another machine, with an empty cache) replays the
+    # comparisons its state holds and builds only what is still to measure.
+    def _builds(self):
+        path = os.path.join(self.p["state"], "builds.json")
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    def _record(self, sha, meta):
+        builds = self._builds()
+        builds[sha] = meta
+        path = os.path.join(self.p["state"], "builds.json")
+        with open(path + ".part", "w") as f:
+            json.dump(builds, f, indent=1)
+        os.replace(path + ".part", path)
+
+    def _compared(self, sha):
+        rounds = os.path.join(self.p["state"], "rounds")
+        return os.path.isdir(rounds) and any(f.endswith(".json") and sha[:12] in f for f in os.listdir(rounds))
+
     def ensure(self, sha, end=False):
+        """Whether the commit builds: known from this bisection's state (a
+        commit it compared built), else by building it."""
         if sha in self.binaries:
             return True
         if sha in self.skipped:
             return False
+        known = self._builds().get(sha)
+        if (known and known["ok"]) or self._compared(sha):
+            return True
+        if known:
+            self.skipped[sha] = "does not build (%s)" % known.get("why", "failed")
+            return False
+        return self._build(sha, end)
+
+    def _build(self, sha, end=False):
         if self.builder.known(sha) is None:
             self._check_time()
             self.log("bisect: building %s %s" % (sha[:12], describe_commit(self.repo, sha)["subject"][:60]))
         meta = self.builder.build(sha)
+        if sha not in self._builds():  # the first build's record stays
+            self._record(sha, meta)
         if meta["ok"]:
             self.binaries[sha] = self.builder.binary(sha)
             return True
@@ -327,16 +363,39 @@ class Search:
             self.log("bisect: %s skipped: %s" % (sha[:12], self.skipped[sha]))
         return False
 
+    def need(self, sha):
+        """The binary of a commit that builds, built where the cache lacks it."""
+        if sha not in self.binaries and not self._build(sha):
+            raise Crashed("%s did not build again" % sha[:12])
+        return self.binaries[sha]
+
     def _check_time(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise Stopped()
 
     def compare(self, a, b, names):
+        if not os.path.isfile(os.path.join(self.p["state"], "rounds", "%s-%s.json" % (a[:12], b[:12]))):
+            self.need(a)
+            self.need(b)
         rows = compare_pair(self.p["state"], a, b, self.binaries, self.p["bench_args"], names, self.deadline,
                             self.p.get("max_rounds"))
         if rows is None:
             raise Stopped()
         return rows
+
+    def list_tests(self, bad):
+        """The benchmarks the bench arguments select at BAD (kept in the state)."""
+        path = os.path.join(self.p["state"], "benchmarks.json")
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            pass
+        names = launch.list_tests(self.need(bad), self.p["bench_args"])
+        if names:
+            with open(path, "w") as f:
+                json.dump(names, f)
+        return names
 
     # -- the steps
     def pick(self, lo, hi):
@@ -353,7 +412,7 @@ class Search:
             if not self.ensure(sha, end=True):
                 raise Bad("%s %s %s; fix the build command (--build) or pick another end" %
                           (end, sha[:12], self.skipped[sha]))
-        names = launch.list_tests(self.binaries[bad], self.p["bench_args"])
+        names = self.list_tests(bad)
         if not names:
             raise Bad("the bench arguments select no benchmark of BAD %s" % bad[:12])
         self.log("bisect: %d commits after GOOD, about %d steps; comparing the ends on %d benchmarks"
@@ -467,9 +526,10 @@ def report(search, params, evidence=None):
         "parbench_bisect": STATE_FORMAT,
         "repo": repo, "good": params["good"], "bad": params["bad"], "commits": len(params["commits"]) - 1,
         "first_parent": params["first_parent"], "bench_args": params["bench_args"],
-        "builds": {sha: search.builder.known(sha) for sha in params["commits"] if search.builder.known(sha)},
+        "builds": {sha: meta for sha, meta in search._builds().items() if sha in params["commits"]},
         "skipped": search.skipped,
         "ends": moved,
+        "ends_compared": {n: _brief(r) for n, r in search.ends.items()},
         "same_code_at_the_ends": sorted(n for n, r in search.ends.items() if r.get("same_code")),
         "steps": search.steps, "culprits": culprits,
         "not_monotonic": search.not_monotonic, "undecided": search.undecided,
@@ -484,8 +544,8 @@ def summary_line(search):
     for c in search.culprits:
         who = c["commit"][:12] if len(c["candidates"]) == 1 else "one of %s" % ", ".join(
             s[:12] for s in c["candidates"])
-        parts.append("%s for %d benchmark%s (chance wrong <= %.2g)" % (
-            who, len(c["benchmarks"]), "" if len(c["benchmarks"]) == 1 else "s", c["chance_wrong"]))
+        parts.append("%s for %d benchmark%s (chance wrong %s)" % (
+            who, len(c["benchmarks"]), "" if len(c["benchmarks"]) == 1 else "s", _chance(c["chance_wrong"])))
     line = "culprit%s: %s" % ("s" if len(parts) != 1 else "", "; ".join(parts) or "none decided")
     if search.not_monotonic:
         line += "; not monotonic at %s" % ", ".join(n["commit"][:12] for n in search.not_monotonic)
@@ -498,24 +558,30 @@ def summary_line(search):
 _pct = fmt.pct
 
 
+def _chance(p):
+    """An upper bound on a probability, as the report prints it."""
+    return "< 1e-12" if p < 1e-12 else "<= %.2g" % p
+
+
 def render_markdown(doc):
     out = ["# Bisection: %s" % doc["summary"], "",
            "Range `%s..%s`, %d commits (%s); bench arguments `%s`." % (
                doc["good"][:12], doc["bad"][:12], doc["commits"],
                "first parents" if doc["first_parent"] else "every parent", " ".join(doc["bench_args"])), ""]
-    if doc["ends"]:
-        out += ["## What moved between GOOD and BAD", "", "| benchmark | verdict | change | interval | p |",
+    ends = doc.get("ends_compared") or doc["ends"]
+    if ends:
+        out += ["## GOOD against BAD", "", "| benchmark | verdict | change | interval | p |",
                 "| --- | --- | ---: | ---: | ---: |"]
-        for n, r in sorted(doc["ends"].items()):
+        for n, r in sorted(ends.items(), key=lambda kv: (kv[1]["verdict"] not in CHANGED, kv[0])):
             ci = r.get("ci") or [None, None]
             out.append("| `%s` | %s | %s | %s ... %s | %s |" % (
                 n, r["verdict"], _pct(r.get("change")), _pct(ci[0]), _pct(ci[1]), "%.2g" % r["p"] if "p" in r else "-"))
         out.append("")
     for c in doc["culprits"]:
         out += ["## Culprit `%s`: %s" % (c["commit"][:12], c["subject"]), "",
-                "%s, %s. Benchmarks: %s. Chance that it is wrong, under the measured noise: <= %.2g "
+                "%s, %s. Benchmarks: %s. Chance that it is wrong, under the measured noise: %s "
                 "(the sum over steps %s)." % (c["author"], c["date"], ", ".join("`%s`" % n for n in c["benchmarks"]),
-                                              c["chance_wrong"], ", ".join(map(str, c["steps"])) or "-"), ""]
+                                              _chance(c["chance_wrong"]), ", ".join(map(str, c["steps"])) or "-"), ""]
         if len(c["candidates"]) > 1:
             out += ["One of %s: the commits between did not build." % ", ".join(
                 "`%s`" % s[:12] for s in c["candidates"]), ""]
@@ -551,6 +617,11 @@ def render_markdown(doc):
         out.append("")
     if doc["skipped"]:
         out += ["## Skipped", ""] + ["- `%s`: %s" % (s[:12], why) for s, why in sorted(doc["skipped"].items())] + [""]
+    built = [(sha, b) for sha, b in doc["builds"].items() if b.get("ok")]
+    out += ["## Builds", "", "%d commits built, %.0f s in all; %d did not build." % (
+        len(built), sum(b.get("seconds") or 0 for _, b in built), len(doc["builds"]) - len(built)), ""]
+    if not doc["steps"]:
+        return "\n".join(out) + "\n"
     out += ["## Steps", "", "| step | range | commit | benchmark | against the lower end | against the upper end | "
             "placed | chance wrong |", "| ---: | --- | --- | --- | --- | --- | --- | ---: |"]
     for s in doc["steps"]:
@@ -562,7 +633,7 @@ def render_markdown(doc):
                                                     "%.2g" % r["p"] if "p" in r else "-", r.get("rounds", "-"))
             out.append("| %d | %d commits | `%s` | `%s` | %s | %s | %s | %s |" % (
                 s["step"], s["hi"] - s["lo"], s["commit"][:12], n, v(b["vs_lower"]), v(b["vs_upper"]), b["class"],
-                "%.2g" % b["chance_wrong"] if b["chance_wrong"] is not None else "-"))
+                _chance(b["chance_wrong"]) if b["chance_wrong"] is not None else "-"))
     return "\n".join(out) + "\n"
 
 
@@ -633,8 +704,14 @@ def _params(args, bench_args):
         if differs and os.path.isdir(os.path.join(args.state, "rounds")):
             raise Bad("%s holds another bisection (another %s); use another --state or remove it"
                       % (args.state, ", ".join(differs)))
+    else:
+        differs = True
     os.makedirs(args.state, exist_ok=True)
     os.makedirs(args.cache, exist_ok=True)
+    if differs:  # what a replaced state knew of builds and benchmarks goes with it
+        for name in ("builds.json", "benchmarks.json"):
+            if os.path.isfile(os.path.join(args.state, name)):
+                os.remove(os.path.join(args.state, name))
     with open(state_file, "w") as f:
         json.dump(params, f, indent=1)
     return params
@@ -653,6 +730,10 @@ def main(argv=None):
         search = Search(params, log, deadline).run()
         evidence = {}
         if not args.no_evidence and search.culprits:
+            # The evidence starts only with time left: a call stopped here
+            # resumes with the search already done.
+            if deadline is not None and time.monotonic() >= deadline:
+                raise Stopped()
             from regress import evidence as ev
             evidence = ev.gather(search, params, log)
         doc = report(search, params, evidence)

@@ -29,7 +29,12 @@ from regress import launch
 
 NCU_METRICS = ("gpu__time_duration.sum", "dram__bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
                "smsp__inst_issued.sum")
-NCU_STALLS = "smsp__pcsamp_warps_issue_stalled_"
+# Warps stalled per issued instruction, by reason (ncu's WarpStateStats).
+NCU_STALLS = re.compile(r"^smsp__average_warps_issue_stalled_([a-z_]+?)_per_issue_active\.ratio$")
+NCU_LAUNCHES = 200
+NCU_NAMES = {"gpu__time_duration.sum": "duration (ns)", "dram__bytes.sum": "DRAM bytes",
+             "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occupancy (%)",
+             "smsp__inst_issued.sum": "instructions issued"}
 PERF_EVENTS = "cycles,instructions,cache-misses,branch-misses"
 
 
@@ -89,40 +94,59 @@ def code_section(prints, names):
 
 
 def ptx_section(search, parent, culprit):
-    """ci/ptx-diff between the builds of parent and culprit, rebuilt in the
-    worktree (incrementally) with their compile commands."""
+    """ci/ptx-diff between the builds of parent and culprit: (diff, lines,
+    why). The PTX comes from the cached binaries (cuobjdump), else from the
+    builds' compile commands, rebuilt in the worktree."""
     from regress import ptx_diff
     b = search.builder
-    build_dir = os.path.join(b.work, os.path.dirname(b.bench) or ".")
-    snaps = {}
-    for sha in (parent, culprit):
-        b._worktree(sha)
-        rc = subprocess.run(b.command, shell=True, cwd=b.work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=dict(os.environ, PARBENCH_GIT_REVISION=sha[:12])).returncode
-        if rc != 0 or not os.path.isfile(os.path.join(build_dir, "compile_commands.json")):
-            return None, "no compile_commands.json in %s: the kernels' PTX could not be compared" % build_dir
-        out = os.path.join(b.cache, sha, "ptx")
-        if not os.path.isdir(out):
-            try:
-                ptx_diff.snapshot(build_dir, out)
-            except Exception as e:  # noqa: BLE001  any failure is reported, the report goes on
-                return None, "ci/ptx-diff snapshot failed: %s" % e
-        snaps[sha] = out
-    import contextlib
-    import io
-    buf = io.StringIO()
+    snaps, tool = {}, _cuobjdump()
+    if tool:
+        try:
+            for sha in (parent, culprit):
+                out = os.path.join(b.cache, sha, "ptx-binary")
+                if not os.path.isdir(out):
+                    ptx_diff.snapshot_binary(search.binaries[sha], out + ".part", tool)
+                    os.replace(out + ".part", out)
+                snaps[sha] = out
+        except (ptx_diff.Bad, OSError):
+            snaps = {}
+    if not snaps:
+        build_dir = os.path.join(b.work, os.path.dirname(b.bench) or ".")
+        for sha in (parent, culprit):
+            b._worktree(sha)
+            rc = subprocess.run(b.command, shell=True, cwd=b.work, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL,
+                                env=dict(os.environ, PARBENCH_GIT_REVISION=sha[:12])).returncode
+            if rc != 0 or not os.path.isfile(os.path.join(build_dir, "compile_commands.json")):
+                return None, None, "no PTX in the binaries and no compile_commands.json in %s: the kernels' PTX " \
+                                   "could not be compared" % build_dir
+            out = os.path.join(b.cache, sha, "ptx")
+            if not os.path.isdir(out):
+                try:
+                    ptx_diff.snapshot(build_dir, out)
+                except Exception as e:  # noqa: BLE001  any failure is reported, the report goes on
+                    return None, None, "ci/ptx-diff snapshot failed: %s" % e
+            snaps[sha] = out
     try:
-        with contextlib.redirect_stdout(buf):
-            ptx_diff.compare(snaps[parent], snaps[culprit])
+        d = ptx_diff.diff(snaps[parent], snaps[culprit])
     except Exception as e:  # noqa: BLE001
-        return None, "ci/ptx-diff compare failed: %s" % e
-    return [ln.strip() for ln in buf.getvalue().splitlines() if ln.strip()], None
+        return None, None, "ci/ptx-diff compare failed: %s" % e
+    return d, ptx_diff.report(d), None
+
+
+def _tool(name):
+    """A CUDA tool on the PATH or in /usr/local/cuda/bin, or None."""
+    there = os.path.join("/usr/local/cuda/bin", name)
+    return shutil.which(name) or (there if os.path.exists(there) else None)
+
+
+def _cuobjdump():
+    return _tool("cuobjdump")
 
 
 def resource_usage(binary):
     """{kernel: {"REG": n, "STACK": n, "SHARED": n, "LOCAL": n}} from cuobjdump --dump-resource-usage."""
-    tool = shutil.which("cuobjdump") or ("/usr/local/cuda/bin/cuobjdump"
-                                         if os.path.exists("/usr/local/cuda/bin/cuobjdump") else None)
+    tool = _cuobjdump()
     if not tool:
         return None
     rc, out, _ = _run([tool, "--dump-resource-usage", binary], timeout=300)
@@ -155,37 +179,96 @@ def usage_changes(before, after):
 
 
 def ncu_profile(binary, name, bench_args):
-    """{metric: value} summed over the kernels of one benchmark, or None."""
-    tool = shutil.which("ncu")
+    """{kernel (mangled): {"launches": n, metric: value}} of one benchmark's
+    run under ncu, or None."""
+    tool = _tool("ncu")
     if not tool:
         return None
     args = launch.strip_filter(bench_args) + ["--benchmark_filter=" + launch.exact_filter([name]),
                                               "--benchmark_min_time=1x", "--benchmark_repetitions=1"]
-    rc, out, _ = _run([tool, "--csv", "--page", "raw", "--launch-count", "50",
-                       "--metrics", ",".join(NCU_METRICS) + ",regex:" + NCU_STALLS + ".*", binary] + args, timeout=900)
+    rc, out, _ = _run([tool, "--csv", "--page", "raw", "--print-kernel-base", "mangled", "--launch-count",
+                       str(NCU_LAUNCHES), "--metrics", ",".join(NCU_METRICS) + ",regex:" + NCU_STALLS.pattern,
+                       binary] + args, timeout=900)
     if rc != 0:
         return None
-    return parse_ncu_csv(out)
+    return parse_ncu_csv(out, kernel_keys)
 
 
-def parse_ncu_csv(out):
-    """{metric: sum over the kernels} of `ncu --csv --page raw`: a header of
-    metric names, a row of units, a row per kernel launch; None without one."""
+def kernel_keys(names):
+    """{kernel's mangled name: the name it is matched by across two builds}:
+    demangled, without the anonymous namespace's build hash or the parameter
+    list, so a kernel whose parameters changed is still the same kernel."""
+    from regress import ptx_diff
+    unhashed = {n: ptx_diff._unhash(n) for n in names}
+    base = ptx_diff.base_names(sorted(set(unhashed.values())))
+    return {n: base[u] for n, u in unhashed.items()}
+
+
+def by_kernel(table):
+    """{kernel key: value} of a table keyed by mangled names (the first of a
+    key's names wins)."""
+    keys = kernel_keys(list(table))
+    out = {}
+    for n in sorted(table):
+        out.setdefault(keys[n], table[n])
+    return out
+
+
+def parse_ncu_csv(out, keys=None):
+    """{kernel: {"launches": n, metric: value}} of `ncu --csv --page raw`: a
+    header of column names, a row of units, a row per kernel launch. A
+    kernel's ".sum" metrics add over its launches; the others (percentages,
+    ratios) are their mean. keys (names -> {name: key}) groups the launches
+    by another name than ncu's. None without a launch."""
     lines = [ln for ln in out.splitlines() if ln.startswith('"')]
     if len(lines) < 3:
         return None
     import csv
     rows = list(csv.reader(lines))
     head, data = rows[0], rows[2:]
-    sums = {}
+    if "Kernel Name" not in head:
+        return None
+    col = head.index("Kernel Name")
+    data = [r for r in data if len(r) == len(head)]
+    key = keys(sorted({r[col] for r in data})) if keys else {r[col]: r[col] for r in data}
+    kernels = {}
     for r in data:
-        for k, v in zip(head, r):
-            if k in NCU_METRICS or k.startswith(NCU_STALLS):
+        k = kernels.setdefault(key[r[col]], {"launches": 0})
+        k["launches"] += 1
+        for name, v in zip(head, r):
+            if name in NCU_METRICS or NCU_STALLS.match(name):
                 try:
-                    sums[k] = sums.get(k, 0.0) + float(v.replace(",", ""))
+                    k[name] = k.get(name, 0.0) + float(v.replace(",", ""))
                 except ValueError:
                     pass
-    return sums
+    for k in kernels.values():
+        for name in list(k):
+            if name != "launches" and not name.endswith(".sum"):
+                k[name] /= k["launches"]
+    return kernels or None
+
+
+def pick_kernel(before, after, changed):
+    """(kernel, why): of the kernels both profiles ran, the slowest one whose
+    code changed (`changed`: kernel_keys), else the one whose time moved
+    most; None when they share no kernel."""
+    both = [k for k in after if k in before]
+    if not both:
+        return None, None
+    t = "gpu__time_duration.sum"
+    hit = [k for k in both if k in changed]
+    if hit:
+        return max(hit, key=lambda k: after[k].get(t, 0.0)), "the slowest kernel whose code changed"
+    return (max(both, key=lambda k: abs(after[k].get(t, 0.0) - before[k].get(t, 0.0))),
+            "no kernel both builds ran changed its code: the kernel whose time moved most")
+
+
+def stalls(profile, most=3):
+    """The largest stall reasons of one kernel: [(reason, warps stalled per
+    issue)], all of them for most=None."""
+    rows = [(NCU_STALLS.match(k).group(1), v) for k, v in profile.items()
+            if k != "launches" and NCU_STALLS.match(k)]
+    return sorted(rows, key=lambda r: -r[1])[:most]
 
 
 def perf_profile(binary, name, bench_args):
@@ -220,17 +303,73 @@ def moved_most(before, after):
 
 
 def profiles(tool, profile, names, before_bin, after_bin, bench_args, lines, most=3):
-    """(benchmark, moved_most rows) for the first `most` benchmarks that
-    `tool` could profile on both builds; what it could not do goes to lines."""
-    if not shutil.which(tool):
+    """(benchmark, before, after) for the first `most` benchmarks that `tool`
+    could profile on both builds; what it could not do goes to lines."""
+    if not _tool(tool):
         lines.append("%s is not installed here: no profile." % tool)
         return
     for n in names[:most]:
         before, after = profile(before_bin, n, bench_args), profile(after_bin, n, bench_args)
         if before and after:
-            yield n, moved_most(before, after)
+            yield n, before, after
         else:
             lines.append("`%s`: %s gave no figures (permissions, or nothing it could measure)" % (n, tool))
+
+
+def ncu_section(name, before, after, changed):
+    """(json, markdown lines) of one benchmark's kernels under ncu on both
+    builds, keyed by kernel_keys."""
+    t = "gpu__time_duration.sum"
+    names = sorted(set(before) | set(after), key=lambda k: -max(before.get(k, {}).get(t, 0.0),
+                                                                after.get(k, {}).get(t, 0.0)))
+    pretty = {k: k for k in names}
+    per_kernel = [{"kernel": k, "parent_ns": before.get(k, {}).get(t), "culprit_ns": after.get(k, {}).get(t),
+                   "launches": [before.get(k, {}).get("launches", 0), after.get(k, {}).get("launches", 0)]}
+                  for k in names]
+    lines = ["`%s`: the time of each kernel it launched, over the launches ncu profiled (%d at most)"
+             % (name, NCU_LAUNCHES), "", "| kernel | launches | parent | culprit | ratio |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for r in per_kernel[:8]:
+        b, a = r["parent_ns"], r["culprit_ns"]
+        lines.append("| `%s` | %d / %d | %s | %s | %s |" % (_short(pretty[r["kernel"]]), r["launches"][0],
+                                                            r["launches"][1], _us(b), _us(a),
+                                                            "%.3f" % (a / b) if a and b else "-"))
+    # The profiles themselves stay in the JSON, so the section can be read again.
+    doc = {"kernels": per_kernel, "profiles": {"parent": before, "culprit": after}}
+    k, why = pick_kernel(before, after, changed)
+    if k is None:
+        lines += ["", "The two builds ran no kernel in common."]
+        return doc, lines
+    # The kernel's own figures first, the metrics that moved most leading;
+    # then the stall reasons whose warps-per-issue moved most (a ratio of two
+    # rare stalls says little).
+    mm = moved_most({m: v for m, v in before[k].items() if m in NCU_METRICS},
+                    {m: v for m, v in after[k].items() if m in NCU_METRICS})
+    sb, sa = dict(stalls(before[k], None)), dict(stalls(after[k], None))
+    moved = sorted(set(sb) & set(sa), key=lambda r: (-abs(sa[r] - sb[r]), -sa[r], r))[:6]
+    doc.update(kernel=k, chosen=why, metrics=[{"metric": m, "parent": b, "culprit": a} for m, b, a, _ in mm],
+               stall_changes=[{"reason": r, "parent": sb[r], "culprit": sa[r]} for r in moved],
+               stalls={"parent": stalls(before[k]), "culprit": stalls(after[k])})
+    lines += ["", "`%s`, %s; the metrics that moved most first:" % (_short(pretty[k]), why), "",
+              "| metric | parent | culprit | change |", "| --- | ---: | ---: | ---: |"]
+    lines += ["| %s | %.4g | %.4g | x%.3f |" % (NCU_NAMES.get(m, m), b, a, r) for m, b, a, r in mm]
+    lines += ["| stall %s (warps a issue) | %.3g | %.3g | %+.3g |" % (r, sb[r], sa[r], sa[r] - sb[r]) for r in moved]
+    lines += ["", "Top stall reasons (warps stalled per issued instruction): parent %s; culprit %s" % (
+        ", ".join("%s %.2f" % r for r in doc["stalls"]["parent"]) or "-",
+        ", ".join("%s %.2f" % r for r in doc["stalls"]["culprit"]) or "-"), ""]
+    return doc, lines
+
+
+def _short(s, width=90):
+    return s if len(s) <= width else s[:width - 3] + "..."
+
+
+def _usage(u):
+    return "-" if u is None else ", ".join("%s %d" % (k.lower(), v) for k, v in sorted(u.items()))
+
+
+def _us(ns):
+    return "-" if ns is None else "%.1f us" % (ns / 1000.0)
 
 
 def gather(search, params, log):
@@ -243,42 +382,54 @@ def gather(search, params, log):
         ev["markdown"].append(["### The commit", "", "```"] + info["diffstat"] + ["```"])
         key = "%s-%s" % (parent[:12], culprit[:12])
         prints = fingerprints(os.path.join(params["state"], "rounds", key))
-        rows, changed = code_section(prints, names)
+        rows, _ = code_section(prints, names)
         ev["json"]["code"] = [{"benchmark": n, "parent": b, "culprit": a, "says": s} for n, b, a, s in rows]
         ev["markdown"].append(["### The code", "", "| benchmark | parent | culprit | |", "| --- | --- | --- | --- |"] +
                               ["| `%s` | `%s` | `%s` | %s |" % r for r in rows])
         gpu = [n for n in names if (prints.get(n, {}).get("new") or (None, None, None))[2] == "gpu"]
-        bins = {s: search.binaries.get(s) for s in (parent, culprit)}
+        bins = {}
+        for s in (parent, culprit):
+            try:
+                bins[s] = search.need(s)
+            except Exception:  # noqa: BLE001  a commit that no longer builds has no evidence
+                bins[s] = None
         if gpu and all(bins.values()):
             log("bisect: evidence for %s: the kernels' PTX and resources" % culprit[:12])
-            diff, why = ptx_section(search, parent, culprit)
+            diff, diff_lines, why = ptx_section(search, parent, culprit)
             lines = ["### The kernels", ""]
             if diff is None:
                 lines.append(why)
             else:
-                ev["json"]["ptx"] = diff
-                lines += ["```"] + diff + ["```"]
+                ev["json"]["ptx"] = diff_lines
+                lines += ["```"] + diff_lines + ["```"]
             ub, ua = resource_usage(bins[parent]), resource_usage(bins[culprit])
             if ub is not None and ua is not None:
+                ub, ua = by_kernel(ub), by_kernel(ua)
                 ch = usage_changes(ub, ua)
                 ev["json"]["resources"] = [{"kernel": k, "parent": b, "culprit": a} for k, b, a in ch]
                 lines += ["", "Resource usage (cuobjdump) that changed: %d kernels" % len(ch)] + [
-                    "- `%s`: %s -> %s" % (k[:100], b, a) for k, b, a in ch[:20]]
+                    "- `%s`: %s -> %s" % (k, _usage(b), _usage(a)) for k, b, a in ch[:20]]
             else:
                 lines += ["", "cuobjdump is not here: no resource usage."]
             ev["markdown"].append(lines)
             prof = ["### Nsight Compute", ""]
-            for n, mm in profiles("ncu", ncu_profile, gpu, bins[parent], bins[culprit], params["bench_args"], prof):
-                ev["json"].setdefault("ncu", {})[n] = [{"metric": k, "parent": b, "culprit": a} for k, b, a, _ in mm]
-                prof += ["`%s`, the metrics that moved most first:" % n, "",
-                         "| metric | parent | culprit | ratio |", "| --- | ---: | ---: | ---: |"] + [
-                    "| %s | %.4g | %.4g | %.3f |" % r for r in mm[:10]] + [""]
+            recompiled = set()
+            if diff is not None:
+                changed = [n for _, n in diff["changed"]] + [n for _, (_, n) in diff["signature"]]
+                recompiled |= set(kernel_keys(changed).values())
+            recompiled |= {k for k, _, _ in (usage_changes(ub, ua) if ub and ua else [])}
+            for n, before, after in profiles("ncu", ncu_profile, gpu, bins[parent], bins[culprit],
+                                             params["bench_args"], prof):
+                doc, ln = ncu_section(n, before, after, recompiled)
+                ev["json"].setdefault("ncu", {})[n] = doc
+                prof += ln
             ev["markdown"].append(prof)
         cpu = [n for n in names if n not in gpu]
         if cpu and all(bins.values()):
             lines = ["### CPU counters", ""]
-            for n, mm in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit], params["bench_args"], lines):
-                lines += ["`%s`:" % n, ""] + ["- %s: %.4g -> %.4g (x%.3f)" % r for r in mm]
+            for n, before, after in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit],
+                                             params["bench_args"], lines):
+                lines += ["`%s`:" % n, ""] + ["- %s: %.4g -> %.4g (x%.3f)" % r for r in moved_most(before, after)]
             ev["markdown"].append(lines)
         out[culprit] = ev
     return out

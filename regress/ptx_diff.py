@@ -4,6 +4,7 @@ every .cu file of a CMake build and compares two snapshots kernel by kernel.
   ci/ptx-diff snapshot BUILD_DIR OUT_DIR   PTX of each .cu in BUILD_DIR's
                                            compile_commands.json (configure with
                                            -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+  ci/ptx-diff snapshot --binary BENCH OUT  the PTX a binary carries (cuobjdump)
   ci/ptx-diff compare BEFORE_DIR AFTER_DIR the kernels (.entry) whose PTX body
                                            changed, appeared or went away
 
@@ -175,7 +176,9 @@ def demangle(names):
     return dict(zip(names, p.stdout.splitlines()))
 
 
-def compare(before, after):
+def diff(before, after):
+    """{"changed", "gone", "new", "moved"}: lists of (file, kernel) between two
+    snapshots, and the kernel counts "before" and "after"."""
     a, b = load(before), load(after)
     changed = sorted(k for k in a if k in b and a[k] != b[k])
     gone = sorted(set(a) - set(b))
@@ -193,13 +196,116 @@ def compare(before, after):
             moved.append(n)
             gone.remove(g)
             new.remove(n)
-    pretty = demangle(sorted({k[1] for k in changed + gone + new + moved}))
-    print("ptx-diff: %d kernels before, %d after; %d changed, %d gone, %d new, %d moved to another file unchanged"
-          % (len(a), len(b), len(changed), len(gone), len(new), len(moved)))
-    for what, keys in (("changed", changed), ("gone", gone), ("new", new), ("moved", moved)):
-        for f, n in keys:
-            print("  %-7s %s  (%s)" % (what, pretty[n], f))
-    return 1 if changed or gone or new else 0
+    # A kernel whose parameters changed has another mangled name: a gone and a
+    # new kernel of one file with the same name and template arguments.
+    base = base_names([k[1] for k in gone + new])
+    arrived = {}
+    for k in new:
+        arrived.setdefault((k[0], base[k[1]]), []).append(k)
+    signature = []
+    for g in list(gone):
+        same = arrived.get((g[0], base[g[1]]))
+        if same:
+            n = same.pop(0)
+            signature.append((g, n))
+            gone.remove(g)
+            new.remove(n)
+    return {"before": len(a), "after": len(b), "changed": changed, "signature": signature, "gone": gone,
+            "new": new, "moved": moved}
+
+
+def strip_params(name):
+    """A demangled function name without its parameter list."""
+    name = name.rstrip()
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        if name[i] == ")":
+            depth += 1
+        elif name[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return name[:i]
+        if depth == 0:
+            break
+    return name
+
+
+def base_names(names):
+    """{mangled name: its demangled name without the parameter list}: the
+    same kernel across a change of its parameters (where c++filt is there;
+    else the mangled name)."""
+    pretty = demangle(sorted(set(names)))
+    return {n: strip_params(pretty[n]) for n in names}
+
+
+def report(d):
+    """compare's lines for a diff()."""
+    keys = d["changed"] + [n for _, n in d["signature"]] + d["gone"] + d["new"] + d["moved"]
+    pretty = demangle(sorted({k[1] for k in keys}))
+    lines = ["ptx-diff: %d kernels before, %d after; %d changed, %d gone, %d new, %d moved to another file unchanged"
+             % (d["before"], d["after"], len(d["changed"]) + len(d["signature"]), len(d["gone"]), len(d["new"]),
+                len(d["moved"]))
+             + ("; %d of the changed in their parameters too" % len(d["signature"]) if d["signature"] else "")]
+    for f, n in d["changed"]:
+        lines.append("  %-7s %s  (%s)" % ("changed", pretty[n], f))
+    for _, (f, n) in d["signature"]:
+        lines.append("  %-7s %s  (%s; its parameters changed)" % ("changed", pretty[n], f))
+    for what in ("gone", "new", "moved"):
+        for f, n in d[what]:
+            lines.append("  %-7s %s  (%s)" % (what, pretty[n], f))
+    return lines
+
+
+def compare(before, after):
+    d = diff(before, after)
+    print("\n".join(report(d)))
+    return 1 if d["changed"] or d["signature"] or d["gone"] or d["new"] else 0
+
+
+# cuobjdump -ptx prints each PTX of a fatbin after a header of "key = value"
+# lines ("arch = sm_90", "identifier = dmma.cu" where the toolkit records the
+# source file); the PTX starts at its first line that is not one of them.
+FATBIN_PTX = re.compile(r"^Fatbin ptx code:\s*$", re.M)
+
+
+def split_cuobjdump_ptx(text):
+    """[(identifier or None, ptx text)] of `cuobjdump -ptx`'s output."""
+    parts = FATBIN_PTX.split(text)[1:]
+    out = []
+    for part in parts:
+        lines = part.splitlines()
+        ident, i = None, 0
+        while i < len(lines) and (not lines[i].strip() or set(lines[i].strip()) == {"="}
+                                  or re.match(r"^[a-z_ ]+=", lines[i]) or lines[i].strip() == "compressed"):
+            m = re.match(r"^identifier\s*=\s*(\S+)", lines[i])
+            if m:
+                ident = m.group(1)
+            i += 1
+        out.append((ident, "\n".join(lines[i:]) + "\n"))
+    return out
+
+
+def snapshot_binary(binary, out, cuobjdump="cuobjdump"):
+    """The PTX a binary carries (CMake's default architectures embed it beside
+    the SASS), written to OUT without rebuilding: a file per source file when
+    cuobjdump names them, else one file, which compare reads by kernel name."""
+    p = subprocess.run([cuobjdump, "-ptx", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if p.returncode != 0:
+        raise Bad("cuobjdump -ptx %s: %s" % (binary, (p.stderr.strip().splitlines() or ["failed"])[-1]))
+    parts = [(i, t) for i, t in split_cuobjdump_ptx(p.stdout) if ENTRY.search(t)]
+    if not parts:
+        raise Bad("%s carries no PTX kernel (built without a compute_XX target)" % binary)
+    os.makedirs(out, exist_ok=True)
+    named = all(i for i, _ in parts) and len({os.path.basename(i) for i, _ in parts}) == len(parts)
+    if named:
+        for i, t in parts:
+            with open(os.path.join(out, os.path.basename(i) + ".ptx"), "w") as f:
+                f.write(t)
+    else:
+        with open(os.path.join(out, "binary.ptx"), "w") as f:
+            f.write("\n".join(t for _, t in parts))
+    return len(parts)
 
 
 def main(argv=None):
@@ -208,14 +314,27 @@ def main(argv=None):
                                 epilog=__doc__.split("\n\n", 1)[1])
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("snapshot")
-    s.add_argument("build")
+    s.add_argument("build", help="a CMake build folder, or with --binary a CUDA binary")
     s.add_argument("out")
+    s.add_argument("--binary", action="store_true", help="read the PTX the binary carries (cuobjdump -ptx), "
+                   "no compile commands or rebuild needed")
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")
     args = p.parse_args(argv)
     try:
-        return snapshot(args.build, args.out) if args.cmd == "snapshot" else compare(args.before, args.after)
+        if args.cmd == "compare":
+            return compare(args.before, args.after)
+        if args.binary:
+            tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+            if not os.path.exists(tool):
+                raise Bad("cuobjdump is not installed: --binary needs it")
+            if not os.path.isfile(args.build):
+                raise Bad("%s is not a file" % args.build)
+            n = snapshot_binary(args.build, args.out, tool)
+            print("ptx-diff: %d PTX files of %s in %s" % (n, args.build, args.out))
+            return 0
+        return snapshot(args.build, args.out)
     except Bad as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2

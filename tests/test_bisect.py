@@ -191,13 +191,50 @@ class Evidence(unittest.TestCase):
         self.assertEqual(before["_Z4tileILi16EEvPKfS1_Pfi"], {"REG": 40, "STACK": 0, "SHARED": 8192, "LOCAL": 0})
         after = dict(before, _Z4tileILi16EEvPKfS1_Pfi={"REG": 64, "STACK": 16, "SHARED": 8192, "LOCAL": 16})
         self.assertEqual([k for k, _, _ in evidence.usage_changes(before, after)], ["_Z4tileILi16EEvPKfS1_Pfi"])
+        # Two builds name a kernel of an anonymous namespace with other hashes,
+        # and a new parameter changes its mangled name: one kernel still.
+        name = ("_ZN2pb6kmeans39_GLOBAL__N__6e69bcfe_7_dmma_cu_%s"
+                "11dmma_assignILi1ELi1ELb1ELi4EEEvPKdS4_S4_S4_PiPdPyS6_S5_liii")
+        ub = evidence.by_kernel({name % "07aad982": {"REG": 114, "SHARED": 2304}})
+        ua = evidence.by_kernel({(name % "1d700dff") + "b": {"REG": 114, "SHARED": 2560}})
+        self.assertEqual(evidence.usage_changes(ub, ua), [
+            ("void pb::kmeans::(anonymous namespace)::dmma_assign<1, 1, true, 4>", {"REG": 114, "SHARED": 2304},
+             {"REG": 114, "SHARED": 2560})])
+        stall = "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio"
         csv_text = ('==PROF== Connected to process\n'
-                    '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum","other"\n'
-                    '"","","nsecond","byte",""\n'
-                    '"0","tile","1,000","2048","x"\n"1","tile","3,000","2048","y"\n')
-        self.assertEqual(evidence.parse_ncu_csv(csv_text), {"gpu__time_duration.sum": 4000.0,
-                                                            "dram__bytes.sum": 4096.0})
+                    '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum",'
+                    '"sm__warps_active.avg.pct_of_peak_sustained_active","%s","%s","other"\n'
+                    '"","","nsecond","byte","%%","inst","inst",""\n'
+                    '"0","_Z4tilev","1,000","2048","40","2.5","0.5","x"\n'
+                    '"1","_Z4tilev","3,000","2048","60","3.5","0.7","y"\n'
+                    '"2","_Z4initv","500","0","10","0.1","0.2","z"\n') % (stall % "long_scoreboard", stall % "math")
+        before = evidence.parse_ncu_csv(csv_text)
+        # Sums add over a kernel's launches; a percentage or ratio is their mean.
+        self.assertEqual(before["_Z4tilev"], {"launches": 2, "gpu__time_duration.sum": 4000.0,
+                                              "dram__bytes.sum": 4096.0,
+                                              "sm__warps_active.avg.pct_of_peak_sustained_active": 50.0,
+                                              stall % "long_scoreboard": 3.0, stall % "math": 0.6})
+        self.assertEqual(before["_Z4initv"]["launches"], 1)
+        self.assertEqual(evidence.stalls(before["_Z4tilev"]), [("long_scoreboard", 3.0), ("math", 0.6)])
         self.assertIsNone(evidence.parse_ncu_csv("==PROF== nothing profiled\n"))
+        # The slowest kernel whose code changed; else the one whose time moved most.
+        after = {"_Z4tilev": dict(before["_Z4tilev"], **{"gpu__time_duration.sum": 5000.0}),
+                 "_Z4initv": dict(before["_Z4initv"], **{"gpu__time_duration.sum": 450.0})}
+        self.assertEqual(evidence.pick_kernel(before, after, {"_Z4initv"})[0], "_Z4initv")
+        k, why = evidence.pick_kernel(before, after, set())
+        self.assertEqual(k, "_Z4tilev")
+        self.assertIn("moved most", why)
+        self.assertEqual(evidence.pick_kernel(before, {"_Z3newv": {}}, set()), (None, None))
+        doc, lines = evidence.ncu_section("G/A", before, after, {"_Z4tilev"})
+        self.assertEqual(doc["kernel"], "_Z4tilev")
+        self.assertEqual(doc["metrics"][0], {"metric": "gpu__time_duration.sum", "parent": 4000.0, "culprit": 5000.0})
+        self.assertEqual([r["kernel"] for r in doc["kernels"]], ["_Z4tilev", "_Z4initv"])
+        self.assertIn("| 2 / 2 | 4.0 us | 5.0 us | 1.250 |", "\n".join(lines))
+        # Stall reasons by how far their warps-per-issue moved.
+        after["_Z4tilev"][stall % "math"] = 1.6
+        doc, _ = evidence.ncu_section("G/A", before, after, {"_Z4tilev"})
+        self.assertEqual(doc["stall_changes"], [{"reason": "math", "parent": 0.6, "culprit": 1.6},
+                                                {"reason": "long_scoreboard", "parent": 3.0, "culprit": 3.0}])
         moved = evidence.moved_most({"a": 100.0, "b": 10.0, "c": 5.0}, {"a": 101.0, "b": 20.0, "c": 2.5})
         self.assertEqual([m[0] for m in moved], ["b", "c", "a"])  # x2 and x0.5 tie in |log|, then a
 
@@ -245,6 +282,18 @@ class Bisections(Base):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(sorted(os.listdir(os.path.join(self.tmp, "state", "rounds"))), rounds)
         self.assertNotIn("building", p.stderr)
+        # On another machine (an empty cache) the state alone replays the
+        # search; only the evidence builds, the parent and the culprit.
+        shutil.rmtree(os.path.join(self.tmp, "cache"))
+        p = self.bisect("--resume", "--no-evidence")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("building", p.stderr)
+        p = self.bisect("--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(ln.split()[2] for ln in p.stderr.splitlines() if "building" in ln),
+                         sorted([s[6][:12], s[7][:12]]))
+        self.assertEqual([c["commit"] for c in self.report()["culprits"]], [s[7]])
+        self.assertEqual(self.report()["builds"][s[5]]["ok"], False)
 
     def test_two_opposite_steps_are_each_found(self):
         # A: 1.0 until commit 3, 1.3 until commit 7, then 1.12: the ends differ

@@ -147,6 +147,58 @@ class PtxDiff(unittest.TestCase):
             self.assertIn("compile_commands.json is missing", p.stderr)
             self.assertNotIn("Traceback", p.stderr)
 
+    def test_a_kernel_whose_parameters_changed_is_changed_not_gone_and_new(self):
+        with tempfile.TemporaryDirectory() as t:
+            write(os.path.join(t, "a"), "x.cu.ptx", PTX % ("1", "ret;"))
+            # copy(float*, float*, int) becomes copy(float*, float*, int, bool).
+            write(os.path.join(t, "b"), "x.cu.ptx", (PTX % ("1", "ret;")).replace("_Z4copyPfS_i", "_Z4copyPfS_ib"))
+            d = ptx_diff.diff(os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(d["signature"], [(("x.cu.ptx", "_Z4copyPfS_i"), ("x.cu.ptx", "_Z4copyPfS_ib"))])
+            self.assertEqual((d["gone"], d["new"], d["changed"]), ([], [], []))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("1 changed, 0 gone, 0 new, 0 moved to another file unchanged; 1 of the changed in their "
+                          "parameters too", p.stdout)
+            self.assertIn("changed copy(float*, float*, int, bool)  (x.cu.ptx; its parameters changed)", p.stdout)
+        self.assertEqual(ptx_diff.strip_params("void ns::(anonymous namespace)::k<1, (char)2>(int, void (*)(int))"),
+                         "void ns::(anonymous namespace)::k<1, (char)2>")
+
+    def fake_cuobjdump(self, d, text):
+        path = os.path.join(d, "cuobjdump")
+        write(d, "dump.txt", text)
+        write(d, "cuobjdump", "#!/bin/sh\ncat '%s'\n" % os.path.join(d, "dump.txt"))
+        os.chmod(path, 0o755)
+        return path
+
+    def test_snapshot_of_a_binary(self):
+        # cuobjdump -ptx: a header per fatbin PTX, the identifier where the
+        # toolkit records the source file.
+        head = ("\nFatbin elf code:\n================\narch = sm_90\ncode version = [1,8]\nhost = linux\n"
+                "compile_size = 64bit\n\nFatbin ptx code:\n================\narch = sm_90\n"
+                "code version = [8,8]\nhost = linux\ncompile_size = 64bit\ncompressed\n%s\n")
+        one = PTX % ("1", "add.s32 %r1, %r2, 1;")
+        other = one.replace("_Z4copyPfS_i", "_Z4zeroPfS_i").replace("_Z5scaleIfEvPT_", "_Z5shiftIfEvPT_")
+        with tempfile.TemporaryDirectory() as t:
+            named = (head % "identifier = /w/impl/a.cu\n") + one + (head % "identifier = /w/impl/b.cu\n") + other
+            self.assertEqual([i for i, _ in ptx_diff.split_cuobjdump_ptx(named)], ["/w/impl/a.cu", "/w/impl/b.cu"])
+            self.assertEqual(ptx_diff.snapshot_binary("bench", os.path.join(t, "a"),
+                                                      self.fake_cuobjdump(t, named)), 2)
+            self.assertEqual(sorted(os.listdir(os.path.join(t, "a"))), ["a.cu.ptx", "b.cu.ptx"])
+            # Without identifiers: one file, read by kernel name.
+            changed = (head % "") + one.replace("add.s32 %r1, %r2, 1;", "add.s32 %r1, %r2, 2;") + (head % "") + other
+            self.assertEqual(ptx_diff.snapshot_binary("bench", os.path.join(t, "b"),
+                                                      self.fake_cuobjdump(t, changed)), 2)
+            self.assertEqual(os.listdir(os.path.join(t, "b")), ["binary.ptx"])
+            same = (head % "") + one + (head % "") + other
+            ptx_diff.snapshot_binary("bench", os.path.join(t, "c"), self.fake_cuobjdump(t, same))
+            d = ptx_diff.diff(os.path.join(t, "c"), os.path.join(t, "b"))
+            self.assertEqual(d["changed"], [("binary.ptx", "_Z4copyPfS_i")])
+            self.assertEqual((d["before"], d["after"], d["gone"], d["new"]), (4, 4, [], []))
+            self.assertIn("changed", ptx_diff.report(d)[1])
+            # A binary without PTX is one clear error.
+            with self.assertRaises(ptx_diff.Bad):
+                ptx_diff.snapshot_binary("bench", os.path.join(t, "e"), self.fake_cuobjdump(t, "Fatbin elf code:\n"))
+
     def test_ptx_command_replaces_the_object_output(self):
         cmd = ptx_diff.ptx_command({"command": "/usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -c x.cu -o x.cu.o",
                                     "directory": "/b", "file": "x.cu"}, "/o/x.ptx")
