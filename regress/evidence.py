@@ -10,6 +10,8 @@ where it is not:
                  PTX (kernels changed, appeared or gone), and cuobjdump's
                  resource usage (registers, spills as local memory, shared
                  memory) where it changed;
+  the object     for CPU benchmarks, the functions whose machine code
+                 changed between the two binaries (objdump), largest first;
   the profile    where ncu is installed, an Nsight Compute pass over each
                  GPU benchmark on both builds: duration, DRAM bytes,
                  achieved occupancy, issued instructions and the largest
@@ -290,6 +292,63 @@ def perf_profile(binary, name, bench_args):
     return out or None
 
 
+# objdump -d's function headers ("0000000000401136 <_Z3fooi>:") and the
+# parts of an instruction that move with the code's placement, not its
+# content: addresses, rip-relative offsets, the symbolic comments, padding.
+OBJ_FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+OBJ_PLACE = [(re.compile(r"^\s*[0-9a-f]+:\s*"), ""), (re.compile(r"\s*#.*$"), ""),
+             (re.compile(r"-?0x[0-9a-f]+\(%rip\)"), "(%rip)"), (re.compile(r"\b[0-9a-f]+ (<[^>]+>)"), r"\1")]
+OBJ_PADDING = re.compile(r"^(?:data16 |cs )*(?:nop|xchg\s+%ax,%ax|int3)")
+
+
+def object_functions(text):
+    """{function (mangled): [instruction, ...]} of `objdump -d
+    --no-show-raw-insn`, each instruction without what placement changes."""
+    out, fn = {}, None
+    for ln in text.splitlines():
+        m = OBJ_FUNCTION.match(ln)
+        if m:
+            fn = m.group(1)
+            out[fn] = []
+            continue
+        if fn is None or not ln.strip() or ":" not in ln:
+            continue
+        for pat, rep in OBJ_PLACE:
+            ln = pat.sub(rep, ln)
+        ln = " ".join(ln.split())
+        if ln and not OBJ_PADDING.match(ln):
+            out[fn].append(ln)
+    return out
+
+
+def objdump_functions(binary):
+    tool = shutil.which("objdump")
+    if not tool:
+        return None
+    rc, out, _ = _run([tool, "-d", "--no-show-raw-insn", binary], timeout=900)
+    return object_functions(out) if rc == 0 else None
+
+
+def object_diff(before, after, most=15):
+    """(json, lines): the functions whose machine code changed, appeared or
+    went away, the largest first."""
+    from regress import ptx_diff
+    changed = [(f, len(before[f]), len(after[f])) for f in before if f in after and before[f] != after[f]]
+    gone = [(f, len(before[f]), 0) for f in before if f not in after]
+    new = [(f, 0, len(after[f])) for f in after if f not in before]
+    pretty = ptx_diff.demangle(sorted({r[0] for r in changed + gone + new}))
+    doc = {"functions": [len(before), len(after)]}
+    lines = ["Object code (objdump): %d functions before, %d after; %d changed, %d gone, %d new" % (
+        len(before), len(after), len(changed), len(gone), len(new))]
+    for what, rows in (("changed", changed), ("gone", gone), ("new", new)):
+        rows.sort(key=lambda r: (-max(r[1], r[2]), r[0]))
+        doc[what] = [{"function": pretty[f], "instructions": [b, a]} for f, b, a in rows]
+        lines += ["- %s `%s`: %d -> %d instructions" % (what, _short(pretty[f], 110), b, a) for f, b, a in rows[:most]]
+        if len(rows) > most:
+            lines.append("- and %d more %s" % (len(rows) - most, what))
+    return doc, lines
+
+
 def moved_most(before, after):
     """(metric, before, after, ratio) sorted by |log ratio|, largest first."""
     import math
@@ -426,6 +485,14 @@ def gather(search, params, log):
             ev["markdown"].append(prof)
         cpu = [n for n in names if n not in gpu]
         if cpu and all(bins.values()):
+            log("bisect: evidence for %s: the object code" % culprit[:12])
+            ob, oa = objdump_functions(bins[parent]), objdump_functions(bins[culprit])
+            if ob is not None and oa is not None:
+                doc, lines = object_diff(ob, oa)
+                ev["json"]["object_code"] = doc
+                ev["markdown"].append(["### The object code", ""] + lines)
+            else:
+                ev["markdown"].append(["### The object code", "", "objdump is not here, or could not read a build."])
             lines = ["### CPU counters", ""]
             for n, before, after in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit],
                                              params["bench_args"], lines):

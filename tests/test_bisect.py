@@ -238,6 +238,33 @@ class Evidence(unittest.TestCase):
         moved = evidence.moved_most({"a": 100.0, "b": 10.0, "c": 5.0}, {"a": 101.0, "b": 20.0, "c": 2.5})
         self.assertEqual([m[0] for m in moved], ["b", "c", "a"])  # x2 and x0.5 tie in |log|, then a
 
+    @unittest.skipUnless(shutil.which("g++") and shutil.which("objdump"), "needs g++ and objdump")
+    def test_object_code_diff_ignores_placement(self):
+        from regress import evidence
+        src = ("int g[100];\n%s"
+               "__attribute__((noinline)) int bar(int x) { return x * 3 + g[x & 7]; }\n"
+               "__attribute__((noinline)) int foo(int n) { int s = 0; for (int i = 0; i < n; ++i) s += %s;"
+               " return s; }\n"
+               "int main(int c, char**) { return foo(c) + bar(c); }\n")
+        with tempfile.TemporaryDirectory() as t:
+            bins = []
+            # After: a new function ahead of bar moves every address; foo's loop changes.
+            for i, (extra, body) in enumerate((("", "g[i] * bar(i)"),
+                                               ("__attribute__((noinline)) int baz(int x) { return x ^ g[3]; }\n",
+                                                "g[i] * bar(i) + baz(i)"))):
+                with open(os.path.join(t, "v%d.cpp" % i), "w") as f:
+                    f.write(src % (extra, body))
+                bins.append(os.path.join(t, "v%d" % i))
+                subprocess.run(["g++", "-O2", "-o", bins[-1], os.path.join(t, "v%d.cpp" % i)], check=True)
+            before, after = evidence.objdump_functions(bins[0]), evidence.objdump_functions(bins[1])
+            self.assertEqual(before["_Z3bari"], after["_Z3bari"])
+            self.assertTrue(before["_Z3bari"])
+            doc, lines = evidence.object_diff(before, after)
+            self.assertIn("foo(int)", [r["function"] for r in doc["changed"]])
+            self.assertNotIn("bar(int)", [r["function"] for r in doc["changed"]])
+            self.assertEqual([r["function"] for r in doc["new"]], ["baz(int)"])
+            self.assertIn("new `baz(int)`", "\n".join(lines))
+
     def test_code_section(self):
         from regress import evidence
         prints = {"G/A": {"base": ("aa", None, "cpu"), "new": ("bb", None, "cpu")},
