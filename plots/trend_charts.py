@@ -312,7 +312,7 @@ def draw_family(family, series, labels, run_bounds, machine_label, out):
 CSS = report_html.CSS + """
 p.summary{font-size:15px;font-weight:600;margin:.6em 0}
 p.summary.bad{color:#b00}p.summary.good{color:#070}
-tr.slower.confirmed td{background:#fde2e2}tr.slower.tentative td{background:#fff3e6}
+tr.slower.confirmed td{background:#fde2e2}tr.closed td{color:#555}tr.slower.tentative td{background:#fff3e6}
 tr.faster td{background:#e8f6e8}tr.faster.tentative td{background:#f4fbf4}
 td.status{font-weight:600;white-space:nowrap}td.name{overflow-wrap:anywhere;min-width:18em;max-width:40em}
 div.charts.wide{grid-template-columns:1fr}
@@ -350,7 +350,41 @@ def aa_section(nights, totals):
     return h
 
 
-def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa):
+def alerts_section(alerts, settings):
+    """The alerts, worst first, with their state and last triage."""
+    h = ["<h2 id='alerts'>Alerts, worst first</h2>"]
+    if not alerts:
+        h.append("<p class='ok'>No alert: no confirmed change on this machine.</p>")
+        return h
+    cols = ("alert", "state", "direction", "worst step", "benchmarks", "commit range", "culprit", "last triage")
+    h.append("<div class='scroll'><table class='sortable' id='alerts-table'><thead><tr>%s</tr></thead><tbody>"
+             % "".join("<th>%s</th>" % c for c in cols))
+    for a in alerts:
+        names = [b["name"] for b in a["benchmarks"]]
+        shown = ", ".join(names[:3]) + (" and %d more" % (len(names) - 3) if len(names) > 3 else "")
+        last = a["events"][-1] if a["events"] else None
+        triage = "" if not last else "%s by %s%s" % (when(last["at"]), last["who"],
+                                                     ": " + last["why"] if last["why"] else "")
+        culprit = "" if not a["culprit"] else "%s %s" % (a["culprit"][:12], a["culprit_subject"] or "")
+        cells = [("num", str(a["id"]), "#%d" % a["id"]), ("status", a["state"], esc(a["state"].replace("_", " "))),
+                 ("text", a["direction"], esc(a["direction"])),
+                 ("num", repr(a["worst_step"]), esc(pct(a["worst_step"]))),
+                 ("name", shown, "%d: %s" % (len(names), esc(shown))),
+                 ("text", "", esc("%s..%s" % (short_rev(a["revision_before"]), short_rev(a["revision_after"])))),
+                 ("text", a["culprit"] or "", esc(culprit)), ("text", triage, esc(triage))]
+        kind = "confirmed" if a["state"] in ("untriaged", "acknowledged") else "closed"
+        h.append("<tr class='%s %s'>%s</tr>" % (a["direction"], kind, "".join(
+            "<td class='%s' data-v='%s'>%s</td>" % (c, esc(v), t) for c, v, t in cells)))
+    h.append("</tbody></table></div>")
+    h.append("<p class='note'>An alert groups the benchmarks of one cause: one culprit commit (ci/bisect), else one "
+             "run. Untriaged and acknowledged alerts fail the nightly job; invalid, won't fix, fixed, backed out "
+             "and detected fixed (every benchmark back within its noise) do not, and an invalid change is not "
+             "raised again. Triage: <code>ci/alerts --history %s triage ID STATE --why TEXT</code>.</p>"
+             % esc(settings.get("history") or "DIR"))
+    return h
+
+
+def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=()):
     h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
          "<meta name='viewport' content='width=device-width, initial-scale=1'>",
          "<title>parbench trends: %s</title><style>%s</style></head><body>" % (esc(info["hardware"]), CSS),
@@ -363,11 +397,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
     if info["one_run"]:
         h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
                  % (2 * changepoint.MIN_SIZE))
-    toc = [("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
+    toc = [("Alerts", "alerts"), ("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
            ("Benchmarks", "benchmarks"), ("The comparator on itself (A/A)", "aa"), ("How changes are found", "method")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
         "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
 
+    h += alerts_section(alerts, settings)
     h.append("<h2 id='changes'>What changed, worst first</h2>")
     if rows:
         culprits = any(c.get("culprit") for c in rows)
@@ -378,7 +413,9 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
         for c in rows:
             link = "#b-%s" % c["stem"] if c["stem"] in bench_charts else ""
             name = ("<a href='%s'>%s</a>" % (esc(link), esc(c["name"]))) if link else esc(c["name"])
-            status = "%s %s%s" % (c["status"], c["direction"], " (accepted)" if c["accepted"] else "")
+            status = "%s %s%s%s" % (c["status"], c["direction"], " (accepted)" if c["accepted"] else "",
+                                    " (alert #%d, %s)" % (c["alert"]["id"], c["alert"]["state"].replace("_", " "))
+                                    if c.get("alert") else "")
             cells = [("status", status, esc(status)),
                      ("name", c["name"], name),
                      ("num", repr(c["step"]), esc(pct(c["step"]))),

@@ -600,5 +600,7 @@ def detect(points, floor, multiple=MULTIPLE, confirm=CONFIRM, min_size=MIN_SIZE,
 def gating(changes):
     """The changes that fail a nightly job: confirmed regressions, but not one
     marked "accepted" (measured at or before the machine's accepted baseline:
-    ci/trends --accepted-through)."""
-    return [c for c in changes if c["status"] == "confirmed" and c["direction"] == "slower" and not c.get("accepted")]
+    ci/trends --accepted-through) or "triaged" (its alert closed: invalid,
+    won't fix, fixed, backed out or detected fixed)."""
+    return [c for c in changes if c["status"] == "confirmed" and c["direction"] == "slower" and not c.get("accepted")
+            and not c.get("triaged")]

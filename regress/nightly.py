@@ -327,7 +327,9 @@ def bisect_changes(changes_path, hist, repo, bench_args, budget, log=log, build=
         doc = json.load(f)
     ranges = {}
     for c in doc.get("changes", []):
-        if c.get("status") != "confirmed" or c.get("accepted"):
+        # A change already triaged (its alert invalid, won't fix, fixed...) is not bisected.
+        state = (c.get("alert") or {}).get("state")
+        if c.get("status") != "confirmed" or c.get("accepted") or state not in (None, "untriaged", "acknowledged"):
             continue
         a, b = c.get("revision_before"), c.get("revision_after")
         if a and b and a != b:

@@ -39,6 +39,7 @@ import sys
 
 import numpy as np
 
+from regress import alerts
 from regress import changepoint
 from regress import compare
 from regress import history
@@ -394,6 +395,7 @@ def run(args, out=print):
         d = instant(c["date"])
         c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
                              and d <= accepted_through)
+    alert_rows, alert_sync = sync_alerts(args.history, machine, changes, series, ordinal)
     gating = changepoint.gating(changes)
     accepted = [c for c in changes if c["accepted"] and c["status"] == "confirmed"]
     summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
@@ -402,7 +404,8 @@ def run(args, out=print):
                                             and c["status"] != "confirmed"),
                "improvements": sum(1 for c in changes if c["direction"] == "faster"),
                "confirmed_improvements": sum(1 for c in changes if c["direction"] == "faster"
-                                             and c["status"] == "confirmed")}
+                                             and c["status"] == "confirmed"),
+               "alerts_open": sum(1 for a in alert_rows if a["state"] in alerts.OPEN)}
     hardware = m["gpu"] or m["cpu"] or "unknown hardware"
     machine_label = "machine %s: %s" % (machine, "; ".join(x for x in (m["gpu"], m["cpu"]) if x) or hardware)
     revs = [r["revision"] for r in runs if r["revision"]]
@@ -435,11 +438,13 @@ def run(args, out=print):
 
     aa_nights, aa_totals = read_aa_ledger(args.history, machine)
     trend_charts.write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts,
-                            bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text},
-                            (aa_nights, aa_totals))
+                            bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text,
+                                     "history": args.history},
+                            (aa_nights, aa_totals), alert_rows)
 
     keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
-            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted", "culprit")
+            "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted", "culprit",
+            "alert")
     doc = {"parbench_trends": FORMAT,
            "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
@@ -452,7 +457,10 @@ def run(args, out=print):
            "summary": dict(summary, fails_nightly=bool(gating)),
            "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
                          "changed": ch} for _, r, ch in bounds],
-           "changes": [{k: c[k] for k in keys} for c in changes],
+           "changes": [{k: c.get(k) for k in keys} for c in changes],
+           "alerts": [{"id": a["id"], "state": a["state"], "direction": a["direction"], "worst_step": a["worst_step"],
+                       "culprit": a["culprit"], "benchmarks": [b["name"] for b in a["benchmarks"]]}
+                      for a in alert_rows],
            "aa": {"summary": aa_totals, "nights": aa_nights}}
     text = json.dumps(results.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
@@ -466,8 +474,47 @@ def run(args, out=print):
     for c in changes:
         out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
                                                  c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
+    if alert_sync and (alert_sync["raised"] or alert_sync["closed"]):
+        out("alerts: %d raised (%s), %d detected fixed (%s); ci/alerts --history %s list" % (
+            len(alert_sync["raised"]), ", ".join("#%d" % i for i in alert_sync["raised"]) or "-",
+            len(alert_sync["closed"]), ", ".join("#%d" % i for i in alert_sync["closed"]) or "-", args.history))
     out("report: %s" % os.path.join(args.out, "index.html"))
     return EXIT_REGRESSION if gating else EXIT_OK
+
+
+def sync_alerts(hist, machine, changes, series, ordinal):
+    """Raise and close the machine's alerts (regress/alerts.py) from the
+    confirmed changes; each change gets "alert" (id and state), and
+    "triaged" when its alert is closed, which keeps it from failing the
+    nightly. ([alerts worst first], sync result), or ([], None) with one
+    line on stderr when the store cannot be written."""
+    by_name = {s.name: s for s in series}
+    confirmed = [c for c in changes if c["status"] == "confirmed"]
+    for c in changes:
+        c["alert"] = None
+    for c in confirmed:
+        c["ordinal"] = by_name[c["name"]].x[c["index"]]
+
+    def recovered(row):
+        s = by_name.get(row["name"])
+        if s is None:
+            return False, "no longer in the history"
+        return alerts.recovery(s.points, ordinal, row, measured)
+
+    # A history without a confirmed change, and no alert yet, stays as it was.
+    if not confirmed and not os.path.exists(os.path.join(hist, alerts.FILE)):
+        return [], None
+    try:
+        with alerts.Alerts(hist) as store:
+            result = store.sync(machine, confirmed, recovered)
+            rows = store.alerts(machine)
+    except alerts.AlertError as e:
+        _stderr("trends: alerts not updated: %s" % e)
+        return [], None
+    for c in confirmed:
+        if c["alert"] and c["alert"]["state"] not in alerts.OPEN:
+            c["triaged"] = c["alert"]["state"]
+    return rows, result
 
 
 def attach_culprits(changes, hist):

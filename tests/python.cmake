@@ -47,6 +47,7 @@ parbench_python_test(history unit ${CMAKE_CURRENT_SOURCE_DIR}/test_history.py)
 # Trends of the nightly history: the stepped history's changes, page and
 # charts; then the command's longer runs and the page rendered in Chromium.
 parbench_python_test(trends unit ${CMAKE_CURRENT_SOURCE_DIR}/test_trends.py)
+parbench_python_test(alerts unit ${CMAKE_CURRENT_SOURCE_DIR}/test_alerts.py)
 parbench_python_test(trends_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_trends_e2e.py)
 # The nightly job: what it selects (roles, run names); then two nights on a
 # few instances with this build's bench.

@@ -1,0 +1,401 @@
+"""Alerts: each confirmed change of a history, with a life (ci/alerts).
+
+    ci/alerts --history DIR list [--machine ID] [--state STATE ...] [--all]
+    ci/alerts --history DIR show ID
+    ci/alerts --history DIR triage ID STATE [--why TEXT] [--who NAME]
+
+ci/trends (and so the nightly job) raises them: every confirmed change of a
+machine's series becomes part of an alert. One alert groups the benchmarks
+of one cause: those whose changes ci/bisect traced to one culprit commit,
+else those that changed at the same run. A change found again on a later
+night (its place may move a run or two as runs arrive) stays with its alert.
+
+States:
+
+  untriaged       raised, nobody has looked (the default)
+  acknowledged    someone is on it
+  invalid         not a real change (noise, a machine problem): the same
+                  change is never raised again
+  wontfix         real and accepted
+  fixed           a later commit fixed it
+  backed_out      the culprit was reverted
+  detected_fixed  set by ci/trends: every benchmark of the alert returned
+                  within its noise (the median of its last runs is within
+                  the change's threshold of the level before it)
+
+Only untriaged and acknowledged alerts fail the nightly job and can be
+detected fixed; triage to untriaged reopens one. Every triage is kept with
+who, when and why (show lists them).
+
+The alerts live in DIR/alerts.sqlite, beside the runs' archive: unlike the
+run index they are not derived from the runs, so they are never rebuilt;
+the schema carries a version and is migrated forward on open. Writers take
+the database's write lock (BEGIN IMMEDIATE), so two commands at once are
+applied one after the other; one that waits past the timeout says so and
+changes nothing.
+
+Exit status: 0 done; 2 bad input or usage, one line "alerts: ..."."""
+import datetime
+import getpass
+import json
+import math
+import os
+import sqlite3
+import sys
+
+from regress import results
+
+TOOL = "alerts"
+EXIT_OK, EXIT_INPUT = 0, 2
+FILE = "alerts.sqlite"
+STATES = ("untriaged", "acknowledged", "invalid", "wontfix", "fixed", "backed_out", "detected_fixed")
+OPEN = ("untriaged", "acknowledged")
+HUMAN = tuple(s for s in STATES if s != "detected_fixed")
+NEAR_RUNS = 2        # a change found again within this many runs of its alert's is the same change
+# How long a writer waits for another one (PARBENCH_LOCK_SECONDS overrides it).
+LOCK_SECONDS = float(os.environ.get("PARBENCH_LOCK_SECONDS") or 30.0)
+
+# Each migration takes the schema from version i to i + 1.
+MIGRATIONS = [
+    """
+    CREATE TABLE alerts (
+        id INTEGER PRIMARY KEY,
+        machine TEXT NOT NULL,
+        grouping TEXT NOT NULL,
+        direction TEXT NOT NULL,
+        culprit TEXT,
+        culprit_subject TEXT,
+        revision_before TEXT,
+        revision_after TEXT,
+        date TEXT,
+        state TEXT NOT NULL DEFAULT 'untriaged',
+        UNIQUE (machine, grouping)
+    );
+    CREATE TABLE alert_benchmarks (
+        alert_id INTEGER NOT NULL REFERENCES alerts (id),
+        name TEXT NOT NULL,
+        direction TEXT NOT NULL,
+        step REAL NOT NULL,
+        threshold REAL,
+        ordinal INTEGER NOT NULL,
+        run_id INTEGER NOT NULL,
+        segment TEXT,
+        PRIMARY KEY (alert_id, name)
+    );
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        alert_id INTEGER NOT NULL REFERENCES alerts (id),
+        at TEXT NOT NULL,
+        who TEXT NOT NULL,
+        state_from TEXT,
+        state_to TEXT NOT NULL,
+        why TEXT
+    );
+    """,
+]
+
+
+class AlertError(Exception):
+    """Bad input, or a store that cannot be used: one line, exit 2."""
+
+
+def now_utc():
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def default_who():
+    return os.environ.get("PARBENCH_USER") or os.environ.get("USER") or getpass.getuser()
+
+
+class Alerts:
+    """The alerts of one history directory."""
+
+    def __init__(self, directory, create=True):
+        if not os.path.isdir(directory):
+            raise AlertError("%s is not a history directory" % directory)
+        self.path = os.path.join(directory, FILE)
+        if not create and not os.path.exists(self.path):
+            raise AlertError("%s holds no alerts yet (ci/trends raises them)" % directory)
+        try:
+            self.con = sqlite3.connect(self.path, timeout=LOCK_SECONDS, isolation_level=None)
+            self.con.row_factory = sqlite3.Row
+            self.con.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise AlertError("%s: %s" % (self.path, _why(e)))
+
+    def close(self):
+        self.con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _migrate(self):
+        with self.write():
+            version = self.con.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise AlertError("%s has schema version %d; this parbench knows up to %d"
+                                 % (self.path, version, len(MIGRATIONS)))
+            for i in range(version, len(MIGRATIONS)):
+                for stmt in MIGRATIONS[i].split(";"):
+                    if stmt.strip():
+                        self.con.execute(stmt)
+                self.con.execute("PRAGMA user_version = %d" % (i + 1))
+
+    def write(self):
+        return _Transaction(self.con, self.path)
+
+    # ------------------------------------------------------------ reading
+    def alert(self, alert_id):
+        row = self.con.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
+        if row is None:
+            raise AlertError("no alert %s in %s" % (alert_id, self.path))
+        a = dict(row)
+        a["benchmarks"] = [dict(r) for r in self.con.execute(
+            "SELECT * FROM alert_benchmarks WHERE alert_id = ? ORDER BY abs(step) DESC, name", (alert_id,))]
+        a["events"] = [dict(r) for r in self.con.execute(
+            "SELECT * FROM events WHERE alert_id = ? ORDER BY id", (alert_id,))]
+        a["worst_step"] = max((b["step"] for b in a["benchmarks"]), key=abs, default=0.0)
+        return a
+
+    def alerts(self, machine=None, states=None):
+        """Worst first: open regressions, then the other open alerts, then the
+        closed ones; by the size of their largest step within each."""
+        sql, args = "SELECT id FROM alerts", []
+        if machine:
+            sql += " WHERE machine = ?"
+            args.append(machine)
+        out = [self.alert(r["id"]) for r in self.con.execute(sql, args)]
+        if states:
+            out = [a for a in out if a["state"] in states]
+        return sorted(out, key=rank)
+
+    # ------------------------------------------------------------ writing
+    def sync(self, machine, changes, recovered, when=None):
+        """Raise, extend and close the machine's alerts from ci/trends'
+        confirmed changes (dicts with name, direction, step, threshold,
+        ordinal, run_id, segment, revision_before, revision_after, date and
+        culprit). recovered(benchmark row) says whether a benchmark of an
+        alert is back within its noise: (bool, why). Returns {"raised": [ids],
+        "closed": [ids], "suppressed": [ids]: invalid alerts found again};
+        each change gets "alert": its alert's id and state."""
+        when = when or now_utc()
+        raised, closed, suppressed = [], [], set()
+        with self.write():
+            rows = [dict(r) for r in self.con.execute(
+                "SELECT b.*, a.state FROM alert_benchmarks b JOIN alerts a ON a.id = b.alert_id WHERE a.machine = ?",
+                (machine,))]
+            for c in sorted(changes, key=lambda c: (c["ordinal"], c["name"])):
+                same = [r for r in rows if r["name"] == c["name"] and r["direction"] == c["direction"]
+                        and r["segment"] == c.get("segment") and abs(r["ordinal"] - c["ordinal"]) <= NEAR_RUNS]
+                if same:
+                    aid = min(same, key=lambda r: abs(r["ordinal"] - c["ordinal"]))["alert_id"]
+                    self.con.execute("UPDATE alert_benchmarks SET step = ?, threshold = ?, ordinal = ?, run_id = ? "
+                                     "WHERE alert_id = ? AND name = ?",
+                                     (c["step"], c.get("threshold"), c["ordinal"], c["run_id"], aid, c["name"]))
+                else:
+                    aid = self._group(machine, c, when, raised)
+                    self.con.execute("INSERT OR REPLACE INTO alert_benchmarks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                     (aid, c["name"], c["direction"], c["step"], c.get("threshold"), c["ordinal"],
+                                      c["run_id"], c.get("segment")))
+                    rows.append({"alert_id": aid, "name": c["name"], "direction": c["direction"],
+                                 "segment": c.get("segment"), "ordinal": c["ordinal"], "state": None})
+                k = c.get("culprit") or {}
+                if k.get("commit"):
+                    self.con.execute("UPDATE alerts SET culprit = ?, culprit_subject = ? WHERE id = ? AND culprit IS "
+                                     "NULL", (k["commit"], k.get("subject"), aid))
+                state = self.con.execute("SELECT state FROM alerts WHERE id = ?", (aid,)).fetchone()[0]
+                if state == "invalid":
+                    suppressed.add(aid)
+                c["alert"] = {"id": aid, "state": state}
+            for (aid,) in self.con.execute("SELECT id FROM alerts WHERE machine = ? AND state IN (%s)"
+                                           % ",".join("?" * len(OPEN)), (machine,) + OPEN).fetchall():
+                bench = [dict(r) for r in self.con.execute("SELECT * FROM alert_benchmarks WHERE alert_id = ?",
+                                                           (aid,))]
+                verdicts = [recovered(b) for b in bench]
+                if bench and all(ok for ok, _ in verdicts):
+                    self._set_state(aid, "detected_fixed", "parbench", when,
+                                    "; ".join("%s: %s" % (b["name"], why) for b, (_, why) in zip(bench, verdicts)))
+                    closed.append(aid)
+            for c in changes:
+                if c.get("alert"):
+                    c["alert"]["state"] = self.con.execute("SELECT state FROM alerts WHERE id = ?",
+                                                           (c["alert"]["id"],)).fetchone()[0]
+        return {"raised": raised, "closed": closed, "suppressed": sorted(suppressed)}
+
+    def _group(self, machine, c, when, raised):
+        """The alert a new change joins: its culprit's, else its run's; raised when there is none."""
+        k = c.get("culprit") or {}
+        grouping = "culprit:%s" % k["commit"] if k.get("commit") else "run:%d" % c["run_id"]
+        row = self.con.execute("SELECT id FROM alerts WHERE machine = ? AND grouping = ?",
+                               (machine, grouping)).fetchone()
+        if row:
+            return row[0]
+        cur = self.con.execute("INSERT INTO alerts (machine, grouping, direction, culprit, culprit_subject, "
+                               "revision_before, revision_after, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (machine, grouping, c["direction"], k.get("commit"), k.get("subject"),
+                                c.get("revision_before"), c.get("revision_after"), c.get("date")))
+        aid = cur.lastrowid
+        self.con.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
+                         (aid, when, "parbench", None, "untriaged", "confirmed change of %s" % c["name"]))
+        raised.append(aid)
+        return aid
+
+    def _set_state(self, aid, state, who, when, why):
+        old = self.con.execute("SELECT state FROM alerts WHERE id = ?", (aid,)).fetchone()
+        if old is None:
+            raise AlertError("no alert %s in %s" % (aid, self.path))
+        self.con.execute("UPDATE alerts SET state = ? WHERE id = ?", (state, aid))
+        self.con.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
+                         (aid, when, who, old[0], state, why))
+        return old[0]
+
+    def triage(self, aid, state, who=None, why=None, when=None):
+        if state not in HUMAN:
+            raise AlertError("%r is not a state to triage to; one of: %s" % (state, ", ".join(HUMAN)))
+        with self.write():
+            return self._set_state(aid, state, who or default_who(), when or now_utc(), why)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a lock held past
+    the timeout is bad input's one line."""
+
+    def __init__(self, con, path):
+        self.con, self.path = con, path
+
+    def __enter__(self):
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise AlertError("%s: %s (another command holds it; try again)" % (self.path, _why(e)))
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None:
+            try:
+                self.con.execute("COMMIT")
+                return False
+            except sqlite3.DatabaseError as e:
+                self.con.execute("ROLLBACK")
+                raise AlertError("%s: %s" % (self.path, _why(e)))
+        try:
+            self.con.execute("ROLLBACK")
+        except sqlite3.DatabaseError:
+            pass
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise AlertError("%s: %s" % (self.path, _why(exc)))
+        return False
+
+
+def _why(e):
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def rank(a):
+    group = (0 if a["state"] in OPEN and a["direction"] == "slower" else
+             1 if a["state"] in OPEN else 2 if a["direction"] == "slower" else 3)
+    return (group, -abs(a["worst_step"]), a["id"])
+
+
+def recovery(points, ordinal_of, row, measured, local=5, tail=3):
+    """(recovered, why) for one benchmark of an alert: the median of its last
+    `tail` runs of the change's segment against the median of the up to
+    `local` runs before the change, within the change's threshold in log
+    time. points: the benchmark's series (oldest first, with run_id,
+    segment, median); ordinal_of: run id -> the run's place."""
+    mine = [p for p in points if p.get("segment") == row["segment"] and measured(p)]
+    before = [p["median"] for p in mine if ordinal_of[p["run_id"]] < row["ordinal"]][-local:]
+    after = [p["median"] for p in mine if ordinal_of[p["run_id"]] >= row["ordinal"]]
+    if not before or len(after) <= tail or row["threshold"] is None:
+        return False, "too few runs since the change"
+    b, t = _median(before), _median(after[-tail:])
+    move = t / b - 1.0
+    ok = abs(math.log(t / b)) <= math.log1p(row["threshold"])
+    return ok, "the last %d runs %+.1f%% from the level before the change (threshold %.1f%%)" % (
+        tail, 100 * move, 100 * row["threshold"])
+
+
+def _median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+# ------------------------------------------------------------------ command
+
+def _pct(x):
+    return "%+.1f%%" % (100 * x)
+
+
+def describe(a):
+    culprit = (" culprit %s %s" % (a["culprit"][:12], a["culprit_subject"] or "")) if a["culprit"] else ""
+    return "#%d %-14s %-6s %7s  %d benchmark%s  %s..%s%s" % (
+        a["id"], a["state"], a["direction"], _pct(a["worst_step"]), len(a["benchmarks"]),
+        "" if len(a["benchmarks"]) == 1 else "s", (a["revision_before"] or "?")[:12], (a["revision_after"] or "?")[:12],
+        culprit)
+
+
+def make_parser():
+    p = results.ArgumentParser(TOOL, "ci/alerts", description=__doc__.split("\n\n")[0],
+                               formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+                               epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--history", required=True, help="the history directory (ci/history)")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND",
+                           parser_class=lambda **kw: results.ArgumentParser(TOOL, "ci/alerts", **kw))
+    s = sub.add_parser("list", help="the alerts, worst first (open ones; --all for every one)")
+    s.add_argument("--machine", help="one machine's alerts")
+    s.add_argument("--state", action="append", choices=STATES, help="only alerts in this state (repeatable)")
+    s.add_argument("--all", action="store_true", help="closed alerts too")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s = sub.add_parser("show", help="one alert: its benchmarks and its triage history")
+    s.add_argument("id", type=int)
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s = sub.add_parser("triage", help="set an alert's state, saying who and why")
+    s.add_argument("id", type=int)
+    s.add_argument("state", choices=HUMAN)
+    s.add_argument("--why", help="the reason, kept with the change of state")
+    s.add_argument("--who", help="who triages (default $PARBENCH_USER or $USER)")
+    return p
+
+
+def main(argv=None, out=print):
+    args = make_parser().parse_args(argv)
+    try:
+        with Alerts(args.history, create=False) as store:
+            if args.cmd == "list":
+                states = args.state or (None if args.all else OPEN)
+                rows = store.alerts(args.machine, states)
+                if args.json:
+                    out(json.dumps(rows, indent=1, sort_keys=True))
+                    return EXIT_OK
+                for a in rows:
+                    out(describe(a))
+                out("%d alert%s%s" % (len(rows), "" if len(rows) == 1 else "s",
+                                      "" if args.all or args.state else " open (--all lists the closed ones too)"))
+            elif args.cmd == "show":
+                a = store.alert(args.id)
+                if args.json:
+                    out(json.dumps(a, indent=1, sort_keys=True))
+                    return EXIT_OK
+                out(describe(a))
+                out("machine %s, first run after the change: %s" % (a["machine"], a["date"] or "?"))
+                for b in a["benchmarks"]:
+                    out("  %-7s %7s  %s" % (b["direction"], _pct(b["step"]), b["name"]))
+                for e in a["events"]:
+                    why = " (%s)" % e["why"] if e["why"] else ""
+                    out("  %s  %s: %s -> %s%s" % (e["at"], e["who"], e["state_from"] or "-", e["state_to"], why))
+            else:
+                old = store.triage(args.id, args.state, args.who, args.why)
+                out("alert #%d: %s -> %s" % (args.id, old, args.state))
+    except AlertError as e:
+        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        return EXIT_INPUT
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    results.run_tool(TOOL, main)
