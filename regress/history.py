@@ -39,7 +39,8 @@ indent, key order, number spelling, compression), is "already in the history
 failed, and its point is stored as such, with the reason.
 
 Commands (ci/history --help): ingest FILE..., list, machines, series NAME,
-rebuild. Exit status: 0 done; 2 bad input or usage, one line "history: ...".
+rebuild, export bmf|github-action-benchmark (one run, for Bencher or
+github-action-benchmark). Exit status: 0 done; 2 bad input or usage, one line "history: ...".
 
 Python use (the change-point detector, the report, the nightly job):
 
@@ -801,6 +802,66 @@ def cmd_list(h, args, out):
     return EXIT_OK
 
 
+def run_entries(h, run_id):
+    """The passed entries of one run: dicts of name, repetitions, median,
+    low, high, times (seconds)."""
+    rows = h._query("SELECT name, repetitions, median, low, high, times FROM entries WHERE run_id = ? AND "
+                    "disposition = 'passed' AND median IS NOT NULL ORDER BY name", (run_id,))
+    return [dict(r, times=json.loads(r["times"]) if r["times"] else []) for r in rows]
+
+
+def export_bmf(run, entries):
+    """Bencher Metric Format: {benchmark: {"latency": {value, lower_value,
+    upper_value}}}, nanoseconds (Bencher's latency measure): the median of the
+    repetitions and their range."""
+    return {e["name"]: {"latency": {"value": e["median"] * 1e9, "lower_value": e["low"] * 1e9,
+                                    "upper_value": e["high"] * 1e9}} for e in entries}
+
+
+def export_gab(run, entries):
+    """github-action-benchmark's customSmallerIsBetter input: a list of
+    {name, unit, value, range, extra}, nanoseconds; range is half the
+    repetitions' span."""
+    where = "; ".join(x for x in (run.get("revision") and "revision %s" % run["revision"],
+                                  run.get("gpu") or run.get("cpu"), run.get("date")) if x)
+    return [{"name": e["name"], "unit": "ns", "value": e["median"] * 1e9,
+             "range": "\u00b1 %.6g" % ((e["high"] - e["low"]) * 1e9 / 2.0),
+             "extra": "median of %d repetitions; %s" % (e["repetitions"], where)} for e in entries]
+
+
+EXPORTS = {"bmf": export_bmf, "github-action-benchmark": export_gab}
+
+
+def cmd_export(h, args, out):
+    machine = h.resolve_machine(args.machine) if args.machine else None
+    runs = h.runs(machine)
+    if not runs:
+        raise HistoryError("no runs in %s%s" % (h.dir, " for machine %s" % machine if machine else ""))
+    if args.run is None:
+        machines = {r["machine"] for r in runs}
+        if len(machines) > 1:
+            raise HistoryError("%d machines in %s: name one with --machine (ci/history machines lists them)"
+                               % (len(machines), h.dir))
+        run = runs[-1]
+    else:
+        run = next((r for r in runs if r["id"] == args.run), None)
+        if run is None:
+            raise HistoryError("no run %d in %s%s" % (args.run, h.dir, " of machine %s" % machine if machine else ""))
+    entries = run_entries(h, run["id"])
+    doc = EXPORTS[args.format](run, entries)
+    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    if args.out in (None, "-"):
+        out(text.rstrip("\n"))
+    else:
+        try:
+            write_atomic(args.out, text.encode("utf-8"))
+        except OSError as e:
+            raise HistoryError("cannot write %s: %s" % (args.out, e.strerror or e))
+        _stderr("run %d (%s), %d benchmarks, as %s in %s"
+                % (run["id"], run["date"] or "no date", len(entries), args.format, args.out))
+    return EXIT_OK
+
+
 def cmd_machines(h, args, out):
     ms = h.machines()
     if not ms:
@@ -890,11 +951,17 @@ def make_parser():
                    "Family/Variant/key:value/.../manual_time")
     s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran NAME")
     sub.add_parser("rebuild", help="recreate index.sqlite from the archive")
+    s = sub.add_parser("export", help="one run as Bencher's BMF JSON or github-action-benchmark's input")
+    s.add_argument("format", choices=sorted(EXPORTS), help="bmf (Bencher Metric Format) or "
+                   "github-action-benchmark (its customSmallerIsBetter tool)")
+    s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran")
+    s.add_argument("--run", type=int, metavar="N", help="the run (ci/history list); default the machine's latest")
+    s.add_argument("--out", metavar="FILE", help="write there (default: standard output)")
     return p
 
 
 COMMANDS = {"ingest": cmd_ingest, "list": cmd_list, "machines": cmd_machines, "series": cmd_series,
-            "rebuild": cmd_rebuild}
+            "rebuild": cmd_rebuild, "export": cmd_export}
 
 
 def main(argv=None, out=print):

@@ -555,6 +555,60 @@ class Machines(Base):
         self.assertEqual(len(set(history.SEGMENT_KEYS)), len(history.SEGMENT_KEYS))
 
 
+# The documented shapes: Bencher's BMF JSON schema (benchmark -> measure ->
+# {value, lower_value, upper_value}, value required), and the input of
+# github-action-benchmark's customSmallerIsBetter tool (a list of {name,
+# unit, value} with optional range and extra, all strings but value).
+BMF_SCHEMA = {"type": "object", "patternProperties": {".+": {
+    "type": "object", "patternProperties": {".+": {
+        "type": "object", "required": ["value"],
+        "properties": {"value": {"type": "number"}, "lower_value": {"type": "number"},
+                       "upper_value": {"type": "number"}}}}}}}
+GAB_SCHEMA = {"type": "array", "items": {
+    "type": "object", "required": ["name", "unit", "value"],
+    "properties": {"name": {"type": "string"}, "unit": {"type": "string"}, "value": {"type": "number"},
+                   "range": {"type": "string"}, "extra": {"type": "string"}}}}
+
+
+class Export(Base):
+    def test_bmf_and_github_action_benchmark(self):
+        import jsonschema
+        self.two_runs()
+        out = os.path.join(self.dir, "bmf.json")
+        p = self.ok("export", "bmf", "--out", out)
+        # The latest run by date: run 1 (23 Nov; run 2 is dated the 22nd).
+        self.assertEqual(p.stderr.strip(), "history: run 1 (2026-11-23T07:00:00+00:00), 2 benchmarks, as bmf in %s"
+                         % out)
+        with open(out) as f:
+            bmf = json.load(f)
+        jsonschema.validate(bmf, BMF_SCHEMA)
+        # Run 1's GEMM: repetitions 3, 1, 2, 4, 2.5 ms: median 2.5 ms, range 1..4, in ns.
+        self.assertEqual(bmf[GEMM], {"latency": {"value": 2.5e6, "lower_value": 1e6, "upper_value": 4e6}})
+        self.assertEqual(sorted(bmf), sorted([GEMM, SORT]))
+        p = self.ok("export", "github-action-benchmark", "--run", "2")
+        gab = json.loads(p.stdout)
+        jsonschema.validate(gab, GAB_SCHEMA)
+        g = next(x for x in gab if x["name"] == GEMM)
+        # Run 2: 6, 5, 7 ms: median 6 ms, half the 5..7 ms span.
+        self.assertEqual((g["unit"], g["value"], g["range"]), ("ns", 6e6, "\u00b1 1e+06"))
+        self.assertIn("median of 3 repetitions; revision def", g["extra"])
+        # A wrong document fails the schemas the tests hold, so they check something.
+        with self.assertRaises(jsonschema.ValidationError):
+            jsonschema.validate({GEMM: {"latency": {"value": "6"}}}, BMF_SCHEMA)
+        with self.assertRaises(jsonschema.ValidationError):
+            jsonschema.validate([{"name": GEMM, "value": 1.0}], GAB_SCHEMA)
+
+    def test_export_bad_input(self):
+        self.fails("export", "bmf", match="no history there")
+        self.two_runs()
+        self.fails("export", "csv", match="invalid choice: 'csv'")
+        self.fails("export", "bmf", "--run", "9", match="no run 9")
+        self.fails("export", "bmf", "--out", os.path.join(self.dir, "no", "such", "dir.json"), match="cannot write")
+        other = self.write("c.json", doc([0.001, 0.002, 0.003], gpu="NVIDIA H100 80GB HBM3"))
+        self.ok("ingest", other)
+        self.fails("export", "bmf", match="name one with --machine")
+
+
 class Command(Base):
     def test_errors_are_one_line(self):
         self.fails("list", match="no history there")
