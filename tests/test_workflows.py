@@ -2,11 +2,17 @@
 """The CI workflows under .github/workflows/ parse as YAML, have the shape
 GitHub Actions reads (on, jobs, runs-on, steps that run or use), and every
 repository command they name exists and is executable; the options they pass
-to parbench's commands are ones those commands accept."""
+to parbench's commands are ones those commands accept. They never run a pull
+request's code on the self-hosted GPU runner unasked or with a token that can
+write; ci/pr-comment posts one comment per check and updates it, against a
+fake GitHub."""
 import glob
+import http.server
+import json
 import os
 import re
 import subprocess
+import threading
 import unittest
 
 import yaml
@@ -14,7 +20,8 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKFLOWS = sorted(glob.glob(os.path.join(ROOT, ".github", "workflows", "*.yml")))
-ACTIONS = ("actions/checkout@v4", "actions/upload-artifact@v4")
+ACTIONS = ("actions/checkout@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4")
+WRITE = ("write", "write-all")
 COMMAND = re.compile(r"(?<![\w./-])((?:ci|plots)/[A-Za-z0-9_.-]+)")
 
 
@@ -26,10 +33,32 @@ def commands(script):
             yield m.group(1), line[m.end():]
 
 
+def load(name):
+    with open(os.path.join(ROOT, ".github", "workflows", name)) as f:
+        doc = yaml.safe_load(f)
+    doc["triggers"] = doc.get("on", doc.get(True))   # YAML 1.1 reads a bare `on` as true
+    return doc
+
+
+def all_workflows():
+    return {os.path.basename(p): load(os.path.basename(p)) for p in WORKFLOWS}
+
+
+def self_hosted(job):
+    runs_on = job.get("runs-on")
+    return "self-hosted" in (runs_on if isinstance(runs_on, list) else [runs_on])
+
+
+def writes(perms):
+    if isinstance(perms, str):
+        return perms in WRITE
+    return any(v in WRITE for v in (perms or {}).values())
+
+
 class Workflows(unittest.TestCase):
-    def test_there_are_two(self):
+    def test_there_are_four(self):
         names = sorted(os.path.basename(p) for p in WORKFLOWS)
-        self.assertEqual(names, ["nightly.yml", "pull-request.yml"])
+        self.assertEqual(names, ["gpu-gate.yml", "nightly.yml", "pr-comment.yml", "pull-request.yml"])
 
     def test_shape_and_commands(self):
         for path in WORKFLOWS:
@@ -63,6 +92,166 @@ class Workflows(unittest.TestCase):
         self.assertEqual(p.returncode, 0, (cmd, p.stderr))
         for o in opts:
             self.assertIn(o, p.stdout, "%s: %s has no option %s" % (where, cmd, o))
+
+    def test_no_pull_request_code_on_the_gpu_runner_unasked(self):
+        for name, doc in all_workflows().items():
+            triggers = doc["triggers"]
+            triggers = triggers if isinstance(triggers, dict) else {t: None for t in triggers}
+            jobs = doc["jobs"]
+            for jname, job in jobs.items():
+                text = yaml.safe_dump(job)
+                if not self_hosted(job):
+                    continue
+                # A pull request (a fork's too) starts no self-hosted job by itself.
+                self.assertNotIn("pull_request", triggers, "%s: %s runs on every pull request" % (name, jname))
+                self.assertNotIn("secrets.", text, "%s: %s sees secrets" % (name, jname))
+                self.assertFalse(writes(job.get("permissions", doc.get("permissions"))),
+                                 "%s: %s has a token that can write" % (name, jname))
+                if "pull_request_target" in triggers or "issue_comment" in triggers:
+                    # Asked for by a maintainer: a job that decides, with the
+                    # label or the commenter's association in its condition.
+                    needs = job.get("needs")
+                    needs = [needs] if isinstance(needs, str) else (needs or [])
+                    self.assertTrue(needs, "%s: %s does not wait for an authorisation" % (name, jname))
+                    cond = " ".join(str(jobs[n].get("if", "")) for n in needs)
+                    self.assertIn("github.event.label.name == 'gpu-gate'", cond)
+                    self.assertIn("author_association", cond)
+                    self.assertIn('"OWNER", "MEMBER", "COLLABORATOR"', cond)
+                    self.assertEqual(triggers["pull_request_target"], {"types": ["labeled"]})
+                    # The commit the maintainer approved, checked out without credentials.
+                    co = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout")]
+                    self.assertEqual(len(co), 1)
+                    self.assertIs(co[0]["with"]["persist-credentials"], False)
+                    self.assertIn("needs.authorize.outputs.head", co[0]["with"]["ref"])
+
+    def test_jobs_that_can_write_run_no_pull_request_code(self):
+        for name, doc in all_workflows().items():
+            for jname, job in doc["jobs"].items():
+                if not writes(job.get("permissions", doc.get("permissions"))):
+                    continue
+                self.assertFalse(self_hosted(job), (name, jname))
+                for step in job.get("steps", []):
+                    if str(step.get("uses", "")).startswith("actions/checkout"):
+                        ref = str((step.get("with") or {}).get("ref", ""))
+                        self.assertNotIn("head", ref, "%s: %s checks out the pull request" % (name, jname))
+                    self.assertNotIn("ci/deps.sh", step.get("run", ""), (name, jname))
+
+    def test_the_readers_of_a_job(self):
+        self.assertTrue(self_hosted({"runs-on": ["self-hosted", "gpu"]}))
+        self.assertFalse(self_hosted({"runs-on": "ubuntu-24.04"}))
+        self.assertTrue(writes({"pull-requests": "write"}))
+        self.assertTrue(writes("write-all"))
+        self.assertFalse(writes({"contents": "read"}))
+
+
+class FakeGitHub(http.server.BaseHTTPRequestHandler):
+    comments = []
+    calls = []
+    fail = None
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, code, doc, headers=()):
+        body = json.dumps(doc).encode()
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        FakeGitHub.calls.append(("GET", self.path, self.headers.get("Authorization")))
+        if FakeGitHub.fail:
+            return self.reply(FakeGitHub.fail, {"message": "no"})
+        # Two per page, so finding a comment walks the pages.
+        page = int((re.search(r"[?&]page=(\d+)", self.path) or [None, "1"])[1])
+        mine = FakeGitHub.comments[2 * (page - 1):2 * page]
+        base = "http://%s:%d" % self.server.server_address
+        headers = [("Link", '<%s/repos/o/r/issues/5/comments?per_page=100&page=%d>; rel="next"' % (base, page + 1))] \
+            if 2 * page < len(FakeGitHub.comments) else []
+        self.reply(200, mine, headers)
+
+    def _body(self):
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])).decode())
+
+    def do_POST(self):
+        FakeGitHub.calls.append(("POST", self.path, None))
+        c = {"id": 100 + len(FakeGitHub.comments), "body": self._body()["body"]}
+        FakeGitHub.comments.append(c)
+        self.reply(201, c)
+
+    def do_PATCH(self):
+        FakeGitHub.calls.append(("PATCH", self.path, None))
+        cid = int(self.path.rsplit("/", 1)[1])
+        c = next(c for c in FakeGitHub.comments if c["id"] == cid)
+        c["body"] = self._body()["body"]
+        self.reply(200, c)
+
+
+class PrComment(unittest.TestCase):
+    def setUp(self):
+        FakeGitHub.comments = [{"id": 1, "body": "looks good"}, {"id": 2, "body": "one more thing"},
+                               {"id": 3, "body": "ok"}]
+        FakeGitHub.calls, FakeGitHub.fail = [], None
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), FakeGitHub)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.api = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.body = "/tmp/pr-comment-body-%d.md" % os.getpid()
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        if os.path.exists(self.body):
+            os.remove(self.body)
+
+    def run_tool(self, text, key="gpu-gate", token="t0k"):
+        with open(self.body, "w") as f:
+            f.write(text)
+        env = dict(os.environ, GITHUB_TOKEN=token)
+        return subprocess.run([os.path.join(ROOT, "ci", "pr-comment"), "--repo", "o/r", "--pr", "5", "--key", key,
+                               "--body", self.body, "--api", self.api], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, env=env)
+
+    def test_posted_once_then_updated(self):
+        p = self.run_tool("| benchmark | verdict |\n| A | SAME |\n")
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, "pr-comment: posted comment 103 on o/r#5"), p.stderr)
+        self.assertEqual(FakeGitHub.comments[-1]["body"], "<!-- parbench:gpu-gate -->\n| benchmark | verdict |\n"
+                                                          "| A | SAME |\n")
+        self.assertEqual(FakeGitHub.calls[0][2], "Bearer t0k")
+        # The next run finds it on the second page and replaces its text.
+        p = self.run_tool("| A | SLOWER |\n")
+        self.assertEqual(p.stdout.strip(), "pr-comment: updated comment 103 on o/r#5")
+        self.assertEqual(len(FakeGitHub.comments), 4)
+        self.assertEqual(FakeGitHub.comments[-1]["body"], "<!-- parbench:gpu-gate -->\n| A | SLOWER |\n")
+        self.assertEqual([c[0] for c in FakeGitHub.calls], ["GET", "GET", "POST", "GET", "GET", "PATCH"])
+        # Another check keeps its own comment.
+        self.assertIn("posted", self.run_tool("cpu", key="cpu-compare").stdout)
+        self.assertEqual(len(FakeGitHub.comments), 5)
+
+    def test_refusals_are_one_line(self):
+        FakeGitHub.fail = 401
+        p = self.run_tool("x")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.strip(), "pr-comment: GET /repos/o/r/issues/5/comments?per_page=100: HTTP 401 "
+                                           "Unauthorized")
+        FakeGitHub.fail = None
+        for args, text in (({"token": ""}, "GITHUB_TOKEN is not set"), ({"key": "a b"}, "letters, digits")):
+            p = self.run_tool("x", **args)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(text, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+        # A server that went away: one line too.
+        self.server.shutdown()
+        self.server.server_close()
+        p = self.run_tool("x")
+        self.assertEqual(p.returncode, 2)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        # A running one again, for tearDown to stop.
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), FakeGitHub)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 if __name__ == "__main__":
