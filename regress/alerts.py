@@ -27,12 +27,13 @@ Only untriaged and acknowledged alerts fail the nightly job and can be
 detected fixed; triage to untriaged reopens one. Every triage is kept with
 who, when and why (show lists them).
 
-The alerts live in DIR/alerts.sqlite, beside the runs' archive: unlike the
-run index they are not derived from the runs, so they are never rebuilt;
-the schema carries a version and is migrated forward on open. Writers take
-the database's write lock (BEGIN IMMEDIATE), so two commands at once are
-applied one after the other; one that waits past the timeout says so and
-changes nothing.
+The alerts live in DIR/alerts.sqlite, beside the runs' archive, or, for a
+history in PostgreSQL (--history postgresql://...), in its database:
+unlike the run index they are not derived from the runs, so they are never
+rebuilt; the schema carries a version and is migrated forward on open.
+Writers take the database's write lock (regress/db.py), so two commands at
+once are applied one after the other; one that waits past the timeout says
+so and changes nothing.
 
 Exit status: 0 done; 2 bad input or usage, one line "alerts: ..."."""
 import datetime
@@ -43,6 +44,7 @@ import os
 import sqlite3
 import sys
 
+from regress import db as dbm
 from regress import results
 
 TOOL = "alerts"
@@ -59,9 +61,9 @@ LOCK_SECONDS = float(os.environ.get("PARBENCH_LOCK_SECONDS") or 30.0)
 MIGRATIONS = [
     """
     CREATE TABLE alerts (
-        id INTEGER PRIMARY KEY,
+        id {id},
         machine TEXT NOT NULL,
-        grouping TEXT NOT NULL,
+        grouped_by TEXT NOT NULL,
         direction TEXT NOT NULL,
         culprit TEXT,
         culprit_subject TEXT,
@@ -69,21 +71,21 @@ MIGRATIONS = [
         revision_after TEXT,
         date TEXT,
         state TEXT NOT NULL DEFAULT 'untriaged',
-        UNIQUE (machine, grouping)
+        UNIQUE (machine, grouped_by)
     );
     CREATE TABLE alert_benchmarks (
         alert_id INTEGER NOT NULL REFERENCES alerts (id),
         name TEXT NOT NULL,
         direction TEXT NOT NULL,
-        step REAL NOT NULL,
-        threshold REAL,
+        step DOUBLE PRECISION NOT NULL,
+        threshold DOUBLE PRECISION,
         ordinal INTEGER NOT NULL,
         run_id INTEGER NOT NULL,
         segment TEXT,
         PRIMARY KEY (alert_id, name)
     );
     CREATE TABLE events (
-        id INTEGER PRIMARY KEY,
+        id {id},
         alert_id INTEGER NOT NULL REFERENCES alerts (id),
         at TEXT NOT NULL,
         who TEXT NOT NULL,
@@ -108,24 +110,33 @@ def default_who():
 
 
 class Alerts:
-    """The alerts of one history directory."""
+    """The alerts of one history: a directory (DIR/alerts.sqlite) or a
+    PostgreSQL URL (the history's own database)."""
 
     def __init__(self, directory, create=True):
-        if not os.path.isdir(directory):
-            raise AlertError("%s is not a history directory" % directory)
-        self.path = os.path.join(directory, FILE)
-        if not create and not os.path.exists(self.path):
-            raise AlertError("%s holds no alerts yet (ci/trends raises them)" % directory)
+        if dbm.is_url(directory):
+            self.path = dbm.redact(directory)
+            spec = directory
+        else:
+            if not os.path.isdir(directory):
+                raise AlertError("%s is not a history directory" % directory)
+            self.path = spec = os.path.join(directory, FILE)
+            if not create and not os.path.exists(self.path):
+                raise AlertError("%s holds no alerts yet (ci/trends raises them)" % directory)
         try:
-            self.con = sqlite3.connect(self.path, timeout=LOCK_SECONDS, isolation_level=None)
-            self.con.row_factory = sqlite3.Row
-            self.con.execute("PRAGMA foreign_keys = ON")
+            self.db = dbm.Db(spec, timeout=LOCK_SECONDS)
+            if self.db.kind == "sqlite":
+                self.db.execute("PRAGMA foreign_keys = ON")
+            else:
+                self.db.execute("SET lock_timeout = %d" % int(LOCK_SECONDS * 1000))
             self._migrate()
+        except dbm.Unavailable as e:
+            raise AlertError(str(e))
         except sqlite3.DatabaseError as e:
             raise AlertError("%s: %s" % (self.path, _why(e)))
 
     def close(self):
-        self.con.close()
+        self.db.close()
 
     def __enter__(self):
         return self
@@ -135,28 +146,30 @@ class Alerts:
 
     def _migrate(self):
         with self.write():
-            version = self.con.execute("PRAGMA user_version").fetchone()[0]
+            version = self.db.version("alerts")
             if version > len(MIGRATIONS):
                 raise AlertError("%s has schema version %d; this parbench knows up to %d"
                                  % (self.path, version, len(MIGRATIONS)))
+            ident = "INTEGER PRIMARY KEY" if self.db.kind == "sqlite" else "SERIAL PRIMARY KEY"
             for i in range(version, len(MIGRATIONS)):
-                for stmt in MIGRATIONS[i].split(";"):
+                for stmt in MIGRATIONS[i].replace("{id}", ident).split(";"):
                     if stmt.strip():
-                        self.con.execute(stmt)
-                self.con.execute("PRAGMA user_version = %d" % (i + 1))
+                        self.db.execute(stmt)
+                self.db.set_version("alerts", i + 1)
 
     def write(self):
-        return _Transaction(self.con, self.path)
+        return _Transaction(self.db, self.path)
 
     # ------------------------------------------------------------ reading
     def alert(self, alert_id):
-        row = self.con.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
+        rows = self.db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,))
+        row = rows[0] if rows else None
         if row is None:
             raise AlertError("no alert %s in %s" % (alert_id, self.path))
         a = dict(row)
-        a["benchmarks"] = [dict(r) for r in self.con.execute(
+        a["benchmarks"] = [dict(r) for r in self.db.execute(
             "SELECT * FROM alert_benchmarks WHERE alert_id = ? ORDER BY abs(step) DESC, name", (alert_id,))]
-        a["events"] = [dict(r) for r in self.con.execute(
+        a["events"] = [dict(r) for r in self.db.execute(
             "SELECT * FROM events WHERE alert_id = ? ORDER BY id", (alert_id,))]
         a["worst_step"] = max((b["step"] for b in a["benchmarks"]), key=abs, default=0.0)
         return a
@@ -168,7 +181,7 @@ class Alerts:
         if machine:
             sql += " WHERE machine = ?"
             args.append(machine)
-        out = [self.alert(r["id"]) for r in self.con.execute(sql, args)]
+        out = [self.alert(r["id"]) for r in self.db.execute(sql, args)]
         if states:
             out = [a for a in out if a["state"] in states]
         return sorted(out, key=rank)
@@ -185,7 +198,7 @@ class Alerts:
         when = when or now_utc()
         raised, closed, suppressed = [], [], set()
         with self.write():
-            rows = [dict(r) for r in self.con.execute(
+            rows = [dict(r) for r in self.db.execute(
                 "SELECT b.*, a.state FROM alert_benchmarks b JOIN alerts a ON a.id = b.alert_id WHERE a.machine = ?",
                 (machine,))]
             for c in sorted(changes, key=lambda c: (c["ordinal"], c["name"])):
@@ -193,28 +206,31 @@ class Alerts:
                         and r["segment"] == c.get("segment") and abs(r["ordinal"] - c["ordinal"]) <= NEAR_RUNS]
                 if same:
                     aid = min(same, key=lambda r: abs(r["ordinal"] - c["ordinal"]))["alert_id"]
-                    self.con.execute("UPDATE alert_benchmarks SET step = ?, threshold = ?, ordinal = ?, run_id = ? "
-                                     "WHERE alert_id = ? AND name = ?",
-                                     (c["step"], c.get("threshold"), c["ordinal"], c["run_id"], aid, c["name"]))
+                    self.db.execute("UPDATE alert_benchmarks SET step = ?, threshold = ?, ordinal = ?, run_id = ? "
+                                    "WHERE alert_id = ? AND name = ?",
+                                    (c["step"], c.get("threshold"), c["ordinal"], c["run_id"], aid, c["name"]))
                 else:
                     aid = self._group(machine, c, when, raised)
-                    self.con.execute("INSERT OR REPLACE INTO alert_benchmarks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                     (aid, c["name"], c["direction"], c["step"], c.get("threshold"), c["ordinal"],
-                                      c["run_id"], c.get("segment")))
+                    self.db.execute("DELETE FROM alert_benchmarks WHERE alert_id = ? AND name = ?", (aid, c["name"]))
+                    self.db.execute("INSERT INTO alert_benchmarks (alert_id, name, direction, step, threshold, "
+                                    "ordinal, run_id, segment) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                    (aid, c["name"], c["direction"], c["step"], c.get("threshold"), c["ordinal"],
+                                     c["run_id"], c.get("segment")))
                     rows.append({"alert_id": aid, "name": c["name"], "direction": c["direction"],
                                  "segment": c.get("segment"), "ordinal": c["ordinal"], "state": None})
                 k = c.get("culprit") or {}
                 if k.get("commit"):
-                    self.con.execute("UPDATE alerts SET culprit = ?, culprit_subject = ? WHERE id = ? AND culprit IS "
-                                     "NULL", (k["commit"], k.get("subject"), aid))
-                state = self.con.execute("SELECT state FROM alerts WHERE id = ?", (aid,)).fetchone()[0]
+                    self.db.execute("UPDATE alerts SET culprit = ?, culprit_subject = ? WHERE id = ? AND culprit IS "
+                                    "NULL", (k["commit"], k.get("subject"), aid))
+                state = self.db.execute("SELECT state FROM alerts WHERE id = ?", (aid,))[0][0]
                 if state == "invalid":
                     suppressed.add(aid)
                 c["alert"] = {"id": aid, "state": state}
-            for (aid,) in self.con.execute("SELECT id FROM alerts WHERE machine = ? AND state IN (%s)"
-                                           % ",".join("?" * len(OPEN)), (machine,) + OPEN).fetchall():
-                bench = [dict(r) for r in self.con.execute("SELECT * FROM alert_benchmarks WHERE alert_id = ?",
-                                                           (aid,))]
+            for (aid,) in [tuple(r) for r in self.db.execute("SELECT id FROM alerts WHERE machine = ? AND state IN "
+                                                             "(%s) ORDER BY id" % ",".join("?" * len(OPEN)),
+                                                             (machine,) + OPEN)]:
+                bench = [dict(r) for r in self.db.execute("SELECT * FROM alert_benchmarks WHERE alert_id = ?",
+                                                          (aid,))]
                 verdicts = [recovered(b) for b in bench]
                 if bench and all(ok for ok, _ in verdicts):
                     self._set_state(aid, "detected_fixed", "parbench", when,
@@ -222,35 +238,33 @@ class Alerts:
                     closed.append(aid)
             for c in changes:
                 if c.get("alert"):
-                    c["alert"]["state"] = self.con.execute("SELECT state FROM alerts WHERE id = ?",
-                                                           (c["alert"]["id"],)).fetchone()[0]
+                    c["alert"]["state"] = self.db.execute("SELECT state FROM alerts WHERE id = ?",
+                                                          (c["alert"]["id"],))[0][0]
         return {"raised": raised, "closed": closed, "suppressed": sorted(suppressed)}
 
     def _group(self, machine, c, when, raised):
         """The alert a new change joins: its culprit's, else its run's; raised when there is none."""
         k = c.get("culprit") or {}
-        grouping = "culprit:%s" % k["commit"] if k.get("commit") else "run:%d" % c["run_id"]
-        row = self.con.execute("SELECT id FROM alerts WHERE machine = ? AND grouping = ?",
-                               (machine, grouping)).fetchone()
+        grouped_by = "culprit:%s" % k["commit"] if k.get("commit") else "run:%d" % c["run_id"]
+        row = self.db.execute("SELECT id FROM alerts WHERE machine = ? AND grouped_by = ?", (machine, grouped_by))
         if row:
-            return row[0]
-        cur = self.con.execute("INSERT INTO alerts (machine, grouping, direction, culprit, culprit_subject, "
-                               "revision_before, revision_after, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (machine, grouping, c["direction"], k.get("commit"), k.get("subject"),
-                                c.get("revision_before"), c.get("revision_after"), c.get("date")))
-        aid = cur.lastrowid
-        self.con.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
-                         (aid, when, "parbench", None, "untriaged", "confirmed change of %s" % c["name"]))
+            return row[0][0]
+        aid = self.db.insert_id("INSERT INTO alerts (machine, grouped_by, direction, culprit, culprit_subject, "
+                                "revision_before, revision_after, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                (machine, grouped_by, c["direction"], k.get("commit"), k.get("subject"),
+                                 c.get("revision_before"), c.get("revision_after"), c.get("date")))
+        self.db.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
+                        (aid, when, "parbench", None, "untriaged", "confirmed change of %s" % c["name"]))
         raised.append(aid)
         return aid
 
     def _set_state(self, aid, state, who, when, why):
-        old = self.con.execute("SELECT state FROM alerts WHERE id = ?", (aid,)).fetchone()
+        old = (self.db.execute("SELECT state FROM alerts WHERE id = ?", (aid,)) or [None])[0]
         if old is None:
             raise AlertError("no alert %s in %s" % (aid, self.path))
-        self.con.execute("UPDATE alerts SET state = ? WHERE id = ?", (state, aid))
-        self.con.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
-                         (aid, when, who, old[0], state, why))
+        self.db.execute("UPDATE alerts SET state = ? WHERE id = ?", (state, aid))
+        self.db.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
+                        (aid, when, who, old[0], state, why))
         return old[0]
 
     def triage(self, aid, state, who=None, why=None, when=None):
@@ -261,32 +275,25 @@ class Alerts:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a lock held past
-    the timeout is bad input's one line."""
+    """The database's write transaction; a lock held past the timeout, or a
+    database that fails, is bad input's one line (nothing was committed)."""
 
-    def __init__(self, con, path):
-        self.con, self.path = con, path
+    def __init__(self, db, path):
+        self.db, self.path, self.inner = db, path, db.write()
 
     def __enter__(self):
         try:
-            self.con.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
+            self.inner.__enter__()
+        except self.db.errors + (dbm.Unavailable,) as e:
             raise AlertError("%s: %s (another command holds it; try again)" % (self.path, _why(e)))
         return self
 
     def __exit__(self, kind, exc, tb):
-        if kind is None:
-            try:
-                self.con.execute("COMMIT")
-                return False
-            except sqlite3.DatabaseError as e:
-                self.con.execute("ROLLBACK")
-                raise AlertError("%s: %s" % (self.path, _why(e)))
         try:
-            self.con.execute("ROLLBACK")
-        except sqlite3.DatabaseError:
-            pass
-        if isinstance(exc, sqlite3.DatabaseError):
+            self.inner.__exit__(kind, exc, tb)
+        except self.db.errors + (dbm.Unavailable,) as e:
+            raise AlertError("%s: %s" % (self.path, _why(e)))
+        if isinstance(exc, self.db.errors + (dbm.Unavailable,)):
             raise AlertError("%s: %s" % (self.path, _why(exc)))
         return False
 

@@ -750,6 +750,127 @@ class History:
         return out
 
 
+# ------------------------------------------------------------------ PostgreSQL
+
+# The same tables in PostgreSQL, where several machines write one history: a
+# run's file is kept in the database (runs.data, the gzip member the archive
+# would hold), which is the source of truth there, so nothing is rebuilt.
+PG_MIGRATIONS = [
+    """
+    CREATE TABLE runs(
+      id INTEGER PRIMARY KEY, sha256 TEXT UNIQUE NOT NULL, content TEXT UNIQUE NOT NULL,
+      archived TEXT NOT NULL, source TEXT, date TEXT, revision TEXT, profile TEXT, machine TEXT,
+      segment TEXT, host TEXT, gpu TEXT, cpu TEXT, context TEXT, ingested INTEGER, data BYTEA);
+    CREATE TABLE entries(
+      run_id INTEGER REFERENCES runs(id), name TEXT, family TEXT, device TEXT, disposition TEXT, reason TEXT,
+      repetitions INTEGER, median DOUBLE PRECISION, low DOUBLE PRECISION, high DOUBLE PRECISION,
+      mad DOUBLE PRECISION, times TEXT, counters TEXT, PRIMARY KEY(run_id, name));
+    CREATE INDEX entries_name ON entries(name);
+    CREATE INDEX runs_machine ON runs(machine, date, ingested);
+    """,
+]
+
+
+class PgHistory(History):
+    """A history in a PostgreSQL database (--history postgresql://...): the
+    same commands, tables and reading as a directory's; ingests from several
+    machines at once are applied one after the other (regress/db.py), each
+    in one transaction, so a run is stored whole or not at all."""
+
+    def __init__(self, url, create=False, log=None, check=True, retries=1):
+        from regress import db as dbm
+        self._dbm, self.url, self.retries = dbm, url, retries
+        self.dir = dbm.redact(url)
+        self.log = log or _stderr
+        self._healed = True
+        self._db = None
+        self._connect_db(create)
+
+    def _connect_db(self, create=False):
+        dbm = self._dbm
+        try:
+            self._db = dbm.Db(self.url)
+            with self._db.write():
+                version = self._db.version("history")
+                if version > len(PG_MIGRATIONS):
+                    raise HistoryError("%s has history schema version %d; this parbench knows up to %d"
+                                       % (self.dir, version, len(PG_MIGRATIONS)))
+                if version == 0 and not create:
+                    raise HistoryError("%s: no history there (ci/history --history URL ingest FILE starts one)"
+                                       % self.dir)
+                for i in range(version, len(PG_MIGRATIONS)):
+                    for stmt in PG_MIGRATIONS[i].split(";"):
+                        if stmt.strip():
+                            self._db.execute(stmt)
+                    self._db.set_version("history", i + 1)
+        except dbm.Unavailable as e:
+            raise HistoryError(str(e))
+
+    def close(self):
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _query(self, sql, args=()):
+        try:
+            return self._db.execute(sql.replace("group_concat(DISTINCT host)", "string_agg(DISTINCT host, ',')"),
+                                    args)
+        except self._dbm.Unavailable as e:
+            raise HistoryError(str(e))
+
+    def rebuild(self, set_aside=False):
+        raise HistoryError("%s: a PostgreSQL history is its own source of truth; there is no index to rebuild"
+                           % self.dir)
+
+    def ingest(self, path):
+        run = load_run(path)
+        try:
+            data = read_bytes(path)
+        except (OSError, EOFError, zlib.error) as e:
+            raise Refused("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
+        sha = hashlib.sha256(data).hexdigest()
+        content = run.content_sha256()
+        for attempt in range(self.retries + 1):
+            try:
+                return self._pg_ingest(run, path, data, sha, content)
+            except (self._dbm.Unavailable,) + self._db.errors as e:
+                # The transaction was not committed: nothing of this run is
+                # stored. Ingest is idempotent by content, so it is retried.
+                if attempt == self.retries:
+                    raise HistoryError("%s: not stored (%s); nothing of it was written, ingest it again"
+                                       % (path, str(e).strip().splitlines()[0] if str(e).strip() else e))
+                self.log("%s: the database went away mid-ingest (%s); retrying" % (path, str(e).strip()[:200]))
+                self.close()
+                try:
+                    self._connect_db()
+                except HistoryError:
+                    pass
+
+    def _pg_ingest(self, run, path, data, sha, content):
+        if self._db is None:
+            self._connect_db()
+        db = self._db
+        with db.write():
+            row = db.execute("SELECT id FROM runs WHERE content = ?", (content,))
+            if row:
+                return row[0][0], False
+            run_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM runs")[0][0]
+            comment = json.dumps({"parbench_history": ARCHIVE_FORMAT, "ingest": run_id, "source": path},
+                                 sort_keys=True, ensure_ascii=True)
+            self._index(db, run_id, run, sha, content, "db:runs.data", path)
+            db.execute("UPDATE runs SET data = ? WHERE id = ?",
+                       (db._pg.Binary(gzip_with_comment(data, comment)), run_id))
+        return run_id, True
+
+
+def open_history(spec, create=False, log=None, check=True):
+    """The history `spec` names: a PostgreSQL URL or a directory."""
+    from regress import db as dbm
+    if dbm.is_url(spec):
+        return PgHistory(spec, create=create, log=log, check=check)
+    return History(spec, create=create, log=log, check=check)
+
+
 # ------------------------------------------------------------------ output
 
 def fmt_time(v):
@@ -969,7 +1090,7 @@ def main(argv=None, out=print):
         args = make_parser().parse_args(argv)
         if not args.command:
             raise HistoryError("give a command: %s (see ci/history --help)" % ", ".join(COMMANDS))
-        with History(args.history, create=args.command == "ingest", check=args.command != "rebuild") as h:
+        with open_history(args.history, create=args.command == "ingest", check=args.command != "rebuild") as h:
             return COMMANDS[args.command](h, args, out)
     except HistoryError as e:
         _stderr(str(e))

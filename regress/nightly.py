@@ -398,7 +398,10 @@ def accept_baseline(path, hist, reason):
 def main(argv=None):
     p = results.ArgumentParser(TOOL, "ci/nightly", description=__doc__.split("\n\n")[1],
                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--history", default="history", help="the history directory (default %(default)s)")
+    p.add_argument("--history", default="history", help="the history directory (default %(default)s): the "
+                   "runs, and the nightly's own files (baselines, the A/A ledger, bisections)")
+    p.add_argument("--store", metavar="URL", help="keep the runs in this history instead (a PostgreSQL URL "
+                   "that several runners share); the nightly's own files stay in --history")
     p.add_argument("--out", default="nightly-out", help="this night's files (default %(default)s)")
     p.add_argument("--suite", choices=sorted(SUITES), default="nightly")
     p.add_argument("--filter", metavar="REGEX", help="only the instances bench's --benchmark_filter=REGEX selects "
@@ -621,7 +624,7 @@ def night(args, summary, codes):
         return finish(4, after="A/A")
 
     with Step("ingest", summary):
-        rc = run(tool("regress.history") + ["--history", args.history, "ingest", suite])
+        rc = run(tool("regress.history") + ["--history", args.store or args.history, "ingest", suite])
         if rc != 0:
             codes.append(2)
 
@@ -640,7 +643,8 @@ def night(args, summary, codes):
                 date = None
             if date:
                 accepted = ["--accepted-through", str(date)]
-        rc = run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
+        rc = run(tool("regress.trends") + ["--history", args.store or args.history, "--files", args.history,
+                                           "--machine", machine,
                                            "--out", os.path.join(report, "trends"),
                                            "--json", os.path.join(args.out, "changes.json")] + accepted,
                  timeout=left())
@@ -665,7 +669,8 @@ def night(args, summary, codes):
                 json.dump(done, f, indent=1, sort_keys=True)
             if any(d["exit"] == 0 for d in done):
                 # The trends page names tonight's culprits with their changes.
-                run(tool("regress.trends") + ["--history", args.history, "--machine", machine,
+                run(tool("regress.trends") + ["--history", args.store or args.history, "--files", args.history,
+                                              "--machine", machine,
                                               "--out", os.path.join(report, "trends")] + accepted,
                     os.path.join(args.out, "trends-after-bisect.log"), timeout=left())
 
@@ -685,7 +690,7 @@ def night(args, summary, codes):
                 cmd += ["--noise", aa]
             # This machine's own run-to-run noise for every benchmark that
             # the A/A instances do not cover (the prior where its series is short).
-            cmd += ["--history", args.history]
+            cmd += ["--history", args.store or args.history]
             rc = run(cmd, os.path.join(args.out, "baseline.txt"), timeout=left())
             if rc == TIMED_OUT:
                 stopped(step, "baseline")

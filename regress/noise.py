@@ -137,7 +137,7 @@ def from_history(directory, context, names, log=None):
     if not os.path.isdir(directory):
         raise NoiseError("--history %s: no such history (ci/history ingest creates one)" % directory)
     try:
-        h = history.History(directory, log=log or (lambda line: None))
+        h = history.open_history(directory, log=log or (lambda line: None))
     except history.HistoryError as e:
         raise NoiseError("--history %s: %s" % (directory, e))
     try:

@@ -42,6 +42,7 @@ import numpy as np
 from regress import alerts
 from regress import changepoint
 from regress import compare
+from regress import db
 from regress import history
 from regress import results
 from regress import stats
@@ -244,8 +245,8 @@ def read_aa_ledger(hist, machine):
     every SLOWER or FASTER is a false alarm). Returns (nights, totals);
     unreadable lines are counted in totals["unreadable"], not fatal."""
     nights, unreadable = [], 0
-    path = os.path.join(hist, AA_LEDGER)
-    if os.path.exists(path):
+    path = os.path.join(hist, AA_LEDGER) if hist else None
+    if path and os.path.exists(path):
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 if not line.strip():
@@ -284,7 +285,10 @@ def make_parser():
                             "first, with trend charts, and changes.json.",
                 epilog="exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input or usage "
                        "(one line \"trends: ...\")")
-    p.add_argument("--history", required=True, metavar="DIR", help="the history directory (ci/history)")
+    p.add_argument("--history", required=True, metavar="DIR", help="the history: a directory (ci/history) or a "
+                   "PostgreSQL URL")
+    p.add_argument("--files", metavar="DIR", help="where the nightly keeps its A/A ledger and bisection reports "
+                   "(default: the history directory; none for a URL)")
     p.add_argument("--out", required=True, metavar="OUTDIR", help="where index.html, changes.json and charts/ go")
     p.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when the history "
                    "holds several")
@@ -353,7 +357,7 @@ def run(args, out=print):
     settings = compare.Settings(MODE, floors=floors)
     multiple = changepoint.MULTIPLE
     try:
-        h = history.History(args.history, log=_stderr)
+        h = history.open_history(args.history, log=_stderr)
     except history.HistoryError as e:
         raise TrendsError(str(e))
     with h:
@@ -384,7 +388,8 @@ def run(args, out=print):
                      run_id=s.points[c["index"]]["run_id"])
             changes.append(d)
     changes.sort(key=rank)
-    attach_culprits(changes, args.history)
+    files = args.files or (None if db.is_url(args.history) else args.history)
+    attach_culprits(changes, files)
     accepted_through = None
     if args.accepted_through is not None:
         accepted_through = instant(args.accepted_through)
@@ -436,7 +441,7 @@ def run(args, out=print):
             if trend_charts.draw_family(fam or None, mine, labels, bounds, machine_label, charts_dir):
                 family_charts.append((fam or "(no family)", family_stem(fam or None)))
 
-    aa_nights, aa_totals = read_aa_ledger(args.history, machine)
+    aa_nights, aa_totals = read_aa_ledger(files, machine)
     trend_charts.write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts,
                             bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text,
                                      "history": args.history},
@@ -523,7 +528,7 @@ def attach_culprits(changes, hist):
     it named for this benchmark, its subject, the chance it is wrong and the
     report's path."""
     reports = {}
-    for path in sorted(glob.glob(os.path.join(hist, "bisect", "*", "report.json"))):
+    for path in sorted(glob.glob(os.path.join(hist, "bisect", "*", "report.json")) if hist else []):
         try:
             with open(path) as f:
                 doc = json.load(f)

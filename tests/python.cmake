@@ -42,8 +42,12 @@ parbench_python_test(changepoint_accuracy slow ${CMAKE_CURRENT_SOURCE_DIR}/test_
 # commit, two opposite steps, a noisy benchmark, a range of one, no change).
 parbench_python_test(bisect unit ${CMAKE_CURRENT_SOURCE_DIR}/test_bisect.py BadInput Evidence)
 parbench_python_test(bisect_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_bisect.py Bisections)
-# The history store: ingest, series, rebuilds from the archive, bad input.
+# The history store: ingest, series, rebuilds from the archive, bad input;
+# then the same store on PostgreSQL (a server the test starts on a local
+# socket; skipped, saying so, without Debian's postgresql and psycopg2), four
+# processes at once on each backend, a server gone mid-ingest.
 parbench_python_test(history unit ${CMAKE_CURRENT_SOURCE_DIR}/test_history.py)
+parbench_python_test(history_backends unit ${CMAKE_CURRENT_SOURCE_DIR}/test_history_backends.py)
 # Trends of the nightly history: the stepped history's changes, page and
 # charts; then the command's longer runs and the page rendered in Chromium.
 parbench_python_test(trends unit ${CMAKE_CURRENT_SOURCE_DIR}/test_trends.py)

@@ -152,7 +152,8 @@ class Store(unittest.TestCase):
         with alerts.Alerts(self.dir):
             pass
         con = sqlite3.connect(os.path.join(self.dir, alerts.FILE))
-        con.execute("PRAGMA user_version = 99")
+        con.execute("UPDATE parbench_schema SET version = 99 WHERE component = 'alerts'")
+        con.commit()
         con.close()
         p = cli("--history", self.dir, "list")
         self.assertEqual(p.returncode, 2)
