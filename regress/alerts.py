@@ -42,9 +42,11 @@ import json
 import math
 import os
 import sqlite3
+import statistics
 import sys
 
 from regress import db as dbm
+from regress import fmt
 from regress import results
 
 TOOL = "alerts"
@@ -319,29 +321,19 @@ def recovery(points, ordinal_of, row, measured, local=5, tail=3):
     after = [p["median"] for p in mine if ordinal_of[p["run_id"]] >= row["ordinal"]]
     if not before or len(after) <= tail or row["threshold"] is None:
         return False, "too few runs since the change"
-    b, t = _median(before), _median(after[-tail:])
+    b, t = statistics.median(before), statistics.median(after[-tail:])
     move = t / b - 1.0
     ok = abs(math.log(t / b)) <= math.log1p(row["threshold"])
     return ok, "the last %d runs %+.1f%% from the level before the change (threshold %.1f%%)" % (
         tail, 100 * move, 100 * row["threshold"])
 
 
-def _median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
-
-
 # ------------------------------------------------------------------ command
-
-def _pct(x):
-    return "%+.1f%%" % (100 * x)
-
 
 def describe(a):
     culprit = (" culprit %s %s" % (a["culprit"][:12], a["culprit_subject"] or "")) if a["culprit"] else ""
     return "#%d %-14s %-6s %7s  %d benchmark%s  %s..%s%s" % (
-        a["id"], a["state"], a["direction"], _pct(a["worst_step"]), len(a["benchmarks"]),
+        a["id"], a["state"], a["direction"], fmt.pct(a["worst_step"]), len(a["benchmarks"]),
         "" if len(a["benchmarks"]) == 1 else "s", (a["revision_before"] or "?")[:12], (a["revision_after"] or "?")[:12],
         culprit)
 
@@ -391,7 +383,7 @@ def main(argv=None, out=print):
                 out(describe(a))
                 out("machine %s, first run after the change: %s" % (a["machine"], a["date"] or "?"))
                 for b in a["benchmarks"]:
-                    out("  %-7s %7s  %s" % (b["direction"], _pct(b["step"]), b["name"]))
+                    out("  %-7s %7s  %s" % (b["direction"], fmt.pct(b["step"]), b["name"]))
                 for e in a["events"]:
                     why = " (%s)" % e["why"] if e["why"] else ""
                     out("  %s  %s: %s -> %s%s" % (e["at"], e["who"], e["state_from"] or "-", e["state_to"], why))

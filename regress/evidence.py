@@ -28,6 +28,7 @@ import shutil
 import subprocess
 
 from regress import launch
+from regress import ptx_diff
 
 NCU_METRICS = ("gpu__time_duration.sum", "dram__bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
                "smsp__inst_issued.sum")
@@ -99,7 +100,6 @@ def ptx_section(search, parent, culprit):
     """ci/ptx-diff between the builds of parent and culprit: (diff, lines,
     why). The PTX comes from the cached binaries (cuobjdump), else from the
     builds' compile commands, rebuilt in the worktree."""
-    from regress import ptx_diff
     b = search.builder
     snaps, tool = {}, _cuobjdump()
     if tool:
@@ -137,9 +137,7 @@ def ptx_section(search, parent, culprit):
 
 
 def _tool(name):
-    """A CUDA tool on the PATH or in /usr/local/cuda/bin, or None."""
-    there = os.path.join("/usr/local/cuda/bin", name)
-    return shutil.which(name) or (there if os.path.exists(there) else None)
+    return ptx_diff.cuda_tool(name)
 
 
 def _cuobjdump():
@@ -200,7 +198,6 @@ def kernel_keys(names):
     """{kernel's mangled name: the name it is matched by across two builds}:
     demangled, without the anonymous namespace's build hash or the parameter
     list, so a kernel whose parameters changed is still the same kernel."""
-    from regress import ptx_diff
     unhashed = {n: ptx_diff._unhash(n) for n in names}
     base = ptx_diff.base_names(sorted(set(unhashed.values())))
     return {n: base[u] for n, u in unhashed.items()}
@@ -332,7 +329,6 @@ def objdump_functions(binary):
 def object_diff(before, after, most=15):
     """(json, lines): the functions whose machine code changed, appeared or
     went away, the largest first."""
-    from regress import ptx_diff
     changed = [(f, len(before[f]), len(after[f])) for f in before if f in after and before[f] != after[f]]
     gone = [(f, len(before[f]), 0) for f in before if f not in after]
     new = [(f, 0, len(after[f])) for f in after if f not in before]

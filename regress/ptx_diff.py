@@ -285,6 +285,12 @@ def split_cuobjdump_ptx(text):
     return out
 
 
+def cuda_tool(name):
+    """A CUDA tool on the PATH or in /usr/local/cuda/bin, or None."""
+    there = os.path.join("/usr/local/cuda/bin", name)
+    return shutil.which(name) or (there if os.path.exists(there) else None)
+
+
 def snapshot_binary(binary, out, cuobjdump="cuobjdump"):
     """The PTX a binary carries (CMake's default architectures embed it beside
     the SASS), written to OUT without rebuilding: a file per source file when
@@ -326,8 +332,8 @@ def main(argv=None):
         if args.cmd == "compare":
             return compare(args.before, args.after)
         if args.binary:
-            tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
-            if not os.path.exists(tool):
+            tool = cuda_tool("cuobjdump")
+            if not tool:
                 raise Bad("cuobjdump is not installed: --binary needs it")
             if not os.path.isfile(args.build):
                 raise Bad("%s is not a file" % args.build)
