@@ -304,7 +304,9 @@ int main(int argc, char** argv) {
     pb::ConsoleSettings console;
     console.color = color == "auto" ? color_terminal() : truthy(color);
     console.tabular = tabular;
-    console.hide_unsupported = opt.hide_unsupported;
+    console.unsupported = opt.hide_unsupported   ? pb::Unsupported::Hide
+                          : opt.show_unsupported ? pb::Unsupported::Show
+                                                 : pb::Unsupported::Summary;
     auto display = pb::make_display_reporter(format, console);
     auto file = out_file.empty() ? nullptr : pb::make_file_reporter(out_format);
     if (!opt.no_progress && !listing && is_terminal(STDERR_FILENO)) pb::progress::start(selected);

@@ -159,6 +159,13 @@ def _value(v):
     return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
 
 
+def gpu_name(value):
+    """The GPU a context names, or None: bench writes "none (why)" on a
+    machine without a usable GPU, which is no name for the machine (its CPU
+    names it then)."""
+    return None if not value or str(value).startswith("none") else value
+
+
 def identity(context, keys):
     """First 12 hex digits of the sha256 of `keys`' values in `context` (a missing key is "")."""
     text = "\n".join("%s=%s" % (k, _value(context.get(k))) for k in keys)
@@ -682,6 +689,7 @@ class History:
         for r in rows:
             d = dict(r)
             d["context"] = json.loads(d["context"]) if d["context"] else {}
+            d["gpu"] = gpu_name(d["gpu"])
             out.append(d)
         return out
 
@@ -691,7 +699,7 @@ class History:
             "SELECT machine, count(DISTINCT segment) AS segments, count(*) AS runs, min(date) AS first, "
             "max(date) AS last, max(gpu) AS gpu, max(cpu) AS cpu, group_concat(DISTINCT host) AS hosts "
             "FROM runs GROUP BY machine ORDER BY min(ingested)")
-        return [dict(r) for r in rows]
+        return [dict(dict(r), gpu=gpu_name(r["gpu"])) for r in rows]
 
     def names(self, machine=None):
         """The run names of one machine's (or every) run, sorted."""

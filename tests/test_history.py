@@ -533,6 +533,21 @@ class Machines(Base):
         self.assertEqual(len(p.stderr.splitlines()), 1)
         self.assertIn("unknown hardware", self.ok("list").stdout)
 
+    def test_a_machine_without_a_gpu_is_named_by_its_cpu(self):
+        # bench writes why there is no GPU in the gpu key; the CPU names the machine.
+        d = doc([0.001, 0.002, 0.003], gpu="none (no GPU here: no NVIDIA driver is installed)")
+        del d["context"]["gpu_sm_count"]
+        self.ok("ingest", self.write("a.json", d))
+        out = self.ok("list").stdout
+        self.assertIn("Xeon", out)
+        self.assertNotIn("driver", out)
+        with history.History(self.hist) as h:
+            self.assertEqual((h.machines()[0]["gpu"], h.machines()[0]["cpu"]), (None, "Xeon"))
+            self.assertIsNone(h.runs()[0]["gpu"])
+        self.assertNotIn("no NVIDIA driver", self.ok("machines").stdout)
+        self.assertEqual(history.gpu_name("NVIDIA H200"), "NVIDIA H200")
+        self.assertIsNone(history.gpu_name("none (built without CUDA)"))
+
     def test_one_point(self):
         self.ok("ingest", self.write("a.json", doc([0.001, 0.002, 0.003])))
         out = self.ok("series", GEMM).stdout.splitlines()

@@ -258,6 +258,8 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.gpu_idle_start = true;
     } else if (std::strcmp(a, "--hide-unsupported") == 0) {
       o.hide_unsupported = true;
+    } else if (std::strcmp(a, "--show-unsupported") == 0) {
+      o.show_unsupported = true;
     } else if (std::strcmp(a, "--no-progress") == 0) {
       o.no_progress = true;
     } else if (std::strcmp(a, "--allow-errors") == 0) {
@@ -312,8 +314,10 @@ parbench flags:
   --gpu-idle-start    GPU: record the start event on an idle GPU, so a timed run
                       includes the host's launch latency (by default a 30 us spin
                       kernel queued before it lets the run's launches queue up)
-  --hide-unsupported  console: leave out entries a variant cannot run (no GPU, a shape
-                      it cannot do, a size the profile excludes); the JSON keeps them
+  --show-unsupported  console: an error line for every entry a variant cannot run
+                      (no GPU, a shape it cannot do, a size the profile excludes);
+                      by default one line per distinct reason, with its count
+  --hide-unsupported  console: not even those lines; the JSON keeps every entry
   --no-progress       no progress line (instance i of n, elapsed, time left) on
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed

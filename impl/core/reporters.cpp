@@ -1,7 +1,10 @@
 #include "core/reporters.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "core/meta.hpp"
 #include "core/progress.hpp"
@@ -121,7 +124,7 @@ const char* const kDebugNote =
 
 class Console final : public benchmark::ConsoleReporter {
  public:
-  Console(OutputOptions o, bool hide) : benchmark::ConsoleReporter(o), hide_(hide) {}
+  Console(OutputOptions o, Unsupported mode) : benchmark::ConsoleReporter(o), mode_(mode) {}
 
   bool ReportContext(const Context& context) override {
     std::ostream& err = GetErrorStream();
@@ -143,7 +146,16 @@ class Console final : public benchmark::ConsoleReporter {
     for (const auto& r : runs) {
       const Registered* reg = find_registered(r.run_name.function_name);
       const bool unsupported = run_flagged(r, 0) && reg && reg->disposition == Disposition::Unsupported;
-      if (!(hide_ && unsupported)) shown.push_back(r);
+      if (!unsupported || mode_ == Unsupported::Show) {
+        shown.push_back(r);
+      } else if (mode_ == Unsupported::Summary) {
+        auto it = std::find_if(reasons_.begin(), reasons_.end(),
+                               [&](const auto& p) { return p.first == reg->reason; });
+        if (it == reasons_.end())
+          reasons_.emplace_back(reg->reason, 1);
+        else
+          ++it->second;
+      }
     }
     if (shown.empty()) return;
     progress::Hold hold;
@@ -151,8 +163,25 @@ class Console final : public benchmark::ConsoleReporter {
     GetOutputStream().flush();
   }
 
+  void Finalize() override {
+    if (!reasons_.empty()) {
+      std::stable_sort(reasons_.begin(), reasons_.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      std::ostream& out = GetOutputStream();
+      progress::Hold hold;
+      for (const auto& [reason, n] : reasons_)
+        out << n << (n == 1 ? " entry" : " entries")
+            << " unsupported: " << (reason.rfind("unsupported: ", 0) == 0 ? reason.substr(13) : reason)
+            << "\n";
+      out << "(--show-unsupported lists each entry; the JSON keeps them all)\n";
+      out.flush();
+    }
+    benchmark::ConsoleReporter::Finalize();
+  }
+
  private:
-  bool hide_;
+  Unsupported mode_;
+  std::vector<std::pair<std::string, int>> reasons_;  // in the order first seen, counted
 };
 
 }  // namespace
@@ -192,12 +221,13 @@ std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::s
   int o = benchmark::ConsoleReporter::OO_None;
   if (console.color) o |= benchmark::ConsoleReporter::OO_Color;
   if (console.tabular) o |= benchmark::ConsoleReporter::OO_Tabular;
-  return std::make_unique<Console>(benchmark::ConsoleReporter::OutputOptions(o), console.hide_unsupported);
+  return std::make_unique<Console>(benchmark::ConsoleReporter::OutputOptions(o), console.unsupported);
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> make_file_reporter(const std::string& format) {
   if (format == "json") return std::make_unique<JsonReporter>();
   ConsoleSettings plain;  // a file gets no colours and every entry
+  plain.unsupported = Unsupported::Show;
   return make_display_reporter(format, plain);
 }
 

@@ -12,10 +12,15 @@
 
 namespace pb {
 
+// Entries a variant cannot run (no GPU, a shape it cannot do): by default one
+// line per distinct reason with its count, after the table; every entry with
+// Show; none with Hide. The JSON keeps every entry whatever this says.
+enum class Unsupported { Summary, Show, Hide };
+
 struct ConsoleSettings {
   bool color = false;
   bool tabular = false;
-  bool hide_unsupported = false;
+  Unsupported unsupported = Unsupported::Summary;
 };
 
 // Whether Google Benchmark marked a run skipped or failed: 1.8 has `skipped`,

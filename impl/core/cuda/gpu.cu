@@ -133,9 +133,22 @@ const GpuStatus& gpu_status() {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-      s.reason = e != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorName(e) + ": " +
-                                        cudaGetErrorString(e) + ")"
-                                  : "no CUDA device";
+      // The cause in words: no driver at all (a machine without a GPU) and a
+      // driver older than the runtime both read cudaErrorInsufficientDriver.
+      int driver = 0, runtime = 0;
+      cudaDriverGetVersion(&driver);
+      cudaRuntimeGetVersion(&runtime);
+      auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+      if (e == cudaErrorInsufficientDriver && driver == 0)
+        s.reason = "no GPU here: no NVIDIA driver is installed";
+      else if (e == cudaErrorInsufficientDriver)
+        s.reason = "the NVIDIA driver supports CUDA " + ver(driver) + ", older than this build's CUDA " +
+                   ver(runtime) + ": update the driver";
+      else if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0))
+        s.reason = "no GPU here: the NVIDIA driver sees no CUDA device";
+      else
+        s.reason =
+            std::string("no usable CUDA device (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
       cudaGetLastError();
       return;
     }
