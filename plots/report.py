@@ -144,7 +144,7 @@ def main(argv=None):
         seen = sorted({str(r.context.get(key)) for r in runs if isinstance(r.context, dict) and r.context.get(key)})
         if len(seen) > 1:
             cv.finding("info", "the inputs come from %d %s (%s): compare across them with care"
-                       % (len(seen), what, ", ".join(seen)))
+                       % (len(seen), what, ", ".join(seen)), "mixed-inputs")
     missing = []
     for name in a.chart or sorted(CHARTS):
         try:

@@ -54,11 +54,12 @@ def chart_speedup(stats, cv):
                 for t, e in eff[lbl]:
                     if e > 1.0 + derived.CEILING_NOISE:
                         cv.finding("info", "%s %s %s: efficiency %.2f at %d threads (superlinear: caches, or a slow "
-                                           "1-thread run)" % (family, lbl, problem_label(problem), e, t))
+                                           "1-thread run)" % (family, lbl, problem_label(problem), e, t),
+                                   "superlinear", variant)
                     elif t > 1 and e < derived.LOW_EFFICIENCY:
                         cv.finding("warning", "%s %s %s: efficiency %.3g at %d threads, slower than one thread "
                                               "would be: more threads than free cores, or a disturbed run"
-                                   % (family, lbl, problem_label(problem), e, t))
+                                   % (family, lbl, problem_label(problem), e, t), "low-efficiency", variant)
             else:
                 no_single.add(lbl)
         if not speed and not eff:
@@ -129,11 +130,11 @@ def chart_heatmap(stats, cv):
             panels.append(("efficiency against its own 1 rank x 1 thread", m, 1.0))
         if not panels:
             cv.finding("info", "%s %s %s [%s]: neither a baseline entry nor a 1 x 1 cell; heatmap not drawn"
-                       % (family, variant, problem_label(problem), source))
+                       % (family, variant, problem_label(problem), source), "heatmap", variant)
             continue
         if b is None:
             cv.finding("info", "%s %s %s: no baseline entry in the same source, so the heatmap shows efficiency only"
-                       % (family, variant, problem_label(problem)))
+                       % (family, variant, problem_label(problem)), "heatmap", variant)
         fig, axes = pyplot.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
         for ax, (what, m, top) in zip(axes[0], panels):
             # Anchored scale: 0 is no speedup, the top is the ideal (ranks x
@@ -497,7 +498,7 @@ def chart_ceiling(stats, cv):
             cv.finding("warning", "%s at %.2f of %s %s (%s): above the ceiling measured in the same run, a "
                                   "measurement problem (the ceiling is too low or the run disturbed), not drawn as a "
                                   "result" % (s.run.base() + source_suffix(s, several), f, c.run.variant,
-                                              c.rate[1], c.device))
+                                              c.rate[1], c.device), "above-ceiling", s.run.variant)
     groups = {}
     for s, f, c in rows:
         groups.setdefault((s.run.family, s.problem()), []).append((s, f, c))

@@ -3,6 +3,7 @@
 remembers each figure with its findings, one style per variant across the
 report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
+import collections
 import os
 import re
 import textwrap
@@ -35,6 +36,11 @@ def thread_axis(ax, values):
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
 LINES = ("-", "--", ":", "-.")
+
+
+# What a chart found while drawing, for the report's "Suspicious": its cause
+# (the group it is listed under) and the variant it concerns, where one does.
+Finding = collections.namedtuple("Finding", "severity text cause variant", defaults=("other", None))
 
 
 class Canvas:
@@ -95,9 +101,9 @@ class Canvas:
         n = sum(1 for m in self.made if re.fullmatch(re.escape(stem) + r"_\d+", m[0])) + 1
         return "%s_%d" % (stem, n)
 
-    def finding(self, severity, text):
-        if (severity, text) not in self.findings:
-            self.findings.append((severity, text))
+    def finding(self, severity, text, cause="other", variant=None):
+        if all((f.severity, f.text) != (severity, text) for f in self.findings):
+            self.findings.append(Finding(severity, text, cause, variant))
 
 
 class FamilyLimit:

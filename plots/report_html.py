@@ -64,9 +64,6 @@ MACHINE_KEYS = (
     ("date", ("date",)),
 )
 
-# Long suspicious lists: this many items shown, the rest in a toggle (HTML only).
-SHOW_FIRST = 12
-
 
 # ---- reading entries -------------------------------------------------------
 
@@ -399,44 +396,81 @@ def cell(row, col):
 # ---- the summary ------------------------------------------------------------
 
 def suspicious(insts, runs, labels, findings):
-    """(kind, text) items: findings, errors, warnings, load, high CV, throttling."""
+    """(severity, cause, variant, text) items: findings, errors, warnings,
+    load, high CV, throttling. cause is the group it is listed under
+    (SUSPICIOUS_GROUPS); variant the variant it concerns, or None."""
+    from plots.report_draw import Finding
     several = len(runs) > 1
     pre = (lambda i: "[%s] " % labels[i]) if several else (lambda i: "")
     items = []
-    for sev, text in findings:
-        items.append(("warning" if sev == "warning" else "info", "finding", text))
+    for f in findings:
+        f = Finding(*f)
+        items.append(("warning" if f.severity == "warning" else "info", f.cause, f.variant, f.text))
     for i, run in enumerate(runs):
         warns = list(run.warnings)
         for w in warns:
-            items.append(("warning", "loader", pre(i) + str(w)))
+            items.append(("warning", "loader", None, pre(i) + str(w)))
         ctx = run.context if isinstance(run.context, dict) else {}
         if ctx.get("truncated_repair") and not any("truncat" in str(w).lower() for w in warns):
-            items.append(("warning", "loader", pre(i) + "file repaired: " + fmt_value(ctx["truncated_repair"])))
+            items.append(("warning", "loader", None, pre(i) + "file repaired: " + fmt_value(ctx["truncated_repair"])))
         la, cpus = ctx.get("load_avg"), ctx.get("num_cpus")
         if isinstance(la, list) and la and numeric(la[0]) and numeric(cpus) and cpus > 0 and la[0] > cpus / 2:
-            items.append(("info", "load", pre(i) + "load average %.1f on %d CPUs when the run started: other work "
-                          "may have shared the machine" % (la[0], cpus)))
+            items.append(("info", "load", None, pre(i) + "load average %.1f on %d CPUs when the run started: other "
+                          "work may have shared the machine" % (la[0], cpus)))
     for r in insts:
         if r.disposition in ERRORS:
-            items.append(("error", "error",
+            items.append(("error", "error", r.variant,
                           "%s%s %s: %s" % (pre(r.src), DISPOSITION_LABEL[r.disposition], r.name, r.reason)))
     for r in sorted(insts, key=lambda r: -(r.cv or 0)):  # the noisiest first
         if r.cv is not None and r.cv > derived.HIGH_CV:
-            items.append(("info", "cv", "%s%s: CV %s over %d repetitions (above %s)"
+            items.append(("info", "cv", r.variant, "%s%s: CV %s over %d repetitions (above %s)"
                           % (pre(r.src), r.name, fmt_pct(r.cv), r.n, fmt_pct(derived.HIGH_CV))))
     for r in insts:
         if r.throttled:
             lo = [e.counter("sm_clock_min_mhz") for e in r.entries if e.counter("sm_clock_min_mhz") is not None]
             clock = "; SM clock down to %s MHz" % fmt_num(min(lo)) if lo else ""
-            items.append(("warning", "throttled", "%s%s: GPU throttled in %d of %d repetitions%s"
+            items.append(("warning", "throttled", r.variant, "%s%s: GPU throttled in %d of %d repetitions%s"
                           % (pre(r.src), r.name, r.throttled, len(r.entries), clock)))
     return items
 
 
-SUSPICIOUS_GROUPS = (("finding", "Findings of the charts"), ("loader", "Warnings about the input"),
-                     ("load", "Machine load"), ("error", "Entries that did not pass"),
-                     ("cv", "Noisy repetitions (coefficient of variation above %s)" % fmt_pct(derived.HIGH_CV)),
-                     ("throttled", "GPU clocks throttled"))
+# The groups of "Suspicious", in the order shown: what concerns the whole
+# machine (it may explain the rest) first, then entries that did not pass,
+# then the findings by cause. (cause, title, machine-wide)
+SUSPICIOUS_GROUPS = (
+    ("load", "Machine load", True),
+    ("mixed-inputs", "Inputs from more than one revision or profile", True),
+    ("throttled", "GPU clocks throttled", True),
+    ("error", "Entries that did not pass", False),
+    ("above-ceiling", "Faster than the ceiling measured in the same run", False),
+    ("low-efficiency", "Slower with more threads than one thread would be", False),
+    ("superlinear", "Superlinear efficiency", False),
+    ("cv", "Noisy repetitions (coefficient of variation above %s)" % fmt_pct(derived.HIGH_CV), False),
+    ("loader", "Warnings about the input", False),
+    ("heatmap", "Heatmaps drawn in part or not at all", False),
+    ("other", "Other findings of the charts", False),
+)
+
+
+def suspicious_groups(items):
+    """[(title, machine-wide, severity, [text], "by variant" line or "")] in
+    SUSPICIOUS_GROUPS' order, the empty groups left out; a cause not listed
+    there goes with "other"."""
+    known = {k for k, _, _ in SUSPICIOUS_GROUPS}
+    out = []
+    for key, title, machine in SUSPICIOUS_GROUPS:
+        mine = [it for it in items if (it[1] if it[1] in known else "other") == key]
+        if not mine:
+            continue
+        sev = "error" if any(it[0] == "error" for it in mine) else (
+            "warning" if any(it[0] == "warning" for it in mine) else "info")
+        counts = {}
+        for it in mine:
+            if it[2]:
+                counts[it[2]] = counts.get(it[2], 0) + 1
+        by = ", ".join("%s %d" % (v, n) for v, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append((title, machine, sev, [it[3] for it in mine], by))
+    return out
 
 
 def what_ran(insts, labels):
@@ -510,7 +544,8 @@ td.hicv{background:#fff3c4}
 tr.err td{background:#fde2e2}
 table.kv th{white-space:nowrap;font-weight:600}table.kv td{overflow-wrap:break-word;max-width:40em}
 .counts td{text-align:right}.counts td.bad{color:#b00;font-weight:600}
-ul.sus{padding-left:1.2em}ul.sus li{margin:.15em 0;overflow-wrap:anywhere}
+ul.sus{padding-left:1.2em}ul.sus li{margin:.15em 0;overflow-wrap:anywhere}\
+details.sus-group.error summary b{color:#b00}details.sus-group.warning summary b{color:#8a5a00}
 .warning{color:#a40}.error{color:#b00}.info{color:#555}
 .ok{color:#070}
 .note{color:#555;font-size:13px}
@@ -555,15 +590,6 @@ def _html_values_row(label, vals, th_cls=""):
     if len(vals) > 1 and len(set(vals)) == 1:
         return "<tr><th%s>%s</th><td colspan='%d'>%s</td></tr>" % (th_cls, esc(label), len(vals), esc(vals[0]))
     return "<tr><th%s>%s</th>%s</tr>" % (th_cls, esc(label), "".join("<td>%s</td>" % esc(v) for v in vals))
-
-
-def _html_list(items, cls):
-    if len(items) <= SHOW_FIRST + 2:
-        return "<ul class='sus'>%s</ul>" % "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items)
-    head = "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items[:SHOW_FIRST])
-    rest = "".join("<li class='%s'>%s</li>" % (cls, esc(t)) for t in items[SHOW_FIRST:])
-    return ("<ul class='sus'>%s</ul><details><summary>%d more</summary><ul class='sus'>%s</ul></details>"
-            % (head, len(items) - SHOW_FIRST, rest))
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -688,18 +714,15 @@ def write_report(out, runs, charts, missing, findings):
                  "warnings, no noisy repetitions, no GPU throttling.</p>")
         md += ["Nothing suspicious: no findings, every entry passed or was unsupported, no loader warnings, "
                "no noisy repetitions, no GPU throttling.", ""]
-    for key, title in SUSPICIOUS_GROUPS:
-        group = [(sev, t) for sev, k, t in items if k == key]
-        if not group:
-            continue
-        h.append("<p><b>%s</b> (%d)</p>" % (esc(title), len(group)))
-        if key == "finding":
-            h.append("<ul class='sus'>%s</ul>" % "".join(
-                "<li class='%s'>%s: %s</li>" % (sev, sev, esc(t)) for sev, t in group))
-            md += ["**%s** (%d)" % (title, len(group)), ""] + ["- %s: %s" % (sev, md_esc(t)) for sev, t in group] + [""]
-        else:
-            h.append(_html_list([t for _, t in group], group[0][0]))
-            md += ["**%s** (%d)" % (title, len(group)), ""] + ["- %s" % md_esc(t) for _, t in group] + [""]
+    groups = suspicious_groups(items)
+    machine_wide = any(m for _, m, _, _, _ in groups)
+    for title, machine, sev, texts, by in groups:
+        hint = " The machine-wide causes above may explain these." if machine_wide and not machine else ""
+        head = "%s: %d%s" % (title, len(texts), " (by variant: %s)" % by if by else "")
+        h.append("<details class='sus-group %s'%s><summary><b>%s</b>%s</summary><ul class='sus'>%s</ul></details>"
+                 % (sev, " open" if machine else "", esc(head), esc(hint), "".join(
+                     "<li class='%s'>%s</li>" % (sev, esc(t)) for t in texts)))
+        md += ["**%s**%s" % (md_esc(head), md_esc(hint)), ""] + ["- %s" % md_esc(t) for t in texts] + [""]
 
     # family sections
     for sec in secs:

@@ -204,7 +204,7 @@ class Ceiling(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, Spy("barh") as calls:
             cv = report_draw.Canvas(tmp, "m")
             report_charts.chart_ceiling(stats, cv)
-        warnings = [t for sev, t in cv.findings if sev == "warning"]
+        warnings = [f.text for f in cv.findings if f.severity == "warning"]
         self.assertEqual(len(warnings), 1, cv.findings)
         self.assertIn("OpenBLAS/op:AB/type:f32/M:64/N:64/K:64/threads:2 at 1.50", warnings[0])
         self.assertIn("measurement problem", warnings[0])

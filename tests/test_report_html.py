@@ -7,6 +7,7 @@ HTML and Markdown escaping, and the real H200 files rendering without error."""
 import html.parser
 import json
 import os
+import re
 import statistics
 import tempfile
 import unittest
@@ -257,6 +258,33 @@ class Summary(ReportTest):
         self.assertNotIn(SHARED, sus)  # unsupported is not suspicious
         self.assertNotIn("Nothing suspicious", page)
         self.assertIn("- a loader warning &lt;w&gt;", md)
+
+    def test_suspicious_grouped_machine_first(self):
+        # 46 low-efficiency lines on a loaded machine: the load comes first,
+        # open; the efficiency findings are one collapsed line with counts by
+        # variant and a pointer to the load.
+        a = synthetic()
+        a["context"]["load_avg"] = [2.0, 1.9, 1.5]
+        a["context"]["num_cpus"] = 2
+        findings = [("warning", "GEMM OMP M:%d: efficiency 0.05 at 2 threads" % i, "low-efficiency", "OMP")
+                    for i in range(40)]
+        findings += [("warning", "GEMM OMP.Blocked M:%d: efficiency 0.1 at 2 threads" % i, "low-efficiency",
+                      "OMP.Blocked") for i in range(6)]
+        findings += [("info", "an old-style finding")]
+        page, md, t = self.render([self.load("a", a)], findings=findings)
+        sus = page[page.index("id='suspicious'"):page.index("<h2", page.index("id='suspicious'"))]
+        heads = re.findall(r"<summary><b>([^<]*)</b>", sus)
+        self.assertTrue(heads[0].startswith("Machine load: 1"), heads)
+        self.assertEqual(heads.index("Slower with more threads than one thread would be: 46 (by variant: OMP 40, "
+                                     "OMP.Blocked 6)"), heads.index("Entries that did not pass: 3 (by variant: "
+                                                                    "CUDA.RegBlock 1, CUDA.Tiled 1, cuBLAS 1)") + 1)
+        self.assertEqual(heads[-1], "Other findings of the charts: 1")
+        self.assertIn("<details class='sus-group info' open><summary><b>Machine load: 1", sus)
+        self.assertIn("load average 2.0 on 2 CPUs", sus)
+        self.assertIn("The machine-wide causes above may explain these.", sus)
+        self.assertEqual(sus.count("efficiency 0.05 at 2 threads"), 40)   # every item still there, folded
+        self.assertIn("**Slower with more threads than one thread would be: 46 (by variant: OMP 40, OMP.Blocked 6)**",
+                      md)
 
     def test_nothing_suspicious(self):
         page, md, t = self.render([self.load("clean", clean())])
