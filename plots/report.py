@@ -167,7 +167,9 @@ def main(argv=None):
             f.write("%s.png\n%s.svg\n" % (name, name))
         for name in written or ():
             f.write("%s\n" % name)
-    print("plot: %d charts, report in %s" % (len(cv.made), os.path.join(a.out, "index.html")))
+    nothing = not any(e.disposition == "passed" for r in runs for e in r.entries)
+    print("plot: %d charts%s, report in %s" % (len(cv.made), ": nothing was measured (no entry passed)"
+                                               if nothing else "", os.path.join(a.out, "index.html")))
     return status
 
 

@@ -473,6 +473,16 @@ def suspicious_groups(items):
     return out
 
 
+def nothing_measured(insts):
+    """The line a report with no passed entry leads with: what there was instead."""
+    counts = {}
+    for r in insts:
+        counts[r.disposition] = counts.get(r.disposition, 0) + 1
+    what = ", ".join("%d %s" % (counts[d], DISPOSITION_LABEL[d]) for d in DISPOSITIONS if counts.get(d))
+    return "Nothing was measured: %d entr%s, none passed%s. No chart was drawn." % (
+        len(insts), "y" if len(insts) == 1 else "ies", " (%s)" % what if what else "")
+
+
 def what_ran(insts, labels):
     """Rows (source, family, variants, instances, counts by disposition)."""
     rows = []
@@ -669,6 +679,11 @@ def write_report(out, runs, charts, missing, findings):
     # summary
     h.append("<h2 id='summary'>Summary</h2>")
     md += ["## Summary", ""]
+    nothing = not any(r.disposition == "passed" for r in insts)
+    if nothing:
+        line = nothing_measured(insts)
+        h.append("<p class='summary bad' id='nothing-measured'>%s</p>" % esc(line))
+        md += ["**%s**" % md_esc(line), ""]
     h.append("<h3>What ran</h3>")
     md += ["### What ran", ""]
     counts_cols = ((["source"] if several else []) + ["family", "variants", "instances"]
@@ -709,7 +724,10 @@ def write_report(out, runs, charts, missing, findings):
 
     h.append("<h3 id='suspicious'>Suspicious</h3>")
     md += ["### Suspicious", ""]
-    if not items:
+    if not items and nothing:
+        h.append("<p>Nothing to judge: no entry passed.</p>")
+        md += ["Nothing to judge: no entry passed.", ""]
+    elif not items:
         h.append("<p class='ok'>Nothing suspicious: no findings, every entry passed or was unsupported, no loader "
                  "warnings, no noisy repetitions, no GPU throttling.</p>")
         md += ["Nothing suspicious: no findings, every entry passed or was unsupported, no loader warnings, "

@@ -290,6 +290,19 @@ class Summary(ReportTest):
         page, md, t = self.render([self.load("clean", clean())])
         self.assertIn("Nothing suspicious", page)
         self.assertIn("Nothing suspicious", md)
+        self.assertNotIn("Nothing was measured", page)
+
+    def test_a_report_of_nothing_says_so(self):
+        # Only unsupported entries: no reassuring "Nothing suspicious".
+        doc = clean()
+        doc["benchmarks"] = [entry("Sort/CUDA.Bitonic/key:u32/n:%d/length:1024" % n, 0.0, "unsupported",
+                                   "unsupported: no GPU here: no NVIDIA driver is installed", device="gpu")
+                             for n in (1024, 2048)]
+        page, md, t = self.render([self.load("none", doc)])
+        self.assertIn("Nothing was measured: 2 entries, none passed (2 unsupported). No chart was drawn.", page)
+        self.assertIn("**Nothing was measured: 2 entries, none passed (2 unsupported). No chart was drawn.**", md)
+        self.assertIn("Nothing to judge: no entry passed.", page)
+        self.assertNotIn("Nothing suspicious", page)
 
 
 class FamilyTables(ReportTest):
