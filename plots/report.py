@@ -61,7 +61,7 @@ __doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
 
 TOOL = "plot"
 MANIFEST = ".parbench-report"  # what the last report wrote into DIR
-_OWN = re.compile(r"^(%s)(_[a-z]+)?(_\d+)?\.(png|svg)$" % "|".join(list(CHARTS) + ["field"]))
+_OWN = re.compile(r"^(%s)(_[a-z0-9._-]+)?\.(png|svg)$" % "|".join(list(CHARTS) + ["field"]))
 
 
 def prepare_out(out):
@@ -98,6 +98,8 @@ def main(argv=None):
                     "(once per input, in order; default: the file name)")
     ap.add_argument("--merge", action="store_true", help="read every input as one source (one run split over files)")
     ap.add_argument("--chart", action="append", choices=sorted(CHARTS), help="draw only these charts")
+    ap.add_argument("--svg", action="store_true", help="an SVG beside each chart's PNG (slower; the report "
+                    "links to it)")
     ap.add_argument("--sor-field", action="append", default=[], metavar="DIR",
                     help="a folder written by sor-solve: its field and residuals go into the SOR section")
     a = ap.parse_args(argv)
@@ -139,7 +141,7 @@ def main(argv=None):
     for run in runs:
         src = "merged" if a.merge else run.label
         machines.setdefault(src, machine([run]))
-    cv = Canvas(a.out, machines)
+    cv = Canvas(a.out, machines, formats=("png", "svg") if a.svg else ("png",), jobs=os.cpu_count() or 1)
     for key, what in (("parbench_git_revision", "git revisions"), ("parbench_profile", "profiles")):
         seen = sorted({str(r.context.get(key)) for r in runs if isinstance(r.context, dict) and r.context.get(key)})
         if len(seen) > 1:
@@ -160,11 +162,15 @@ def main(argv=None):
         except sor_field.FieldError as e:
             print("plot: --sor-field %s" % e, file=sys.stderr)
             status = 2
+    for name in cv.finish():
+        print("plot: chart %s could not be written" % name, file=sys.stderr)
+        status = 2
     missing += cv.dropped
     written = report_html.write_report(a.out, runs, cv.made, missing, cv.findings)
     with open(os.path.join(a.out, MANIFEST), "w", encoding="utf-8") as f:
         for name, _, _ in cv.made:
-            f.write("%s.png\n%s.svg\n" % (name, name))
+            for ext in cv.formats:
+                f.write("%s.%s\n" % (name, ext))
         for name in written or ():
             f.write("%s\n" % name)
     nothing = not any(e.disposition == "passed" for r in runs for e in r.entries)

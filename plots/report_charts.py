@@ -94,7 +94,7 @@ def chart_speedup(stats, cv):
                     transform=a2.transAxes, fontsize=6, va="bottom")
         limit.drew(family)
         drawn += 1
-        cv.save(fig, cv.name("speedup_%s" % family.lower()),
+        cv.save(fig, cv.name("speedup", family, problem_label(problem)),
                 "%s speedup and parallel efficiency: %s" % (family, problem_label(problem)), family,
                 {s.source for s in ss})
     limit.done()
@@ -151,9 +151,10 @@ def chart_heatmap(stats, cv):
             fig.colorbar(im, ax=ax)
         drawn += 1
         several = len({k[0] for k in cells}) > 1
-        cv.save(fig, cv.name("heatmap"), "%s %s ranks x threads: %s%s%s" % (
-            family, variant, problem_label(problem), " [%s]" % source if several else "",
-            "" if b is not None else " (no baseline entry: speedup not drawn)"), family, {source})
+        cv.save(fig, cv.name("heatmap", family, variant, problem_label(problem), source if several else ""),
+                "%s %s ranks x threads: %s%s%s" % (
+                    family, variant, problem_label(problem), " [%s]" % source if several else "",
+                    "" if b is not None else " (no baseline entry: speedup not drawn)"), family, {source})
     if not drawn:
         raise NoData("ranks x threads runs without a family baseline or a 1 x 1 cell in the same source")
 
@@ -188,7 +189,8 @@ def chart_strong(stats, cv):
         thread_axis(ax, threads)
         ax.grid(True, alpha=0.3)
         legend(ax, len(variants))
-        cv.save(fig, cv.name("strong"), "%s strong scaling: %s" % (family, problem_label(problem)), family,
+        cv.save(fig, cv.name("strong", family, problem_label(problem)),
+                "%s strong scaling: %s" % (family, problem_label(problem)), family,
                 {src for _, src in variants})
     limit.done()
 
@@ -236,7 +238,8 @@ def chart_gpus(stats, cv):
             a.set_xticks(sorted(counts))
             a.grid(True, alpha=0.3)
         legend(ax, len(variants))
-        cv.save(fig, cv.name("gpus"), "%s strong scaling over GPUs: %s" % (family, problem_label(problem)), family,
+        cv.save(fig, cv.name("gpus", family, problem_label(problem)),
+                "%s strong scaling over GPUs: %s" % (family, problem_label(problem)), family,
                 {src for _, src in variants})
     limit.done()
 
@@ -290,8 +293,9 @@ def chart_sor_bandwidth(stats, cv):
         plain_log(ax.xaxis)
         ax.grid(True, alpha=0.3, which="both")
         legend(ax, len(lines) + len(drawn))
-        cv.save(fig, cv.name("sor_bandwidth"), "SOR %s (%s sweeps, omega %s): bandwidth vs grid, against the "
-                                               "copy ceiling" % (field, sweeps, omega), "SOR", {s.source for s in ss})
+        cv.save(fig, cv.name("sor_bandwidth", field, "%s sweeps" % sweeps, "omega %s" % omega),
+                "SOR %s (%s sweeps, omega %s): bandwidth vs grid, against the copy ceiling" % (field, sweeps, omega),
+                "SOR", {s.source for s in ss})
 
 
 def chart_gflops(stats, cv):
@@ -307,7 +311,8 @@ def chart_gflops(stats, cv):
         for s in at_most_threads(ss):
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
             lines.setdefault(label(s, several), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
-        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)", cv.name("gflops"),
+        draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)",
+                   cv.name("gflops", op, typ),
                    "GEMM %s %s: GFLOP/s vs size" % (op, typ), "GEMM", {s.source for s in ss})
 
 
@@ -336,7 +341,7 @@ def chart_iteration(stats, cv):
             lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread * 1e3))
         ks = sorted({s.arg("K", int) for s in ss if s.arg("K", int) is not None})
         kdesc = "K=%d" % ks[0] if len(ks) == 1 else "K varies with N: %s" % ", ".join(map(str, ks))
-        draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration"),
+        draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration", cfg, "D%s" % d, dist),
                    "KMeans %s (D=%s, %s, %s): time per iteration vs N" % (cfg, d, kdesc, dist), "KMeans",
                    {s.source for s in ss})
 
@@ -355,7 +360,7 @@ def chart_throughput(stats, cv):
             eps = s.counter("elements_per_second")
             spread = eps * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
-        draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput"),
+        draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput", *key),
                    "Sort %s %s %s %s: elements/s vs size" % key, "Sort", {s.source for s in ss})
 
 
@@ -391,7 +396,8 @@ def chart_blocks(stats, cv):
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.grid(True, alpha=0.3)
         legend(ax, len(variants))
-        cv.save(fig, cv.name("blocks"), "%s time vs block size: %s" % (family, problem_label(problem)), family,
+        cv.save(fig, cv.name("blocks", family, problem_label(problem)),
+                "%s time vs block size: %s" % (family, problem_label(problem)), family,
                 {src for p in variants for src in [p.partition(" [")[2][:-1] or None]} if several else None)
     limit.done()
 
@@ -427,7 +433,8 @@ def chart_breakdown(stats, cv):
         ax.invert_yaxis()
         ax.set(xlabel="share of the run's time", xlim=(0, 1))
         ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=4, borderaxespad=0.2)
-        cv.save(fig, cv.name("breakdown"), "KMeans run breakdown: %s" % problem_label(problem), "KMeans",
+        cv.save(fig, cv.name("breakdown", problem_label(problem)),
+                "KMeans run breakdown: %s" % problem_label(problem), "KMeans",
                 {s.source for s in ss})
 
 
@@ -446,7 +453,8 @@ def chart_mlp_throughput(stats, cv):
             sps = s.counter("samples_per_second")
             spread = sps * s.stdev / s.seconds if s.seconds else 0.0
             lines.setdefault(label(s, several), []).append((s.arg("batch", int), sps, spread))
-        draw_lines(cv, lines, "batch size", "samples per second (one SGD step)", cv.name("mlp_throughput"),
+        draw_lines(cv, lines, "batch size", "samples per second (one SGD step)",
+                   cv.name("mlp_throughput", widths, act, typ),
                    "MLP %s %s %s: samples/s vs batch size" % (widths, act, typ), "MLP", {s.source for s in ss})
 
 
@@ -475,8 +483,8 @@ def chart_mlp_share(stats, cv):
         ax.invert_yaxis()
         ax.set(xlabel="share of a training step's time (untimed profiling pass)", xlim=(0, 1))
         ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
-        cv.save(fig, cv.name("mlp_share"), "MLP %s %s %s: where a step's time goes" % (widths, act, typ), "MLP",
-                {s.source for s in ss})
+        cv.save(fig, cv.name("mlp_share", widths, act, typ),
+                "MLP %s %s %s: where a step's time goes" % (widths, act, typ), "MLP", {s.source for s in ss})
 
 
 def chart_ceiling(stats, cv):
@@ -506,7 +514,7 @@ def chart_ceiling(stats, cv):
     for (family, problem), rs in limit.take(sorted(groups.items(), key=lambda kv: (kv[0][0], -work(kv[0][1])))):
         counter = rs[0][0].rate[0]
         kinds = sorted({"%s (%s)" % (c.run.variant, c.device) for _, _, c in rs})
-        draw_fractions(cv, rs, several, cv.name("ceiling"),
+        draw_fractions(cv, rs, several, cv.name("ceiling", family, counter, problem_label(problem)),
                        "%s %s as a fraction of the ceiling measured in the same run (%s): %s"
                        % (family, counter, ", ".join(kinds), problem_label(problem)), family)
     limit.done()

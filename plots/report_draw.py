@@ -48,11 +48,15 @@ class Canvas:
     wrong while drawing (findings for the report's summary) and the problems
     left out by the per-family limit. `machines`: {source: machine}."""
 
-    def __init__(self, out, machines):
+    def __init__(self, out, machines, formats=("png", "svg"), jobs=1):
         if isinstance(machines, str):
             machines = {None: machines}
         self.out, self.machines, self.made, self.findings, self.dropped = out, machines, [], [], []
         self.colours, self.sources = {}, {}
+        # Rendering a finished figure to its files is most of a report's time;
+        # with jobs > 1 a forked child renders it while the next one is built.
+        self.formats, self.jobs, self._children, self.failed = tuple(formats), jobs, {}, []
+        self._names = set()
 
     def machine(self, sources):
         known = [self.machines.get(src) for src in sorted(sources, key=str)] if sources else []
@@ -70,11 +74,43 @@ class Canvas:
         mach = textwrap.fill(self.machine(sources), width)
         fig.suptitle("%s\n%s" % (textwrap.fill(title, width), mach), fontsize=10)
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            # bbox "tight": a legend placed beside the axes stays in the picture.
-            fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
-        plt().close(fig)
+        self._render(fig, name)
         self.made.append((name, title, section))
+
+    def _render(self, fig, name):
+        def render():
+            for ext in self.formats:
+                # bbox "tight": a legend placed beside the axes stays in the picture.
+                fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
+
+        if self.jobs <= 1 or not hasattr(os, "fork"):
+            render()
+            plt().close(fig)
+            return
+        while len(self._children) >= self.jobs:
+            self._reap()
+        pid = os.fork()
+        if pid == 0:  # the child renders and leaves at once, running nothing of the parent's
+            code = 0
+            try:
+                render()
+            except BaseException:  # noqa: BLE001  reported by the parent as a chart not written
+                code = 1
+            os._exit(code)
+        self._children[pid] = name
+        plt().close(fig)
+
+    def _reap(self):
+        pid, status = os.wait()
+        name = self._children.pop(pid, None)
+        if name is not None and status != 0:
+            self.failed.append(name)
+
+    def finish(self):
+        """Wait for the figures still rendering; the names of those that failed."""
+        while self._children:
+            self._reap()
+        return self.failed
 
     def style(self, key, source=None):
         """The same colour for the same variant in every chart of the report
@@ -97,9 +133,18 @@ class Canvas:
             self.dropped.append((chart, "not drawn for %d more problem%s (at most %d a family): %s" % (
                 len(problems), "" if len(problems) == 1 else "s", MAX_FIGS, "; ".join(problems))))
 
-    def name(self, stem):
-        n = sum(1 for m in self.made if re.fullmatch(re.escape(stem) + r"_\d+", m[0])) + 1
-        return "%s_%d" % (stem, n)
+    def name(self, stem, *what):
+        """A chart's file name: its kind, then what it shows (family, problem,
+        ...) as a slug, "ceiling_gemm_gflops_op-ab_type-f32_m-64_n-64_k-64"; a
+        number after it only where two charts would show the same."""
+        parts = [re.sub(r"[^a-z0-9.]+", "-", str(w).lower()).strip("-.") for w in what]
+        base = "_".join([stem] + [p for p in parts if p])[:150]
+        name, n = base, 1
+        while name in self._names:
+            n += 1
+            name = "%s_%d" % (base, n)
+        self._names.add(name)
+        return name
 
     def finding(self, severity, text, cause="other", variant=None):
         if all((f.severity, f.text) != (severity, text) for f in self.findings):

@@ -3,7 +3,8 @@
     write_report(out, runs, charts, missing, findings) -> ["index.html", "report.md"]
 
   runs      results.Run objects (one per source file)
-  charts    (name, title, section): out/name.png and out/name.svg exist; section is
+  charts    (name, title, section): out/name.png exists (and out/name.svg, linked
+            from the figure, with plots/plot --svg); section is
             a family ("GEMM", "KMeans", "Sort", "Ceiling") or "Scaling"
   missing   (chart kind, reason) of the charts not drawn
   findings  (severity, text), severity "warning" or "info", from the chart code
@@ -750,9 +751,10 @@ def write_report(out, runs, charts, missing, findings):
         if mine:
             h.append("<div class='charts'>")
         for name, title, s in mine:
-            h.append("<figure><figcaption>%s</figcaption><a href='%s.svg'><img src='%s.png' alt='%s'></a></figure>"
-                     % (esc(title), esc(name), esc(name), esc(title)))
-            md += ["### %s" % md_esc(title), "", "[![%s](%s.png)](%s.svg)" % (md_esc(title), name, name), ""]
+            big = "svg" if os.path.exists(os.path.join(out, name + ".svg")) else "png"
+            h.append("<figure><figcaption>%s</figcaption><a href='%s.%s'><img src='%s.png' alt='%s'></a></figure>"
+                     % (esc(title), esc(name), big, esc(name), esc(title)))
+            md += ["### %s" % md_esc(title), "", "[![%s](%s.png)](%s.%s)" % (md_esc(title), name, name, big), ""]
         if mine:
             h.append("</div>")
         fam = [r for r in insts if r.family == sec]

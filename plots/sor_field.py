@@ -73,4 +73,4 @@ def draw(folder, cv):
                 "%.3g" % last if last is not None else "not finite"))
     if not meta["converged"]:
         cv.finding("warning", "%s: the SOR solve %s (omega %g)" % (folder, state, meta["omega"]))
-    cv.save(fig, cv.name("field"), title, "SOR")
+    cv.save(fig, cv.name("field", os.path.basename(os.path.normpath(folder))), title, "SOR")

@@ -301,8 +301,9 @@ class SorAndGpuCharts(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
             cv = report_draw.Canvas(tmp, "m")
             report_charts.chart_gpus(stats, cv)
-            self.assertTrue(os.path.exists(os.path.join(tmp, "gpus.png")) or
-                            os.path.exists(os.path.join(tmp, "gpus_1.png")), os.listdir(tmp))
+            # Named by what it shows: the family and the problem.
+            self.assertTrue(os.path.exists(os.path.join(
+                tmp, "gpus_sor_field-vortex-m-4000-n-4000-sweeps-20-omega-1.5.png")), os.listdir(tmp))
         eff = [list(a[1]) for a, k in plots if k.get("label") == "CUDA.Rows"]
         self.assertEqual(eff, [[1.0, 0.8, 0.5]])
         ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == ":"]
@@ -379,7 +380,7 @@ class OutputFolder(unittest.TestCase):
             p = run_plot(syn, "--out", out, "--chart", "gflops")
             self.assertEqual(p.returncode, 0, p.stderr)
             left = sorted(f for f in os.listdir(out) if f.endswith(".png"))
-            self.assertEqual(left, ["gflops_1.png"])
+            self.assertEqual(left, ["gflops_ab_f32.png"])
             self.assertTrue(os.path.exists(os.path.join(out, "notes.txt")))  # not the report's: kept
 
     def test_unusable_folder_is_one_line_and_exit_2(self):

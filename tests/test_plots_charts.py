@@ -23,7 +23,7 @@ class Charts(unittest.TestCase):
                 json.dump(mlp_run(), f)
             out = os.path.join(tmp, "out")
             p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, sor, mlp,
-                         "--out", out)
+                         "--out", out, "--svg")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr, "")
             files = os.listdir(out)
@@ -32,7 +32,8 @@ class Charts(unittest.TestCase):
                 self.assertTrue(pngs, "no %s chart; stderr: %s" % (chart, p.stderr))
                 for f in pngs:
                     self.assertGreater(os.path.getsize(os.path.join(out, f)), 5000)
-                    self.assertTrue(os.path.exists(os.path.join(out, f[:-4] + ".svg")))
+                    self.assertTrue(os.path.exists(os.path.join(out, f[:-4] + ".svg")))  # with --svg
+                    self.assertNotRegex(f, r"_\d+\.png$")  # named by what it shows, not numbered
             self.assertIn("index.html", files)
             self.assertIn("report.md", files)
 

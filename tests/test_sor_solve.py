@@ -115,17 +115,17 @@ class ReportField(unittest.TestCase):
             smoke = os.path.join(HERE, "data", "gb171.json")
             rep = os.path.join(d, "rep")
             p = subprocess.run([os.path.join(ROOT, "plots", "plot"), smoke, "--sor-field", solved,
-                                "--sor-field", os.path.join(d, "nothing"), "--out", rep],
+                                "--sor-field", os.path.join(d, "nothing"), "--out", rep, "--svg"],
                                capture_output=True, text=True, timeout=300)
             self.assertEqual(p.returncode, 2, p.stderr)
             lines = [ln for ln in p.stderr.splitlines() if "--sor-field" in ln]
             self.assertEqual(len(lines), 1, p.stderr)
             self.assertIn("not a sor-solve folder", lines[0])
-            self.assertTrue(os.path.isfile(os.path.join(rep, "field_1.png")))
-            self.assertTrue(os.path.isfile(os.path.join(rep, "field_1.svg")))
+            self.assertTrue(os.path.isfile(os.path.join(rep, "field_solved.png")))
+            self.assertTrue(os.path.isfile(os.path.join(rep, "field_solved.svg")))
             with open(os.path.join(rep, "index.html"), encoding="utf-8") as f:
                 html = f.read()
-            self.assertIn("field_1.png", html)
+            self.assertIn("<a href='field_solved.svg'><img src='field_solved.png'", html)
             self.assertIn("SOR vortex field 40x30", html)
 
 
