@@ -1,10 +1,11 @@
-"""Turn parbench JSON into charts (PNG and SVG) and an offline report.
+"""Turn parbench JSON into charts (PNG, and SVG with --svg) and an offline report.
 
     plots/plot RUN.json [RUN.json ...] --out DIR [--label NAME ...] [--merge] [--chart NAME ...]
 
-DIR receives one PNG and one SVG per chart, index.html (opens with no network:
-images are files beside it, styles and the table sorter are inline) and
-report.md, its Markdown twin. Charts and report files an earlier report left
+DIR receives one PNG per chart (and an SVG with --svg), named by what it
+shows (kind, family, problem), index.html (opens with no network: images are
+files beside it, styles and the table sorter are inline) and report.md, its
+Markdown twin. Charts and report files an earlier report left
 in DIR are removed first (other files are left alone). Every chart is titled
 with the family, the input and the machine.
 
@@ -22,11 +23,16 @@ Charts (--chart NAME draws only those named):
               the ideal ranks x threads) and efficiency against the variant's
               own 1 rank x 1 thread cell (colours 0 to 1)
   strong      strong scaling: time vs threads, log-log, with the ideal line
+  gpus        strong scaling over GPUs: time and efficiency vs GPU count
   gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
   throughput  sorts: elements per second vs total per variant (one array each)
   blocks      time vs CUDA block size
   breakdown   k-means host-to-device / kernel / device-to-host / host shares
+  mlp_throughput  MLP training samples per second vs batch size per variant
+  mlp_share   MLP: the share of a training step spent in GEMM calls, the rest
+              element-wise
+  sor_bandwidth   SOR bandwidth vs grid size, against the copy ceiling
   field       (only with --sor-field DIR) an SOR field solved by sor-solve to
               a tolerance: heatmap and residual per sweep
   ceiling     each entry's rate (the counter its JSON names) as a fraction of

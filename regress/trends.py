@@ -87,6 +87,16 @@ def when(date):
     return "%s %s%s" % (m.group(1), m.group(2), " UTC" if m.group(3) else "")
 
 
+def run_labels(runs):
+    """A chart label per run: its day and revision; the time of day where two
+    runs would have one label (two nights' jobs on one day), then the run
+    number where even that repeats."""
+    first = ["%s %s" % (day(r["date"]) or "run %d" % r["id"], short_rev(r["revision"])) for r in runs]
+    timed = [("%s %s" % (when(r["date"]).replace(" UTC", ""), short_rev(r["revision"]))
+              if first.count(first[i]) > 1 and r["date"] else first[i]) for i, r in enumerate(runs)]
+    return [t + (" (run %d)" % r["id"] if timed.count(t) > 1 else "") for t, r in zip(timed, runs)]
+
+
 def instant(date):
     """An ISO date as an aware datetime (UTC when it has no offset), or None."""
     if not isinstance(date, str):
@@ -367,7 +377,7 @@ def run(args, out=print):
         if not runs:
             raise TrendsError("machine %s has no runs" % machine)
         ordinal = {r["id"]: i for i, r in enumerate(runs)}
-        labels = ["%s %s" % (day(r["date"]) or "run %d" % r["id"], short_rev(r["revision"])) for r in runs]
+        labels = run_labels(runs)
         info_of = benchmark_info(h, machine)
         series = []
         for name in h.names(machine):

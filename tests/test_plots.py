@@ -368,6 +368,16 @@ class Sources(unittest.TestCase):
             self.assertIn("--label once per input, or --merge", p.stderr)
 
 
+class Help(unittest.TestCase):
+    def test_every_chart_kind_is_in_the_help(self):
+        p = subprocess.run([os.path.join(ROOT, "plots", "plot"), "--help"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        listed = re.findall(r"^  ([a-z_]+)\s", p.stdout.split("Charts (--chart NAME")[1].split("Derived figures")[0],
+                            re.M)
+        self.assertEqual(sorted(set(listed) - {"field"}), sorted(report_charts.CHARTS))
+
+
 class OutputFolder(unittest.TestCase):
     def test_a_reused_folder_keeps_no_stale_chart(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -305,6 +305,17 @@ class Trends(TrendsBase):
         self.assertEqual(p.stderr, "")
 
 
+class Labels(unittest.TestCase):
+    def test_same_day_runs_get_labels_of_their_own(self):
+        from regress import trends
+        runs = [{"id": 1, "date": "2026-11-01T02:00:00+00:00", "revision": "abc"},
+                {"id": 2, "date": "2026-11-01T14:30:00+00:00", "revision": "abc"},
+                {"id": 3, "date": "2026-11-01T14:30:00+00:00", "revision": "abc"},
+                {"id": 4, "date": "2026-11-02T02:00:00+00:00", "revision": "def"}]
+        self.assertEqual(trends.run_labels(runs), ["2026-11-01 02:00 abc", "2026-11-01 14:30 abc (run 2)",
+                                                   "2026-11-01 14:30 abc (run 3)", "2026-11-02 def"])
+
+
 class BadHistories(unittest.TestCase):
     """A history with one run, a series with a time of 0, a file for a
     history: one clear line, the documented exit status, nothing stored

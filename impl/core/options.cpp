@@ -299,10 +299,10 @@ std::string usage(const std::vector<FlagSection>& sections) {
 usage: bench [parbench flags] [Google Benchmark flags]
 
 parbench flags:
-  --profile=smoke|default|full  problem-size set: smoke takes seconds on a laptop and
-                                about a minute on a 2-core CI machine (tiny sizes, each
-                                instance timed for 0.01 s unless --benchmark_min_time is
-                                given); default takes minutes; full sweeps the largest sizes
+  --profile=smoke|default|full  problem-size set: smoke is a quick check that every
+                                variant runs (tiny sizes, each instance timed for 0.01 s
+                                unless --benchmark_min_time is given); default the sizes
+                                worth measuring; full sweeps the largest sizes
   --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16; "cores"
                       is every core of this host (--threads=cores)
   --block=LIST        CUDA block / tile sizes where a variant has that axis

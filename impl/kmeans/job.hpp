@@ -32,10 +32,13 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
     out.emplace_back("bytes_per_iteration", bytes);
     out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
-    out.emplace_back("h2d_s", b.h2d);
-    out.emplace_back("kernel_s", b.kernel);
-    out.emplace_back("d2h_s", b.d2h);
-    // A CPU variant's whole run is host compute.
+    // The device phases only where there is a device: a CPU variant's whole
+    // run is host compute, and a "0 s" copy time would read as a measurement.
+    if (entry_.backend == Backend::Cuda) {
+      out.emplace_back("h2d_s", b.h2d);
+      out.emplace_back("kernel_s", b.kernel);
+      out.emplace_back("d2h_s", b.d2h);
+    }
     out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
   }
 
