@@ -6,8 +6,8 @@ import math
 
 from regress import derived
 from regress import results
-from plots.report_draw import (MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, legend,
-                               plain_log, plt, thread_axis)
+from plots.report_draw import (IDEAL, MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, errorbars,
+                               legend, plain_log, plt, thread_axis)
 from plots.report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,
                                 missing_roles, natural, own_single, problem_label, several_sources, source_suffix,
                                 work)
@@ -180,11 +180,11 @@ def chart_strong(stats, cv):
             pts.sort()
             threads += [t for t, _, _ in pts]
             st = cv.style(v, source)
-            ax.errorbar([t for t, _, _ in pts], [x for _, x, _ in pts], yerr=[e for _, _, e in pts],
-                        label=v + (" [%s]" % source if several else ""), capsize=2, **st)
+            errorbars(ax, [t for t, _, _ in pts], [x for _, x, _ in pts], [e for _, _, e in pts],
+                      label=v + (" [%s]" % source if several else ""), capsize=2, **st)
             t0, x0, _ = pts[0]
-            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], ":", color=st["color"], lw=1)
-        ax.set(yscale="log", xlabel="threads", ylabel="seconds per call (dotted: ideal from the first point)")
+            ax.plot([t for t, _, _ in pts], [x0 * t0 / t for t, _, _ in pts], IDEAL, color=st["color"], lw=1)
+        ax.set(yscale="log", xlabel="threads", ylabel="seconds per call (dashed: ideal from the first point)")
         plain_log(ax.yaxis)
         thread_axis(ax, threads)
         ax.grid(True, alpha=0.3)
@@ -223,16 +223,16 @@ def chart_gpus(stats, cv):
             counts |= {g for g, _, _ in pts}
             st = cv.style(v, source)
             name = v + (" [%s]" % source if several else "")
-            ax.errorbar([g for g, _, _ in pts], [t for _, t, _ in pts], yerr=[e for _, _, e in pts], label=name,
-                        capsize=2, **st)
+            errorbars(ax, [g for g, _, _ in pts], [t for _, t, _ in pts], [e for _, _, e in pts], label=name,
+                      capsize=2, **st)
             t1 = pts[0][1]
-            ax.plot([g for g, _, _ in pts], [t1 / g for g, _, _ in pts], ":", color=st["color"], lw=1)
+            ax.plot([g for g, _, _ in pts], [t1 / g for g, _, _ in pts], IDEAL, color=st["color"], lw=1)
             eff = [derived.efficiency(t1, t, g) for g, t, _ in pts]
             top = max([top] + eff)
             ax_eff.plot([g for g, _, _ in pts], eff, label=name, **st)
-        ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dotted: ideal from 1 GPU)")
+        ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dashed: ideal from 1 GPU)")
         plain_log(ax.yaxis)
-        ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=":")
+        ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=IDEAL)
         ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / (GPUs x t)", ylim=(0, 1.1 * top))
         for a in (ax, ax_eff):
             a.set_xticks(sorted(counts))
@@ -264,15 +264,15 @@ def chart_sor_bandwidth(stats, cv):
         fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
         lines = {}
         for s in at_most_threads(ss):
-            gb = s.arg("M", int) * s.arg("N", int) * 8 / 1e9
+            mb = s.arg("M", int) * s.arg("N", int) * 8 / 1e6
             per_gpu = s.counter("GBps") / (s.arg("gpus", int) or 1)  # against one GPU's ceiling
-            spread = per_gpu * s.stdev / s.seconds if s.seconds else 0.0
-            lines.setdefault(label(s, several), []).append((gb, per_gpu, spread))
+            spread = s.spread_of(per_gpu)
+            lines.setdefault(label(s, several), []).append((mb, per_gpu, spread))
         for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
             pts.sort()
             st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], label=lbl, capsize=2,
-                        ms=3, **st)
+            errorbars(ax, [p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts], label=lbl, capsize=2,
+                      ms=3, **st)
         drawn = set()
         for s in ss:
             c = ceil.get((s.source, "bandwidth", s.device))
@@ -284,8 +284,11 @@ def chart_sor_bandwidth(stats, cv):
         if not drawn:
             cv.finding("info", "SOR bandwidth vs grid (field %s): no bandwidth ceiling in the same run to draw; "
                                "run the Ceiling family too (--benchmark_filter='^(SOR|Ceiling)/')" % field)
-        ax.set(xscale="log", xlabel="grid size: GB of one field (M x N doubles)",
-               ylabel="GB/s per GPU (24 B per interior point per sweep)")
+        devices = {s.device for s in ss}
+        per = " per GPU" if devices == {"gpu"} else "" if "gpu" not in devices else " (a GPU variant's: per GPU)"
+        ax.set(xscale="log", xlabel="grid size: MB of one field (M x N doubles)",
+               ylabel="GB/s%s (24 B per interior point per sweep)" % per)
+        plain_log(ax.xaxis)
         # From 0, so distances to the ceiling read as fractions; headroom above
         # the highest of lines and ceiling, so a ceiling the best variant nearly
         # reaches is not drawn on the frame.
@@ -337,8 +340,8 @@ def chart_iteration(stats, cv):
         lines = {}
         for s in ss:
             spi = s.counter("seconds_per_iteration")
-            spread = spi * s.stdev / s.seconds if s.seconds else 0.0
-            lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread * 1e3))
+            spread = s.spread_of(spi * 1e3)
+            lines.setdefault(label(s, several), []).append((s.arg("N", int), spi * 1e3, spread))
         ks = sorted({s.arg("K", int) for s in ss if s.arg("K", int) is not None})
         kdesc = "K=%d" % ks[0] if len(ks) == 1 else "K varies with N: %s" % ", ".join(map(str, ks))
         draw_lines(cv, lines, "N (points)", "ms per iteration", cv.name("iteration", cfg, "D%s" % d, dist),
@@ -358,7 +361,7 @@ def chart_throughput(stats, cv):
         lines = {}
         for s in at_most_threads(ss):
             eps = s.counter("elements_per_second")
-            spread = eps * s.stdev / s.seconds if s.seconds else 0.0
+            spread = s.spread_of(eps)
             lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
         draw_lines(cv, lines, "elements (one array)", "elements per second", cv.name("throughput", *key),
                    "Sort %s %s %s %s: elements/s vs size" % key, "Sort", {s.source for s in ss})
@@ -384,8 +387,9 @@ def chart_blocks(stats, cv):
         fig, ax = pyplot.subplots(figsize=(6.5, 4.2))
         for v, pts in sorted(variants.items()):
             pts.sort()
-            ax.errorbar([b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts], yerr=[e * 1e3 for _, _, e in pts],
-                        label=v, capsize=2, **cv.style(v.split(" [")[0], v.partition(" [")[2] or None))
+            errorbars(ax, [b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts],
+                      [None if e is None else e * 1e3 for _, _, e in pts], label=v, capsize=2,
+                      **cv.style(v.split(" [")[0], v.partition(" [")[2] or None))
         ax.set(xscale="log", xlabel="block size (threads or tile edge)", ylabel="ms per call")
         times = [x for p in variants.values() for _, x, _ in p if x > 0]
         if times and max(times) > 20 * min(times):  # a linear axis would flatten the fast ones
@@ -451,7 +455,7 @@ def chart_mlp_throughput(stats, cv):
         lines = {}
         for s in at_most_threads(ss):
             sps = s.counter("samples_per_second")
-            spread = sps * s.stdev / s.seconds if s.seconds else 0.0
+            spread = s.spread_of(sps)
             lines.setdefault(label(s, several), []).append((s.arg("batch", int), sps, spread))
         draw_lines(cv, lines, "batch size", "samples per second (one SGD step)",
                    cv.name("mlp_throughput", widths, act, typ),

@@ -35,7 +35,7 @@ def thread_axis(ax, values):
 
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
-LINES = ("-", "--", ":", "-.")
+MEASURED, IDEAL = "-", "--"
 
 
 # What a chart found while drawing, for the report's "Suspicious": its cause
@@ -115,7 +115,8 @@ class Canvas:
     def style(self, key, source=None):
         """The same colour for the same variant in every chart of the report
         (20 distinct hues: tab20's strong ones, then its light ones); its knob
-        values and the sources differ by marker and line style."""
+        values and the sources differ by marker. A measured line is solid,
+        an ideal one dashed (IDEAL), in every chart."""
         variant, _, knob = key.partition(" (")
         if variant not in self.colours:
             i = len(self.colours)
@@ -124,9 +125,8 @@ class Canvas:
         knobs.setdefault(knob, len(knobs))
         if source not in self.sources:
             self.sources[source] = len(self.sources)
-        m = knobs[knob] + self.sources[source]
-        return {"color": colour, "marker": MARKERS[m % len(MARKERS)],
-                "ls": LINES[(knobs[knob] + 2 * self.sources[source]) % len(LINES)]}
+        m = knobs[knob] + 3 * self.sources[source]
+        return {"color": colour, "marker": MARKERS[m % len(MARKERS)], "ls": MEASURED}
 
     def drop(self, chart, problems):
         if problems:
@@ -188,6 +188,17 @@ def legend(ax, n, **kw):
         ax.legend(fontsize=7, **kw)
 
 
+def errorbars(ax, xs, ys, errs, **kw):
+    """ax.errorbar where a point has a spread (repetitions), its plain line or
+    bars elsewhere: a point measured once gets no error bar that could read as
+    data."""
+    errs = [float("nan") if e is None else e for e in errs]
+    if all(e != e for e in errs):
+        kw.pop("capsize", None)
+        return ax.plot(xs, ys, **kw)
+    return ax.errorbar(xs, ys, yerr=errs, **kw)
+
+
 def plain_log(axis):
     """A log axis labelled with plain numbers (1, 2, 5 of each decade)."""
     import matplotlib.ticker
@@ -212,10 +223,12 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
     pyplot = plt()
     if len({p[0] for pts in lines.values() for p in pts}) == 1:
         x = next(iter(lines.values()))[0][0]
-        rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else 0.0, lbl) for lbl, pts in lines.items()),
+        rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else None, lbl) for lbl, pts in lines.items()),
                       key=lambda r: r[0])
         fig, ax = pyplot.subplots(figsize=(7.5, 1.0 + 0.28 * len(rows)))
-        ax.barh(range(len(rows)), [r[0] for r in rows], xerr=[r[1] for r in rows], capsize=2,
+        spread = [float("nan") if r[1] is None else r[1] for r in rows]
+        ax.barh(range(len(rows)), [r[0] for r in rows], capsize=2,
+                xerr=None if all(e != e for e in spread) else spread,
                 color=[cv.style(r[2].split(" [")[0], r[2].partition(" [")[2] or None)["color"] for r in rows])
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([r[2] for r in rows], fontsize=6)
@@ -229,10 +242,7 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
         pts.sort()
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
-        if len(pts[0]) > 2:
-            ax.errorbar(xs, ys, yerr=[p[2] for p in pts], label=lbl, capsize=2, ms=3, **st)
-        else:
-            ax.plot(xs, ys, label=lbl, ms=3, **st)
+        errorbars(ax, xs, ys, [p[2] if len(p) > 2 else None for p in pts], label=lbl, capsize=2, ms=3, **st)
     ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
     plain_log(ax.xaxis)
     plain_log(ax.yaxis)
@@ -247,6 +257,8 @@ def draw_fractions(cv, rows, several, name, title, section):
     pyplot = plt()
     fig, ax = pyplot.subplots(figsize=(8.5, 1.1 + 0.3 * len(rows)))
     top = 1.0 + derived.CEILING_NOISE
+    low = min(f for _, f, _ in rows)
+    log = 0 < low < 0.05  # small fractions would be invisible on a linear axis
     for y, (s, f, c) in enumerate(rows):
         cls = derived.classify_fraction(f)
         if cls == "above ceiling":
@@ -254,15 +266,19 @@ def draw_fractions(cv, rows, several, name, title, section):
             ax.barh(y, top, color="none", edgecolor="tab:red", hatch="///", lw=0.8)
             ax.text(top * 0.98, y, "%.2f: above the ceiling - a measurement problem" % f, ha="right", va="center",
                     fontsize=6, color="tab:red")
+        elif log:
+            # A bar on a log axis has the length the axis minimum gives it:
+            # a dot says the value alone.
+            ax.errorbar([f], [y], xerr=None if s.cv is None else [f * s.cv], fmt="o", ms=4, capsize=2,
+                        color="tab:green" if s.device == "gpu" else "tab:blue", lw=0.8)
+            texts.append((y, f * (1 + (s.cv or 0.0))))
         else:
-            ax.barh(y, f, xerr=f * (s.cv or 0.0), color="tab:green" if s.device == "gpu" else "tab:blue",
-                    capsize=2, error_kw={"lw": 0.8})
+            ax.barh(y, f, xerr=None if s.cv is None else f * s.cv,
+                    color="tab:green" if s.device == "gpu" else "tab:blue", capsize=2, error_kw={"lw": 0.8})
             texts.append((y, f * (1 + (s.cv or 0.0))))
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([label(s, several) for s, _, _ in rows], fontsize=6)
     ax.axvline(1.0, color="k", lw=1)
-    low = min(f for _, f, _ in rows)
-    log = 0 < low < 0.05  # small fractions would be invisible on a linear axis
     if log:
         ax.set_xscale("log")
         ax.set_xlim(max(low / 2, 1e-5), top * 1.6)

@@ -27,6 +27,12 @@ class Stat:
         self.cv = derived.cv(secs)
         self.n = len(secs)
 
+    def spread_of(self, value):
+        """`value`'s spread from the repetitions' relative spread of seconds; None without repetitions."""
+        if self.stdev is None or not self.seconds or value is None:
+            return None
+        return value * self.stdev / self.seconds
+
     def counter(self, key):
         vals = [e.counter(key) for e in self.entries if e.counter(key) is not None]
         return derived.median(vals) if vals else None
@@ -53,8 +59,9 @@ class Stat:
 
 
 def _stdev(vals):
+    """The sample standard deviation; None below two values (no spread is known)."""
     if len(vals) < 2:
-        return 0.0
+        return None
     mean = sum(vals) / len(vals)
     return math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
 

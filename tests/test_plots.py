@@ -257,9 +257,11 @@ class MlpCharts(unittest.TestCase):
             return report_stats.collect([results.load(path)])
 
     def test_samples_per_second_vs_batch_at_the_most_threads(self):
-        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as calls:
+        # One repetition each: plain lines, no error bars that could read as data.
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as calls, Spy("errorbar") as bars:
             report_charts.chart_mlp_throughput(self.stats(), report_draw.Canvas(tmp, "m"))
-        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in calls}
+        self.assertEqual(bars, [])
+        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in calls if "label" in k}
         self.assertEqual(sorted(points), ["Naive", "OpenBLAS (threads 2)"])
         self.assertEqual(points["OpenBLAS (threads 2)"][0], [64, 256])
         for got, want in zip(points["OpenBLAS (threads 2)"][1], [64 * 2 / 0.004, 256 * 2 / 0.008]):
@@ -284,12 +286,15 @@ class SorAndGpuCharts(unittest.TestCase):
 
     def test_bandwidth_vs_grid_with_the_copy_ceiling(self):
         stats = self.stats(sor_run())
-        with tempfile.TemporaryDirectory() as tmp, Spy("errorbar") as lines, Spy("axhline") as hlines, \
-                Spy("set_ylim") as ylims:
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines, Spy("axhline") as hlines, \
+                Spy("set_ylim") as ylims, Spy("set_ylabel") as ylabels:
             report_charts.chart_sor_bandwidth(stats, report_draw.Canvas(tmp, "m"))
-        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in lines}
-        self.assertEqual(points["CUDA.Split (block 128)"], ([1000 * 1000 * 8 / 1e9, 4000 * 4000 * 8 / 1e9],
+        points = {k["label"]: (list(a[0]), list(a[1])) for a, k in lines if "label" in k}
+        # Megabytes of one field, so the axis reads 8 and 128, not 5e-05-like ticks.
+        self.assertEqual(points["CUDA.Split (block 128)"], ([1000 * 1000 * 8 / 1e6, 4000 * 4000 * 8 / 1e6],
                                                             [3000.0, 3300.0]))
+        # Units that match the device: every variant here is a GPU one.
+        self.assertIn("GB/s per GPU (24 B per interior point per sweep)", [a[0] for a, _ in ylabels])
         self.assertEqual([a[0] for a, _ in hlines], [4000.0])
         self.assertIn("CUDA.Copy (gpu)", hlines[0][1]["label"])
         # From 0, and the ceiling below the top of the frame, not on it.
@@ -304,9 +309,10 @@ class SorAndGpuCharts(unittest.TestCase):
             # Named by what it shows: the family and the problem.
             self.assertTrue(os.path.exists(os.path.join(
                 tmp, "gpus_sor_field-vortex-m-4000-n-4000-sweeps-20-omega-1.5.png")), os.listdir(tmp))
-        eff = [list(a[1]) for a, k in plots if k.get("label") == "CUDA.Rows"]
-        self.assertEqual(eff, [[1.0, 0.8, 0.5]])
-        ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == ":"]
+        # The time line (one repetition: a plain line), then the efficiency.
+        lines = [list(a[1]) for a, k in plots if k.get("label") == "CUDA.Rows"]
+        self.assertEqual(lines, [[8.0, 5.0, 4.0], [1.0, 0.8, 0.5]])
+        ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == report_draw.IDEAL]
         self.assertEqual(ideal, [[8.0, 4.0, 2.0]])
 
     def test_one_gpu_count_is_no_scaling_chart(self):
@@ -346,8 +352,9 @@ class Sources(unittest.TestCase):
             json.dump(doc, open(b, "w"))
             runs = [results.load(a, "before"), results.load(b, "after")]
             stats = report_stats.collect(runs)
-            with Spy("errorbar") as calls:
+            with Spy("errorbar") as bars, Spy("plot") as plain:
                 report_charts.chart_strong(stats, report_draw.Canvas(tmp, "m"))
+            calls = [(a, k) for a, k in bars + plain if "label" in k]
             labels = [k["label"] for _, k in calls]
             self.assertIn("OMP [before]", labels)
             self.assertIn("OMP [after]", labels)
@@ -366,6 +373,47 @@ class Sources(unittest.TestCase):
             p = run_plot(a, a, "--out", out)  # two inputs with one name
             self.assertEqual(p.returncode, 2)
             self.assertIn("--label once per input, or --merge", p.stderr)
+
+
+class ChartRules(unittest.TestCase):
+    """Rules every chart keeps, checked on the drawing calls."""
+
+    def test_error_bars_only_where_there_are_repetitions(self):
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        with Spy("errorbar") as bars, Spy("plot") as plain:
+            report_draw.errorbars(ax, [1, 2], [3, 4], [None, None], label="once", capsize=2)
+            report_draw.errorbars(ax, [1, 2], [3, 4], [0.1, None], label="some", capsize=2)
+        plt.close(fig)
+        self.assertEqual([k["label"] for _, k in plain], ["once"])
+        self.assertNotIn("capsize", plain[0][1])
+        self.assertEqual([k["label"] for _, k in bars], ["some"])
+        self.assertEqual(bars[0][1]["yerr"][0], 0.1)
+        self.assertNotEqual(bars[0][1]["yerr"][1], bars[0][1]["yerr"][1])  # NaN: no bar at that point
+        # The spread of one repetition is unknown, not zero.
+        self.assertIsNone(report_stats._stdev([1.0]))
+
+    def test_measured_lines_solid_ideal_dashed(self):
+        cv = report_draw.Canvas(tempfile.gettempdir(), "m")
+        styles = [cv.style(k, src) for k in ("OMP (threads 1)", "OMP (threads 2)", "Naive") for src in ("a", "b")]
+        self.assertEqual({st["ls"] for st in styles}, {report_draw.MEASURED})
+        self.assertEqual(len({(st["color"], st["marker"]) for st in styles}), 6)  # told apart by marker
+        self.assertEqual((report_draw.MEASURED, report_draw.IDEAL), ("-", "--"))
+
+    def test_fractions_on_a_log_axis_are_dots_not_bars(self):
+        b = synthetic()["benchmarks"]
+        stats = stats_of(b)
+        rows = report_stats.fractions(stats)
+        tiny = [(s, 0.001 * (i + 1), c) for i, (s, _, c) in enumerate(rows)]  # below 0.05: a log axis
+        with tempfile.TemporaryDirectory() as tmp, Spy("barh") as bars, Spy("errorbar") as dots:
+            report_draw.draw_fractions(report_draw.Canvas(tmp, "m"), tiny, False, "f", "t", "GEMM")
+        self.assertEqual(bars, [])
+        self.assertEqual(len(dots), len(tiny))
+        self.assertTrue(all(k.get("fmt") == "o" for _, k in dots))
+        half = [(s, 0.5, c) for s, _, c in rows]
+        with tempfile.TemporaryDirectory() as tmp, Spy("barh") as bars:
+            report_draw.draw_fractions(report_draw.Canvas(tmp, "m"), half, False, "f", "t", "GEMM")
+        self.assertEqual(len(bars), len(half))  # a linear axis: bars, from 0
 
 
 class Help(unittest.TestCase):
