@@ -217,6 +217,19 @@ def elf_digest(data, what):
     return h.digest()
 
 
+def _lz4_length(src, i, length):
+    """A 4-bit LZ4 length of 15 goes on in the bytes after it (each adds its
+    value; one below 255 ends it): (the length, the index after it)."""
+    if length == 15:
+        while True:
+            b = src[i]
+            i += 1
+            length += b
+            if b != 255:
+                break
+    return length, i
+
+
 def lz4_block(src, size):
     """An LZ4 block (no frame) decompressed to `size` bytes."""
     out = bytearray()
@@ -224,28 +237,14 @@ def lz4_block(src, size):
     while i < n:
         token = src[i]
         i += 1
-        literals = token >> 4
-        if literals == 15:
-            while True:
-                b = src[i]
-                i += 1
-                literals += b
-                if b != 255:
-                    break
+        literals, i = _lz4_length(src, i, token >> 4)
         out += src[i:i + literals]
         i += literals
         if i >= n:
             break
         distance = src[i] | src[i + 1] << 8
         i += 2
-        length = token & 15
-        if length == 15:
-            while True:
-                b = src[i]
-                i += 1
-                length += b
-                if b != 255:
-                    break
+        length, i = _lz4_length(src, i, token & 15)
         length += 4
         if distance == 0 or distance > len(out):
             raise Bad("corrupt LZ4 data")

@@ -311,6 +311,17 @@ def entry_rows(run):
     return rows
 
 
+def read_run(path):
+    """(run, its file's uncompressed bytes, their sha256, the run's content
+    sha256) of a file to ingest; Refused when the contract refuses it."""
+    run = load_run(path)
+    try:
+        data = read_bytes(path)
+    except (OSError, EOFError, zlib.error) as e:
+        raise Refused("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
+    return run, data, hashlib.sha256(data).hexdigest(), run.content_sha256()
+
+
 def load_run(path):
     """The Run of `path` for ingest: Refused, with the loader's one line (the
     words every tool uses), for what the contract refuses."""
@@ -593,13 +604,7 @@ class History:
         of the same content is already in the history, whatever its bytes.
         Raises Refused (nothing stored) for what the contract refuses
         (results.load_strict); HistoryError when the history cannot be written."""
-        run = load_run(path)
-        try:
-            data = read_bytes(path)
-        except (OSError, EOFError, zlib.error) as e:
-            raise Refused("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
-        sha = hashlib.sha256(data).hexdigest()
-        content = run.content_sha256()
+        run, data, sha, content = read_run(path)
         try:
             return self._ingest(run, path, data, sha, content)
         except sqlite3.DatabaseError as e:
@@ -831,13 +836,7 @@ class PgHistory(History):
                            % self.dir)
 
     def ingest(self, path):
-        run = load_run(path)
-        try:
-            data = read_bytes(path)
-        except (OSError, EOFError, zlib.error) as e:
-            raise Refused("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
-        sha = hashlib.sha256(data).hexdigest()
-        content = run.content_sha256()
+        run, data, sha, content = read_run(path)
         for attempt in range(self.retries + 1):
             try:
                 return self._pg_ingest(run, path, data, sha, content)
