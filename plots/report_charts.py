@@ -263,7 +263,7 @@ def chart_sor_bandwidth(stats, cv):
         pyplot = plt()
         fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
         lines = {}
-        for s in at_most_threads(ss):
+        for s in ss:  # every thread count: its own line
             mb = s.arg("M", int) * s.arg("N", int) * 8 / 1e6
             per_gpu = s.counter("GBps") / (s.arg("gpus", int) or 1)  # against one GPU's ceiling
             spread = s.spread_of(per_gpu)
@@ -311,7 +311,7 @@ def chart_gflops(stats, cv):
         groups.setdefault((s.arg("op"), s.arg("type")), []).append(s)
     for (op, typ), ss in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         lines = {}
-        for s in at_most_threads(ss):
+        for s in ss:  # every thread count: its own line
             size = (s.arg("M", int) * s.arg("N", int) * s.arg("K", int)) ** (1 / 3)
             lines.setdefault(label(s, several), []).append((size, s.counter("GFLOPS"), s.counter_stdev("GFLOPS")))
         draw_lines(cv, lines, "(M*N*K)^(1/3)", "GFLOP/s (error bars: spread of repetitions)",
@@ -359,7 +359,7 @@ def chart_throughput(stats, cv):
         raise NoData("no sort of one array was run at more than one total")
     for key, ss in groups[:MAX_FIGS]:
         lines = {}
-        for s in at_most_threads(ss):
+        for s in ss:  # every thread count: its own line
             eps = s.counter("elements_per_second")
             spread = s.spread_of(eps)
             lines.setdefault(label(s, several), []).append((s.arg("n", int), eps, spread))
@@ -453,7 +453,7 @@ def chart_mlp_throughput(stats, cv):
     several = several_sources(mlp)
     for (widths, act, typ), ss in groups[:MAX_FIGS]:
         lines = {}
-        for s in at_most_threads(ss):
+        for s in ss:  # every thread count: its own line
             sps = s.counter("samples_per_second")
             spread = s.spread_of(sps)
             lines.setdefault(label(s, several), []).append((s.arg("batch", int), sps, spread))
