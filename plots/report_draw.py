@@ -4,6 +4,7 @@ remembers each figure with its findings, one style per variant across the
 report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
 import collections
+import math
 import os
 import re
 import textwrap
@@ -48,7 +49,7 @@ class Canvas:
     wrong while drawing (findings for the report's summary) and the problems
     left out by the per-family limit. `machines`: {source: machine}."""
 
-    def __init__(self, out, machines, formats=("png", "svg"), jobs=1):
+    def __init__(self, out, machines, formats=("png",), jobs=1):
         if isinstance(machines, str):
             machines = {None: machines}
         self.out, self.machines, self.made, self.findings, self.dropped = out, machines, [], [], []
@@ -135,7 +136,7 @@ class Canvas:
 
     def name(self, stem, *what):
         """A chart's file name: its kind, then what it shows (family, problem,
-        ...) as a slug, "ceiling_gemm_gflops_op-ab_type-f32_m-64_n-64_k-64"; a
+        ...) as a slug, "ceiling_gemm_gflops_op-ab-type-f32-m-64-n-64-k-64"; a
         number after it only where two charts would show the same."""
         parts = [re.sub(r"[^a-z0-9.]+", "-", str(w).lower()).strip("-.") for w in what]
         base = "_".join([stem] + [p for p in parts if p])[:150]
@@ -192,8 +193,8 @@ def errorbars(ax, xs, ys, errs, **kw):
     """ax.errorbar where a point has a spread (repetitions), its plain line or
     bars elsewhere: a point measured once gets no error bar that could read as
     data."""
-    errs = [float("nan") if e is None else e for e in errs]
-    if all(e != e for e in errs):
+    errs = [math.nan if e is None else e for e in errs]
+    if all(math.isnan(e) for e in errs):
         kw.pop("capsize", None)
         return ax.plot(xs, ys, **kw)
     return ax.errorbar(xs, ys, yerr=errs, **kw)
@@ -226,9 +227,9 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
         rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else None, lbl) for lbl, pts in lines.items()),
                       key=lambda r: r[0])
         fig, ax = pyplot.subplots(figsize=(7.5, 1.0 + 0.28 * len(rows)))
-        spread = [float("nan") if r[1] is None else r[1] for r in rows]
+        spread = [math.nan if r[1] is None else r[1] for r in rows]
         ax.barh(range(len(rows)), [r[0] for r in rows], capsize=2,
-                xerr=None if all(e != e for e in spread) else spread,
+                xerr=None if all(math.isnan(e) for e in spread) else spread,
                 color=[cv.style(r[2].split(" [")[0], r[2].partition(" [")[2] or None)["color"] for r in rows])
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([r[2] for r in rows], fontsize=6)

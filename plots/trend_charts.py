@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from plots import report_html
+from regress import alerts as alerts_mod
 from regress import changepoint
 from regress import history
 from regress.trends import BASELINE_RUNS, measured, commit_range, family_stem, pct, short_rev, upct, when
@@ -372,7 +373,7 @@ def alerts_section(alerts, settings):
                  ("name", shown, "%d: %s" % (len(names), esc(shown))),
                  ("text", "", esc("%s..%s" % (short_rev(a["revision_before"]), short_rev(a["revision_after"])))),
                  ("text", a["culprit"] or "", esc(culprit)), ("text", triage, esc(triage))]
-        kind = "confirmed" if a["state"] in ("untriaged", "acknowledged") else "closed"
+        kind = "confirmed" if a["state"] in alerts_mod.OPEN else "closed"
         h.append("<tr class='%s %s'>%s</tr>" % (a["direction"], kind, "".join(
             "<td class='%s' data-v='%s'>%s</td>" % (c, esc(v), t) for c, v, t in cells)))
     h.append("</tbody></table></div>")

@@ -255,8 +255,7 @@ class Alerts:
                                 "revision_before, revision_after, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 (machine, grouped_by, c["direction"], k.get("commit"), k.get("subject"),
                                  c.get("revision_before"), c.get("revision_after"), c.get("date")))
-        self.db.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
-                        (aid, when, "parbench", None, "untriaged", "confirmed change of %s" % c["name"]))
+        self._event(aid, when, "parbench", None, "untriaged", "confirmed change of %s" % c["name"])
         raised.append(aid)
         return aid
 
@@ -265,9 +264,12 @@ class Alerts:
         if old is None:
             raise AlertError("no alert %s in %s" % (aid, self.path))
         self.db.execute("UPDATE alerts SET state = ? WHERE id = ?", (state, aid))
-        self.db.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
-                        (aid, when, who, old[0], state, why))
+        self._event(aid, when, who, old[0], state, why)
         return old[0]
+
+    def _event(self, aid, when, who, old, new, why):
+        self.db.execute("INSERT INTO events (alert_id, at, who, state_from, state_to, why) VALUES (?, ?, ?, ?, ?, ?)",
+                        (aid, when, who, old, new, why))
 
     def triage(self, aid, state, who=None, why=None, when=None):
         if state not in HUMAN:

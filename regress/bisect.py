@@ -185,9 +185,8 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
     """Paired sequential rounds of A against B on `names`: {name: row} of
     the comparator's verdict JSON, or None when --max-seconds stopped it.
     Raises Crashed when a bench process fails."""
-    key = "%s-%s" % (a_sha[:12], b_sha[:12])
-    work = os.path.join(state_dir, "rounds", key)
-    out = os.path.join(state_dir, "rounds", key + ".json")
+    out = rounds_file(state_dir, a_sha, b_sha)
+    work = out[:-len(".json")]
     if os.path.isfile(out):
         return _rows(out)
     args = launch.strip_filter(bench_args) + ["--benchmark_filter=" + launch.exact_filter(sorted(names))]
@@ -209,6 +208,17 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
         raise Crashed((p.stderr.strip().splitlines() or ["compare exited %d" % p.returncode])[-1])
     os.replace(out + ".part", out)
     return _rows(out)
+
+
+def rounds_file(state_dir, a_sha, b_sha):
+    """The comparator's verdicts of A against B, once their rounds are done."""
+    return os.path.join(state_dir, "rounds", "%s-%s.json" % (a_sha[:12], b_sha[:12]))
+
+
+def _write_json(path, doc):
+    with open(path + ".part", "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(path + ".part", path)
 
 
 def _rows(path):
@@ -313,7 +323,7 @@ class Search:
     # A commit is built when a comparison needs its binary, not before: a
     # resumed bisection (on another machine, with an empty cache) replays the
     # comparisons its state holds and builds only what is still to measure.
-    def _builds(self):
+    def builds(self):
         path = os.path.join(self.p["state"], "builds.json")
         try:
             with open(path) as f:
@@ -322,12 +332,9 @@ class Search:
             return {}
 
     def _record(self, sha, meta):
-        builds = self._builds()
+        builds = self.builds()
         builds[sha] = meta
-        path = os.path.join(self.p["state"], "builds.json")
-        with open(path + ".part", "w") as f:
-            json.dump(builds, f, indent=1)
-        os.replace(path + ".part", path)
+        _write_json(os.path.join(self.p["state"], "builds.json"), builds)
 
     def _compared(self, sha):
         rounds = os.path.join(self.p["state"], "rounds")
@@ -340,7 +347,7 @@ class Search:
             return True
         if sha in self.skipped:
             return False
-        known = self._builds().get(sha)
+        known = self.builds().get(sha)
         if (known and known["ok"]) or self._compared(sha):
             return True
         if known:
@@ -353,7 +360,7 @@ class Search:
             self._check_time()
             self.log("bisect: building %s %s" % (sha[:12], describe_commit(self.repo, sha)["subject"][:60]))
         meta = self.builder.build(sha)
-        if sha not in self._builds():  # the first build's record stays
+        if sha not in self.builds():  # the first build's record stays
             self._record(sha, meta)
         if meta["ok"]:
             self.binaries[sha] = self.builder.binary(sha)
@@ -374,7 +381,7 @@ class Search:
             raise Stopped()
 
     def compare(self, a, b, names):
-        if not os.path.isfile(os.path.join(self.p["state"], "rounds", "%s-%s.json" % (a[:12], b[:12]))):
+        if not os.path.isfile(rounds_file(self.p["state"], a, b)):
             self.need(a)
             self.need(b)
         rows = compare_pair(self.p["state"], a, b, self.binaries, self.p["bench_args"], names, self.deadline,
@@ -393,8 +400,7 @@ class Search:
             pass
         names = launch.list_tests(self.need(bad), self.p["bench_args"])
         if names:
-            with open(path, "w") as f:
-                json.dump(names, f)
+            _write_json(path, names)
         return names
 
     # -- the steps
@@ -526,7 +532,7 @@ def report(search, params, evidence=None):
         "parbench_bisect": STATE_FORMAT,
         "repo": repo, "good": params["good"], "bad": params["bad"], "commits": len(params["commits"]) - 1,
         "first_parent": params["first_parent"], "bench_args": params["bench_args"],
-        "builds": {sha: meta for sha, meta in search._builds().items() if sha in params["commits"]},
+        "builds": {sha: meta for sha, meta in search.builds().items() if sha in params["commits"]},
         "skipped": search.skipped,
         "ends": moved,
         "ends_compared": {n: _brief(r) for n, r in search.ends.items()},

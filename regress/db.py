@@ -13,6 +13,7 @@ migrated forward on open.
 
 A server that cannot be reached or goes away raises Unavailable, whose text
 is one line; a transaction it interrupts was not committed."""
+import re
 import sqlite3
 
 POSTGRES = ("postgresql://", "postgres://")
@@ -138,5 +139,4 @@ class _Write:
 
 def redact(spec):
     """A URL without its password."""
-    import re
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", spec)

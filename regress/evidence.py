@@ -101,7 +101,7 @@ def ptx_section(search, parent, culprit):
     why). The PTX comes from the cached binaries (cuobjdump), else from the
     builds' compile commands, rebuilt in the worktree."""
     b = search.builder
-    snaps, tool = {}, _cuobjdump()
+    snaps, tool = {}, _tool("cuobjdump")
     if tool:
         try:
             for sha in (parent, culprit):
@@ -140,13 +140,9 @@ def _tool(name):
     return ptx_diff.cuda_tool(name)
 
 
-def _cuobjdump():
-    return _tool("cuobjdump")
-
-
 def resource_usage(binary):
     """{kernel: {"REG": n, "STACK": n, "SHARED": n, "LOCAL": n}} from cuobjdump --dump-resource-usage."""
-    tool = _cuobjdump()
+    tool = _tool("cuobjdump")
     if not tool:
         return None
     rc, out, _ = _run([tool, "--dump-resource-usage", binary], timeout=300)
@@ -435,8 +431,8 @@ def gather(search, params, log):
         info = commit_info(params["repo"], parent, culprit)
         ev["json"]["diffstat"] = info["diffstat"]
         ev["markdown"].append(["### The commit", "", "```"] + info["diffstat"] + ["```"])
-        key = "%s-%s" % (parent[:12], culprit[:12])
-        prints = fingerprints(os.path.join(params["state"], "rounds", key))
+        from regress import bisect
+        prints = fingerprints(bisect.rounds_file(params["state"], parent, culprit)[:-len(".json")])
         rows, _ = code_section(prints, names)
         ev["json"]["code"] = [{"benchmark": n, "parent": b, "culprit": a, "says": s} for n, b, a, s in rows]
         ev["markdown"].append(["### The code", "", "| benchmark | parent | culprit | |", "| --- | --- | --- | --- |"] +

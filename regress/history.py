@@ -795,7 +795,6 @@ class PgHistory(History):
         self._dbm, self.url, self.retries = dbm, url, retries
         self.dir = dbm.redact(url)
         self.log = log or _stderr
-        self._healed = True
         self._db = None
         self._connect_db(create)
 

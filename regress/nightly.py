@@ -56,6 +56,7 @@ import subprocess
 import sys
 import time
 
+from regress import alerts
 from regress import history as historymod
 from regress import launch, results
 
@@ -329,7 +330,7 @@ def bisect_changes(changes_path, hist, repo, bench_args, budget, log=log, build=
     for c in doc.get("changes", []):
         # A change already triaged (its alert invalid, won't fix, fixed...) is not bisected.
         state = (c.get("alert") or {}).get("state")
-        if c.get("status") != "confirmed" or c.get("accepted") or state not in (None, "untriaged", "acknowledged"):
+        if c.get("status") != "confirmed" or c.get("accepted") or state not in (None,) + alerts.OPEN:
             continue
         a, b = c.get("revision_before"), c.get("revision_after")
         if a and b and a != b:
