@@ -6,6 +6,8 @@ and the title says how many are shown. matplotlib is imported here only, so
 compare.py itself needs numpy alone."""
 import math
 
+from plots.report_draw import legend
+
 MAX_ROWS = 60
 COLOURS = {"SLOWER": "#c62828", "ERROR": "#6a1b9a", "FASTER": "#2e7d32", "SAME": "#546e7a",
            "AMBIGUOUS": "#ef6c00", "UNRELIABLE": "#8d6e63", "NOT_SAME_WORK": "#ad1457"}
@@ -95,7 +97,7 @@ def plot(doc, rows, path):
     if any(r.get("margin") for r in shown):
         handles.append(matplotlib.lines.Line2D([], [], color=MARGIN, lw=1.2,
                                                label="+-margin: two processes' offsets (8 x run noise)"))
-    ax.legend(handles=handles, fontsize=7, loc="lower left", framealpha=0.9)
+    legend(ax, len(handles), handles=handles)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)  # long names are never clipped
     plt.close(fig)

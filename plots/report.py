@@ -35,6 +35,9 @@ Charts (--chart NAME draws only those named):
   sor_bandwidth   SOR bandwidth vs grid size, against the copy ceiling
   field       (only with --sor-field DIR) an SOR field solved by sor-solve to
               a tolerance: heatmap and residual per sweep
+  roofline    per family and device: achieved GFLOP/s vs arithmetic intensity
+              (the JSON's flop and byte models), under the roofs of the
+              compute and bandwidth ceilings measured in the same source
   ceiling     each entry's rate (the counter its JSON names) as a fraction of
               the ceiling of the same kind, device and source; a fraction above
               1 + %(noise)s is drawn as a measurement problem, not a result

@@ -9,8 +9,8 @@ from regress import results
 from plots.report_draw import (IDEAL, MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, errorbars,
                                legend, plain_log, plt, thread_axis)
 from plots.report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,
-                                missing_roles, natural, own_single, problem_label, several_sources, source_suffix,
-                                work)
+                                missing_roles, natural, own_single, problem_label, roofline_points, roofs,
+                                several_sources, source_suffix, work)
 
 
 def chart_speedup(stats, cv):
@@ -524,6 +524,81 @@ def chart_ceiling(stats, cv):
     limit.done()
 
 
+def chart_roofline(stats, cv):
+    """Per family, device and source: each entry's achieved GFLOP/s against
+    its arithmetic intensity (the JSON's work and traffic models), under the
+    roofs of the ceilings measured in the same source on that device."""
+    absent = missing_roles(stats, "roofline")
+    if absent:
+        raise absent
+    points = roofline_points(stats)
+    if not points:
+        raise NoData("no entry declares a work model in flop and a traffic model in bytes (flops_per_call and "
+                     "bytes_per_call in parbench_counters): files written before the roofline models, or only "
+                     "families without floating-point work (sort)")
+    limits = roofs(stats)
+    groups, no_roof = {}, set()
+    for s, ai, rate in points:
+        if (s.source, s.device) in limits:
+            # An entry rated against a compute ceiling (gemm_f32, ...) is drawn
+            # under that roof alone: precisions apart, each with its own peak.
+            kinds = {c.rate[1] for _, c in limits[(s.source, s.device)][0]}
+            kind = s.rate[1] if s.rate and s.rate[1] in kinds else ""
+            groups.setdefault((s.run.family, s.device, s.source, kind), []).append((s, ai, rate))
+        else:
+            no_roof.add("%s on %s%s" % (s.run.family, s.device, source_suffix(s, several_sources(stats))))
+    if no_roof:
+        cv.drop("roofline", ["%s (no ceiling of that device in the same source: run the Ceiling family too)" % w
+                             for w in sorted(no_roof)])
+    if not groups:
+        raise NoData("no Ceiling entries of the devices the modelled entries ran on, in the same source: run bench "
+                     "with the Ceiling family too (e.g. --benchmark_filter='^(GEMM|Ceiling)/')")
+    several = several_sources(stats)
+    pyplot = plt()
+    for (family, device, source, kind), rows in sorted(groups.items()):
+        peaks, bw = limits[(source, device)]
+        peaks = [(p, c) for p, c in peaks if not kind or c.rate[1] == kind]
+        fig, ax = pyplot.subplots(figsize=(8.0, 4.8))
+        ais = [ai for _, ai, _ in rows]
+        lo, hi = min(ais) / 4, max(ais) * 4
+        if bw is not None:
+            knee = max((p for p, _ in peaks), default=None)
+            lo, hi = min(lo, knee / bw[0] / 4) if knee else lo, max(hi, knee / bw[0] * 4) if knee else hi
+        xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+        for peak, c in sorted(peaks, key=lambda pc: -pc[0]):
+            ax.plot(xs, [derived.roof(peak, bw[0] if bw else None, x) for x in xs], ls=IDEAL, color="0.25", lw=1)
+            ax.text(hi, peak, "%s %s %.4g GFLOP/s " % (c.run.variant, c.rate[1], peak), ha="right",
+                    va="bottom", fontsize=6, color="0.25")
+        if bw is not None:
+            if not peaks:
+                ax.plot(xs, [derived.roof(None, bw[0], x) for x in xs], ls=IDEAL, color="0.25", lw=1)
+            ax.text(lo, derived.roof(None, bw[0], lo), " %s %.4g GB/s" % (bw[1].run.variant, bw[0]), fontsize=6,
+                    color="0.25", rotation=0, va="bottom")
+        by_label = {}
+        for s, ai, rate in rows:
+            by_label.setdefault(label(s, several), []).append((ai, rate, s))
+            top = derived.roof(max((p for p, _ in peaks), default=None), bw[0] if bw else None, ai)
+            if rate > top * (1 + derived.CEILING_NOISE):
+                cv.finding("info", "%s %s %s: %.4g GFLOP/s, above the roof at intensity %.3g flop/B (%.4g): the "
+                                   "traffic model counts more bytes than the kernel moves (data kept on chip), or a "
+                                   "ceiling was measured low" % (family, label(s, several), problem_label(s.problem()),
+                                                                 rate, ai, top), "above-ceiling", s.run.variant)
+        for lbl, pts in sorted(by_label.items(), key=lambda kv: natural(kv[0])):
+            st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], ls="none", marker=st["marker"], color=st["color"],
+                    ms=4, label=lbl)
+        ax.set(xscale="log", yscale="log", xlabel="arithmetic intensity (flop per byte of the traffic model)",
+               ylabel="GFLOP/s" + (" per GPU" if device == "gpu" else ""))
+        plain_log(ax.xaxis)
+        plain_log(ax.yaxis)
+        ax.grid(True, alpha=0.3, which="both")
+        legend(ax, len(by_label))
+        what = "%s%s roofline on the %s: every size measured, under the ceilings measured in the same run" % (
+            family, " " + kind if kind else "", "GPU" if device == "gpu" else "CPU")
+        cv.save(fig, cv.name("roofline", family, kind, device, source if several else ""),
+                what + (" [%s]" % source if several else ""), family, {source})
+
+
 CHARTS = {
     "speedup": chart_speedup,
     "heatmap": chart_heatmap,
@@ -538,4 +613,5 @@ CHARTS = {
     "mlp_throughput": chart_mlp_throughput,
     "mlp_share": chart_mlp_share,
     "sor_bandwidth": chart_sor_bandwidth,
+    "roofline": chart_roofline,
 }

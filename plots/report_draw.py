@@ -180,13 +180,13 @@ class FamilyLimit:
         self.cv.drop(self.chart, self.left)
 
 
+LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
+
+
 def legend(ax, n, **kw):
-    """Inside the axes for a few series; beside them, out of the data's way, for more."""
-    if n > 3:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  ncol=1 if n <= 24 else 2, **kw)
-    else:
-        ax.legend(fontsize=7, **kw)
+    """Beside the axes, never over the data: the figure is saved with a tight
+    bounding box, so the picture grows to hold it."""
+    return ax.legend(fontsize=6 if n > 3 else 7, ncol=1 if n <= 24 else 2, **LEGEND_OUTSIDE, **kw)
 
 
 def errorbars(ax, xs, ys, errs, **kw):

@@ -542,6 +542,9 @@ body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;mar
 max-width:1400px}
 h1{margin:.2em 0}h2{border-bottom:2px solid #ddd;padding-bottom:.15em;margin-top:1.6em}h3{margin:1.1em 0 .4em}
 nav ul{columns:3;list-style:none;padding-left:0;margin:.3em 0}nav li{margin:.1em 0}
+.families{display:flex;flex-wrap:wrap;gap:.8em}.family{display:flex;flex-direction:column;width:260px;\
+border:1px solid #ddd;border-radius:6px;padding:.5em;text-decoration:none;color:#222}.family:hover{border-color:#1565c0}\
+.family span{font-size:.85em;color:#555}.family img{width:100%;margin-top:.4em}
 table{border-collapse:collapse;font-size:12px;margin:.4em 0}
 td,th{border:1px solid #ccc;padding:2px 5px;vertical-align:top}
 th{background:#eee;text-align:left}
@@ -659,10 +662,7 @@ def write_report(out, runs, charts, missing, findings):
     items = suspicious(insts, runs, labels, findings)
     kinds_known = [bool(r.counter_kinds) for r in runs]
 
-    h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-         "<title>parbench report</title><style>%s</style></head><body>" % CSS,
-         "<h1>parbench report</h1>"]
+    h = page_head("parbench report") + ["<h1>parbench report</h1>"]
     md = ["# parbench report", ""]
     h.append("<p class='note'>%s</p>" % esc("Sources: " + ", ".join(
         "%s (%s)" % (lab, getattr(r, "path", "")) if several else getattr(r, "path", lab)
@@ -670,12 +670,14 @@ def write_report(out, runs, charts, missing, findings):
     md += ["Sources: " + ", ".join("%s (%s)" % (md_esc(lab), md_esc(getattr(r, "path", "")))
                                    for lab, r in zip(labels, runs)), ""]
 
-    # contents
-    toc = [("Summary", "summary")] + [(s, slug(s)) for s in secs] + [("Charts not drawn", "charts-not-drawn"),
-                                                                     ("Machine and build", "machine-and-build")]
+    # contents: the summary, charts not drawn and the machine on this page;
+    # each family (and Scaling) on a page of its own
+    toc = [("Summary", "#summary")] + [(s, page_of(s)) for s in secs] + [
+        ("Charts not drawn", "#charts-not-drawn"), ("Machine and build", "#machine-and-build")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>"
-             % "".join("<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
-    md += ["Contents: " + " · ".join("[%s](#%s)" % (md_esc(t), a) for t, a in toc), ""]
+             % "".join("<li><a href='%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
+    md += ["Contents: " + " · ".join("[%s](#%s)" % (md_esc(t), a.lstrip("#") if a.startswith("#") else slug(t))
+                                     for t, a in toc), ""]
 
     # summary
     h.append("<h2 id='summary'>Summary</h2>")
@@ -697,7 +699,9 @@ def write_report(out, runs, charts, missing, findings):
         if fam == "all" and sum(1 for x in wr if x[0] == lab) == 2:
             continue  # one family: its row is the total
         cells = ([lab] if several else []) + [fam if fam != "all" else "all families", str(nvar), str(ninst)]
-        tds = "".join("<td style='text-align:left'>%s</td>" % esc(c) for c in cells[:len(cells) - 2])
+        tds = "".join("<td style='text-align:left'>%s</td>" % (
+            "<a href='%s'>%s</a>" % (page_of(c), esc(c)) if c == fam and fam in secs else esc(c))
+            for c in cells[:len(cells) - 2])
         tds += "".join("<td>%s</td>" % esc(c) for c in cells[len(cells) - 2:])
         for d in DISPOSITIONS:
             bad = d in ERRORS and counts[d] > 0
@@ -743,22 +747,39 @@ def write_report(out, runs, charts, missing, findings):
                      "<li class='%s'>%s</li>" % (sev, esc(t)) for t in texts)))
         md += ["**%s**%s" % (md_esc(head), md_esc(hint)), ""] + ["- %s" % md_esc(t) for t in texts] + [""]
 
-    # family sections
+    # one page per family: the summary links each, with its first chart
+    h.append("<h3 id='families'>Families</h3><div class='families'>")
+    pages = {}
+    charts = sorted(charts, key=chart_rank)
     for sec in secs:
-        h.append("<h2 id='%s'>%s</h2>" % (slug(sec), esc(sec)))
+        mine = [c for c in charts if c[2] == sec]
+        fam = [r for r in insts if r.family == sec]
+        what = "%d chart%s, %d instance%s" % (len(mine), "" if len(mine) == 1 else "s", len(fam),
+                                               "" if len(fam) == 1 else "s")
+        thumb = "<img src='%s.png' alt='%s'>" % (esc(mine[0][0]), esc(mine[0][1])) if mine else ""
+        h.append("<a class='family' href='%s'><b>%s</b><span>%s</span>%s</a>" % (page_of(sec), esc(sec), what, thumb))
+    h.append("</div>")
+    for sec in secs:
+        main_h, h = h, page_head("parbench report: %s" % sec) + [
+            "<p class='note'><a href='index.html'>&larr; the summary</a> &middot; %s</p>" % " &middot; ".join(
+                "<a href='%s'>%s</a>" % (page_of(s), esc(s)) if s != sec else "<b>%s</b>" % esc(s) for s in secs)]
+        h.append("<h1 id='%s'>%s</h1>" % (slug(sec), esc(sec)))
+        pages[page_of(sec)] = h
         md += ["## %s" % md_esc(sec), ""]
         mine = [c for c in charts if c[2] == sec]
         if mine:
             h.append("<div class='charts'>")
         for name, title, s in mine:
             big = "svg" if os.path.exists(os.path.join(out, name + ".svg")) else "png"
-            h.append("<figure><figcaption>%s</figcaption><a href='%s.%s'><img src='%s.png' alt='%s'></a></figure>"
-                     % (esc(title), esc(name), big, esc(name), esc(title)))
-            md += ["### %s" % md_esc(title), "", "[![%s](%s.png)](%s.%s)" % (md_esc(title), name, name, big), ""]
+            # The title is in the picture: no caption repeats it.
+            h.append("<figure><a href='%s.%s'><img src='%s.png' alt='%s'></a></figure>"
+                     % (esc(name), big, esc(name), esc(title)))
+            md += ["[![%s](%s.png)](%s.%s)" % (md_esc(title), name, name, big), ""]
         if mine:
             h.append("</div>")
         fam = [r for r in insts if r.family == sec]
         if not fam:
+            h = main_h
             continue
         rows = [r for r in fam if r.disposition != "unsupported"]
         unsup = [r for r in fam if r.disposition == "unsupported"]
@@ -813,6 +834,7 @@ def write_report(out, runs, charts, missing, findings):
                     md += ["  - %s" % md_esc(n) for n in names]
             h.append("</details>")
             md.append("")
+        h = main_h
 
     # charts not drawn
     h.append("<h2 id='charts-not-drawn'>Charts not drawn</h2>")
@@ -861,9 +883,34 @@ def write_report(out, runs, charts, missing, findings):
         h.append("<p class='note'>%s</p>" % esc(note))
         md += [md_esc(note), ""]
 
-    h.append(SCRIPT + "</body></html>")
-    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(h) + "\n")
+    pages["index.html"] = h
+    for name, lines in pages.items():
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines + [SCRIPT + "</body></html>"]) + "\n")
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
-    return ["index.html", "report.md"]
+    return ["index.html", "report.md"] + sorted(n for n in pages if n != "index.html")
+
+
+# A family page shows the overview first (roofline, rate against size), then
+# scaling, then the details; the summary's thumbnail is the first of them.
+CHART_ORDER = ("roofline", "gflops", "throughput", "iteration", "sor_bandwidth", "mlp_throughput", "speedup",
+               "strong", "gpus", "heatmap", "blocks", "breakdown", "mlp_share", "field", "ceiling")
+
+
+def chart_rank(chart):
+    name = chart[0]
+    kinds = [k for k in CHART_ORDER if name == k or name.startswith(k + "_")]
+    kind = max(kinds, key=len) if kinds else None
+    return (CHART_ORDER.index(kind) if kind else len(CHART_ORDER), name)
+
+
+def page_of(section):
+    """The file of a family's page: "gemm.html"."""
+    return "%s.html" % slug(section)
+
+
+def page_head(title):
+    return ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+            "<title>%s</title><style>%s</style></head><body>" % (esc(title), CSS)]

@@ -15,10 +15,12 @@ class NoData(Exception):
 
 
 class Stat:
-    """One instance of one source across repetitions: median seconds, spread, counters."""
+    """One instance of one source across repetitions: median seconds, spread,
+    counters, and `declared`, its file's parbench_counters (kinds and units)."""
 
     def __init__(self, entries):
         e0 = entries[0]
+        self.declared = {}
         self.run, self.entries, self.source = e0.run, entries, e0.source
         self.role, self.device, self.rate = e0.role, e0.device, e0.rate
         secs = [e.seconds() for e in entries]
@@ -67,12 +69,19 @@ def _stdev(vals):
 
 
 def collect(runs):
-    groups = {}
+    groups, declared = {}, {}
     for run in runs:
         for e in run.passed():
             if e.seconds() is not None:
-                groups.setdefault((e.source, e.run.base()), []).append(e)
-    return [Stat(es) for es in groups.values()]
+                key = (e.source, e.run.base())
+                groups.setdefault(key, []).append(e)
+                declared.setdefault(key, run.counter_kinds)
+    out = []
+    for key, es in groups.items():
+        s = Stat(es)
+        s.declared = declared[key] if isinstance(declared[key], dict) else {}
+        out.append(s)
+    return out
 
 
 def machine(runs):
@@ -167,6 +176,49 @@ def ceilings(stats):
             key = (s.source, s.rate[1], s.device)
             if key not in out or v > out[key][0]:
                 out[key] = (v, s)
+    return out
+
+
+def _declared(s, kind, unit):
+    return sorted(k for k, v in s.declared.items()
+                  if isinstance(v, dict) and v.get("kind") == kind and v.get("unit") == unit)
+
+
+def roofline_points(stats):
+    """[(Stat, intensity in flop/B, GFLOP/s per GPU)] of every non-ceiling
+    entry whose file declares a work model in flop and a traffic model in
+    bytes of the same unit of work, with that unit's time: <w>_per_<unit>
+    (kind "model", unit "flop"), <b>_per_<unit> (kind "model", unit "B") and
+    seconds_per_<unit> (kind "time"), as "flops_per_call", "bytes_per_call"
+    and "seconds_per_call". An entry on G GPUs is drawn per GPU."""
+    rows = []
+    for s in stats:
+        if s.role == "ceiling" or s.device is None:
+            continue
+        for fk in _declared(s, "model", "flop"):
+            unit = fk.partition("_per_")[2]
+            bk = [k for k in _declared(s, "model", "B") if k.partition("_per_")[2] == unit]
+            flops, secs = s.counter(fk), s.counter("seconds_per_" + unit)
+            nbytes = s.counter(bk[0]) if bk else None
+            if not unit or not all(v is not None and v > 0 for v in (flops, nbytes, secs)):
+                continue
+            rows.append((s, derived.intensity(flops, nbytes), flops / secs * 1e-9 / (s.arg("gpus", int) or 1)))
+            break
+    return rows
+
+
+def roofs(stats):
+    """{(source, device): ([(peak GFLOP/s, ceiling Stat)], (bandwidth GB/s, ceiling Stat) or None)}:
+    the compute and memory ceilings measured in each source, told apart by
+    the unit of their rate counter."""
+    out = {}
+    for (source, _, device), (v, c) in ceilings(stats).items():
+        unit = (c.declared.get(c.rate[0]) or {}).get("unit")
+        peaks, bw = out.setdefault((source, device), ([], None))
+        if unit == "GFLOP/s":
+            peaks.append((v, c))
+        elif unit == "GB/s" and (bw is None or v > bw[0]):
+            out[(source, device)] = (peaks, (v, c))
     return out
 
 

@@ -5,7 +5,7 @@ section."""
 import json
 import os
 
-from plots.report_draw import plt
+from plots.report_draw import legend, plt
 
 MAX_CELLS = 800  # the heatmap shows at most this many points a side (every k-th point)
 
@@ -65,7 +65,7 @@ def draw(folder, cv):
     right.set_xlabel("sweeps")
     right.set_ylabel("residual (RMS of the Gauss-Seidel correction)")
     right.grid(True, which="both", alpha=0.3)
-    right.legend(fontsize=7)
+    legend(right, 2)
     state = "converged" if meta["converged"] else "did NOT converge"
     last = values[-1] if values else None
     title = ("SOR %s field %dx%d, omega %g: %s in %d sweeps (residual %s)"

@@ -8,6 +8,8 @@ them here, and tests/test_plots.py pins each with exact numbers.
                              in the same run; above 1 + CEILING_NOISE it is not a
                              result but a measurement problem (see classify_fraction)
   cv(values)                 sample standard deviation / mean of repetitions
+  intensity(flops, bytes)    arithmetic intensity, flop per byte of the entry's traffic model
+  roof(peak, bandwidth, ai)  the roofline: min(peak GFLOP/s, bandwidth GB/s x intensity)
 
 Only the Python standard library is used.
 """
@@ -54,6 +56,24 @@ def fraction(rate, ceiling):
     if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not math.isfinite(rate) or rate < 0:
         raise ValueError("rate must be a finite number >= 0, got %r" % (rate,))
     return rate / _positive(ceiling, "ceiling")
+
+
+def intensity(flops, nbytes):
+    """Arithmetic intensity: the work model's flop per byte of the traffic model."""
+    return _positive(flops, "flops") / _positive(nbytes, "bytes")
+
+
+def roof(peak, bandwidth, ai):
+    """The attainable GFLOP/s at intensity `ai` (flop/B) under a compute
+    ceiling `peak` (GFLOP/s) and a memory ceiling `bandwidth` (GB/s); None
+    for either: that roof alone."""
+    ai = _positive(ai, "intensity")
+    roofs = [_positive(peak, "peak")] if peak is not None else []
+    if bandwidth is not None:
+        roofs.append(_positive(bandwidth, "bandwidth") * ai)
+    if not roofs:
+        raise ValueError("a roof needs a peak or a bandwidth")
+    return min(roofs)
 
 
 def classify_fraction(f):

@@ -186,6 +186,17 @@ TEST_P(GemmVariants, MatchReferenceOnAwkwardShapes) {
 PB_INSTANTIATE_CPU_AND_GPU(GemmVariants, all_cases());
 
 // The oracle must fail what is wrong, say where, and pass what is right.
+TEST(GemmProblem, WorkAndLeastTrafficModels) {
+  Problem p;
+  p.m = 3, p.n = 5, p.k = 7;
+  EXPECT_EQ(p.flops(), 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(p.min_bytes(4, 4), 4.0 * (3 * 7 + 7 * 5 + 3 * 5));        // A, B read; C written
+  EXPECT_EQ(p.min_bytes(2, 4), 2.0 * (3 * 7 + 7 * 5) + 4.0 * 3 * 5);  // BF16 operands
+  p.op = Op::ABtC;                                                    // C is read too
+  EXPECT_EQ(p.flops(), 2.0 * 3 * 5 * 7 + 3 * 5);
+  EXPECT_EQ(p.min_bytes(8, 8), 8.0 * (3 * 7 + 7 * 5 + 2 * 3 * 5));
+}
+
 TEST(GemmOracle, CatchesOneWrongElementAndNaN) {
   Problem p{Op::AB, 37, 41, 53};
   Case<float> data(p, 1);

@@ -144,6 +144,13 @@ TEST(MlpProblem, CountsParametersAndFlops) {
   // Forward and weight gradient for every layer, delta propagation for layers 2 and 3.
   const double b = 1024;
   EXPECT_EQ(p.gemm_flops(), 2 * (2 * b * 784 * 1024 + 3 * b * 1024 * 1024 + 3 * b * 1024 * 10));
+  // Each GEMM reads its operands and writes its product: two of them for
+  // layer 1 (forward, weight gradient), three for the others (and the delta).
+  const double l1 = b * 784 + 784 * 1024 + b * 1024, l2 = b * 1024 + 1024 * 1024 + b * 1024,
+               l3 = b * 1024 + 1024 * 10 + b * 10;
+  EXPECT_EQ(p.gemm_bytes(), 4 * (2 * l1 + 3 * l2 + 3 * l3));
+  p.f64 = true;
+  EXPECT_EQ(p.gemm_bytes(), 8 * (2 * l1 + 3 * l2 + 3 * l3));
 }
 
 TEST(MlpData, SyntheticIsDeterministicNeverZeroAndBalanced) {

@@ -46,12 +46,20 @@ KM = "KMeans/%s/cfg:x/dist:uniform/N:100/D:2/K:4%s/manual_time"
 MPI_EFF = {(1, 1): 1.0, (1, 2): 0.9, (2, 1): 0.8, (2, 2): 0.5}
 
 
+# The counters the tools read by kind and unit (the context's parbench_counters).
+DECLARED = {"GFLOPS": {"kind": "rate", "unit": "GFLOP/s"}, "GBps": {"kind": "rate", "unit": "GB/s"},
+            "flops_per_call": {"kind": "model", "unit": "flop"}, "bytes_per_call": {"kind": "model", "unit": "B"},
+            "seconds_per_call": {"kind": "time", "unit": "s"}}
+# A GEMM call's work and least traffic in the synthetic run: 1 flop per byte.
+GEMM_MODEL = {"flops_per_call": 8e9, "bytes_per_call": 8e9}
+
+
 def synthetic():
     """Known times: speedups, efficiencies, MPI cells and fractions are exact."""
     g = ("GFLOPS", "gemm_f32")
-    b = [entry(GEMM % ("Naive", ""), 8.0, role="baseline", rate=g, GFLOPS=1.0)]
+    b = [entry(GEMM % ("Naive", ""), 8.0, role="baseline", rate=g, GFLOPS=1.0, seconds_per_call=8.0, **GEMM_MODEL)]
     for t, s in ((1, 4.0), (2, 2.0), (4, 1.0), (8, 0.8)):
-        b.append(entry(GEMM % ("OMP", "/threads:%d" % t), s, rate=g, GFLOPS=8 / s))
+        b.append(entry(GEMM % ("OMP", "/threads:%d" % t), s, rate=g, GFLOPS=8 / s, seconds_per_call=s, **GEMM_MODEL))
     # A library: 100x the baseline on one thread, so speedup and efficiency differ by far.
     for t, s, rate in ((1, 0.08, 20.0), (8, 0.02, 36.0)):
         b.append(entry(GEMM % ("OpenBLAS", "/threads:%d" % t), s, rate=g, GFLOPS=rate))
@@ -69,11 +77,13 @@ def synthetic():
     b.append(entry("Ceiling/HostTriad/n:100/threads:8/manual_time", 1.0, role="ceiling", rate=bw, GBps=100.0))
     b.append(entry("Ceiling/OpenBLAS.SGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, role="ceiling", rate=g,
                    GFLOPS=40.0))
-    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1}, "benchmarks": b}
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1,
+                        "parbench_counters": DECLARED}, "benchmarks": b}
 
 
-def stats_of(benchmarks, label="syn"):
-    return report_stats.collect([results.Run(label, {}, [results.Entry(b) for b in benchmarks], label=label)])
+def stats_of(benchmarks, label="syn", context=None):
+    return report_stats.collect([results.Run(label, context or {}, [results.Entry(b) for b in benchmarks],
+                                             label=label)])
 
 
 def run_plot(*args):
@@ -119,6 +129,11 @@ class Derived(unittest.TestCase):
         self.assertIsNone(derived.cv([5.0]))
         self.assertIsNone(derived.cv([0.0, 0.0]))  # undefined, never NaN
         self.assertEqual(derived.median([3.0, 1.0, 2.0]), 2.0)
+        self.assertEqual(derived.intensity(300.0, 1200.0), 0.25)
+        self.assertEqual(derived.roof(1000.0, 100.0, 0.25), 25.0)  # memory-bound
+        self.assertEqual(derived.roof(1000.0, 100.0, 64.0), 1000.0)  # compute-bound
+        self.assertEqual(derived.roof(None, 100.0, 2.0), 200.0)
+        self.assertEqual(derived.roof(50.0, None, 2.0), 50.0)
 
     def test_refuses_meaningless_inputs(self):
         for bad in (0, -1.0, float("nan"), float("inf"), None, "1", True):
@@ -128,6 +143,11 @@ class Derived(unittest.TestCase):
                 derived.fraction(1.0, bad)
         with self.assertRaises(ValueError):
             derived.efficiency(1.0, 1.0, 0)
+        for bad in (0, -1.0, float("nan"), None):
+            with self.assertRaises(ValueError):
+                derived.intensity(1.0, bad)
+        with self.assertRaises(ValueError):
+            derived.roof(None, None, 1.0)
 
 
 class Charts(unittest.TestCase):
@@ -417,6 +437,63 @@ class ChartRules(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, Spy("barh") as bars:
             report_draw.draw_fractions(report_draw.Canvas(tmp, "m"), half, False, "f", "t", "GEMM")
         self.assertEqual(len(bars), len(half))  # a linear axis: bars, from 0
+
+    def test_roofline_points_sit_at_their_models_intensity_under_the_same_runs_roofs(self):
+        doc = synthetic()
+        stats = stats_of(doc["benchmarks"], context=doc["context"])
+        points = {(s.run.variant, s.arg("threads")): (ai, rate) for s, ai, rate in report_stats.roofline_points(stats)}
+        self.assertEqual(points[("Naive", None)], (1.0, 1.0))  # 8e9 flop / 8e9 B; 8e9 flop in 8 s
+        self.assertEqual(points[("OMP", "8")], (1.0, 10.0))
+        self.assertNotIn(("OpenBLAS", "1"), points)  # no models in its entry: not drawn
+        peaks, bw = report_stats.roofs(stats)[("syn", "cpu")]
+        self.assertEqual([p for p, _ in peaks], [40.0])
+        self.assertEqual(bw[0], 100.0)
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_roofline(stats, cv)
+            cv.finish()
+        dots = {k["label"]: (list(a[0]), list(a[1])) for a, k in lines if k.get("ls") == "none"}
+        self.assertEqual(dots["Naive"], ([1.0], [1.0]))
+        self.assertEqual(sorted(dots["OMP (threads 8)"][1]), [10.0])
+        roof = [(a[0], a[1]) for a, k in lines if k.get("ls") == report_draw.IDEAL]
+        self.assertEqual(len(roof), 1)  # one compute ceiling, under the bandwidth slope
+        for x, y in zip(*roof[0]):
+            self.assertAlmostEqual(y, min(40.0, 100.0 * x))
+        self.assertEqual([n for n, _, _ in cv.made], ["roofline_gemm_gemm-f32_cpu"])
+        # Above the roof: a finding, not a result.
+        name = GEMM % ("OMP", "/threads:16")
+        fast = dict(doc["benchmarks"][1], seconds_per_call=0.01, name=name, run_name=name)
+        with tempfile.TemporaryDirectory() as tmp:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_roofline(stats_of(doc["benchmarks"] + [fast], "syn", doc["context"]), cv)
+            cv.finish()
+        self.assertTrue(any(f.cause == "above-ceiling" and "above the roof" in f.text for f in cv.findings))
+
+    def test_roofline_needs_models_and_same_run_ceilings(self):
+        doc = synthetic()
+        no_ceiling = [b for b in doc["benchmarks"] if not b["name"].startswith("Ceiling/")]
+        with self.assertRaisesRegex(report_stats.NoData, "no Ceiling entries"):
+            report_charts.chart_roofline(stats_of(no_ceiling, context=doc["context"]), report_draw.Canvas("/", "m"))
+        sorts = [b for b in doc["benchmarks"] if b["name"].startswith(("Sort/", "Ceiling/"))]
+        with self.assertRaisesRegex(report_stats.NoData, "no entry declares a work model"):
+            report_charts.chart_roofline(stats_of(sorts, context=doc["context"]), report_draw.Canvas("/", "m"))
+
+    def test_every_legend_is_outside_the_axes(self):
+        docs = [synthetic(), sor_run(), mlp_run()]
+        stats = [s for d in docs for s in stats_of(d["benchmarks"], "syn", d["context"])]
+        with tempfile.TemporaryDirectory() as tmp, Spy("legend") as calls:
+            cv = report_draw.Canvas(tmp, "m")
+            for name, chart in report_charts.CHARTS.items():
+                try:
+                    chart(stats, cv)
+                except report_stats.NoData:
+                    pass
+            cv.finish()
+        self.assertGreater(len(calls), 5)
+        for _, k in calls:
+            x, y = k["bbox_to_anchor"][:2]
+            self.assertTrue(x > 1 or y >= 1, k)  # right of the axes, or above them
+            self.assertIn(k["loc"], ("upper left", "lower left"))
 
 
 class Help(unittest.TestCase):

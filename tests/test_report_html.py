@@ -183,9 +183,13 @@ class ReportTest(unittest.TestCase):
             for ext in ("png", "svg"):
                 open(os.path.join(out, "%s.%s" % (name, ext)), "w").close()
         wrote = report_html.write_report(out, list(runs), list(charts), list(missing), list(findings))
-        self.assertEqual(wrote, ["index.html", "report.md"])
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            page = f.read()
+        self.assertEqual(wrote[:2], ["index.html", "report.md"])
+        self.pages = {}
+        for name in [wrote[0]] + wrote[2:]:
+            with open(os.path.join(out, name), encoding="utf-8") as f:
+                self.pages[name] = f.read()
+        # The summary, then each family's page: the tables and charts are there.
+        page = "\n".join(self.pages.values())
         with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
             md = f.read()
         return page, md, Tables(page)
@@ -395,19 +399,33 @@ class FamilyTables(ReportTest):
     def test_sortable_and_load_handler(self):
         page, md, t = self.render([self.load("a", synthetic())], charts=[("gflops", "GFLOP/s <x>", "GEMM"),
                                                                          ("strong", "strong scaling", "Scaling")])
-        self.assertIn("<h1>parbench report</h1>", page)
-        self.assertIn("document.body.dataset.imagesTotal", page)
-        self.assertIn("document.body.dataset.imagesLoaded", page)
-        self.assertIn("table.sortable", page)
-        self.assertIn("<a href='gflops.svg'><img src='gflops.png' alt='GFLOP/s &lt;x&gt;'></a>", page)
-        # the GEMM chart sits in the GEMM section, before its table; Scaling has its own section
-        self.assertLess(page.index("id='gemm'"), page.index("gflops.png"))
-        self.assertLess(page.index("gflops.png"), page.index("id='table-gemm'"))
-        self.assertLess(page.index("id='scaling'"), page.index("strong.png"))
-        for anchor in ("summary", "gemm", "kmeans", "scaling", "charts-not-drawn", "machine-and-build"):
-            self.assertIn("<a href='#%s'>" % anchor, page)
-            self.assertIn("id='%s'" % anchor, page)
-        self.assertNotIn("http", page.replace("https://", "http://").split("<script>")[0].split("<style>")[0])
+        self.assertEqual(sorted(self.pages), ["gemm.html", "index.html", "kmeans.html", "scaling.html"])
+        index, gemm, scaling = self.pages["index.html"], self.pages["gemm.html"], self.pages["scaling.html"]
+        self.assertIn("<h1>parbench report</h1>", index)
+        for p in self.pages.values():
+            self.assertIn("document.body.dataset.imagesTotal", p)
+            self.assertIn("document.body.dataset.imagesLoaded", p)
+            self.assertNotIn("http", p.replace("https://", "http://").split("<script>")[0].split("<style>")[0])
+        self.assertIn("table.sortable", gemm)
+        # The title is in the picture; no caption repeats it.
+        self.assertIn("<a href='gflops.svg'><img src='gflops.png' alt='GFLOP/s &lt;x&gt;'></a>", gemm)
+        self.assertNotIn("<figcaption>", gemm)
+        # the GEMM chart sits on the GEMM page, before its table; Scaling has its own page
+        self.assertLess(gemm.index("id='gemm'"), gemm.index("gflops.png"))
+        self.assertLess(gemm.index("gflops.png"), gemm.index("id='table-gemm'"))
+        self.assertIn("strong.png", scaling)
+        self.assertNotIn("strong.png", gemm)
+        # The summary links every page (a card with the page's first chart) and keeps its own sections.
+        for anchor in ("#summary", "gemm.html", "kmeans.html", "scaling.html", "#charts-not-drawn",
+                       "#machine-and-build"):
+            self.assertIn("<a href='%s'>" % anchor, index)
+        for anchor in ("summary", "charts-not-drawn", "machine-and-build"):
+            self.assertIn("id='%s'" % anchor, index)
+        self.assertIn("<a class='family' href='gemm.html'><b>GEMM</b><span>1 chart, ", index)
+        self.assertIn("<img src='gflops.png'", index)
+        self.assertNotIn("id='table-gemm'", index)
+        for p in ("gemm.html", "kmeans.html", "scaling.html"):  # each page leads back, and to the others
+            self.assertIn("<a href='index.html'>", self.pages[p])
         self.assertIn("[![GFLOP/s &lt;x&gt;](gflops.png)](gflops.svg)", md)
 
 

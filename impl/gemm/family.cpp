@@ -34,6 +34,7 @@ std::vector<Shape3> default_sizes(Profile p) {
 void declare_counters() {
   declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
   declare_counter("flops_per_call", CounterKind::Model, "flop");
+  declare_counter("bytes_per_call", CounterKind::Model, "B");
   for (const char* dim : {"M", "N", "K"}) declare_counter(dim, CounterKind::Problem);
 }
 

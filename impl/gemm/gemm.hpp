@@ -45,6 +45,13 @@ struct Problem {
   bool has_c_input() const { return op == Op::ABtC; }
   // Floating-point operations of one call: 2MNK, plus MN for the +C.
   double flops() const { return 2.0 * m * n * k + (has_c_input() ? double(m) * n : 0.0); }
+  // Bytes a call must move at least (the roofline's model): A and B read once
+  // (`ab_bytes` an element: 2 for BF16, else the element type's size), C read
+  // where it is an input, the output written once (`out_bytes` an element).
+  double min_bytes(double ab_bytes, double out_bytes) const {
+    return ab_bytes * double(a_elems() + b_elems()) +
+           out_bytes * double(c_elems()) * (has_c_input() ? 2.0 : 1.0);
+  }
   std::string str() const;  // "AB 64x64x64", "AB 64x64x64 bf16"
 };
 

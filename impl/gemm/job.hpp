@@ -23,6 +23,8 @@ class Job final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>> {
     const double flops = this->problem_.flops();
     out.emplace_back("GFLOPS", seconds > 0 ? flops * iterations / seconds * 1e-9 : 0.0);
     out.emplace_back("flops_per_call", flops);
+    const double ab = this->problem_.prec == Precision::BF16 ? 2.0 : double(sizeof(T));
+    out.emplace_back("bytes_per_call", this->problem_.min_bytes(ab, double(sizeof(T))));
   }
 };
 

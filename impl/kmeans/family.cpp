@@ -109,6 +109,7 @@ static void register_kmeans(const Options& opt) {
   for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
     declare_counter(part, CounterKind::Time, "s");
   declare_counter("bytes_per_iteration", CounterKind::Model, "B");
+  declare_counter("flops_per_iteration", CounterKind::Model, "flop");
   declare_counter("GBps", CounterKind::Rate, "GB/s");
   for (const char* dim : {"N", "D", "K"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();

@@ -31,6 +31,10 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
     const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
     out.emplace_back("bytes_per_iteration", bytes);
+    // The work of the direct form: a difference, a product and a sum per
+    // point, centre and dimension, and each point added into its centre's sum.
+    const double n = double(problem_.n), d = double(problem_.d), k = double(problem_.k);
+    out.emplace_back("flops_per_iteration", 3.0 * n * k * d + n * d);
     out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
     // The device phases only where there is a device: a CPU variant's whole
     // run is host compute, and a "0 s" copy time would read as a measurement.

@@ -51,6 +51,8 @@ static void register_mlp(const Options& opt) {
   declare_counter("samples_per_second", CounterKind::Rate, "1/s");
   declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
   declare_counter("gemm_share", CounterKind::Share);
+  declare_counter("flops_per_call", CounterKind::Model, "flop");
+  declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("loss", CounterKind::Result);
   declare_counter("batch", CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();

@@ -35,6 +35,18 @@ double Problem::gemm_flops() const {
   return 2 * madds;
 }
 
+double Problem::gemm_bytes() const {
+  double elems = 0;
+  for (std::int64_t l = 1; l <= layers(); ++l) {
+    const double in = double(widths[std::size_t(l - 1)]), out = double(widths[std::size_t(l)]);
+    const double b = double(batch);
+    elems += b * in + in * out + b * out;             // forward: X, W in; Y out
+    elems += in * b + b * out + in * out;             // weight gradient: X, dY in; dW out
+    if (l > 1) elems += b * out + out * in + b * in;  // delta: dY, W in; dX out
+  }
+  return elems * (f64 ? 8.0 : 4.0);
+}
+
 std::string widths_name(const std::vector<std::int64_t>& widths) {
   std::string s;
   for (auto w : widths) s += (s.empty() ? "" : "-") + std::to_string(w);

@@ -29,6 +29,8 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     const double per_run = runs ? seconds / double(runs) : 0.0;
     out.emplace_back("samples_per_second", per_run > 0 ? double(problem_.batch) / per_run : 0.0);
     out.emplace_back("GFLOPS", per_run > 0 ? problem_.gemm_flops() / per_run * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", problem_.gemm_flops());
+    out.emplace_back("bytes_per_call", problem_.gemm_bytes());
     out.emplace_back("gemm_share", share_);
     out.emplace_back("loss", loss_);
   }

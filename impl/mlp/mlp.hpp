@@ -39,6 +39,9 @@ struct Problem {
   // gradients, and the delta propagation below the last layer (none into
   // the input).
   double gemm_flops() const;
+  // Bytes those GEMMs must move at least (the roofline's model): each reads
+  // its two operands and writes its product once, in the backend's precision.
+  double gemm_bytes() const;
   std::string str() const;
 };
 // UsageError: a width or the batch below 1, fewer than 2 widths; with mnist,

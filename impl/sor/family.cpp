@@ -96,6 +96,8 @@ static void register_sor(const Options& opt) {
   declare_counter("updates_per_second", CounterKind::Rate, "1/s");
   declare_counter("GBps", CounterKind::Rate, "GB/s");
   declare_counter("residual", CounterKind::Result);
+  declare_counter("flops_per_call", CounterKind::Model, "flop");
+  declare_counter("bytes_per_call", CounterKind::Model, "B");
   for (const char* dim : {"M", "N", "sweeps", "omega"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const bool smoke = opt.profile == Profile::Smoke;

@@ -34,6 +34,8 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     out.emplace_back("updates_per_second",
                      per_run > 0 ? sweeps * double(problem_.interior()) / per_run : 0.0);
     out.emplace_back("GBps", per_run > 0 ? sweeps * bytes_per_sweep(problem_) / per_run * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", sweeps * kFlopsPerUpdate * double(problem_.interior()));
+    out.emplace_back("bytes_per_call", sweeps * bytes_per_sweep(problem_));
     out.emplace_back("residual", residual_);
   }
 

@@ -84,6 +84,11 @@ PB_HOST_DEVICE inline double correction(const Consts& c, std::int64_t i, std::in
   return c.two_d * (xp + xm + c.r * (yp + ym)) + c.h1_d * a * (xp - xm) + c.r_h2_d * b * (yp - ym) - u;
 }
 
+// Floating-point operations of one point's update as correction() and
+// relax() write it: 2 for the coordinates, 6 each for the coefficients a and
+// b, 14 for the correction, 2 for the relaxation (the roofline's work model).
+constexpr double kFlopsPerUpdate = 30.0;
+
 // The one definition of a point's update, used by every variant (host and
 // device): u + omega (u* - u).
 PB_HOST_DEVICE inline double relax(const Consts& c, std::int64_t i, std::int64_t j, double u, double xp,
