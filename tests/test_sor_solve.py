@@ -123,7 +123,7 @@ class ReportField(unittest.TestCase):
             self.assertIn("not a sor-solve folder", lines[0])
             self.assertTrue(os.path.isfile(os.path.join(rep, "field_solved.png")))
             self.assertTrue(os.path.isfile(os.path.join(rep, "field_solved.svg")))
-            with open(os.path.join(rep, "index.html"), encoding="utf-8") as f:
+            with open(os.path.join(rep, "sor.html"), encoding="utf-8") as f:  # the SOR page
                 html = f.read()
             self.assertIn("<a href='field_solved.svg'><img src='field_solved.png'", html)
             self.assertIn("SOR vortex field 40x30", html)
