@@ -524,6 +524,11 @@ def chart_ceiling(stats, cv):
     limit.done()
 
 
+def flop_rate(gflops):
+    """560 GFLOP/s, 51.4 TFLOP/s: a roof's label."""
+    return "%.3g TFLOP/s" % (gflops / 1e3) if gflops >= 1e3 else "%.3g GFLOP/s" % gflops
+
+
 def chart_roofline(stats, cv):
     """Per family, device and source: each entry's achieved GFLOP/s against
     its arithmetic intensity (the JSON's work and traffic models), under the
@@ -542,8 +547,9 @@ def chart_roofline(stats, cv):
         if (s.source, s.device) in limits:
             # An entry rated against a compute ceiling (gemm_f32, ...) is drawn
             # under that roof alone: precisions apart, each with its own peak.
+            # So is one whose JSON names the compute roof of its work (roof).
             kinds = {c.rate[1] for _, c in limits[(s.source, s.device)][0]}
-            kind = s.rate[1] if s.rate and s.rate[1] in kinds else ""
+            kind = s.rate[1] if s.rate and s.rate[1] in kinds else s.roof if s.roof in kinds else ""
             groups.setdefault((s.run.family, s.device, s.source, kind), []).append((s, ai, rate))
         else:
             no_roof.add("%s on %s%s" % (s.run.family, s.device, source_suffix(s, several_sources(stats))))
@@ -567,7 +573,7 @@ def chart_roofline(stats, cv):
         xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         for peak, c in sorted(peaks, key=lambda pc: -pc[0]):
             ax.plot(xs, [derived.roof(peak, bw[0] if bw else None, x) for x in xs], ls=IDEAL, color="0.25", lw=1)
-            ax.text(hi, peak, "%s %s %.4g GFLOP/s " % (c.run.variant, c.rate[1], peak), ha="right",
+            ax.text(hi, peak, "%s (%s) %s " % (c.run.variant, c.rate[1], flop_rate(peak)), ha="right",
                     va="bottom", fontsize=6, color="0.25")
         if bw is not None:
             if not peaks:
@@ -593,8 +599,8 @@ def chart_roofline(stats, cv):
         plain_log(ax.yaxis)
         ax.grid(True, alpha=0.3, which="both")
         legend(ax, len(by_label))
-        what = "%s%s roofline on the %s: every size measured, under the ceilings measured in the same run" % (
-            family, " " + kind if kind else "", "GPU" if device == "gpu" else "CPU")
+        what = "%s roofline on the %s%s: every size measured, under the ceilings measured in the same run" % (
+            family, "GPU" if device == "gpu" else "CPU", ", %s work" % kind.split("_")[-1] if kind else "")
         cv.save(fig, cv.name("roofline", family, kind, device, source if several else ""),
                 what + (" [%s]" % source if several else ""), family, {source})
 

@@ -4,6 +4,7 @@ remembers each figure with its findings, one style per variant across the
 report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
 import collections
+import gc
 import math
 import os
 import re
@@ -74,12 +75,14 @@ class Canvas:
         width = max(40, int(fig.get_figwidth() * 12))
         mach = textwrap.fill(self.machine(sources), width)
         fig.suptitle("%s\n%s" % (textwrap.fill(title, width), mach), fontsize=10)
-        fig.tight_layout()
         self._render(fig, name)
         self.made.append((name, title, section))
 
     def _render(self, fig, name):
         def render():
+            # The layout is most of a figure's cost: done where it renders,
+            # in the child when rendering is parallel.
+            fig.tight_layout()
             for ext in self.formats:
                 # bbox "tight": a legend placed beside the axes stays in the picture.
                 fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
@@ -90,8 +93,12 @@ class Canvas:
             return
         while len(self._children) >= self.jobs:
             self._reap()
+        # The child's collector would walk, and so copy, every page of the
+        # parent's heap: a child that lives one figure long runs without it.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:  # the child renders and leaves at once, running nothing of the parent's
+            gc.disable()
             code = 0
             try:
                 render()

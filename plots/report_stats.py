@@ -22,7 +22,7 @@ class Stat:
         e0 = entries[0]
         self.declared = {}
         self.run, self.entries, self.source = e0.run, entries, e0.source
-        self.role, self.device, self.rate = e0.role, e0.device, e0.rate
+        self.role, self.device, self.rate, self.roof = e0.role, e0.device, e0.rate, e0.roof
         secs = [e.seconds() for e in entries]
         self.seconds = derived.median(secs)
         self.stdev = _stdev(secs)

@@ -240,6 +240,8 @@ class Entry:
     role         "baseline" / "ceiling" / "variant", or None when the file does not say
     device       "cpu" / "gpu" (parbench.device, else the on_gpu counter), or None
     rate         (counter, ceiling kind), e.g. ("GFLOPS", "gemm_f32"), or None
+    roof         the compute ceiling kind bounding its flops where the rate is read against another
+                 kind (parbench.rate.roof, e.g. "gemm_f64" for a bandwidth-rated stencil), or None
     source       the label of the Run it belongs to (None outside a Run)
 
     Raises EntryError (a ValueError) when the entry is malformed."""
@@ -269,7 +271,7 @@ class Entry:
             raise EntryError("unknown time_unit %r" % unit)
         self.aggregate = raw.get("aggregate_name", "") or self.run.aggregate
         self.disposition, self.message, self.reason = legacy_disposition(raw)
-        self.role = self.device = self.rate = self.source = None
+        self.role = self.device = self.rate = self.roof = self.source = None
         pb = raw.get("parbench")
         if pb is not None:
             self._read_parbench(pb)
@@ -311,6 +313,10 @@ class Entry:
             if not (isinstance(r, dict) and isinstance(r.get("counter"), str) and isinstance(r.get("ceiling"), str)):
                 raise EntryError("parbench.rate is not {\"counter\": ..., \"ceiling\": ...}")
             self.rate = (r["counter"], r["ceiling"])
+            if "roof" in r:
+                if not isinstance(r["roof"], str):
+                    raise EntryError("parbench.rate.roof is %s, not a ceiling kind" % _what(r["roof"]))
+                self.roof = r["roof"]
 
     @property
     def is_error(self):

@@ -21,6 +21,9 @@ parbench_python_test(plots_loader unit ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.p
 parbench_python_test(plots_unit unit ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
 parbench_python_test(plots_charts slow ${CMAKE_CURRENT_SOURCE_DIR}/test_plots_charts.py)
 parbench_python_test(plots_report_html unit ${CMAKE_CURRENT_SOURCE_DIR}/test_report_html.py)
+# The smoke run's report within its time budget, timed alone.
+parbench_python_test(plots_report_speed slow ${CMAKE_CURRENT_SOURCE_DIR}/test_report_speed.py ${SMOKE_JSON})
+set_tests_properties(plots_report_speed PROPERTIES FIXTURES_REQUIRED smoke_json RUN_SERIAL TRUE)
 find_program(CHROMIUM NAMES chromium chromium-browser)
 if(NOT CHROMIUM)
   set(CHROMIUM /usr/bin/chromium)

@@ -468,6 +468,21 @@ class ChartRules(unittest.TestCase):
             report_charts.chart_roofline(stats_of(doc["benchmarks"] + [fast], "syn", doc["context"]), cv)
             cv.finish()
         self.assertTrue(any(f.cause == "above-ceiling" and "above the roof" in f.text for f in cv.findings))
+        # A bandwidth-rated entry naming the roof of its work is drawn under that roof alone.
+        name = "SOR/OMP/field:vortex/M:100/N:100/sweeps:2/omega:1.5/threads:2/manual_time"
+        sor = entry(name, 0.5, rate=("GBps", "bandwidth"), GBps=1.0, flops_per_call=3e9, bytes_per_call=1e9,
+                    seconds_per_call=0.5)
+        sor["parbench"]["rate"]["roof"] = "gemm_f64"
+        dgemm = entry("Ceiling/OpenBLAS.DGEMM/M:64/N:64/K:64/threads:8/manual_time", 1.0, role="ceiling",
+                      rate=("GFLOPS", "gemm_f64"), GFLOPS=20.0)
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_roofline(stats_of(doc["benchmarks"] + [sor, dgemm], "syn", doc["context"]), cv)
+            cv.finish()
+        self.assertIn("roofline_sor_gemm-f64_cpu", [n for n, _, _ in cv.made])
+        roofs = [a[1] for a, k in lines if k.get("ls") == report_draw.IDEAL]
+        self.assertEqual(sorted(max(r) for r in roofs), [20.0, 40.0])  # SOR: f64's 20; GEMM: f32's 40
+        self.assertEqual(results.Entry(sor).roof, "gemm_f64")
 
     def test_roofline_needs_models_and_same_run_ceilings(self):
         doc = synthetic()

@@ -8,6 +8,7 @@
 // and unit, declared here by core and by each family where it emits them.
 #include <map>
 #include <string>
+#include <utility>
 
 namespace pb {
 
@@ -29,8 +30,16 @@ const char* to_string(Role r);
 // (e.g. "GFLOPS" against "gemm_f32") measured on the same device in the same
 // run. A Ceiling entry's Rate names the kind it measures. Empty: none.
 struct Rate {
+  Rate() = default;
+  Rate(std::string counter_, std::string kind_, std::string roof_ = {})
+      : counter(std::move(counter_)), kind(std::move(kind_)), roof(std::move(roof_)) {}
   std::string counter;
   std::string kind;
+  // The compute ceiling that bounds the entry's floating-point work where the
+  // rate is read against another kind (a double-precision stencil rated by
+  // bandwidth: "gemm_f64"); empty: `kind` itself, or no floating-point work.
+  // The roofline draws only that roof, not every precision's.
+  std::string roof;
   bool empty() const { return counter.empty(); }
 };
 

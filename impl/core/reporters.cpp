@@ -71,7 +71,8 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
     s += ", \"device\": " + quoted(reg->backend == Backend::Cuda ? "gpu" : "cpu");
     if (!reg->rate.empty())
       s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) +
-           ", \"ceiling\": " + quoted(reg->rate.kind) + "}";
+           ", \"ceiling\": " + quoted(reg->rate.kind) +
+           (reg->rate.roof.empty() ? std::string() : ", \"roof\": " + quoted(reg->rate.roof)) + "}";
     if (!reg->code_fingerprint.empty()) s += ", \"code\": " + quoted(reg->code_fingerprint);
     if (!reg->library.empty()) s += ", \"library\": " + quoted(reg->library);
     if (!reg->library_version.empty()) s += ", \"library_version\": " + quoted(reg->library_version);

@@ -152,7 +152,7 @@ static void register_kmeans(const Options& opt) {
           RegisterOptions ro;
           ro.unit = benchmark::kMillisecond;
           ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
-          ro.rate = Rate{"GBps", "bandwidth"};
+          ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
           if (is_mpi) mpi::add_ranks(name, ro);
           register_entry<kmeans::Job>(name, e, k, p, opt, ro, "N*K*D", double(p.n) * p.k * p.d);
         }

@@ -141,7 +141,7 @@ static void register_sor(const Options& opt) {
             ro.unit = benchmark::kMillisecond;
             ro.axes = {
                 {"M", double(p.m)}, {"N", double(p.n)}, {"sweeps", double(p.sweeps)}, {"omega", p.omega}};
-            ro.rate = Rate{"GBps", "bandwidth"};
+            ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
             register_entry<sor::Job>(name, e, k, p, opt, ro, "M*N*sweeps", double(p.points()) * p.sweeps);
           }
         }
