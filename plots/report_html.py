@@ -754,8 +754,8 @@ def write_report(out, runs, charts, missing, findings):
     for sec in secs:
         mine = [c for c in charts if c[2] == sec]
         fam = [r for r in insts if r.family == sec]
-        what = "%d chart%s, %d instance%s" % (len(mine), "" if len(mine) == 1 else "s", len(fam),
-                                               "" if len(fam) == 1 else "s")
+        what = "%d chart%s, %d instance%s" % (len(mine), "" if len(mine) == 1 else "s",
+                                              len(fam), "" if len(fam) == 1 else "s")
         thumb = "<img src='%s.png' alt='%s'>" % (esc(mine[0][0]), esc(mine[0][1])) if mine else ""
         h.append("<a class='family' href='%s'><b>%s</b><span>%s</span>%s</a>" % (page_of(sec), esc(sec), what, thumb))
     h.append("</div>")
