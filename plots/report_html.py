@@ -543,8 +543,8 @@ max-width:1400px}
 h1{margin:.2em 0}h2{border-bottom:2px solid #ddd;padding-bottom:.15em;margin-top:1.6em}h3{margin:1.1em 0 .4em}
 nav ul{columns:3;list-style:none;padding-left:0;margin:.3em 0}nav li{margin:.1em 0}
 .families{display:flex;flex-wrap:wrap;gap:.8em}.family{display:flex;flex-direction:column;width:260px;\
-border:1px solid #ddd;border-radius:6px;padding:.5em;text-decoration:none;color:#222}.family:hover{border-color:#1565c0}\
-.family span{font-size:.85em;color:#555}.family img{width:100%;margin-top:.4em}
+border:1px solid #ddd;border-radius:6px;padding:.5em;text-decoration:none;color:#222}\
+.family:hover{border-color:#1565c0}.family span{font-size:.85em;color:#555}.family img{width:100%;margin-top:.4em}
 table{border-collapse:collapse;font-size:12px;margin:.4em 0}
 td,th{border:1px solid #ccc;padding:2px 5px;vertical-align:top}
 th{background:#eee;text-align:left}
