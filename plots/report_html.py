@@ -438,6 +438,10 @@ def suspicious(insts, runs, labels, findings):
 # The groups of "Suspicious", in the order shown: what concerns the whole
 # machine (it may explain the rest) first, then entries that did not pass,
 # then the findings by cause. (cause, title, machine-wide)
+# A machine-wide group is shown open when it is this short; a longer one is
+# one line like the others (43 throttled entries would be a wall again).
+OPEN_AT_MOST = 3
+
 SUSPICIOUS_GROUPS = (
     ("load", "Machine load", True),
     ("mixed-inputs", "Inputs from more than one revision or profile", True),
@@ -743,7 +747,7 @@ def write_report(out, runs, charts, missing, findings):
         hint = " The machine-wide causes above may explain these." if machine_wide and not machine else ""
         head = "%s: %d%s" % (title, len(texts), " (by variant: %s)" % by if by else "")
         h.append("<details class='sus-group %s'%s><summary><b>%s</b>%s</summary><ul class='sus'>%s</ul></details>"
-                 % (sev, " open" if machine else "", esc(head), esc(hint), "".join(
+                 % (sev, " open" if machine and len(texts) <= OPEN_AT_MOST else "", esc(head), esc(hint), "".join(
                      "<li class='%s'>%s</li>" % (sev, esc(t)) for t in texts)))
         md += ["**%s**%s" % (md_esc(head), md_esc(hint)), ""] + ["- %s" % md_esc(t) for t in texts] + [""]
 

@@ -289,6 +289,11 @@ class Summary(ReportTest):
         self.assertEqual(sus.count("efficiency 0.05 at 2 threads"), 40)   # every item still there, folded
         self.assertIn("**Slower with more threads than one thread would be: 46 (by variant: OMP 40, OMP.Blocked 6)**",
                       md)
+        # A long machine-wide group is folded too: one line, like the others.
+        throttled = [("warning", "GEMM CUDA.X M:%d: GPU throttled" % i, "throttled", "CUDA.X") for i in range(4)]
+        page, md, t = self.render([self.load("a", a)], findings=throttled)
+        self.assertIn("<details class='sus-group warning'><summary><b>GPU clocks throttled: 5 (", page)
+        self.assertIn("<details class='sus-group info' open><summary><b>Machine load: 1", page)
 
     def test_nothing_suspicious(self):
         page, md, t = self.render([self.load("clean", clean())])
