@@ -493,6 +493,42 @@ class ChartRules(unittest.TestCase):
         with self.assertRaisesRegex(report_stats.NoData, "no entry declares a work model"):
             report_charts.chart_roofline(stats_of(sorts, context=doc["context"]), report_draw.Canvas("/", "m"))
 
+    def test_rate_charts_draw_every_thread_count(self):
+        b = []
+        for m in (64, 128):
+            for t in (1, 2, 4):
+                name = "GEMM/OMP/op:AB/type:f32/M:%d/N:%d/K:%d/threads:%d/manual_time" % (m, m, m, t)
+                b.append(entry(name, 1.0 / t, rate=("GFLOPS", "gemm_f32"), GFLOPS=float(t * m)))
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_gflops(stats_of(b), cv)
+            cv.finish()
+        drawn = {k["label"]: list(a[1]) for a, k in lines}
+        self.assertEqual(drawn, {"OMP (threads %d)" % t: [64.0 * t, 128.0 * t] for t in (1, 2, 4)})
+
+    def test_scaling_charts_draw_their_ideal_dashed(self):
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines, Spy("axhline") as hlines:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_strong(stats_of(synthetic()["benchmarks"]), cv)
+            report_charts.chart_gpus(stats_of(sor_run()["benchmarks"]), cv)
+            cv.finish()
+        ideal = [a for a, k in lines if report_draw.IDEAL in a or k.get("ls") == report_draw.IDEAL]
+        measured = [a for a, k in lines if k.get("ls") == report_draw.MEASURED]
+        # Strong scaling of OMP from 4 s at 1 thread: ideal 4 / t; over GPUs from 8 s at 1 GPU: 8 / g.
+        self.assertIn(([1, 2, 4, 8], [4.0, 2.0, 1.0, 0.5], report_draw.IDEAL), [tuple(a) for a in ideal])
+        self.assertIn(([1, 2, 4], [8.0, 4.0, 2.0], report_draw.IDEAL), [tuple(a) for a in ideal])
+        self.assertTrue(measured)
+        self.assertTrue(any(a[0] == 1.0 and k.get("ls") == report_draw.IDEAL for a, k in hlines))  # efficiency 1
+
+    def test_a_cpu_sor_run_reads_in_gb_s_not_per_gpu(self):
+        b = [entry(SOR % ("OMP", m, m, "threads:2"), 0.01, rate=("GBps", "bandwidth"), GBps=gbps)
+             for m, gbps in ((1000, 10.0), (4000, 12.0))]
+        with tempfile.TemporaryDirectory() as tmp, Spy("set_ylabel") as ylabels:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_sor_bandwidth(stats_of(b), cv)
+            cv.finish()
+        self.assertEqual([a[0] for a, _ in ylabels], ["GB/s (24 B per interior point per sweep)"])
+
     def test_every_legend_is_outside_the_axes(self):
         docs = [synthetic(), sor_run(), mlp_run()]
         stats = [s for d in docs for s in stats_of(d["benchmarks"], "syn", d["context"])]
