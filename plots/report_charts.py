@@ -196,9 +196,10 @@ def chart_strong(stats, cv):
 
 
 def chart_gpus(stats, cv):
-    """Strong scaling over GPUs: time per call and parallel efficiency
-    (derived.efficiency against the variant's own 1-GPU run) vs the gpus
-    knob, one figure per family and problem."""
+    """Scaling over GPUs: time per call and efficiency against the variant's
+    own 1-GPU run vs the gpus knob, one figure per family and problem. Strong
+    (one problem): ideal t(1)/g, derived.efficiency. Weak (the run name's
+    scaling:weak, each GPU's share fixed): ideal t(1), derived.weak_efficiency."""
     series = {}
     for s in stats:
         g = s.arg("gpus", int)
@@ -213,6 +214,7 @@ def chart_gpus(stats, cv):
     good.sort(key=lambda kv: -work(kv[0][1]))
     limit = FamilyLimit(cv, "gpus")
     for (family, problem), variants in limit.take(good):
+        weak = dict(problem).get("scaling") == "weak"
         pyplot = plt()
         fig, (ax, ax_eff) = pyplot.subplots(1, 2, figsize=(9.5, 4.0))
         counts, top = set(), 1.0
@@ -226,20 +228,23 @@ def chart_gpus(stats, cv):
             errorbars(ax, [g for g, _, _ in pts], [t for _, t, _ in pts], [e for _, _, e in pts], label=name,
                       capsize=2, **st)
             t1 = pts[0][1]
-            ax.plot([g for g, _, _ in pts], [t1 / g for g, _, _ in pts], IDEAL, color=st["color"], lw=1)
-            eff = [derived.efficiency(t1, t, g) for g, t, _ in pts]
+            ax.plot([g for g, _, _ in pts], [t1 if weak else t1 / g for g, _, _ in pts], IDEAL, color=st["color"],
+                    lw=1)
+            eff = [derived.weak_efficiency(t1, t) if weak else derived.efficiency(t1, t, g) for g, t, _ in pts]
             top = max([top] + eff)
             ax_eff.plot([g for g, _, _ in pts], eff, label=name, **st)
         ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dashed: ideal from 1 GPU)")
         plain_log(ax.yaxis)
         ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=IDEAL)
-        ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / (GPUs x t)", ylim=(0, 1.1 * top))
+        ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / t" if weak else "efficiency: t(1 GPU) / (GPUs x t)",
+                   ylim=(0, 1.1 * top))
         for a in (ax, ax_eff):
             a.set_xticks(sorted(counts))
             a.grid(True, alpha=0.3)
         legend(ax, len(variants))
         cv.save(fig, cv.name("gpus", family, problem_label(problem)),
-                "%s strong scaling over GPUs: %s" % (family, problem_label(problem)), family,
+                "%s %s scaling over GPUs: %s" % (family, "weak" if weak else "strong", problem_label(problem) + (
+                    " a GPU" if weak else "")), family,
                 {src for _, src in variants})
     limit.done()
 

@@ -209,15 +209,15 @@ def roofline_points(stats):
 
 def roofs(stats):
     """{(source, device): ([(peak GFLOP/s, ceiling Stat)], (bandwidth GB/s, ceiling Stat) or None)}:
-    the compute and memory ceilings measured in each source, told apart by
-    the unit of their rate counter."""
+    the compute ceilings (a rate in GFLOP/s) and the memory ceiling (kind
+    "bandwidth", the best if several) measured in each source."""
     out = {}
     for (source, _, device), (v, c) in ceilings(stats).items():
         unit = (c.declared.get(c.rate[0]) or {}).get("unit")
         peaks, bw = out.setdefault((source, device), ([], None))
         if unit == "GFLOP/s":
             peaks.append((v, c))
-        elif unit == "GB/s" and (bw is None or v > bw[0]):
+        elif c.rate[1] == "bandwidth" and (bw is None or v > bw[0]):  # memory, not a link between GPUs
             out[(source, device)] = (peaks, (v, c))
     return out
 

@@ -4,6 +4,8 @@ them here, and tests/test_plots.py pins each with exact numbers.
   speedup(t_base, t)         T(baseline) / T(variant), the same problem
   efficiency(t_own1, t, w)   T(the variant's own 1-thread, 1-rank run) / T(variant) / w,
                              w = threads x ranks (the workers it ran with)
+  weak_efficiency(t1, t)     T(own 1-GPU run) / T(variant): weak scaling, each GPU's share
+                             of the problem fixed, so the ideal time is constant
   fraction(rate, ceiling)    a rate as a fraction of the ceiling of its kind measured
                              in the same run; above 1 + CEILING_NOISE it is not a
                              result but a measurement problem (see classify_fraction)
@@ -49,6 +51,12 @@ def efficiency(t_own1, t, workers):
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError("workers must be an integer >= 1, got %r" % (workers,))
     return speedup(t_own1, t) / workers
+
+
+def weak_efficiency(t_own1, t):
+    """Weak-scaling efficiency: the variant's own time on one worker's share
+    over its time on g shares with g workers (1 when the time stays flat)."""
+    return speedup(t_own1, t)
 
 
 def fraction(rate, ceiling):

@@ -129,6 +129,7 @@ class Derived(unittest.TestCase):
         self.assertIsNone(derived.cv([5.0]))
         self.assertIsNone(derived.cv([0.0, 0.0]))  # undefined, never NaN
         self.assertEqual(derived.median([3.0, 1.0, 2.0]), 2.0)
+        self.assertEqual(derived.weak_efficiency(8.0, 10.0), 0.8)
         self.assertEqual(derived.intensity(300.0, 1200.0), 0.25)
         self.assertEqual(derived.roof(1000.0, 100.0, 0.25), 25.0)  # memory-bound
         self.assertEqual(derived.roof(1000.0, 100.0, 64.0), 1000.0)  # compute-bound
@@ -337,6 +338,23 @@ class SorAndGpuCharts(unittest.TestCase):
         self.assertEqual(lines, [[8.0, 5.0, 4.0], [1.0, 0.8, 0.5]])
         ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == report_draw.IDEAL]
         self.assertEqual(ideal, [[8.0, 4.0, 2.0]])
+
+    def test_weak_scaling_is_drawn_against_a_flat_ideal(self):
+        bw = ("GBps", "bandwidth")
+        doc = sor_run()
+        doc["benchmarks"] += [entry(SOR % ("CUDA.Rows", 4000, 4000, "scaling:weak/gpus:%d" % g), t, device="gpu",
+                                    rate=bw, GBps=1.0) for g, t in ((1, 8.0), (2, 8.0), (4, 10.0))]
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_gpus(self.stats(doc), cv)
+        titles = sorted(t for _, t, _ in cv.made)
+        self.assertEqual(len(titles), 2)  # strong and weak apart: scaling:weak is part of the problem
+        self.assertIn("SOR weak scaling over GPUs", titles[1])
+        lines = [list(a[1]) for a, k in plots if k.get("label") == "CUDA.Rows"]
+        self.assertIn([8.0, 8.0, 10.0], lines)
+        self.assertIn([1.0, 1.0, 0.8], lines)  # t(1) / t
+        ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == report_draw.IDEAL]
+        self.assertIn([8.0, 8.0, 8.0], ideal)
 
     def test_one_gpu_count_is_no_scaling_chart(self):
         doc = sor_run()

@@ -19,4 +19,11 @@ std::unique_ptr<Job> make_host_triad(std::int64_t n, int threads, std::uint64_t 
 // CUDA builds only.
 std::unique_ptr<Job> make_device_copy(std::int64_t bytes, std::uint64_t seed);
 
+// The interconnect (interconnect.cu; CUDA builds only): a peer copy of
+// `bytes` from GPU src to GPU dst, and NCCL collectives of `bytes` a GPU over
+// GPUs 0 .. gpus - 1. Without NCCL a collective is unsupported, saying so.
+enum class Link { AllReduce, SendRecv };
+std::unique_ptr<Job> make_peer_copy(int src, int dst, std::int64_t bytes);
+std::unique_ptr<Job> make_collective(Link what, int gpus, std::int64_t bytes);
+
 }  // namespace pb::ceiling

@@ -5,15 +5,64 @@
 //   cuBLAS.SGEMM     plain FP32 (no TF32), and .DGEMM; .TF32 and .BF16 on the
 //                    tensor cores (float accumulate; the tf32 / bf16 GEMM types)
 //   CUDA.Copy        device-to-device cudaMemcpyAsync of 1 GiB
-// Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full.
+//   CUDA.P2P         a peer copy from GPU src to GPU dst, every ordered pair
+//   NCCL.AllReduce   over 2, 4, ... and all visible GPUs, and NCCL.SendRecv
+//                    (interconnect.cu: nccl-tests' algorithm and bus bandwidth)
+// Sizes shrink in the smoke profile; the GEMMs grow to 8192 in full. With
+// fewer than two GPUs the interconnect entries are registered once each, as
+// unsupported entries saying how many GPUs they need.
 #include "core/family.hpp"
 
+#include <algorithm>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "ceiling/ceiling.hpp"
+#include "core/gpu.hpp"
 #include "gemm/family.hpp"
 
 namespace pb {
+
+#ifdef PARBENCH_WITH_CUDA
+// Every ordered pair of the visible GPUs, and the collectives over 2, 4, ...
+// GPUs and over all of them.
+static void register_interconnect(RegisterOptions ro, std::int64_t bytes) {
+  declare_counter("algbw_GBps", CounterKind::Rate, "GB/s");
+  declare_counter("busbw_GBps", CounterKind::Rate, "GB/s");
+  declare_counter("p2p_access", CounterKind::Flag);
+  const int gpus = std::max(2, gpu_status().count);
+  ro.backend = Backend::Cuda;
+  ro.code = "impl/ceiling/interconnect.cu";
+  const std::string b = std::to_string(bytes);
+  auto p2p = ro;
+  p2p.rate = Rate{"GBps", "p2p"};
+  p2p.axes = {{"bytes", double(bytes)}};
+  for (int src = 0; src < gpus; ++src)
+    for (int dst = 0; dst < gpus; ++dst)
+      if (src != dst)
+        register_job(
+            RunName{"Ceiling",
+                    "CUDA.P2P",
+                    {{"src", std::to_string(src)}, {"dst", std::to_string(dst)}, {"bytes", b}}},
+            [src, dst, bytes] { return ceiling::make_peer_copy(src, dst, bytes); }, p2p);
+  std::vector<int> counts;
+  for (int g = 2; g < gpus; g *= 2) counts.push_back(g);
+  counts.push_back(gpus);
+  for (const auto& [what, name, kind] :
+       {std::tuple{ceiling::Link::AllReduce, "NCCL.AllReduce", "nccl_allreduce"},
+        std::tuple{ceiling::Link::SendRecv, "NCCL.SendRecv", "nccl_sendrecv"}})
+    for (int g : counts) {
+      auto r = ro;
+      r.rate = Rate{"busbw_GBps", kind};
+      r.axes = {{"bytes", double(bytes)}, {"gpus", double(g)}};
+      const ceiling::Link link = what;
+      register_job(
+          RunName{"Ceiling", name, {{"gpus", std::to_string(g)}, {"bytes", b}}},
+          [link, g, bytes] { return ceiling::make_collective(link, g, bytes); }, r);
+    }
+}
+#endif
 
 static void register_ceiling(const Options& opt) {
   const bool smoke = opt.profile == Profile::Smoke;
@@ -81,6 +130,7 @@ static void register_ceiling(const Options& opt) {
   register_job(
       RunName{"Ceiling", "CUDA.Copy", {{"bytes", std::to_string(copy)}}},
       [copy, seed] { return ceiling::make_device_copy(copy, seed); }, copy_ro);
+  register_interconnect(ro, smoke ? (std::int64_t(8) << 20) : (std::int64_t(256) << 20));
 #else
   (void)copy;
 #endif

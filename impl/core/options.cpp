@@ -248,6 +248,8 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.threads = parse_int_list("--threads", spelled, 1, 4096);
     } else if (take(a, "--block", v)) {
       o.blocks = parse_int_list("--block", v, 1, 1024);
+    } else if (take(a, "--scaling", v)) {
+      o.scalings = parse_word_list("--scaling", v, {"strong", "weak"});
     } else if (take(a, "--precision", v)) {
       o.precisions = parse_word_list("--precision", v, {"f32", "f64", "tf32", "bf16"});
     } else if (std::strcmp(a, "--oversubscribe") == 0) {
@@ -308,6 +310,9 @@ parbench flags:
   --block=LIST        CUDA block / tile sizes where a variant has that axis
   --precision=LIST    f32, f64, in every family with a precision axis; GEMM also
                       tf32, bf16 (tensor-core inputs, float accumulation)
+  --scaling=LIST      multi-GPU variants: strong (one problem over 1, 2, ... GPUs;
+                      the default), weak (each GPU's share fixed: the run name
+                      gives the share and scaling:weak, the counters the whole)
   --oversubscribe     MPI: allow ranks per host x threads above the host's cores
   --seed=N            base seed of every generated input (default fixed)
   --flush-l2          GPU: flush the L2 cache before every timed iteration

@@ -56,6 +56,9 @@ struct Options {
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;
   std::optional<std::vector<std::string>> precisions;
+  // Multi-GPU variants: strong (one problem over 1, 2, ... GPUs) and/or weak
+  // (each GPU's share fixed, the problem grown with the GPU count).
+  std::vector<std::string> scalings{"strong"};
   bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
   // Family flags as given (checked), by their current name.
   std::map<std::string, std::string> family;

@@ -89,7 +89,8 @@ void record_speed(const RegisterOptions& opt, double seconds_per_call) {
 void skip(benchmark::State& state, const std::string& message) { skip_impl(state, message, 0); }
 
 std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks,
-                               const std::vector<BlockShape>& shapes, const std::vector<int>& gpus) {
+                               const std::vector<BlockShape>& shapes, const std::vector<int>& gpus,
+                               const std::vector<std::string>& scalings) {
   std::vector<Knobs> out;
   if (knob == Knob::Threads)
     for (int t : threads) out.push_back({t, 0});
@@ -98,11 +99,13 @@ std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const
   else if (knob == Knob::BlockShape)
     for (const auto& s : shapes) out.push_back({1, s.x, s.y});
   else if (knob == Knob::Gpus)
-    for (int g : gpus) {
-      Knobs k;
-      k.gpus = g;
-      out.push_back(k);
-    }
+    for (const auto& scaling : scalings)
+      for (int g : gpus) {
+        Knobs k;
+        k.gpus = g;
+        k.weak = scaling == "weak";
+        out.push_back(k);
+      }
   else
     out.push_back({});
   return out;
@@ -121,6 +124,7 @@ void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
     ro.axes.emplace_back("block_x", k.block);
     ro.axes.emplace_back("block_y", k.block_y);
   } else if (knob == Knob::Gpus) {
+    if (k.weak) name.args.emplace_back("scaling", "weak");
     name.args.emplace_back("gpus", std::to_string(k.gpus));
     ro.axes.emplace_back("gpus", k.gpus);
   }

@@ -93,15 +93,17 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
 void release_kept_job();
 
 // The instances of a variant's knob: one per thread count or block size.
-// Knob::BlockShape: one per 2-D block shape (x, y); Knob::Gpus: one per GPU count.
+// Knob::BlockShape: one per 2-D block shape (x, y); Knob::Gpus: one per GPU
+// count and scaling ("strong", "weak": Knobs::weak; the family grows a weak
+// instance's problem with the GPU count).
 struct BlockShape {
   int x = 0, y = 0;
 };
 std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const std::vector<int>& blocks,
-                               const std::vector<BlockShape>& shapes = {},
-                               const std::vector<int>& gpus = {1});
-// Adds the knob to the run name (threads:T / block:B / block:XxY / gpus:G) and as a counter
-// (cpu_threads / block / gpus: Google Benchmark's JSON has a "threads" field of its own).
+                               const std::vector<BlockShape>& shapes = {}, const std::vector<int>& gpus = {1},
+                               const std::vector<std::string>& scalings = {"strong"});
+// Adds the knob to the run name (threads:T / block:B / block:XxY / [scaling:weak/]gpus:G) and as a
+// counter (cpu_threads / block / gpus: Google Benchmark's JSON has a "threads" field of its own).
 void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro);
 
 // Skip with a reason. Google Benchmark 1.8 has SkipWithMessage; 1.7 only

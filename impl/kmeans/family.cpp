@@ -139,7 +139,7 @@ static void register_kmeans(const Options& opt) {
                           threads);
         const auto knobs =
             e.knob == Knob::Gpus
-                ? knob_values(e.knob, threads, blocks, {}, gpus)
+                ? knob_values(e.knob, threads, blocks, {}, gpus, opt.scalings)
                 : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
@@ -149,12 +149,16 @@ static void register_kmeans(const Options& opt) {
                         {"N", std::to_string(p.n)},
                         {"D", std::to_string(p.d)},
                         {"K", std::to_string(p.k)}}};
+          // Weak scaling: each GPU keeps the named N points, the problem grows
+          // by them (the counters give the whole).
+          Problem q = p;
+          if (k.weak) q.n = p.n * k.gpus;
           RegisterOptions ro;
           ro.unit = benchmark::kMillisecond;
-          ro.axes = {{"N", double(p.n)}, {"D", double(p.d)}, {"K", double(p.k)}};
+          ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
           ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
           if (is_mpi) mpi::add_ranks(name, ro);
-          register_entry<kmeans::Job>(name, e, k, p, opt, ro, "N*K*D", double(p.n) * p.k * p.d);
+          register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
         }
       }
     }

@@ -128,8 +128,12 @@ static void register_sor(const Options& opt) {
         p.h1 = steps[0], p.h2 = steps[1];
         validate(p);  // UsageError before anything runs
         for (const auto& e : registry()) {
-          for (const auto& k :
-               knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes, gpus)) {
+          for (const auto& k : knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes,
+                                           gpus, opt.scalings)) {
+            // Weak scaling: each GPU keeps the named grid's interior rows, the
+            // whole grid grows by them (the counters give the whole).
+            Problem q = p;
+            if (k.weak) q.m = (p.m - 2) * k.gpus + 2;
             RunName name{"SOR",
                          e.name,
                          {{"field", field},
@@ -140,9 +144,9 @@ static void register_sor(const Options& opt) {
             RegisterOptions ro;
             ro.unit = benchmark::kMillisecond;
             ro.axes = {
-                {"M", double(p.m)}, {"N", double(p.n)}, {"sweeps", double(p.sweeps)}, {"omega", p.omega}};
+                {"M", double(q.m)}, {"N", double(q.n)}, {"sweeps", double(q.sweeps)}, {"omega", q.omega}};
             ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
-            register_entry<sor::Job>(name, e, k, p, opt, ro, "M*N*sweeps", double(p.points()) * p.sweeps);
+            register_entry<sor::Job>(name, e, k, q, opt, ro, "M*N*sweeps", double(q.points()) * q.sweeps);
           }
         }
       }

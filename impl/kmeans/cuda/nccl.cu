@@ -13,28 +13,17 @@
 //  - the host reads GPU 0's 32-byte flag.
 // The benchmark's `gpus` axis runs it with parts = gpus; the tests also split
 // one GPU into 2-4 parts, so the slicing is checked on any machine with a GPU.
-#include <nccl.h>
-
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/nccl.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 namespace {
-
-[[noreturn]] void nccl_fail(ncclResult_t r, const char* what, const char* file, int line) {
-  throw CudaError(std::string(what) + ": NCCL " + ncclGetErrorString(r) + " at " + file + ":" +
-                  std::to_string(line));
-}
-#define PB_NCCL(call)                                                            \
-  do {                                                                           \
-    ncclResult_t pb_nccl_ = (call);                                              \
-    if (pb_nccl_ != ncclSuccess) nccl_fail(pb_nccl_, #call, __FILE__, __LINE__); \
-  } while (0)
 
 class Nccl final : public Variant {
  public:
