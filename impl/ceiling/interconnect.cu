@@ -12,9 +12,9 @@
 // The NCCL entries follow nccl-tests' conventions: algbw_GBps = bytes / time;
 // busbw_GBps = algbw x 2 (g - 1) / g for the all-reduce (the traffic a ring
 // moves over each link, comparable across GPU counts) and = algbw for the
-// send/receive. A GPU's streams all start after what the timer recorded on
-// GPU 0's stream, and that stream ends after every other (the CUDA timer
-// brackets one stream, core/job.hpp).
+// send/receive. The CUDA timer brackets one stream of the device current when
+// the job is made (core/job.hpp); every GPU's stream starts after what the
+// timer recorded there, and that stream ends after every GPU's.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -41,45 +41,52 @@ std::string element_error(const char* what, int gpu, std::int64_t i, float got, 
   return buf;
 }
 
-// One stream and one event per GPU taking part, GPU 0's stream the timer's.
+// The timer's stream on the device current when it is made, and one stream
+// and one event per GPU taking part.
 class Fan {
  public:
   explicit Fan(const std::vector<int>& devs) : devs_(devs) {
+    PB_CUDA(cudaGetDevice(&home_));
+    timer_ = std::make_unique<Stream>();
+    go_ = std::make_unique<Event>();
     for (int d : devs_) {
       PB_CUDA(cudaSetDevice(d));
       streams_.push_back(std::make_unique<Stream>());
       done_.push_back(std::make_unique<Event>());
     }
-    PB_CUDA(cudaSetDevice(devs_[0]));
-    go_ = std::make_unique<Event>();
+    PB_CUDA(cudaSetDevice(home_));
   }
+  cudaStream_t timer() const { return timer_->get(); }
   cudaStream_t stream(std::size_t g) const { return streams_[g]->get(); }
   void start() const {
-    PB_CUDA(cudaSetDevice(devs_[0]));
-    PB_CUDA(cudaEventRecord(go_->get(), stream(0)));
-    for (std::size_t g = 1; g < devs_.size(); ++g) {
+    PB_CUDA(cudaSetDevice(home_));
+    PB_CUDA(cudaEventRecord(go_->get(), timer()));
+    for (std::size_t g = 0; g < devs_.size(); ++g) {
       PB_CUDA(cudaSetDevice(devs_[g]));
       PB_CUDA(cudaStreamWaitEvent(stream(g), go_->get(), 0));
     }
   }
   void finish() const {
-    for (std::size_t g = 1; g < devs_.size(); ++g) {
+    for (std::size_t g = 0; g < devs_.size(); ++g) {
       PB_CUDA(cudaSetDevice(devs_[g]));
       PB_CUDA(cudaEventRecord(done_[g]->get(), stream(g)));
     }
-    PB_CUDA(cudaSetDevice(devs_[0]));
-    for (std::size_t g = 1; g < devs_.size(); ++g)
-      PB_CUDA(cudaStreamWaitEvent(stream(0), done_[g]->get(), 0));
+    PB_CUDA(cudaSetDevice(home_));
+    for (std::size_t g = 0; g < devs_.size(); ++g) PB_CUDA(cudaStreamWaitEvent(timer(), done_[g]->get(), 0));
   }
   void sync() const {
     for (std::size_t g = 0; g < devs_.size(); ++g) {
       PB_CUDA(cudaSetDevice(devs_[g]));
       PB_CUDA(cudaStreamSynchronize(stream(g)));
     }
+    PB_CUDA(cudaSetDevice(home_));
+    PB_CUDA(cudaStreamSynchronize(timer()));
   }
 
  private:
   std::vector<int> devs_;
+  int home_ = 0;
+  std::unique_ptr<Stream> timer_;
   std::vector<std::unique_ptr<Stream>> streams_;
   std::vector<std::unique_ptr<Event>> done_;
   std::unique_ptr<Event> go_;
@@ -141,10 +148,12 @@ class PeerCopy final : public Job {
   }
   void run() override {
     const DeviceGuard guard;
+    fan_->start();
     PB_CUDA(cudaSetDevice(src_));
     PB_CUDA(cudaMemcpyPeerAsync(to_.get(), dst_, from_.get(), src_, from_.bytes(), fan_->stream(0)));
+    fan_->finish();
   }
-  void* cuda_stream() override { return fan_->stream(0); }
+  void* cuda_stream() override { return fan_->timer(); }
   Check check() override {
     const DeviceGuard guard;
     fan_->sync();
@@ -231,7 +240,7 @@ class Collective final : public Job {
     }
     fan_->finish();
   }
-  void* cuda_stream() override { return fan_->stream(0); }
+  void* cuda_stream() override { return fan_->timer(); }
   Check check() override {
     const DeviceGuard guard;
     fan_->sync();
