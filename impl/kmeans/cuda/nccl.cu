@@ -1,8 +1,11 @@
-// CUDA.NCCL: k-means across GPUs. The points are split into parts, part q on
-// GPU q % gpus, each in its own coordinate-major slice; every GPU keeps the
+// CUDA.NCCL: k-means across GPUs, running the fastest single-GPU step of the
+// shape: where CUDA.OneRead runs it (D <= 32), OneRead's pass and update with
+// the pass's partials all-reduced (one_read.cu, OneReadNccl); for wider points
+// CUDA.AllGPU's step, below. The points are split into parts, part q on GPU
+// q % gpus, each in its own coordinate-major slice; every GPU keeps the
 // centroids, K x D sums, K counts and the changed-point count.
 //
-// One iteration:
+// One iteration of the AllGPU step:
 //  - every part runs CUDA.AllGPU's fused step on its slice (allgpu.cu):
 //    assignment, and its points added into its GPU's sums and counts (parts
 //    that share a GPU add into the same buffers);
@@ -23,6 +26,13 @@
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
+
+std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block);  // one_read.cu
+
+// OneRead's block in CUDA.NCCL: the middle of OneRead's own block axis (64,
+// 256, 1024), which its tensor-core pass takes at K <= 32.
+constexpr int kOneReadBlock = 256;
+
 namespace {
 
 class Nccl final : public Variant {
@@ -260,8 +270,38 @@ std::string nccl_version() {
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
+namespace {
+
+// CUDA.NCCL runs the fastest single-GPU step of the shape across the GPUs:
+// OneRead's where OneRead runs it (D <= 32, one_read.cu), AllGPU's otherwise.
+class Choose final : public Variant {
+ public:
+  Choose(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  Support supports(const Problem& p) const override { return pick(p)->supports(p); }
+  void prepare(const Problem& p, const Inputs& in) override {
+    impl_ = pick(p);
+    impl_->prepare(p, in);
+  }
+  void reset() override { impl_->reset(); }
+  void run() override { impl_->run(); }
+  void result(Result& out) override { impl_->result(out); }
+  Breakdown breakdown() const override { return impl_ ? impl_->breakdown() : Breakdown{}; }
+  void* stream() override { return impl_ ? impl_->stream() : nullptr; }
+
+ private:
+  std::unique_ptr<Variant> pick(const Problem& p) const {
+    auto one_read = make_cuda_one_read_nccl(gpus_, parts_, kOneReadBlock);
+    if (one_read->supports(p).ok()) return one_read;
+    return std::make_unique<Nccl>(gpus_, parts_, block_);
+  }
+  int gpus_, parts_, block_;
+  std::unique_ptr<Variant> impl_;
+};
+
+}  // namespace
+
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block) {
-  return std::make_unique<Nccl>(gpus, parts, block);
+  return std::make_unique<Choose>(gpus, parts, block);
 }
 
 }  // namespace pb::kmeans

@@ -51,6 +51,9 @@
 
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
+#ifdef PARBENCH_WITH_NCCL
+#include "core/cuda/nccl.cuh"
+#endif
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
@@ -696,8 +699,276 @@ class OneRead final : public Variant {
   Breakdown last_;
 };
 
+#ifdef PARBENCH_WITH_NCCL
+// CUDA.NCCL's step where OneRead runs the shape (D <= 32): the points split
+// into parts, part q on GPU q % gpus, each GPU runs OneRead's pass on its
+// parts into its own slots of the partials (a part's blocks write their slots
+// of the part's band; slots no part of a GPU writes stay zero); one NCCL
+// all-reduce sums every slot over the GPUs into a second buffer, and every GPU
+// runs OneRead's update on it, so every GPU forms the same centroids and the
+// same exit decision (the same sums in the same order) with no broadcast. The
+// all-reduce is out of place: a GPU's own slots are never overwritten by the
+// others', so a slot its parts leave empty stays zero. As in OneRead, the host
+// queues iterations in batches and reads GPU 0's state once a batch; the
+// timer's stream is GPU 0's, which every GPU's stream starts after and which
+// ends after all of them.
+class OneReadNccl final : public Variant {
+ public:
+  OneReadNccl(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  ~OneReadNccl() override { release(); }
+
+  Support supports(const Problem& p) const override {
+    if (Support s = multi_gpu_support(gpus_, parts_); !s.ok()) return s;
+    return OneRead(block_).supports(p);
+  }
+
+  void prepare(const Problem& p, const Inputs& in) override {
+    const DeviceGuard guard;
+    release();
+    p_ = p, in_ = &in;
+    const auto N = p.n, D = p.d, K = p.k;
+    PB_CUDA(cudaSetDevice(0));
+    const Pass pass = choose_pass(K, D, block_, device_sm());
+    kernel_ = pass.kernel, copies_ = pass.copies, bytes_ = pass.bytes;
+    int per_sm = 0, sms = 0;
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+    PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_, bytes_));
+    PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const std::int64_t parts = std::min<std::int64_t>(parts_, N);  // each part holds a point or more
+    const std::int64_t largest = (N + parts - 1) / parts;
+    const std::int64_t full = std::int64_t(std::max(1, per_sm)) * std::max(1, sms);
+    grid_ = int(std::max<std::int64_t>(1, std::min<std::int64_t>(full, (largest + block_ - 1) / block_)));
+    slots_ = int((parts + gpus_ - 1) / gpus_) * grid_;  // a band of grid_ slots for each part a GPU holds
+    update_bytes_ = std::size_t(D + 1) * sizeof(double);
+    const std::size_t table = std::size_t(K * (D + 1));
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
+      if (update_bytes_ > 48 * 1024)
+        PB_CUDA(cudaFuncSetAttribute(one_update, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(update_bytes_)));
+      auto dev = std::make_unique<Gpu>();
+      dev->stream = std::make_unique<Stream>();
+      dev->done = std::make_unique<Event>();
+      dev->C = DeviceBuffer<double>(std::size_t(K * D));
+      dev->part = DeviceBuffer<double>(std::size_t(slots_) * table);
+      dev->part_sum = DeviceBuffer<double>(std::size_t(slots_) * table);
+      dev->inertia = DeviceBuffer<double>(std::size_t(slots_) * 2);  // own, then summed
+      dev->changed = DeviceBuffer<unsigned long long>(std::size_t(slots_) * 2);
+      dev->move2 = DeviceBuffer<double>(std::size_t(K));
+      dev->state = DeviceBuffer<State>(1);
+      PB_CUDA(cudaMemset(dev->part.get(), 0, dev->part.bytes()));
+      PB_CUDA(cudaMemset(dev->inertia.get(), 0, dev->inertia.bytes()));
+      PB_CUDA(cudaMemset(dev->changed.get(), 0, dev->changed.bytes()));
+      gpus_v_.push_back(std::move(dev));
+    }
+    for (std::int64_t q = 0; q < parts; ++q) {
+      Part part;
+      part.dev = int(q % gpus_);
+      part.band = int(q / gpus_);
+      part.lo = N * q / parts;
+      part.hi = N * (q + 1) / parts;
+      const std::vector<double> slice(in.points.begin() + part.lo * D, in.points.begin() + part.hi * D);
+      PB_CUDA(cudaSetDevice(part.dev));
+      part.xs =
+          upload_coordinate_major(slice, part.hi - part.lo, D, gpus_v_[std::size_t(part.dev)]->stream->get());
+      part.assign = DeviceBuffer<int>(std::size_t(part.hi - part.lo));
+      parts_v_.push_back(std::move(part));
+    }
+    comms_.assign(std::size_t(gpus_), nullptr);
+    std::vector<int> ids(static_cast<std::size_t>(gpus_));
+    for (int g = 0; g < gpus_; ++g) ids[std::size_t(g)] = g;
+    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, ids.data()));
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaDeviceSynchronize());
+    }
+    PB_CUDA(cudaSetDevice(0));
+    go_ = std::make_unique<Event>();
+    for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
+    PB_CUDA(cudaMallocHost(&h_state_, sizeof(State)));
+  }
+
+  void reset() override {
+    const DeviceGuard guard;
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      Gpu& dev = *gpus_v_[std::size_t(g)];
+      PB_CUDA(cudaMemcpyAsync(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice,
+                              dev.stream->get()));
+      PB_CUDA(cudaMemsetAsync(dev.state.get(), 0, sizeof(State), dev.stream->get()));
+    }
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaMemsetAsync(part.assign.get(), 0xFF, part.assign.bytes(),
+                              gpus_v_[std::size_t(part.dev)]->stream->get()));  // -1: no cluster yet
+    }
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaStreamSynchronize(gpus_v_[std::size_t(g)]->stream->get()));
+    }
+  }
+
+  void run() override {
+    const DeviceGuard guard;
+    failed_ = true;  // until run() returns normally
+    last_ = Breakdown{};
+    const std::int64_t D = p_.d, K = p_.k;
+    const std::size_t table = std::size_t(K * (D + 1));
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaEventRecord(go_->get(), s0()));
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
+    }
+    const int cap = p_.crit.fixed ? p_.crit.loops : p_.crit.max_iter;
+    int queued = 0, batch = p_.crit.fixed ? cap : 4;
+    for (;;) {
+      const int now = std::min(batch, cap - queued);
+      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaEventRecord(ev_[0], s0()));
+      for (int it = 0; it < now; ++it) {
+        for (auto& part : parts_v_) {
+          PB_CUDA(cudaSetDevice(part.dev));
+          Gpu& dev = *gpus_v_[std::size_t(part.dev)];
+          const std::size_t base = std::size_t(part.band) * std::size_t(grid_);
+          kernel_<<<grid_, block_, bytes_, dev.stream->get()>>>(
+              part.xs.get(), dev.C.get(), part.assign.get(), dev.part.get() + base * table,
+              dev.changed.get() + base, dev.inertia.get() + base, dev.state.get(), part.hi - part.lo, int(D),
+              int(K), copies_);
+          PB_CUDA_LAUNCHED();
+        }
+        {
+          // The group is closed on the way out too: a throw inside it would
+          // otherwise leave this thread's later NCCL calls held in the group.
+          PB_NCCL(ncclGroupStart());
+          struct Close {
+            bool open = true;
+            ~Close() {
+              if (open) ncclGroupEnd();
+            }
+          } close;
+          const std::size_t slots = std::size_t(slots_);
+          for (int g = 0; g < gpus_; ++g) {
+            Gpu& dev = *gpus_v_[std::size_t(g)];
+            const ncclComm_t c = comms_[std::size_t(g)];
+            const cudaStream_t st = dev.stream->get();
+            PB_NCCL(
+                ncclAllReduce(dev.part.get(), dev.part_sum.get(), slots * table, ncclDouble, ncclSum, c, st));
+            PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c,
+                                  st));
+            PB_NCCL(ncclAllReduce(dev.changed.get(), dev.changed.get() + slots, slots, ncclUint64, ncclSum, c,
+                                  st));
+          }
+          close.open = false;
+          PB_NCCL(ncclGroupEnd());
+        }
+        for (int g = 0; g < gpus_; ++g) {
+          PB_CUDA(cudaSetDevice(g));
+          Gpu& dev = *gpus_v_[std::size_t(g)];
+          one_update<<<unsigned(K), kUpdateThreads, update_bytes_, dev.stream->get()>>>(
+              dev.part_sum.get(), dev.changed.get() + slots_, dev.inertia.get() + slots_, dev.C.get(),
+              dev.move2.get(), dev.state.get(), slots_, int(D), int(K), p_.n, p_.crit);
+          PB_CUDA_LAUNCHED();
+        }
+      }
+      queued += now;
+      PB_CUDA(cudaSetDevice(0));
+      read_back_timed(ev_, h_state_, gpus_v_[0]->state.get(), sizeof(State), s0(), last_);
+      if (h_state_->stop) break;
+      if (queued >= cap)  // the exit test stops at the cap itself: reaching here is a bug
+        throw std::logic_error("CUDA.NCCL: " + std::to_string(queued) +
+                               " iterations queued and the device's exit test has not stopped");
+      batch = std::min(2 * batch, 64);
+    }
+    // The timer's stream (GPU 0's) ends after every GPU's last work.
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
+      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
+    }
+    failed_ = false;
+  }
+
+  void result(Result& out) override {
+    const DeviceGuard guard;
+    out.assign.resize(std::size_t(p_.n));
+    out.centroids.resize(std::size_t(p_.k * p_.d));
+    for (int g = 0; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaDeviceSynchronize());
+    }
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),
+                         cudaMemcpyDeviceToHost));
+    }
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(
+        cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
+    PB_CUDA(cudaMemcpy(h_state_, gpus_v_[0]->state.get(), sizeof(State), cudaMemcpyDeviceToHost));
+    out.iterations = h_state_->iterations;
+    out.inertia = h_state_->inertia;
+  }
+
+  Breakdown breakdown() const override { return last_; }
+  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream->get(); }
+
+ private:
+  struct Gpu {
+    std::unique_ptr<Stream> stream;
+    std::unique_ptr<Event> done;
+    DeviceBuffer<double> C, part, part_sum, inertia, move2;
+    DeviceBuffer<unsigned long long> changed;
+    DeviceBuffer<State> state;
+  };
+  struct Part {
+    int dev = 0, band = 0;        // its GPU, and its band of slots there
+    std::int64_t lo = 0, hi = 0;  // points lo <= i < hi
+    DeviceBuffer<double> xs;      // D x (hi - lo)
+    DeviceBuffer<int> assign;
+  };
+  cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
+  void release() {
+    for (auto& c : comms_)
+      if (c) failed_ ? ncclCommAbort(c) : ncclCommDestroy(c);  // a failed collective may never finish
+    comms_.clear();
+    failed_ = false;
+    parts_v_.clear();
+    gpus_v_.clear();
+    go_.reset();
+    for (auto& e : ev_)
+      if (e) cudaEventDestroy(e), e = nullptr;
+    if (h_state_) cudaFreeHost(h_state_);
+    h_state_ = nullptr;
+  }
+
+  int gpus_, parts_, block_;
+  Problem p_;
+  const Inputs* in_ = nullptr;
+  PassKernel kernel_ = nullptr;
+  int copies_ = 1, grid_ = 1, slots_ = 1;
+  std::size_t bytes_ = 0, update_bytes_ = 0;
+  std::vector<std::unique_ptr<Gpu>> gpus_v_;
+  std::vector<Part> parts_v_;
+  std::vector<ncclComm_t> comms_;
+  std::unique_ptr<Event> go_;
+  cudaEvent_t ev_[3] = {};
+  State* h_state_ = nullptr;  // pinned
+  Breakdown last_;
+  bool failed_ = false;  // a run() threw: the communicators are aborted, not destroyed
+};
+#endif
+
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_one_read(int block) { return std::make_unique<OneRead>(block); }
+
+#ifdef PARBENCH_WITH_NCCL
+std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block) {
+  return std::make_unique<OneReadNccl>(gpus, parts, block);
+}
+#endif
 
 }  // namespace pb::kmeans
