@@ -233,8 +233,12 @@ def chart_gpus(stats, cv):
             eff = [derived.weak_efficiency(t1, t) if weak else derived.efficiency(t1, t, g) for g, t, _ in pts]
             top = max([top] + eff)
             ax_eff.plot([g for g, _, _ in pts], eff, label=name, **st)
-        ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dashed: ideal from 1 GPU)")
-        plain_log(ax.yaxis)
+        if weak:  # from 0: a flat line reads as flat, not as a zoomed-in wiggle
+            ax.set(xlabel="GPUs", ylabel="seconds per call (dashed: ideal, the 1-GPU time)")
+            ax.set_ylim(bottom=0, top=1.15 * ax.get_ylim()[1])
+        else:
+            ax.set(yscale="log", xlabel="GPUs", ylabel="seconds per call (dashed: ideal from 1 GPU)")
+            plain_log(ax.yaxis)
         ax_eff.axhline(1.0, color="#78909c", lw=0.8, ls=IDEAL)
         ax_eff.set(xlabel="GPUs", ylabel="efficiency: t(1 GPU) / t" if weak else "efficiency: t(1 GPU) / (GPUs x t)",
                    ylim=(0, 1.1 * top))
@@ -243,8 +247,8 @@ def chart_gpus(stats, cv):
             a.grid(True, alpha=0.3)
         legend(ax, len(variants))
         cv.save(fig, cv.name("gpus", family, problem_label(problem)),
-                "%s %s scaling over GPUs: %s" % (family, "weak" if weak else "strong", problem_label(problem) + (
-                    " a GPU" if weak else "")), family,
+                "%s %s scaling over GPUs: %s" % (family, "weak" if weak else "strong", problem_label(
+                    [(k, v) for k, v in problem if k != "scaling"]) + (", a GPU's share" if weak else "")), family,
                 {src for _, src in variants})
     limit.done()
 
