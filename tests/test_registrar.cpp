@@ -300,6 +300,18 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   EXPECT_EQ(after.errors() - before.errors(), 2);
 }
 
+TEST(Registrar, CommunicationCountersWithExactNumbers) {
+  Counters out;
+  add_comm_counters(out, CommProfile{8e9, 2.0}, 4.0);  // 8 GB alone in 2 s, in a 4 s call
+  const std::map<std::string, double> got(out.begin(), out.end());
+  EXPECT_EQ(got,
+            (std::map<std::string, double>{
+                {"comm_bytes_per_call", 8e9}, {"comm_s", 2.0}, {"comm_share", 0.5}, {"comm_GBps", 4.0}}));
+  Counters none;
+  add_comm_counters(none, CommProfile{}, 4.0);  // one GPU: nothing moved, nothing written
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(Reporters, NonFiniteValuesBecomeNull) {
   const std::string in =
       "{\n  \"a\": NaN,\n  \"b\": -NaN,\n  \"c\": Infinity,\n  \"d\": -Infinity\n  \"e\": \"NaN\",\n"

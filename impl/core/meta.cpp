@@ -57,6 +57,11 @@ std::map<std::string, CounterInfo>& counters() {
       {"sm_clock_limit_mhz", {CounterKind::Clock, "MHz"}},
       {"clock_event_reasons", {CounterKind::Clock, ""}},
       {"throttled", {CounterKind::Clock, ""}},
+      // add_comm_counters: a multi-GPU variant's communication alone.
+      {"comm_bytes_per_call", {CounterKind::Model, "B"}},
+      {"comm_s", {CounterKind::Result, "s"}},
+      {"comm_share", {CounterKind::Share, ""}},
+      {"comm_GBps", {CounterKind::Result, "GB/s"}},
   };
   return m;
 }

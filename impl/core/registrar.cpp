@@ -152,6 +152,14 @@ Kept& kept() {
 
 void release_kept_job() { kept() = Kept{}; }
 
+void add_comm_counters(Counters& out, const CommProfile& c, double seconds_per_call) {
+  if (c.bytes <= 0) return;
+  out.emplace_back("comm_bytes_per_call", c.bytes);
+  out.emplace_back("comm_s", c.seconds);
+  out.emplace_back("comm_share", seconds_per_call > 0 ? c.seconds / seconds_per_call : 0.0);
+  out.emplace_back("comm_GBps", c.seconds > 0 ? c.bytes / c.seconds * 1e-9 : 0.0);
+}
+
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
   for (const auto& [k, v] : opt.axes) state.counters[k] = v;
   std::unique_ptr<Job> job;

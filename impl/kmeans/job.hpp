@@ -20,7 +20,9 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     variant_->result(r);
     iterations_ = r.iterations;
     inertia_ = r.inertia;
-    return verdict([&] { return compare(problem_, case_->reference(), r); });
+    Check c = verdict([&] { return compare(problem_, case_->reference(), r); });
+    if (c.passed) comm_ = variant_->communication();
+    return c;
   }
   void report(Counters& out, double seconds, std::int64_t runs) override {
     const auto b = variant_->breakdown();               // of the last timed run
@@ -44,11 +46,13 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
       out.emplace_back("d2h_s", b.d2h);
     }
     out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
+    add_comm_counters(out, comm_, runs ? seconds / double(runs) : 0.0);
   }
 
  private:
   int iterations_ = 0;
   double inertia_ = 0;
+  CommProfile comm_;
 };
 
 }  // namespace pb::kmeans

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/host_device.hpp"
+#include "core/job.hpp"
 #include "core/status.hpp"
 
 namespace pb::kmeans {
@@ -86,6 +87,8 @@ class Variant {
   virtual void result(Result& out) = 0;
   virtual Breakdown breakdown() const { return {}; }
   virtual void* stream() { return nullptr; }
+  // Untimed, after result(): the last run's communication between GPUs alone.
+  virtual CommProfile communication() { return {}; }
 };
 
 // Shared pieces of the sequential algorithm (also used by the CPU variants).

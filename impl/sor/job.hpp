@@ -25,7 +25,11 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     std::vector<double> u;
     variant_->result(u);
     Check c = verdict([&] { return verify(problem_, case_->inputs.u0, case_->reference(), u); });
-    if (c.passed) residual_ = residual(problem_, u);
+    if (c.passed) {
+      residual_ = residual(problem_, u);
+      comm_ = variant_->communication();
+      variant_->reset();
+    }
     return c;
   }
   void report(Counters& out, double seconds, std::int64_t runs) override {
@@ -37,10 +41,12 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     out.emplace_back("flops_per_call", sweeps * kFlopsPerUpdate * double(problem_.interior()));
     out.emplace_back("bytes_per_call", sweeps * bytes_per_sweep(problem_));
     out.emplace_back("residual", residual_);
+    add_comm_counters(out, comm_, per_run);
   }
 
  private:
   double residual_ = 0;
+  CommProfile comm_;
 };
 
 }  // namespace pb::sor

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/host_device.hpp"
+#include "core/job.hpp"
 #include "core/status.hpp"
 
 namespace pb::sor {
@@ -126,6 +127,7 @@ class Variant {
   virtual void reset() = 0;                                      // untimed: the starting field back in place
   virtual void run() = 0;                                        // p.sweeps red-black sweeps
   virtual void result(std::vector<double>& u) = 0;               // the field, m * n, row-major
+  virtual CommProfile communication() { return {}; }             // untimed: the halo exchange alone
   virtual void* stream() { return nullptr; }
 };
 

@@ -64,6 +64,35 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+// The seconds between two points of a stream, for the untimed profiling
+// passes (the benchmark's own timing is the CUDA timer's, core/cuda/gpu.cu).
+// Its events belong to the device current when it is made.
+class Stopwatch {
+ public:
+  Stopwatch() {
+    PB_CUDA(cudaEventCreate(&begin_));
+    PB_CUDA(cudaEventCreate(&end_));
+  }
+  ~Stopwatch() {
+    cudaEventDestroy(begin_);
+    cudaEventDestroy(end_);
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+  void begin(cudaStream_t s) { PB_CUDA(cudaEventRecord(begin_, s)); }
+  // Records the end on s, waits for it and returns the seconds since begin().
+  double end(cudaStream_t s) {
+    PB_CUDA(cudaEventRecord(end_, s));
+    PB_CUDA(cudaEventSynchronize(end_));
+    float ms = 0;
+    PB_CUDA(cudaEventElapsedTime(&ms, begin_, end_));
+    return double(ms) * 1e-3;
+  }
+
+ private:
+  cudaEvent_t begin_ = nullptr, end_ = nullptr;
+};
+
 // Restores the current device when a scope that switches devices ends,
 // returning or throwing: an out-of-memory on one GPU of a multi-GPU variant
 // must not leave the later instances of the run on that GPU.

@@ -287,6 +287,7 @@ class Choose final : public Variant {
   void result(Result& out) override { impl_->result(out); }
   Breakdown breakdown() const override { return impl_ ? impl_->breakdown() : Breakdown{}; }
   void* stream() override { return impl_ ? impl_->stream() : nullptr; }
+  CommProfile communication() override { return impl_ ? impl_->communication() : CommProfile{}; }
 
  private:
   std::unique_ptr<Variant> pick(const Problem& p) const {

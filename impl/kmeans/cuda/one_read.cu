@@ -815,12 +815,7 @@ class OneReadNccl final : public Variant {
     last_ = Breakdown{};
     const std::int64_t D = p_.d, K = p_.k;
     const std::size_t table = std::size_t(K * (D + 1));
-    PB_CUDA(cudaSetDevice(0));
-    PB_CUDA(cudaEventRecord(go_->get(), s0()));
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
-    }
+    fan_out();
     const int cap = p_.crit.fixed ? p_.crit.loops : p_.crit.max_iter;
     int queued = 0, batch = p_.crit.fixed ? cap : 4;
     for (;;) {
@@ -838,31 +833,7 @@ class OneReadNccl final : public Variant {
               int(K), copies_);
           PB_CUDA_LAUNCHED();
         }
-        {
-          // The group is closed on the way out too: a throw inside it would
-          // otherwise leave this thread's later NCCL calls held in the group.
-          PB_NCCL(ncclGroupStart());
-          struct Close {
-            bool open = true;
-            ~Close() {
-              if (open) ncclGroupEnd();
-            }
-          } close;
-          const std::size_t slots = std::size_t(slots_);
-          for (int g = 0; g < gpus_; ++g) {
-            Gpu& dev = *gpus_v_[std::size_t(g)];
-            const ncclComm_t c = comms_[std::size_t(g)];
-            const cudaStream_t st = dev.stream->get();
-            PB_NCCL(
-                ncclAllReduce(dev.part.get(), dev.part_sum.get(), slots * table, ncclDouble, ncclSum, c, st));
-            PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c,
-                                  st));
-            PB_NCCL(ncclAllReduce(dev.changed.get(), dev.changed.get() + slots, slots, ncclUint64, ncclSum, c,
-                                  st));
-          }
-          close.open = false;
-          PB_NCCL(ncclGroupEnd());
-        }
+        all_reduce();
         for (int g = 0; g < gpus_; ++g) {
           PB_CUDA(cudaSetDevice(g));
           Gpu& dev = *gpus_v_[std::size_t(g)];
@@ -881,13 +852,7 @@ class OneReadNccl final : public Variant {
                                " iterations queued and the device's exit test has not stopped");
       batch = std::min(2 * batch, 64);
     }
-    // The timer's stream (GPU 0's) ends after every GPU's last work.
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
-      PB_CUDA(cudaSetDevice(0));
-      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
-    }
+    fan_in();
     failed_ = false;
   }
 
@@ -915,7 +880,70 @@ class OneReadNccl final : public Variant {
   Breakdown breakdown() const override { return last_; }
   void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream->get(); }
 
+  // The last run's all-reduces alone: one group an iteration, as many as it
+  // ran; bytes are what each GPU contributes (nccl-tests' message size).
+  CommProfile communication() override {
+    const DeviceGuard guard;
+    if (gpus_ < 2) return {};
+    const int iterations = h_state_->iterations;
+    const std::size_t table = std::size_t(p_.k * (p_.d + 1)), slots = std::size_t(slots_);
+    PB_CUDA(cudaSetDevice(0));
+    Stopwatch watch;
+    watch.begin(s0());
+    fan_out();
+    for (int it = 0; it < iterations; ++it) all_reduce();
+    fan_in();
+    const double seconds = watch.end(s0());
+    const double per = double(slots * table + 2 * slots) * 8.0;
+    return {per * iterations, seconds};
+  }
+
  private:
+  // Every GPU's stream starts after what is queued on GPU 0's (the timer's).
+  void fan_out() {
+    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaEventRecord(go_->get(), s0()));
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
+    }
+  }
+  // GPU 0's stream goes on after every GPU's work; GPU 0 current again.
+  void fan_in() {
+    for (int g = 1; g < gpus_; ++g) {
+      PB_CUDA(cudaSetDevice(g));
+      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
+      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
+    }
+    PB_CUDA(cudaSetDevice(0));
+  }
+
+  // One iteration's all-reduce of the pass's slots (sums and counts, inertia,
+  // changed counts), out of place into the summed copies, every GPU at once.
+  void all_reduce() {
+    // The group is closed on the way out too: a throw inside it would
+    // otherwise leave this thread's later NCCL calls held in the group.
+    PB_NCCL(ncclGroupStart());
+    struct Close {
+      bool open = true;
+      ~Close() {
+        if (open) ncclGroupEnd();
+      }
+    } close;
+    const std::size_t table = std::size_t(p_.k * (p_.d + 1)), slots = std::size_t(slots_);
+    for (int g = 0; g < gpus_; ++g) {
+      Gpu& dev = *gpus_v_[std::size_t(g)];
+      const ncclComm_t c = comms_[std::size_t(g)];
+      const cudaStream_t st = dev.stream->get();
+      PB_NCCL(ncclAllReduce(dev.part.get(), dev.part_sum.get(), slots * table, ncclDouble, ncclSum, c, st));
+      PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c, st));
+      PB_NCCL(ncclAllReduce(dev.changed.get(), dev.changed.get() + slots, slots, ncclUint64, ncclSum, c, st));
+    }
+    close.open = false;
+    PB_NCCL(ncclGroupEnd());
+  }
+
   struct Gpu {
     std::unique_ptr<Stream> stream;
     std::unique_ptr<Event> done;

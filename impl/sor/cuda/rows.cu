@@ -98,7 +98,6 @@ class Rows final : public Variant {
 
   void run() override {
     const DeviceGuard guard;
-    const std::size_t row_bytes = std::size_t(w_) * sizeof(double);
     const int n = int(parts_v_.size());
     // Every stream starts after what the timer recorded on part 0's stream.
     PB_CUDA(cudaEventRecord(go_->get(), parts_v_[0]->inner->get()));
@@ -136,17 +135,7 @@ class Rows final : public Variant {
           };
           sweep(part.edge->get(), part.a, part.a + 1);
           if (part.b - 1 > part.a) sweep(part.edge->get(), part.b - 1, part.b);
-          if (q > 0) {  // row a into the previous part's bottom halo
-            const Part& up = *parts_v_[std::size_t(q - 1)];
-            PB_CUDA(cudaMemcpyPeerAsync(up.arr[colour].get() + (part.a - (up.a - 1)) * w_, up.dev,
-                                        mine + (part.a - row0) * w_, part.dev, row_bytes, part.edge->get()));
-          }
-          if (q + 1 < n) {  // row b - 1 into the next part's top halo
-            const Part& down = *parts_v_[std::size_t(q + 1)];
-            PB_CUDA(cudaMemcpyPeerAsync(down.arr[colour].get(), down.dev, mine + (part.b - 1 - row0) * w_,
-                                        part.dev, row_bytes, part.edge->get()));
-          }
-          PB_CUDA(cudaEventRecord(part.sent->get(), part.edge->get()));
+          send_halos(q, colour);
           sweep(part.inner->get(), part.a + 1, part.b - 1);
           PB_CUDA(cudaEventRecord(part.inner_done->get(), part.inner->get()));
         }
@@ -180,7 +169,71 @@ class Rows final : public Variant {
 
   void* stream() override { return parts_v_.empty() ? nullptr : parts_v_[0]->inner->get(); }
 
+  // The halo copies of a timed run alone, on the same streams in the same
+  // order: every half-sweep's copies wait for the neighbours' copies of the
+  // half-sweep before, as the edge rows that feed them do in run().
+  CommProfile communication() override {
+    const DeviceGuard guard;
+    const int n = int(parts_v_.size());
+    if (n < 2) return {};
+    Part& first = *parts_v_[0];
+    PB_CUDA(cudaSetDevice(first.dev));
+    Stopwatch watch;
+    PB_CUDA(cudaDeviceSynchronize());
+    watch.begin(first.inner->get());
+    PB_CUDA(cudaEventRecord(go_->get(), first.inner->get()));
+    for (auto& part : parts_v_) {
+      PB_CUDA(cudaSetDevice(part->dev));
+      PB_CUDA(cudaStreamWaitEvent(part->edge->get(), go_->get(), 0));
+    }
+    double bytes = 0;
+    for (int s = 0; s < sweeps_; ++s)
+      for (int colour = 0; colour < 2; ++colour) {
+        for (int q = 0; q < n; ++q) {
+          Part& part = *parts_v_[std::size_t(q)];
+          PB_CUDA(cudaSetDevice(part.dev));
+          if (q > 0)
+            PB_CUDA(cudaStreamWaitEvent(part.edge->get(), parts_v_[std::size_t(q - 1)]->sent->get(), 0));
+          if (q + 1 < n)
+            PB_CUDA(cudaStreamWaitEvent(part.edge->get(), parts_v_[std::size_t(q + 1)]->sent->get(), 0));
+        }
+        for (int q = 0; q < n; ++q) {
+          PB_CUDA(cudaSetDevice(parts_v_[std::size_t(q)]->dev));
+          bytes += send_halos(q, colour);
+        }
+      }
+    PB_CUDA(cudaSetDevice(first.dev));
+    for (auto& part : parts_v_) PB_CUDA(cudaStreamWaitEvent(first.inner->get(), part->sent->get(), 0));
+    const double seconds = watch.end(first.inner->get());
+    return {bytes, seconds};
+  }
+
  private:
+  // On part q's edge stream (its device current): row a into the previous
+  // part's bottom halo, row b - 1 into the next part's top halo, then the
+  // part's `sent` event. Returns the bytes copied.
+  double send_halos(int q, int colour) {
+    const std::size_t row_bytes = std::size_t(w_) * sizeof(double);
+    Part& part = *parts_v_[std::size_t(q)];
+    const double* mine = part.arr[colour].get();
+    const std::int64_t row0 = part.a - 1;
+    double bytes = 0;
+    if (q > 0) {
+      const Part& up = *parts_v_[std::size_t(q - 1)];
+      PB_CUDA(cudaMemcpyPeerAsync(up.arr[colour].get() + (part.a - (up.a - 1)) * w_, up.dev,
+                                  mine + (part.a - row0) * w_, part.dev, row_bytes, part.edge->get()));
+      bytes += double(row_bytes);
+    }
+    if (q + 1 < int(parts_v_.size())) {
+      const Part& down = *parts_v_[std::size_t(q + 1)];
+      PB_CUDA(cudaMemcpyPeerAsync(down.arr[colour].get(), down.dev, mine + (part.b - 1 - row0) * w_, part.dev,
+                                  row_bytes, part.edge->get()));
+      bytes += double(row_bytes);
+    }
+    PB_CUDA(cudaEventRecord(part.sent->get(), part.edge->get()));
+    return bytes;
+  }
+
   struct Part {
     int dev = 0;
     std::int64_t a = 0, b = 0;  // interior rows a <= i < b; the arrays hold rows a - 1 ... b
