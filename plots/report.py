@@ -23,7 +23,8 @@ Charts (--chart NAME draws only those named):
               the ideal ranks x threads) and efficiency against the variant's
               own 1 rank x 1 thread cell (colours 0 to 1)
   strong      strong scaling: time vs threads, log-log, with the ideal line
-  gpus        strong scaling over GPUs: time and efficiency vs GPU count
+  gpus        scaling over GPUs: time and efficiency vs GPU count, strong (ideal
+              t(1)/g) and weak (scaling:weak entries: ideal t(1), efficiency t(1)/t)
   gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
   throughput  sorts: elements per second vs total per variant (one array each)

@@ -220,7 +220,7 @@ class Collective final : public Job {
     const DeviceGuard guard;
     fan_->start();
     try {
-      PB_NCCL(ncclGroupStart());
+      NcclGroup group;
       for (int g = 0; g < gpus_; ++g) {
         const std::size_t q = std::size_t(g);
         if (what_ == Link::AllReduce) {
@@ -233,7 +233,7 @@ class Collective final : public Job {
                            fan_->stream(q)));
         }
       }
-      PB_NCCL(ncclGroupEnd());
+      group.end();
     } catch (...) {
       failed_ = true;  // a communicator left inside a collective is aborted, not destroyed
       throw;
@@ -272,9 +272,7 @@ class Collective final : public Job {
 
  private:
   void release() {
-    for (ncclComm_t c : comms_)
-      if (c) failed_ ? ncclCommAbort(c) : ncclCommDestroy(c);
-    comms_.clear();
+    release_comms(comms_, failed_);
     send_.clear();
     recv_.clear();
   }

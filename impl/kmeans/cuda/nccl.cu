@@ -152,15 +152,7 @@ class Nccl final : public Variant {
                      dev.stream->get());
       }
       {
-        // The group is closed on the way out too: a throw inside it would
-        // otherwise leave this thread's later NCCL calls held in the group.
-        PB_NCCL(ncclGroupStart());
-        struct Close {
-          bool open = true;
-          ~Close() {
-            if (open) ncclGroupEnd();
-          }
-        } close;
+        NcclGroup group;
         for (int g = 0; g < gpus_; ++g) {
           Gpu& dev = *gpus_v_[std::size_t(g)];
           PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
@@ -168,8 +160,7 @@ class Nccl final : public Variant {
           PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
                                 comms_[std::size_t(g)], dev.stream->get()));
         }
-        close.open = false;
-        PB_NCCL(ncclGroupEnd());
+        group.end();
       }
       for (int g = 0; g < gpus_; ++g) {
         PB_CUDA(cudaSetDevice(g));
@@ -239,9 +230,7 @@ class Nccl final : public Variant {
   };
   cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
   void release() {
-    for (auto& c : comms_)
-      if (c) failed_ ? ncclCommAbort(c) : ncclCommDestroy(c);  // a failed collective may never finish
-    comms_.clear();
+    release_comms(comms_, failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();

@@ -922,15 +922,7 @@ class OneReadNccl final : public Variant {
   // One iteration's all-reduce of the pass's slots (sums and counts, inertia,
   // changed counts), out of place into the summed copies, every GPU at once.
   void all_reduce() {
-    // The group is closed on the way out too: a throw inside it would
-    // otherwise leave this thread's later NCCL calls held in the group.
-    PB_NCCL(ncclGroupStart());
-    struct Close {
-      bool open = true;
-      ~Close() {
-        if (open) ncclGroupEnd();
-      }
-    } close;
+    NcclGroup group;
     const std::size_t table = std::size_t(p_.k * (p_.d + 1)), slots = std::size_t(slots_);
     for (int g = 0; g < gpus_; ++g) {
       Gpu& dev = *gpus_v_[std::size_t(g)];
@@ -940,8 +932,7 @@ class OneReadNccl final : public Variant {
       PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c, st));
       PB_NCCL(ncclAllReduce(dev.changed.get(), dev.changed.get() + slots, slots, ncclUint64, ncclSum, c, st));
     }
-    close.open = false;
-    PB_NCCL(ncclGroupEnd());
+    group.end();
   }
 
   struct Gpu {
@@ -959,9 +950,7 @@ class OneReadNccl final : public Variant {
   };
   cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
   void release() {
-    for (auto& c : comms_)
-      if (c) failed_ ? ncclCommAbort(c) : ncclCommDestroy(c);  // a failed collective may never finish
-    comms_.clear();
+    release_comms(comms_, failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
