@@ -129,17 +129,7 @@ class PeerCopy final : public Job {
   void prepare() override {
     const DeviceGuard guard;
     fan_ = std::make_unique<Fan>(std::vector<int>{src_, dst_});
-    int can = 0;
-    PB_CUDA(cudaDeviceCanAccessPeer(&can, src_, dst_));
-    if (can) {
-      PB_CUDA(cudaSetDevice(src_));
-      const cudaError_t e = cudaDeviceEnablePeerAccess(dst_, 0);
-      if (e == cudaErrorPeerAccessAlreadyEnabled)
-        (void)cudaGetLastError();
-      else
-        PB_CUDA(e);
-    }
-    peer_ = can != 0;
+    peer_ = enable_peer_access(src_, dst_);
     from_ = upload_pattern(src_, 0, n_, fan_->stream(0));
     PB_CUDA(cudaSetDevice(dst_));
     to_ = DeviceBuffer<float>(std::size_t(n_));

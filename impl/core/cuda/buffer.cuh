@@ -93,6 +93,30 @@ class Stopwatch {
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
 };
 
+// Lets GPU `from` access GPU `to`'s memory where the pair allows it (NVLink
+// or PCIe peer to peer; already enabled is fine); false where it does not,
+// and copies between them are staged by the driver. Leaves `from` current.
+inline bool enable_peer_access(int from, int to) {
+  int can = 0;
+  PB_CUDA(cudaDeviceCanAccessPeer(&can, from, to));
+  if (!can) return false;
+  PB_CUDA(cudaSetDevice(from));
+  const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled)
+    (void)cudaGetLastError();
+  else
+    PB_CUDA(e);
+  return true;
+}
+
+// Waits for all work on GPUs 0 .. gpus - 1.
+inline void sync_devices(int gpus) {
+  for (int g = 0; g < gpus; ++g) {
+    PB_CUDA(cudaSetDevice(g));
+    PB_CUDA(cudaDeviceSynchronize());
+  }
+}
+
 // Restores the current device when a scope that switches devices ends,
 // returning or throwing: an out-of-memory on one GPU of a multi-GPU variant
 // must not leave the later instances of the run on that GPU.

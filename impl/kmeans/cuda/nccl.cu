@@ -90,10 +90,7 @@ class Nccl final : public Variant {
     }
     // Copies from pageable memory may return before the data has landed, and
     // the GPUs' non-blocking streams are not ordered after them: wait here.
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaDeviceSynchronize());
-    }
+    sync_devices(gpus_);
     PB_CUDA(cudaSetDevice(0));
     PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
     go_ = std::make_unique<Event>();
@@ -119,10 +116,7 @@ class Nccl final : public Variant {
     }
     // The copies and sets above ran on each GPU's default stream, which the
     // non-blocking streams of run() are not ordered after.
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaDeviceSynchronize());
-    }
+    sync_devices(gpus_);
     iterations_ = 0;
   }
 
@@ -192,10 +186,7 @@ class Nccl final : public Variant {
     out.assign.resize(std::size_t(N));
     out.centroids.resize(std::size_t(K * D));
     std::vector<double> best(static_cast<std::size_t>(N));
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaDeviceSynchronize());
-    }
+    sync_devices(gpus_);
     for (auto& part : parts_v_) {
       PB_CUDA(cudaSetDevice(part.dev));
       PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),

@@ -779,10 +779,7 @@ class OneReadNccl final : public Variant {
     std::vector<int> ids(static_cast<std::size_t>(gpus_));
     for (int g = 0; g < gpus_; ++g) ids[std::size_t(g)] = g;
     PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, ids.data()));
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaDeviceSynchronize());
-    }
+    sync_devices(gpus_);
     PB_CUDA(cudaSetDevice(0));
     go_ = std::make_unique<Event>();
     for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
@@ -860,10 +857,7 @@ class OneReadNccl final : public Variant {
     const DeviceGuard guard;
     out.assign.resize(std::size_t(p_.n));
     out.centroids.resize(std::size_t(p_.k * p_.d));
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaDeviceSynchronize());
-    }
+    sync_devices(gpus_);
     for (auto& part : parts_v_) {
       PB_CUDA(cudaSetDevice(part.dev));
       PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),

@@ -47,18 +47,8 @@ class Rows final : public Variant {
     std::vector<double> host[2];
     to_split(in.u0, p.m, p.n, w_, host);
     for (int a = 0; a < gpus_; ++a)
-      for (int b = 0; b < gpus_; ++b) {
-        int can = 0;
-        if (a == b) continue;
-        PB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
-        if (!can) continue;
-        PB_CUDA(cudaSetDevice(a));
-        const cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
-        if (e == cudaErrorPeerAccessAlreadyEnabled)
-          (void)cudaGetLastError();
-        else
-          PB_CUDA(e);
-      }
+      for (int b = 0; b < gpus_; ++b)
+        if (a != b) enable_peer_access(a, b);
     parts_v_.clear();
     const std::int64_t parts = std::min<std::int64_t>(parts_, rows);  // each part owns a row or more
     for (std::int64_t q = 0; q < parts; ++q) {
