@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 BENCH = r'''#!/usr/bin/env python3
-import json, random, re, sys
+import json, os, random, re, sys
 SPEEDS = @SPEEDS@
 NOISE = {"Noisy": 0.04}
 args = sys.argv[1:]
@@ -34,7 +34,7 @@ if "--benchmark_list_tests" in args:
     print("\n".join(names))
     sys.exit(0)
 out = [a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out=")][0]
-rng = random.Random()
+rng = random.Random(os.path.basename(out))  # a round's file gets the same noise on every run of the test
 rows = []
 for n in names:
     k = n.split("/")[1]
