@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/code.hpp"
+#include "core/gpu.hpp"
 #include "core/libraries.hpp"
 #include "core/registrar.hpp"
 #include "core/reporters.hpp"
@@ -298,6 +299,14 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   EXPECT_EQ(after.unsupported - before.unsupported, 1);
   EXPECT_EQ(after.out_of_memory - before.out_of_memory, 1);
   EXPECT_EQ(after.errors() - before.errors(), 2);
+}
+
+TEST(Registrar, MultiGpuRunsNeedOneModel) {
+  EXPECT_EQ(mixed_gpu_models({"H100", "H100", "H100"}), "");
+  EXPECT_EQ(mixed_gpu_models({"H100"}), "");
+  EXPECT_EQ(
+      mixed_gpu_models({"H100", "A100", "H100", "L4"}),
+      "GPUs of different models (0: H100, 1: A100, 3: L4): a run split evenly over GPUs needs one model");
 }
 
 TEST(Registrar, CommunicationCountersWithExactNumbers) {

@@ -24,6 +24,18 @@ struct GpuStatus {
 
 const GpuStatus& gpu_status();  // probes device 0 once
 
+// Why a run that splits its work evenly over GPUs 0 .. n - 1 (their `names`,
+// by index) cannot use them: they are not all one model, so the slowest would
+// set the pace and the result would describe neither. "" when they are.
+inline std::string mixed_gpu_models(const std::vector<std::string>& names) {
+  std::string others;
+  for (std::size_t g = 1; g < names.size(); ++g)
+    if (names[g] != names[0]) others += ", " + std::to_string(g) + ": " + names[g];
+  if (others.empty()) return "";
+  return "GPUs of different models (0: " + names[0] + others +
+         "): a run split evenly over GPUs needs one model";
+}
+
 struct TimerOptions {
   bool flush_l2 = false;  // overwrite L2 before each timed run: cold-cache numbers
 };

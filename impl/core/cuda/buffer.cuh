@@ -3,8 +3,10 @@
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/gpu.hpp"
 
 namespace pb {
 
@@ -139,6 +141,13 @@ inline Support multi_gpu_support(int gpus, int parts) {
   if (gpus < 1 || gpus > visible)
     return Support::no("asks for " + std::to_string(gpus) + " GPUs, " + std::to_string(visible) + " visible");
   if (parts < gpus) return Support::no("fewer parts than GPUs");
+  std::vector<std::string> names;
+  for (int g = 0; g < gpus; ++g) {
+    cudaDeviceProp prop{};
+    PB_CUDA(cudaGetDeviceProperties(&prop, g));
+    names.push_back(prop.name);
+  }
+  if (const std::string why = mixed_gpu_models(names); !why.empty()) return Support::no(why);
   return Support::yes();
 }
 
