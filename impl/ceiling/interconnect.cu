@@ -41,57 +41,6 @@ std::string element_error(const char* what, int gpu, std::int64_t i, float got, 
   return buf;
 }
 
-// The timer's stream on the device current when it is made, and one stream
-// and one event per GPU taking part.
-class Fan {
- public:
-  explicit Fan(const std::vector<int>& devs) : devs_(devs) {
-    PB_CUDA(cudaGetDevice(&home_));
-    timer_ = std::make_unique<Stream>();
-    go_ = std::make_unique<Event>();
-    for (int d : devs_) {
-      PB_CUDA(cudaSetDevice(d));
-      streams_.push_back(std::make_unique<Stream>());
-      done_.push_back(std::make_unique<Event>());
-    }
-    PB_CUDA(cudaSetDevice(home_));
-  }
-  cudaStream_t timer() const { return timer_->get(); }
-  cudaStream_t stream(std::size_t g) const { return streams_[g]->get(); }
-  void start() const {
-    PB_CUDA(cudaSetDevice(home_));
-    PB_CUDA(cudaEventRecord(go_->get(), timer()));
-    for (std::size_t g = 0; g < devs_.size(); ++g) {
-      PB_CUDA(cudaSetDevice(devs_[g]));
-      PB_CUDA(cudaStreamWaitEvent(stream(g), go_->get(), 0));
-    }
-  }
-  void finish() const {
-    for (std::size_t g = 0; g < devs_.size(); ++g) {
-      PB_CUDA(cudaSetDevice(devs_[g]));
-      PB_CUDA(cudaEventRecord(done_[g]->get(), stream(g)));
-    }
-    PB_CUDA(cudaSetDevice(home_));
-    for (std::size_t g = 0; g < devs_.size(); ++g) PB_CUDA(cudaStreamWaitEvent(timer(), done_[g]->get(), 0));
-  }
-  void sync() const {
-    for (std::size_t g = 0; g < devs_.size(); ++g) {
-      PB_CUDA(cudaSetDevice(devs_[g]));
-      PB_CUDA(cudaStreamSynchronize(stream(g)));
-    }
-    PB_CUDA(cudaSetDevice(home_));
-    PB_CUDA(cudaStreamSynchronize(timer()));
-  }
-
- private:
-  std::vector<int> devs_;
-  int home_ = 0;
-  std::unique_ptr<Stream> timer_;
-  std::vector<std::unique_ptr<Stream>> streams_;
-  std::vector<std::unique_ptr<Event>> done_;
-  std::unique_ptr<Event> go_;
-};
-
 // The GPUs an entry needs, or the reason it cannot run here.
 Support need_gpus(int highest) {
   int visible = 0;
@@ -128,7 +77,7 @@ class PeerCopy final : public Job {
   Support supports() override { return need_gpus(std::max(src_, dst_)); }
   void prepare() override {
     const DeviceGuard guard;
-    fan_ = std::make_unique<Fan>(std::vector<int>{src_, dst_});
+    fan_ = std::make_unique<StreamFan>(std::vector<int>{src_, dst_}, true);
     peer_ = enable_peer_access(src_, dst_);
     from_ = upload_pattern(src_, 0, n_, fan_->stream(0));
     PB_CUDA(cudaSetDevice(dst_));
@@ -141,9 +90,9 @@ class PeerCopy final : public Job {
     fan_->start();
     PB_CUDA(cudaSetDevice(src_));
     PB_CUDA(cudaMemcpyPeerAsync(to_.get(), dst_, from_.get(), src_, from_.bytes(), fan_->stream(0)));
-    fan_->finish();
+    fan_->join();
   }
-  void* cuda_stream() override { return fan_->timer(); }
+  void* cuda_stream() override { return fan_->home(); }
   Check check() override {
     const DeviceGuard guard;
     fan_->sync();
@@ -164,7 +113,7 @@ class PeerCopy final : public Job {
   int src_, dst_;
   std::int64_t n_;
   bool peer_ = false;
-  std::unique_ptr<Fan> fan_;
+  std::unique_ptr<StreamFan> fan_;
   DeviceBuffer<float> from_, to_;
 };
 
@@ -196,7 +145,7 @@ class Collective final : public Job {
     release();
     std::vector<int> devs;
     for (int g = 0; g < gpus_; ++g) devs.push_back(g);
-    fan_ = std::make_unique<Fan>(devs);
+    fan_ = std::make_unique<StreamFan>(devs, true);
     for (int g = 0; g < gpus_; ++g) {
       send_.push_back(upload_pattern(g, g, n_, fan_->stream(std::size_t(g))));
       recv_.emplace_back(std::size_t(n_));
@@ -228,9 +177,9 @@ class Collective final : public Job {
       failed_ = true;  // a communicator left inside a collective is aborted, not destroyed
       throw;
     }
-    fan_->finish();
+    fan_->join();
   }
-  void* cuda_stream() override { return fan_->timer(); }
+  void* cuda_stream() override { return fan_->home(); }
   Check check() override {
     const DeviceGuard guard;
     fan_->sync();
@@ -270,9 +219,9 @@ class Collective final : public Job {
   int gpus_;
   std::int64_t n_;
   bool failed_ = false;
-  std::unique_ptr<Fan> fan_;
+  std::unique_ptr<StreamFan> fan_;
   std::vector<ncclComm_t> comms_;
-  std::vector<DeviceBuffer<float>> send_, recv_;
+  std::vector<DeviceBuffer<float> > send_, recv_;
 };
 #endif
 

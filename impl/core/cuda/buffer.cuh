@@ -1,6 +1,7 @@
 #pragma once
 // RAII for device memory, streams and events. Allocation failure throws OutOfMemory.
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,65 @@ class Stopwatch {
 
  private:
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
+};
+
+// Work spread over one stream on each of several GPUs, bracketed by a home
+// stream on the device current when the fan is made, the stream the CUDA
+// timer brackets (core/job.hpp): start() makes every GPU's stream begin after
+// what is queued on the home stream; join() makes the home stream go on after
+// every GPU's work and leaves the home device current. With own_home the home
+// stream is a stream of its own; without, it is the first GPU's stream (whose
+// device must then be the current one).
+class StreamFan {
+ public:
+  StreamFan(const std::vector<int>& devs, bool own_home) : devs_(devs) {
+    PB_CUDA(cudaGetDevice(&home_dev_));
+    if (own_home) home_ = std::make_unique<Stream>();
+    go_ = std::make_unique<Event>();
+    for (int d : devs_) {
+      PB_CUDA(cudaSetDevice(d));
+      streams_.push_back(std::make_unique<Stream>());
+      done_.push_back(std::make_unique<Event>());
+    }
+    PB_CUDA(cudaSetDevice(home_dev_));
+  }
+  cudaStream_t home() const { return home_ ? home_->get() : streams_[0]->get(); }
+  cudaStream_t stream(std::size_t g) const { return streams_[g]->get(); }
+  void start() const {
+    PB_CUDA(cudaSetDevice(home_dev_));
+    PB_CUDA(cudaEventRecord(go_->get(), home()));
+    for (std::size_t g = first(); g < devs_.size(); ++g) {
+      PB_CUDA(cudaSetDevice(devs_[g]));
+      PB_CUDA(cudaStreamWaitEvent(stream(g), go_->get(), 0));
+    }
+  }
+  void join() const {
+    for (std::size_t g = first(); g < devs_.size(); ++g) {
+      PB_CUDA(cudaSetDevice(devs_[g]));
+      PB_CUDA(cudaEventRecord(done_[g]->get(), stream(g)));
+    }
+    PB_CUDA(cudaSetDevice(home_dev_));
+    for (std::size_t g = first(); g < devs_.size(); ++g)
+      PB_CUDA(cudaStreamWaitEvent(home(), done_[g]->get(), 0));
+  }
+  // Waits for every stream, the home stream last; the home device current.
+  void sync() const {
+    for (std::size_t g = 0; g < devs_.size(); ++g) {
+      PB_CUDA(cudaSetDevice(devs_[g]));
+      PB_CUDA(cudaStreamSynchronize(stream(g)));
+    }
+    PB_CUDA(cudaSetDevice(home_dev_));
+    PB_CUDA(cudaStreamSynchronize(home()));
+  }
+
+ private:
+  std::size_t first() const { return home_ ? 0 : 1; }  // the streams that are not the home stream
+  std::vector<int> devs_;
+  int home_dev_ = 0;
+  std::unique_ptr<Stream> home_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Event>> done_;
+  std::unique_ptr<Event> go_;
 };
 
 // Lets GPU `from` access GPU `to`'s memory where the pair allows it (NVLink

@@ -50,11 +50,14 @@ class Nccl final : public Variant {
     release();
     p_ = p, in_ = &in;
     const auto N = p.n, D = p.d, K = p.k;
+    std::vector<int> devs(static_cast<std::size_t>(gpus_));
+    for (int g = 0; g < gpus_; ++g) devs[std::size_t(g)] = g;
+    PB_CUDA(cudaSetDevice(0));
+    fan_ = std::make_unique<StreamFan>(devs, false);  // GPU 0's stream is the timer's
     for (int g = 0; g < gpus_; ++g) {
       PB_CUDA(cudaSetDevice(g));
       auto dev = std::make_unique<Gpu>();
-      dev->stream = std::make_unique<Stream>();
-      dev->done = std::make_unique<Event>();
+      dev->stream = fan_->stream(std::size_t(g));
       dev->C = DeviceBuffer<double>(K * D);
       dev->Ct = DeviceBuffer<double>(K * D);
       dev->sums = DeviceBuffer<double>(K * D);
@@ -64,9 +67,7 @@ class Nccl final : public Variant {
       gpus_v_.push_back(std::move(dev));
     }
     comms_.assign(std::size_t(gpus_), nullptr);
-    std::vector<int> ids(static_cast<std::size_t>(gpus_));
-    for (int g = 0; g < gpus_; ++g) ids[std::size_t(g)] = g;
-    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, ids.data()));
+    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, devs.data()));
     // Each part holds a point or more (a GPU may then hold none: it adds
     // zeros to the all-reduce).
     const std::int64_t parts = std::min<std::int64_t>(parts_, N);
@@ -93,7 +94,6 @@ class Nccl final : public Variant {
     sync_devices(gpus_);
     PB_CUDA(cudaSetDevice(0));
     PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
-    go_ = std::make_unique<Event>();
   }
 
   void reset() override {
@@ -124,35 +124,29 @@ class Nccl final : public Variant {
     const DeviceGuard guard;
     failed_ = true;  // until run() returns normally
     const auto N = p_.n, D = p_.d, K = p_.k;
-    // Every GPU's stream starts after what the timer recorded on GPU 0's.
-    PB_CUDA(cudaSetDevice(0));
-    PB_CUDA(cudaEventRecord(go_->get(), s0()));
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
-    }
+    fan_->start();  // every GPU's stream after what the timer recorded on GPU 0's
     for (;;) {
       for (int g = 0; g < gpus_; ++g) {
         PB_CUDA(cudaSetDevice(g));
         Gpu& dev = *gpus_v_[std::size_t(g)];
-        PB_CUDA(cudaMemsetAsync(dev.sums.get(), 0, dev.sums.bytes(), dev.stream->get()));
-        PB_CUDA(cudaMemsetAsync(dev.counts.get(), 0, dev.counts.bytes(), dev.stream->get()));
+        PB_CUDA(cudaMemsetAsync(dev.sums.get(), 0, dev.sums.bytes(), dev.stream));
+        PB_CUDA(cudaMemsetAsync(dev.counts.get(), 0, dev.counts.bytes(), dev.stream));
       }
       for (auto& part : parts_v_) {
         PB_CUDA(cudaSetDevice(part.dev));
         Gpu& dev = *gpus_v_[std::size_t(part.dev)];
         launch_fused(part.launch, part.xs.get(), dev.C.get(), part.assign.get(), part.best.get(),
                      dev.counts.get() + K, dev.sums.get(), dev.counts.get(), part.hi - part.lo, D, K,
-                     dev.stream->get());
+                     dev.stream);
       }
       {
         NcclGroup group;
         for (int g = 0; g < gpus_; ++g) {
           Gpu& dev = *gpus_v_[std::size_t(g)];
           PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
-                                comms_[std::size_t(g)], dev.stream->get()));
+                                comms_[std::size_t(g)], dev.stream));
           PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
-                                comms_[std::size_t(g)], dev.stream->get()));
+                                comms_[std::size_t(g)], dev.stream));
         }
         group.end();
       }
@@ -160,9 +154,8 @@ class Nccl final : public Variant {
         PB_CUDA(cudaSetDevice(g));
         Gpu& dev = *gpus_v_[std::size_t(g)];
         launch_finalize(dev.sums.get(), dev.counts.get(), dev.C.get(), dev.Ct.get(), dev.move2.get(), K, D,
-                        dev.stream->get());
-        launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit,
-                      dev.stream->get());
+                        dev.stream);
+        launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit, dev.stream);
       }
       PB_CUDA(cudaSetDevice(0));
       PB_CUDA(cudaMemcpyAsync(h_flag_, gpus_v_[0]->flag.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s0()));
@@ -170,13 +163,7 @@ class Nccl final : public Variant {
       iterations_ = h_flag_->iterations;
       if (h_flag_->stop) break;
     }
-    // The timer's stream (GPU 0's) ends after every GPU's last work.
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
-      PB_CUDA(cudaSetDevice(0));
-      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
-    }
+    fan_->join();  // the timer's stream (GPU 0's) ends after every GPU's last work
     failed_ = false;
   }
 
@@ -201,12 +188,11 @@ class Nccl final : public Variant {
     for (double v : best) out.inertia += v;
   }
 
-  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream->get(); }
+  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream; }
 
  private:
   struct Gpu {
-    std::unique_ptr<Stream> stream;
-    std::unique_ptr<Event> done;
+    cudaStream_t stream = nullptr;  // fan_'s stream of this GPU
     DeviceBuffer<double> C, Ct, sums, move2;
     DeviceBuffer<unsigned long long> counts;
     DeviceBuffer<Flag> flag;
@@ -219,13 +205,13 @@ class Nccl final : public Variant {
     DeviceBuffer<double> best;
     FusedLaunch launch;
   };
-  cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
+  cudaStream_t s0() const { return gpus_v_[0]->stream; }
   void release() {
     release_comms(comms_, failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
-    go_.reset();
+    fan_.reset();
     if (h_flag_) cudaFreeHost(h_flag_);
     h_flag_ = nullptr;
   }
@@ -236,7 +222,7 @@ class Nccl final : public Variant {
   std::vector<std::unique_ptr<Gpu>> gpus_v_;
   std::vector<Part> parts_v_;
   std::vector<ncclComm_t> comms_;
-  std::unique_ptr<Event> go_;
+  std::unique_ptr<StreamFan> fan_;
   Flag* h_flag_ = nullptr;  // pinned
   int iterations_ = 0;
   bool failed_ = false;  // a run() threw: the communicators are aborted, not destroyed

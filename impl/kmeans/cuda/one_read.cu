@@ -741,6 +741,10 @@ class OneReadNccl final : public Variant {
     slots_ = int((parts + gpus_ - 1) / gpus_) * grid_;  // a band of grid_ slots for each part a GPU holds
     update_bytes_ = std::size_t(D + 1) * sizeof(double);
     const std::size_t table = std::size_t(K * (D + 1));
+    std::vector<int> devs(static_cast<std::size_t>(gpus_));
+    for (int g = 0; g < gpus_; ++g) devs[std::size_t(g)] = g;
+    PB_CUDA(cudaSetDevice(0));
+    fan_ = std::make_unique<StreamFan>(devs, false);  // GPU 0's stream is the timer's
     for (int g = 0; g < gpus_; ++g) {
       PB_CUDA(cudaSetDevice(g));
       PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
@@ -748,8 +752,7 @@ class OneReadNccl final : public Variant {
         PB_CUDA(cudaFuncSetAttribute(one_update, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(update_bytes_)));
       auto dev = std::make_unique<Gpu>();
-      dev->stream = std::make_unique<Stream>();
-      dev->done = std::make_unique<Event>();
+      dev->stream = fan_->stream(std::size_t(g));
       dev->C = DeviceBuffer<double>(std::size_t(K * D));
       dev->part = DeviceBuffer<double>(std::size_t(slots_) * table);
       dev->part_sum = DeviceBuffer<double>(std::size_t(slots_) * table);
@@ -770,18 +773,14 @@ class OneReadNccl final : public Variant {
       part.hi = N * (q + 1) / parts;
       const std::vector<double> slice(in.points.begin() + part.lo * D, in.points.begin() + part.hi * D);
       PB_CUDA(cudaSetDevice(part.dev));
-      part.xs =
-          upload_coordinate_major(slice, part.hi - part.lo, D, gpus_v_[std::size_t(part.dev)]->stream->get());
+      part.xs = upload_coordinate_major(slice, part.hi - part.lo, D, gpus_v_[std::size_t(part.dev)]->stream);
       part.assign = DeviceBuffer<int>(std::size_t(part.hi - part.lo));
       parts_v_.push_back(std::move(part));
     }
     comms_.assign(std::size_t(gpus_), nullptr);
-    std::vector<int> ids(static_cast<std::size_t>(gpus_));
-    for (int g = 0; g < gpus_; ++g) ids[std::size_t(g)] = g;
-    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, ids.data()));
+    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, devs.data()));
     sync_devices(gpus_);
     PB_CUDA(cudaSetDevice(0));
-    go_ = std::make_unique<Event>();
     for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
     PB_CUDA(cudaMallocHost(&h_state_, sizeof(State)));
   }
@@ -791,18 +790,18 @@ class OneReadNccl final : public Variant {
     for (int g = 0; g < gpus_; ++g) {
       PB_CUDA(cudaSetDevice(g));
       Gpu& dev = *gpus_v_[std::size_t(g)];
-      PB_CUDA(cudaMemcpyAsync(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice,
-                              dev.stream->get()));
-      PB_CUDA(cudaMemsetAsync(dev.state.get(), 0, sizeof(State), dev.stream->get()));
+      PB_CUDA(
+          cudaMemcpyAsync(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice, dev.stream));
+      PB_CUDA(cudaMemsetAsync(dev.state.get(), 0, sizeof(State), dev.stream));
     }
     for (auto& part : parts_v_) {
       PB_CUDA(cudaSetDevice(part.dev));
       PB_CUDA(cudaMemsetAsync(part.assign.get(), 0xFF, part.assign.bytes(),
-                              gpus_v_[std::size_t(part.dev)]->stream->get()));  // -1: no cluster yet
+                              gpus_v_[std::size_t(part.dev)]->stream));  // -1: no cluster yet
     }
     for (int g = 0; g < gpus_; ++g) {
       PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaStreamSynchronize(gpus_v_[std::size_t(g)]->stream->get()));
+      PB_CUDA(cudaStreamSynchronize(gpus_v_[std::size_t(g)]->stream));
     }
   }
 
@@ -812,7 +811,7 @@ class OneReadNccl final : public Variant {
     last_ = Breakdown{};
     const std::int64_t D = p_.d, K = p_.k;
     const std::size_t table = std::size_t(K * (D + 1));
-    fan_out();
+    fan_->start();
     const int cap = p_.crit.fixed ? p_.crit.loops : p_.crit.max_iter;
     int queued = 0, batch = p_.crit.fixed ? cap : 4;
     for (;;) {
@@ -824,7 +823,7 @@ class OneReadNccl final : public Variant {
           PB_CUDA(cudaSetDevice(part.dev));
           Gpu& dev = *gpus_v_[std::size_t(part.dev)];
           const std::size_t base = std::size_t(part.band) * std::size_t(grid_);
-          kernel_<<<grid_, block_, bytes_, dev.stream->get()>>>(
+          kernel_<<<grid_, block_, bytes_, dev.stream>>>(
               part.xs.get(), dev.C.get(), part.assign.get(), dev.part.get() + base * table,
               dev.changed.get() + base, dev.inertia.get() + base, dev.state.get(), part.hi - part.lo, int(D),
               int(K), copies_);
@@ -834,7 +833,7 @@ class OneReadNccl final : public Variant {
         for (int g = 0; g < gpus_; ++g) {
           PB_CUDA(cudaSetDevice(g));
           Gpu& dev = *gpus_v_[std::size_t(g)];
-          one_update<<<unsigned(K), kUpdateThreads, update_bytes_, dev.stream->get()>>>(
+          one_update<<<unsigned(K), kUpdateThreads, update_bytes_, dev.stream>>>(
               dev.part_sum.get(), dev.changed.get() + slots_, dev.inertia.get() + slots_, dev.C.get(),
               dev.move2.get(), dev.state.get(), slots_, int(D), int(K), p_.n, p_.crit);
           PB_CUDA_LAUNCHED();
@@ -849,7 +848,7 @@ class OneReadNccl final : public Variant {
                                " iterations queued and the device's exit test has not stopped");
       batch = std::min(2 * batch, 64);
     }
-    fan_in();
+    fan_->join();
     failed_ = false;
   }
 
@@ -872,7 +871,7 @@ class OneReadNccl final : public Variant {
   }
 
   Breakdown breakdown() const override { return last_; }
-  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream->get(); }
+  void* stream() override { return gpus_v_.empty() ? nullptr : gpus_v_[0]->stream; }
 
   // The last run's all-reduces alone: one group an iteration, as many as it
   // ran; bytes are what each GPU contributes (nccl-tests' message size).
@@ -884,35 +883,15 @@ class OneReadNccl final : public Variant {
     PB_CUDA(cudaSetDevice(0));
     Stopwatch watch;
     watch.begin(s0());
-    fan_out();
+    fan_->start();
     for (int it = 0; it < iterations; ++it) all_reduce();
-    fan_in();
+    fan_->join();
     const double seconds = watch.end(s0());
     const double per = double(slots * table + 2 * slots) * 8.0;
     return {per * iterations, seconds};
   }
 
  private:
-  // Every GPU's stream starts after what is queued on GPU 0's (the timer's).
-  void fan_out() {
-    PB_CUDA(cudaSetDevice(0));
-    PB_CUDA(cudaEventRecord(go_->get(), s0()));
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaStreamWaitEvent(gpus_v_[std::size_t(g)]->stream->get(), go_->get(), 0));
-    }
-  }
-  // GPU 0's stream goes on after every GPU's work; GPU 0 current again.
-  void fan_in() {
-    for (int g = 1; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
-      PB_CUDA(cudaEventRecord(gpus_v_[std::size_t(g)]->done->get(), gpus_v_[std::size_t(g)]->stream->get()));
-      PB_CUDA(cudaSetDevice(0));
-      PB_CUDA(cudaStreamWaitEvent(s0(), gpus_v_[std::size_t(g)]->done->get(), 0));
-    }
-    PB_CUDA(cudaSetDevice(0));
-  }
-
   // One iteration's all-reduce of the pass's slots (sums and counts, inertia,
   // changed counts), out of place into the summed copies, every GPU at once.
   void all_reduce() {
@@ -921,7 +900,7 @@ class OneReadNccl final : public Variant {
     for (int g = 0; g < gpus_; ++g) {
       Gpu& dev = *gpus_v_[std::size_t(g)];
       const ncclComm_t c = comms_[std::size_t(g)];
-      const cudaStream_t st = dev.stream->get();
+      const cudaStream_t st = dev.stream;
       PB_NCCL(ncclAllReduce(dev.part.get(), dev.part_sum.get(), slots * table, ncclDouble, ncclSum, c, st));
       PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c, st));
       PB_NCCL(ncclAllReduce(dev.changed.get(), dev.changed.get() + slots, slots, ncclUint64, ncclSum, c, st));
@@ -930,8 +909,7 @@ class OneReadNccl final : public Variant {
   }
 
   struct Gpu {
-    std::unique_ptr<Stream> stream;
-    std::unique_ptr<Event> done;
+    cudaStream_t stream = nullptr;  // fan_'s stream of this GPU
     DeviceBuffer<double> C, part, part_sum, inertia, move2;
     DeviceBuffer<unsigned long long> changed;
     DeviceBuffer<State> state;
@@ -942,13 +920,13 @@ class OneReadNccl final : public Variant {
     DeviceBuffer<double> xs;      // D x (hi - lo)
     DeviceBuffer<int> assign;
   };
-  cudaStream_t s0() const { return gpus_v_[0]->stream->get(); }
+  cudaStream_t s0() const { return gpus_v_[0]->stream; }
   void release() {
     release_comms(comms_, failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
-    go_.reset();
+    fan_.reset();
     for (auto& e : ev_)
       if (e) cudaEventDestroy(e), e = nullptr;
     if (h_state_) cudaFreeHost(h_state_);
@@ -964,7 +942,7 @@ class OneReadNccl final : public Variant {
   std::vector<std::unique_ptr<Gpu>> gpus_v_;
   std::vector<Part> parts_v_;
   std::vector<ncclComm_t> comms_;
-  std::unique_ptr<Event> go_;
+  std::unique_ptr<StreamFan> fan_;
   cudaEvent_t ev_[3] = {};
   State* h_state_ = nullptr;  // pinned
   Breakdown last_;
