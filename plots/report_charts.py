@@ -575,10 +575,11 @@ def chart_roofline(stats, cv):
         peaks = [(p, c) for p, c in peaks if not kind or c.rate[1] == kind]
         fig, ax = pyplot.subplots(figsize=(8.0, 4.8))
         ais = [ai for _, ai, _ in rows]
+        top_peak = max((p for p, _ in peaks), default=None)
         lo, hi = min(ais) / 4, max(ais) * 4
-        if bw is not None:
-            knee = max((p for p, _ in peaks), default=None)
-            lo, hi = min(lo, knee / bw[0] / 4) if knee else lo, max(hi, knee / bw[0] * 4) if knee else hi
+        if bw is not None and top_peak:  # the ridge, where the roofs meet, inside the axis
+            ridge = top_peak / bw[0]
+            lo, hi = min(lo, ridge / 4), max(hi, ridge * 4)
         xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         for peak, c in sorted(peaks, key=lambda pc: -pc[0]):
             ax.plot(xs, [derived.roof(peak, bw[0] if bw else None, x) for x in xs], ls=IDEAL, color="0.25", lw=1)
@@ -592,7 +593,7 @@ def chart_roofline(stats, cv):
         by_label = {}
         for s, ai, rate in rows:
             by_label.setdefault(label(s, several), []).append((ai, rate, s))
-            top = derived.roof(max((p for p, _ in peaks), default=None), bw[0] if bw else None, ai)
+            top = derived.roof(top_peak, bw[0] if bw else None, ai)
             if rate > top * (1 + derived.CEILING_NOISE):
                 cv.finding("info", "%s %s %s: %.4g GFLOP/s, above the roof at intensity %.3g flop/B (%.4g): the "
                                    "traffic model counts more bytes than the kernel moves (data kept on chip), or a "
