@@ -299,6 +299,10 @@ int main(int argc, char** argv) {
   if (pb::mpi::built()) {
     benchmark::AddCustomContext("mpi_ranks", std::to_string(pb::mpi::size()));
     benchmark::AddCustomContext("mpi_ranks_per_host", std::to_string(pb::mpi::local_size()));
+    // Whether this MPI can take GPU memory: the MPI x GPU variants exchange
+    // through NCCL either way, and a CUDA-aware MPI is what a user's own code
+    // on this cluster might use instead.
+    benchmark::AddCustomContext("mpi_cuda_aware", pb::mpi::cuda_aware());
   }
   if (rank == 0) {
     pb::ConsoleSettings console;

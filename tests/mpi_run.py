@@ -1,26 +1,48 @@
 #!/usr/bin/env python3
-"""mpi_run.py RANKS JSON -- mpirun ... bench ...: run bench under mpirun with
-RANKS ranks and require what the harness promises there: exit 0, every
-KMeans/MPI entry verified (no error entries; each names ranks:RANKS), the
-console reporting each instance once (rank 0 alone reports), and the JSON
-written once with the MPI context."""
+"""mpi_run.py RANKS JSON [--fault-on-last-rank REGEX] -- mpirun ... bench ...:
+run bench under mpirun with RANKS ranks and require what the harness
+promises there: exit 0, every KMeans/MPI entry verified (no error entries;
+each names ranks:RANKS), the console reporting each instance once (rank 0
+alone reports), and the JSON written once with the MPI context.
+
+With --fault-on-last-rank, the instances matching REGEX fail on the last rank
+alone (PARBENCH_TEST_FAULT=fail@R): the run must still end (exit 1, no hang),
+each of those entries an error naming that rank, every other entry verified."""
 import json
+import os
 import re
 import subprocess
 import sys
 
-ranks, path, sep, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+args = sys.argv[1:]
+fault = None
+if len(args) > 2 and args[2] == "--fault-on-last-rank":
+    fault = args[3]
+    del args[2:4]
+ranks, path, sep, cmd = int(args[0]), args[1], args[2], args[3:]
 assert sep == "--", __doc__
-p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+env = dict(os.environ)
+if fault:
+    env["PARBENCH_TEST_FAULT"] = "fail@%d:%s" % (ranks - 1, fault)
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 fail = []
-if p.returncode != 0:
+if p.returncode != (1 if fault else 0):
     fail.append("exit %d" % p.returncode)
 lines = [l for l in p.stdout.splitlines() if re.match(r"(\x1b\[[0-9;]*m)*KMeans/MPI/", l)]
 data = json.load(open(path))
 entries = [b for b in data["benchmarks"] if b["name"].startswith("KMeans/MPI/")]
 if not entries:
     fail.append("no KMeans/MPI entries in %s" % path)
+faulted = [b for b in entries if fault and re.search(fault, b["name"])]
+if fault and (not faulted or len(faulted) == len(entries)):
+    fail.append("the fault matched %d of %d instances (want some, not all)" % (len(faulted), len(entries)))
+for b in faulted:
+    want = "rank %d: injected test fault" % (ranks - 1)
+    if not b.get("error_occurred") or want not in (b.get("error_message") or ""):
+        fail.append("%s: not an error naming %r: %s" % (b["name"], want, b.get("error_message")))
 for b in entries:
+    if b in faulted:
+        continue
     if b.get("error_occurred") or b.get("skipped"):
         fail.append("%s: %s" % (b["name"], b.get("error_message") or b.get("skip_message")))
     if "/ranks:%d/" % ranks not in b["name"]:
@@ -33,4 +55,5 @@ if fail:
     print("\n".join(fail))
     print(p.stdout[-3000:], p.stderr[-3000:])
     sys.exit(1)
-print("ok: %d ranks, %d instances verified against the sequential reference" % (ranks, len(entries)))
+print("ok: %d ranks, %d instances verified against the sequential reference, %d failed on rank %d as injected"
+      % (ranks, len(entries) - len(faulted), len(faulted), ranks - 1))

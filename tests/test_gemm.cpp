@@ -78,7 +78,7 @@ std::vector<Case_> all_cases() {
           if (e.knob == Knob::Block) label += "_block" + std::to_string(k.block);
           for (auto& c : label)
             if (c == '.') c = '_';
-          out.push_back({e.name, k, op, f64, label, Precision::Native, e.backend == Backend::Cuda});
+          out.push_back({e.name, k, op, f64, label, Precision::Native, on_gpu(e.backend)});
         }
       }
   // OMP.Blocked with each narrower kernel the host can run (the registry's
@@ -118,7 +118,7 @@ std::vector<Case_> all_cases() {
         std::string label = std::string(e.name) + "_" + to_string(op) + "_" + to_string(prec);
         for (auto& c : label)
           if (c == '.') c = '_';
-        out.push_back({e.name, Knobs{}, op, false, label, prec, e.backend == Backend::Cuda});
+        out.push_back({e.name, Knobs{}, op, false, label, prec, on_gpu(e.backend)});
       }
   return out;
 }
@@ -138,7 +138,7 @@ const gemm::Entry<T>& find(const std::string& name, Precision prec = Precision::
 template <class T>
 void check_variant(const Case_& c) {
   const auto& e = find<T>(c.variant, c.prec);
-  if (e.backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+  if (on_gpu(e.backend)) PB_SKIP_WITHOUT_GPU();
   // A variant may refuse one precision as a whole (CUDA.Pipelined is a float
   // kernel, CUDA.DMMA a double one) when it runs the other, and a kernel for
   // a newer GPU everything ("needs sm_90..."), never some shapes of a

@@ -42,7 +42,7 @@ Criteria tight() {
 class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
   void SetUp() override {
-    if (find(GetParam().name).backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+    if (on_gpu(find(GetParam().name).backend)) PB_SKIP_WITHOUT_GPU();
   }
   Result run(const Problem& p, const Inputs& in) {
     auto v = find(GetParam().name).make(GetParam().knobs);

@@ -325,7 +325,7 @@ std::vector<pb::testing::VariantCase> all_variants() {
 class MlpVariants : public ::testing::TestWithParam<pb::testing::VariantCase> {
  protected:
   void SetUp() override {
-    if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+    if (on_gpu(entry().backend)) PB_SKIP_WITHOUT_GPU();
   }
   const mlp::Entry& entry() const { return pb::testing::find_variant(mlp::registry(), GetParam().name); }
   void expect_matches(Problem p) {

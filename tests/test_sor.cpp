@@ -176,7 +176,7 @@ TEST(SorProblem, BadProblemsAreUsageErrors) {
 class SorVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
   void SetUp() override {
-    if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+    if (on_gpu(entry().backend)) PB_SKIP_WITHOUT_GPU();
   }
   const sor::Entry& entry() const { return pb::testing::find_variant(registry(), GetParam().name); }
   // p, then another problem of other inputs on the same variant (a reset or

@@ -39,7 +39,7 @@ Problem make(std::int64_t n, std::int64_t length, Key key, Payload pay, Order or
 class SortVariants : public ::testing::TestWithParam<VariantCase> {
  protected:
   void SetUp() override {
-    if (entry().backend == Backend::Cuda) PB_SKIP_WITHOUT_GPU();
+    if (on_gpu(entry().backend)) PB_SKIP_WITHOUT_GPU();
   }
   const sort::Entry& entry() const { return find(GetParam().name); }
   // Runs p, then other inputs of p's shape on the same variant, and verifies each.
@@ -107,7 +107,7 @@ TEST_P(SortVariants, BeyondOneBlockOfSharedMemory) {
   // 2^17 + 3 pads to 2^18: CUDA.Bitonic's strided passes of 1 to 6 steps
   // above its tile, the samples' kernels of OddEvenMerge for any block.
   expect_sorted(make((1 << 17) + 3, (1 << 17) + 3, Key::U32, Payload::Pairs, Order::Desc, Dist::FewUnique));
-  if (entry().backend == Backend::Cuda) {
+  if (on_gpu(entry().backend)) {
     // Bitonic's strided passes of 8 steps and then 1 (pairs: 4,096-word
     // tiles; keys: 8,192), in place and packed, one array and two.
     expect_sorted(make(1 << 21, 1 << 21, Key::F32, Payload::Pairs, Order::Asc, Dist::Uniform));

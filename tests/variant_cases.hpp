@@ -19,7 +19,7 @@ struct VariantCase {
   std::string name;
   Knobs knobs;
   std::string label;
-  bool gpu = false;  // the variant runs on a GPU (a Backend::Cuda entry)
+  bool gpu = false;  // the variant runs on a GPU (a Backend::Cuda or MpiCuda entry)
 };
 inline void PrintTo(const VariantCase& c, std::ostream* os) { *os << c.label; }
 
@@ -29,11 +29,12 @@ std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, in
   for (const auto& e : registry) {
     // Block shapes: a warp-wide one and a small square one that leaves partial blocks on every grid.
     // GPU counts: one GPU, its work split into 1, 2, 3 and 4 parts (the
-    // halo exchange of a multi-GPU variant, checked on any one GPU).
+    // halo exchange of a multi-GPU variant, checked on any one GPU); a
+    // variant over MPI ranks holds one part a GPU.
     std::vector<Knobs> values = knob_values(e.knob, {1, 3}, {block_a, block_b}, {{32, 4}, {8, 2}});
     if (e.knob == Knob::Gpus) {
       values.clear();
-      for (int parts = 1; parts <= 4; ++parts) {
+      for (int parts = 1; parts <= (collective(e.backend) ? 1 : 4); ++parts) {
         Knobs k;
         k.gpus = 1, k.parts = parts;
         values.push_back(k);
@@ -49,7 +50,7 @@ std::vector<VariantCase> variant_cases(const Registry& registry, int block_a, in
         label += "_gpus" + std::to_string(k.gpus) + "_parts" + std::to_string(k.parts);
       for (auto& ch : label)
         if (ch == '.') ch = '_';
-      out.push_back({e.name, k, label, e.backend == Backend::Cuda});
+      out.push_back({e.name, k, label, on_gpu(e.backend)});
     }
   }
   return out;

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <utility>
 
 #include "core/job.hpp"
 #include "core/mpi.hpp"
@@ -26,8 +27,23 @@ class MpiTimer final : public Timer {
     return mpi::max(std::chrono::duration<double>(t1 - t0).count());
   }
 };
+class MpiOf final : public Timer {
+ public:
+  explicit MpiOf(std::unique_ptr<Timer> inner) : inner_(std::move(inner)) {}
+  double time(Job& job) override {
+    mpi::barrier();
+    return mpi::max(inner_->time(job));
+  }
+  void add_counters(Counters& out) const override { inner_->add_counters(out); }
+
+ private:
+  std::unique_ptr<Timer> inner_;
+};
 }  // namespace
 
+std::unique_ptr<Timer> make_mpi_timer(std::unique_ptr<Timer> inner) {
+  return std::make_unique<MpiOf>(std::move(inner));
+}
 std::unique_ptr<Timer> make_mpi_timer() { return std::make_unique<MpiTimer>(); }
 std::unique_ptr<Timer> make_cpu_timer() { return std::make_unique<CpuTimer>(); }
 

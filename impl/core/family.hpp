@@ -143,7 +143,7 @@ class VariantJob : public Job {
   // whose ranks all hold the result, rank 0 alone compares and every rank gets
   // its verdict (core/mpi_family.hpp), so no family writes MPI code for it.
   Check verdict(const std::function<Check()>& compare) const {
-    return entry_.backend == Backend::Mpi ? mpi::root_verdict(compare) : compare();
+    return collective(entry_.backend) ? mpi::root_verdict(compare) : compare();
   }
 
   const EntryT& entry_;
@@ -171,6 +171,7 @@ template <class JobT, class EntryT, class ProblemT>
 void register_entry(RunName name, const EntryT& e, const Knobs& k, const ProblemT& p, const Options& opt,
                     RegisterOptions ro, const char* measure, double work) {
   const Counters sizes = ro.axes;  // the family's problem axes, before the knob's
+  if (collective(e.backend)) mpi::add_ranks(name, ro);
   add_knob(e.knob, k, name, ro);
   if (e.backend == Backend::Cpu && call_budget(opt.profile) > 0) {
     ro.speed_key = speed_key(name, sizes);  // the knob (threads) stays in the key

@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 #include "core/gpu.hpp"
+#include "core/mpi.hpp"
 
 namespace pb {
 namespace {
@@ -14,6 +16,7 @@ namespace {
 struct Fault {
   std::string kind;
   std::regex pattern;
+  int rank = -1;  // -1: every rank
   bool active = false;
 };
 
@@ -25,8 +28,14 @@ const Fault& fault() {
     const std::string s(v);
     const auto colon = s.find(':');
     out.kind = s.substr(0, colon);
-    if (colon == std::string::npos || (out.kind != "crash" && out.kind != "hang" && out.kind != "gpu-oom")) {
-      std::fprintf(stderr, "bench: PARBENCH_TEST_FAULT=%s is not crash|hang|gpu-oom:REGEX; ignored\n", v);
+    if (const auto at = out.kind.find('@'); at != std::string::npos) {
+      out.rank = std::atoi(out.kind.c_str() + at + 1);
+      out.kind.resize(at);
+    }
+    if (colon == std::string::npos ||
+        (out.kind != "crash" && out.kind != "hang" && out.kind != "gpu-oom" && out.kind != "fail")) {
+      std::fprintf(stderr,
+                   "bench: PARBENCH_TEST_FAULT=%s is not crash|hang|gpu-oom|fail[@RANK]:REGEX; ignored\n", v);
       return out;
     }
     try {
@@ -45,9 +54,11 @@ const Fault& fault() {
 
 void inject_test_fault(const std::string& instance_name) {
   const Fault& f = fault();
-  if (!f.active || !std::regex_search(instance_name, f.pattern)) return;
+  if (!f.active || (f.rank >= 0 && f.rank != mpi::rank()) || !std::regex_search(instance_name, f.pattern))
+    return;
   std::fprintf(stderr, "bench: PARBENCH_TEST_FAULT: %s in %s\n", f.kind.c_str(), instance_name.c_str());
   std::fflush(stderr);
+  if (f.kind == "fail") throw std::runtime_error("injected test fault");
   if (f.kind == "crash") std::abort();
   if (f.kind == "hang") {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));

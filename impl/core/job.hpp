@@ -32,8 +32,11 @@
 
 namespace pb {
 
-// Mpi: a CPU job whose run() makes collective calls on every rank (core/mpi.hpp).
-enum class Backend { Cpu, Cuda, Mpi };
+// Mpi: a CPU job whose run() makes collective calls on every rank (core/mpi.hpp);
+// MpiCuda: a CUDA job that does, each rank driving its own GPUs.
+enum class Backend { Cpu, Cuda, Mpi, MpiCuda };
+inline bool on_gpu(Backend b) { return b == Backend::Cuda || b == Backend::MpiCuda; }
+inline bool collective(Backend b) { return b == Backend::Mpi || b == Backend::MpiCuda; }
 
 using Counters = std::vector<std::pair<std::string, double>>;
 
@@ -78,5 +81,8 @@ class Timer {
 std::unique_ptr<Timer> make_cpu_timer();
 // Wall clock from a barrier to the end of run(), the maximum over ranks.
 std::unique_ptr<Timer> make_mpi_timer();
+// `inner` (a CUDA timer of this rank's stream) started after a barrier, the
+// maximum over ranks.
+std::unique_ptr<Timer> make_mpi_timer(std::unique_ptr<Timer> inner);
 
 }  // namespace pb

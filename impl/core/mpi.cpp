@@ -1,15 +1,21 @@
 #include "core/mpi.hpp"
 
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT
+#endif
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 namespace pb::mpi {
 namespace {
-int g_rank = 0, g_size = 1, g_local = 1;
+int g_rank = 0, g_size = 1, g_local = 1, g_local_rank = 0;
 bool g_started = false, g_finalized = false;
 
 // A launcher leaves its mark in the environment of every rank it starts:
@@ -32,6 +38,7 @@ void start_with(int* argc, char*** argv) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size(node, &g_local);
+  MPI_Comm_rank(node, &g_local_rank);
   MPI_Comm_free(&node);
 }
 
@@ -53,6 +60,7 @@ void finalize() {
 int rank() { return g_rank; }
 int size() { return g_size; }
 int local_size() { return g_local; }
+int local_rank() { return g_local_rank; }
 
 double max(double v) {
   if (!g_started || g_size == 1) return v;
@@ -94,6 +102,65 @@ bool root_says(bool v) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return x != 0;
+}
+
+void broadcast(void* data, std::size_t bytes) {
+  if (!g_started || g_size == 1) return;
+  // In pieces: MPI counts are ints.
+  auto* at = static_cast<char*>(data);
+  for (std::size_t done = 0; done < bytes;) {
+    const int n = int(std::min<std::size_t>(bytes - done, std::size_t(1) << 30));
+    MPI_Bcast(at + done, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    done += std::size_t(n);
+  }
+}
+
+namespace {
+template <class T>
+void gather_any(const T* mine, std::int64_t count, T* all, MPI_Datatype type) {
+  if (!g_started || g_size == 1) {
+    std::copy_n(mine, count, all);
+    return;
+  }
+  if (count > INT_MAX) abort("a rank's piece of a gathered result exceeds MPI's int counts");
+  const int n = int(count);
+  std::vector<int> counts(static_cast<std::size_t>(g_size)), displs(static_cast<std::size_t>(g_size));
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    std::int64_t at = 0;
+    for (int r = 0; r < g_size; ++r) {
+      if (at > INT_MAX) abort("a gathered result exceeds MPI's int displacements");
+      displs[std::size_t(r)] = int(at);
+      at += counts[std::size_t(r)];
+    }
+  }
+  MPI_Gatherv(mine, n, type, all, counts.data(), displs.data(), type, 0, MPI_COMM_WORLD);
+}
+}  // namespace
+
+void gather(const double* mine, std::int64_t count, double* all) { gather_any(mine, count, all, MPI_DOUBLE); }
+void gather(const int* mine, std::int64_t count, int* all) { gather_any(mine, count, all, MPI_INT); }
+
+std::string first_error(const std::string& why) {
+  if (!g_started || g_size == 1) return why.empty() ? why : "rank 0: " + why;
+  int mine = why.empty() ? g_size : g_rank, first = g_size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == g_size) return "";
+  std::uint64_t n = g_rank == first ? why.size() : 0;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, first, MPI_COMM_WORLD);
+  std::string text = g_rank == first ? why : std::string(n, ' ');
+  MPI_Bcast(text.data(), int(n), MPI_CHAR, first, MPI_COMM_WORLD);
+  return "rank " + std::to_string(first) + ": " + text;
+}
+
+const char* cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() ? "yes" : "no";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return "no";
+#else
+  return "unknown";
+#endif
 }
 
 void abort(const char* why) {

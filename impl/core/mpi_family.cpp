@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/gpu.hpp"
 #include "core/mpi.hpp"
 
 namespace pb::mpi {
@@ -39,6 +40,14 @@ void check_grid(const Options& opt, const std::string& who, std::int64_t items, 
       throw UsageError(who + ": " + std::to_string(local_size()) + " ranks on this host x " +
                        std::to_string(t) + " threads exceeds its " + std::to_string(host_cores()) +
                        " cores (fewer --threads, or --oversubscribe)");
+}
+
+std::vector<int> team_gpu_axis(const std::vector<int>* given) {
+  if (given) return *given;
+  std::vector<int> out;
+  const int per_rank = std::max(1, gpu_status().count / std::max(1, local_size()));
+  for (int g = 1; g <= per_rank; ++g) out.push_back(g * size());
+  return out;
 }
 
 void add_ranks(RunName& name, RegisterOptions& ro) {

@@ -31,6 +31,11 @@ std::vector<int> thread_axis(const Options& opt, const std::vector<int>& threads
 void check_grid(const Options& opt, const std::string& who, std::int64_t items, const std::string& items_text,
                 const std::vector<int>& threads);
 
+// The `gpus` axis of an entry whose ranks share out GPUs (Backend::MpiCuda):
+// the team's size over every rank. `given`: the family's --<family>-gpus list;
+// without it, one GPU a rank up to this host's GPUs shared among its ranks.
+std::vector<int> team_gpu_axis(const std::vector<int>* given);
+
 // The `ranks` axis: in the run name (ranks:P), as a counter, and the instance
 // marked as one that runs collectives.
 void add_ranks(RunName& name, RegisterOptions& ro);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/gpu.hpp"
+#include "core/mpi.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
 
@@ -133,7 +134,9 @@ std::vector<std::int64_t> parse_counts(const std::string& flag, const std::strin
 std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& text) {
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<int> out;
-  const int visible = gpu_status().count;
+  // Under mpirun a run may span hosts: each of them has this host's GPUs.
+  const int hosts = std::max(1, mpi::size() / std::max(1, mpi::local_size()));
+  const int visible = gpu_status().count * hosts;
   for (const auto& item : split(text, ',')) {
     const int g = int(parse_int(flag, item, 1, 1024));
     if (g > visible)

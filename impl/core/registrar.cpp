@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <new>
+#include <string>
 #include <unordered_map>
 
 #include "core/fault.hpp"
@@ -134,7 +136,7 @@ namespace {
 // An MPI job that failed on some ranks leaves the others inside a collective:
 // with several ranks the only way on is to stop them all, saying why.
 void end_mpi_job(const Job* job, const std::exception& e) {
-  if (job && job->backend() == Backend::Mpi && mpi::size() > 1)
+  if (job && collective(job->backend()) && mpi::size() > 1)
     mpi::abort((std::string("an MPI job failed on this rank, ending every rank: ") + e.what()).c_str());
 }
 
@@ -188,17 +190,48 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
           opt.id >= 0 && registered()[std::size_t(opt.id)].disposition == Disposition::Passed;
       if (const std::string why = passed_before ? std::string() : over_time_cap(opt); !why.empty())
         return unsupported(why);
-      if (opt.id >= 0) inject_test_fault(registered()[std::size_t(opt.id)].name);
-      job = make();
-      // Before supports(): a CUDA variant may touch the device when it is built.
-      if (job->backend() == Backend::Cuda && !gpu_status().available) return unsupported(gpu_status().reason);
-      Support s = job->supports();
+      // The ranks of a collective job decide together whether it runs: a rank
+      // that cannot build, support or prepare it tells every rank, all record
+      // the same entry and go on, and none is left waiting in a collective.
+      const bool together = opt.mpi && mpi::size() > 1;
+      std::string error;
+      Support s = Support::yes();
+      try {
+        if (opt.id >= 0) inject_test_fault(registered()[std::size_t(opt.id)].name);
+        job = make();
+        // Before supports(): a CUDA variant may touch the device when it is built.
+        s = on_gpu(job->backend()) && !gpu_status().available ? Support::no(gpu_status().reason)
+                                                              : job->supports();
+      } catch (const std::exception& e) {
+        if (!together) throw;
+        error = e.what();
+      }
+      if (together) {
+        if (const std::string first = mpi::first_error(error); !first.empty())
+          return fail(Disposition::Failed, kFailed, first);
+        // One model over every rank's GPUs, as in one process (mixed_gpu_models).
+        if (on_gpu(opt.backend) && !mpi::same(std::hash<std::string>{}(gpu_status().name)) && s.ok())
+          s = Support::no(
+              "the ranks' GPUs are not all one model: a run split evenly over GPUs needs one model");
+        const std::string first = mpi::first_error(s.ok() ? "" : s.reason);
+        if (!first.empty()) return unsupported(s.ok() ? first : s.reason);
+      }
       if (!s.ok()) return unsupported(s.reason);
-      job->prepare();
-      timer = job->backend() == Backend::Cuda
-                  ? make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2})
-              : job->backend() == Backend::Mpi ? make_mpi_timer()
-                                               : make_cpu_timer();
+      try {
+        job->prepare();
+      } catch (const std::exception& e) {
+        if (!together) throw;
+        error = e.what();
+      }
+      if (together)
+        if (const std::string first = mpi::first_error(error); !first.empty())
+          return fail(Disposition::Failed, kFailed, first);
+      if (on_gpu(job->backend())) {
+        timer = make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2});
+        if (collective(job->backend())) timer = make_mpi_timer(std::move(timer));
+      } else {
+        timer = job->backend() == Backend::Mpi ? make_mpi_timer() : make_cpu_timer();
+      }
       job->reset();
       const double first = timer->time(*job);  // warm-up, and the run that is verified
       Check c = job->check();
@@ -210,7 +243,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       }
     }
     // Where it ran, for the tools (GPU variants are read against GPU ceilings).
-    state.counters["on_gpu"] = job->backend() == Backend::Cuda ? 1 : 0;
+    state.counters["on_gpu"] = on_gpu(job->backend()) ? 1 : 0;
 
     const bool ceiling = opt.role == Role::Ceiling;
     double best = 0.0, sampled = 0.0;

@@ -68,7 +68,7 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
     s += ", \"verified\": " + quoted(reg->verified);
   if (reg) {
     s += ", \"role\": " + quoted(to_string(reg->role));
-    s += ", \"device\": " + quoted(reg->backend == Backend::Cuda ? "gpu" : "cpu");
+    s += ", \"device\": " + quoted(on_gpu(reg->backend) ? "gpu" : "cpu");
     if (!reg->rate.empty())
       s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) +
            ", \"ceiling\": " + quoted(reg->rate.kind) +

@@ -139,7 +139,10 @@ static void register_kmeans(const Options& opt) {
                           threads);
         const auto knobs =
             e.knob == Knob::Gpus
-                ? knob_values(e.knob, threads, blocks, {}, gpus, opt.scalings)
+                ? knob_values(
+                      e.knob, threads, blocks, {},
+                      e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus,
+                      opt.scalings)
                 : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
         for (const auto& k : knobs) {
           RunName name{"KMeans",
@@ -157,7 +160,6 @@ static void register_kmeans(const Options& opt) {
           ro.unit = benchmark::kMillisecond;
           ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
           ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
-          if (is_mpi) mpi::add_ranks(name, ro);
           register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
         }
       }

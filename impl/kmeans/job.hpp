@@ -40,12 +40,12 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
     // The device phases only where there is a device: a CPU variant's whole
     // run is host compute, and a "0 s" copy time would read as a measurement.
-    if (entry_.backend == Backend::Cuda) {
+    if (on_gpu(entry_.backend)) {
       out.emplace_back("h2d_s", b.h2d);
       out.emplace_back("kernel_s", b.kernel);
       out.emplace_back("d2h_s", b.d2h);
     }
-    out.emplace_back("host_s", entry_.backend != Backend::Cuda && runs ? seconds / runs : b.host);
+    out.emplace_back("host_s", !on_gpu(entry_.backend) && runs ? seconds / runs : b.host);
     add_comm_counters(out, comm_, runs ? seconds / double(runs) : 0.0);
   }
 

@@ -21,7 +21,7 @@ std::unique_ptr<Variant> make_cuda_one_read(int block);
 std::unique_ptr<Variant> make_cuda_dmma(bool delta);
 #endif
 #ifdef PARBENCH_WITH_NCCL
-std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block);
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks);
 // CUDA.NCCL runs CUDA.AllGPU's fused step at the block that is fastest for
 // CUDA.AllGPU at N = 4,000,000, D = 16, K = 16 (docs/perf/kmeans-cuda.md).
 constexpr int kNcclBlock = 128;
@@ -71,7 +71,11 @@ const std::vector<Entry>& registry() {
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
-       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock); }, "nccl"},
+       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock, false); }, "nccl"},
+#endif
+#if defined(PARBENCH_WITH_NCCL) && defined(PARBENCH_WITH_MPI)
+      {"MPI.NCCL", Backend::MpiCuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
+       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.gpus, kNcclBlock, true); }, "nccl"},
 #endif
   };
   // clang-format on

@@ -128,8 +128,10 @@ static void register_sor(const Options& opt) {
         p.h1 = steps[0], p.h2 = steps[1];
         validate(p);  // UsageError before anything runs
         for (const auto& e : registry()) {
+          const auto team =
+              e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus;
           for (const auto& k : knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes,
-                                           gpus, opt.scalings)) {
+                                           team, opt.scalings)) {
             // Weak scaling: each GPU keeps the named grid's interior rows, the
             // whole grid grows by them (the counters give the whole).
             Problem q = p;

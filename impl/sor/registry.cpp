@@ -12,7 +12,7 @@ std::unique_ptr<Variant> make_cuda_shared_halo(int bx, int by);
 std::unique_ptr<Variant> make_cuda_shared_interior(int bx, int by);
 std::unique_ptr<Variant> make_cuda_split(int block);
 std::unique_ptr<Variant> make_cuda_split_columns(int block);  // split.cu
-std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts);
+std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts, bool over_ranks);
 #endif
 
 // The largest M*N*sweeps per profile: the CPU variants stay under about a
@@ -43,7 +43,11 @@ const std::vector<Entry>& registry() {
       {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/sor/cuda/split.cu",
        [](const Knobs& k) { return make_cuda_split_columns(k.block); }},
       {"CUDA.Rows", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/sor/cuda/rows.cu",
-       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus); }},
+       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus, false); }},
+#endif
+#if defined(PARBENCH_WITH_CUDA) && defined(PARBENCH_WITH_NCCL) && defined(PARBENCH_WITH_MPI)
+      {"MPI.NCCL", Backend::MpiCuda, Knob::Gpus, {}, kNoCap, false, "impl/sor/cuda/rows.cu",
+       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.gpus, true); }, "nccl"},
 #endif
   };
   // clang-format on

@@ -40,8 +40,14 @@ __global__ void spin(long long cycles) {
 // executing, so a run slowed by power or heat is visible in its counters.
 class CudaTimer final : public Timer {
  public:
-  CudaTimer(void* stream, const TimerOptions& opt)
-      : stream_(static_cast<cudaStream_t>(stream)), pci_(pci_bus_id(0)) {
+  // The events, the spin and the clocks are those of the stream's device (a
+  // rank of an MPI x GPU job times its own GPU).
+  CudaTimer(void* stream, const TimerOptions& opt) : stream_(static_cast<cudaStream_t>(stream)) {
+    PB_CUDA(cudaGetDevice(&home_));
+    dev_ = home_;
+    if (stream_) PB_CUDA(cudaStreamGetDevice(stream_, &dev_));
+    pci_ = pci_bus_id(dev_);
+    const OnDevice on(dev_, home_);
     PB_CUDA(cudaEventCreate(&start_));
     PB_CUDA(cudaEventCreate(&stop_));
     if (opt.flush_l2) {
@@ -49,18 +55,19 @@ class CudaTimer final : public Timer {
       PB_CUDA(cudaMalloc(&flush_, flush_bytes_));
     }
     nvml::max_sm_clock(pci_.c_str(), max_mhz_);
-    int dev = 0, khz = 0;
-    PB_CUDA(cudaGetDevice(&dev));
-    PB_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+    int khz = 0;
+    PB_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev_));
     spin_cycles_ = static_cast<long long>(khz) * 30 / 1000;  // 30 us at the rated clock
   }
   ~CudaTimer() override {
+    const OnDevice on(dev_, home_);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
     if (flush_) cudaFree(flush_);
   }
 
   double time(Job& job) override {
+    const OnDevice on(dev_, home_);
     if (flush_) {
       PB_CUDA(cudaMemsetAsync(flush_, ++flush_value_ & 0xff, flush_bytes_, stream_));
     } else if (!idle_start) {
@@ -94,7 +101,19 @@ class CudaTimer final : public Timer {
   }
 
  private:
+  // The timer's device current for a scope, then the one that was: switched
+  // only where they differ (one GPU's jobs never switch).
+  struct OnDevice {
+    OnDevice(int dev, int home) : dev_(dev), home_(home) {
+      if (dev_ != home_) PB_CUDA(cudaSetDevice(dev_));
+    }
+    ~OnDevice() {
+      if (dev_ != home_) cudaSetDevice(home_);
+    }
+    int dev_, home_;
+  };
   cudaStream_t stream_;
+  int home_ = 0, dev_ = 0;  // the device current when made, and the stream's
   std::string pci_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   void* flush_ = nullptr;

@@ -23,11 +23,13 @@
 
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/nccl.cuh"
+#include "core/cuda/team.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 
-std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block);  // one_read.cu
+std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block,
+                                                 bool over_ranks);  // one_read.cu
 
 // OneRead's block in CUDA.NCCL: the middle of OneRead's own block axis (64,
 // 256, 1024), which its tensor-core pass takes at K <= 32.
@@ -37,11 +39,12 @@ namespace {
 
 class Nccl final : public Variant {
  public:
-  Nccl(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  Nccl(int gpus, int parts, int block, bool over_ranks)
+      : gpus_(gpus), parts_(parts), block_(block), team_(gpus, over_ranks) {}
   ~Nccl() override { release(); }
 
   Support supports(const Problem& p) const override {
-    if (Support s = multi_gpu_support(gpus_, parts_); !s.ok()) return s;
+    if (Support s = team_.supports(parts_); !s.ok()) return s;
     return fused_supports(p, block_);
   }
 
@@ -50,12 +53,12 @@ class Nccl final : public Variant {
     release();
     p_ = p, in_ = &in;
     const auto N = p.n, D = p.d, K = p.k;
-    std::vector<int> devs(static_cast<std::size_t>(gpus_));
-    for (int g = 0; g < gpus_; ++g) devs[std::size_t(g)] = g;
-    PB_CUDA(cudaSetDevice(0));
-    fan_ = std::make_unique<StreamFan>(devs, false);  // GPU 0's stream is the timer's
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
+    team_.connect();  // first: a rank that fails later fails with every rank past this collective
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    fan_ =
+        std::make_unique<StreamFan>(team_.devices(), false);  // this process's GPU 0's stream is the timer's
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
       auto dev = std::make_unique<Gpu>();
       dev->stream = fan_->stream(std::size_t(g));
       dev->C = DeviceBuffer<double>(K * D);
@@ -66,14 +69,13 @@ class Nccl final : public Variant {
       dev->flag = DeviceBuffer<Flag>(1);
       gpus_v_.push_back(std::move(dev));
     }
-    comms_.assign(std::size_t(gpus_), nullptr);
-    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, devs.data()));
     // Each part holds a point or more (a GPU may then hold none: it adds
     // zeros to the all-reduce).
     const std::int64_t parts = std::min<std::int64_t>(parts_, N);
     for (std::int64_t q = 0; q < parts; ++q) {
+      if (team_.holder(q) < 0) continue;  // another rank's
       Part part;
-      part.dev = int(q % gpus_);
+      part.dev = team_.holder(q);
       part.lo = N * q / parts;
       part.hi = N * (q + 1) / parts;
       const std::int64_t n = part.hi - part.lo;
@@ -81,7 +83,7 @@ class Nccl final : public Variant {
       for (std::int64_t t = 0; t < D; ++t)
         for (std::int64_t i = 0; i < n; ++i)
           slice[std::size_t(t * n + i)] = in.points[std::size_t((part.lo + i) * D + t)];
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       part.xs = DeviceBuffer<double>(n * D);
       part.assign = DeviceBuffer<int>(n);
       part.best = DeviceBuffer<double>(n);
@@ -91,8 +93,8 @@ class Nccl final : public Variant {
     }
     // Copies from pageable memory may return before the data has landed, and
     // the GPUs' non-blocking streams are not ordered after them: wait here.
-    sync_devices(gpus_);
-    PB_CUDA(cudaSetDevice(0));
+    team_.sync();
+    PB_CUDA(cudaSetDevice(team_.device(0)));
     PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
   }
 
@@ -102,21 +104,21 @@ class Nccl final : public Variant {
     std::vector<double> ct(std::size_t(K * D));
     for (std::int64_t c = 0; c < K; ++c)
       for (std::int64_t t = 0; t < D; ++t) ct[std::size_t(t * K + c)] = in_->init[std::size_t(c * D + t)];
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
       Gpu& dev = *gpus_v_[std::size_t(g)];
       PB_CUDA(cudaMemcpy(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice));
       PB_CUDA(cudaMemcpy(dev.Ct.get(), ct.data(), dev.Ct.bytes(), cudaMemcpyHostToDevice));
       PB_CUDA(cudaMemset(dev.flag.get(), 0, sizeof(Flag)));
     }
     for (auto& part : parts_v_) {
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       PB_CUDA(cudaMemset(part.assign.get(), 0xFF, part.assign.bytes()));  // -1: no cluster yet
       PB_CUDA(cudaMemset(part.best.get(), 0xFF, part.best.bytes()));      // NaN until written
     }
     // The copies and sets above ran on each GPU's default stream, which the
     // non-blocking streams of run() are not ordered after.
-    sync_devices(gpus_);
+    team_.sync();
     iterations_ = 0;
   }
 
@@ -126,14 +128,14 @@ class Nccl final : public Variant {
     const auto N = p_.n, D = p_.d, K = p_.k;
     fan_->start();  // every GPU's stream after what the timer recorded on GPU 0's
     for (;;) {
-      for (int g = 0; g < gpus_; ++g) {
-        PB_CUDA(cudaSetDevice(g));
+      for (int g = 0; g < team_.local(); ++g) {
+        PB_CUDA(cudaSetDevice(team_.device(g)));
         Gpu& dev = *gpus_v_[std::size_t(g)];
         PB_CUDA(cudaMemsetAsync(dev.sums.get(), 0, dev.sums.bytes(), dev.stream));
         PB_CUDA(cudaMemsetAsync(dev.counts.get(), 0, dev.counts.bytes(), dev.stream));
       }
       for (auto& part : parts_v_) {
-        PB_CUDA(cudaSetDevice(part.dev));
+        PB_CUDA(cudaSetDevice(team_.device(part.dev)));
         Gpu& dev = *gpus_v_[std::size_t(part.dev)];
         launch_fused(part.launch, part.xs.get(), dev.C.get(), part.assign.get(), part.best.get(),
                      dev.counts.get() + K, dev.sums.get(), dev.counts.get(), part.hi - part.lo, D, K,
@@ -141,23 +143,23 @@ class Nccl final : public Variant {
       }
       {
         NcclGroup group;
-        for (int g = 0; g < gpus_; ++g) {
+        for (int g = 0; g < team_.local(); ++g) {
           Gpu& dev = *gpus_v_[std::size_t(g)];
           PB_NCCL(ncclAllReduce(dev.sums.get(), dev.sums.get(), std::size_t(K * D), ncclDouble, ncclSum,
-                                comms_[std::size_t(g)], dev.stream));
+                                team_.comm(g), dev.stream));
           PB_NCCL(ncclAllReduce(dev.counts.get(), dev.counts.get(), std::size_t(K + 1), ncclUint64, ncclSum,
-                                comms_[std::size_t(g)], dev.stream));
+                                team_.comm(g), dev.stream));
         }
         group.end();
       }
-      for (int g = 0; g < gpus_; ++g) {
-        PB_CUDA(cudaSetDevice(g));
+      for (int g = 0; g < team_.local(); ++g) {
+        PB_CUDA(cudaSetDevice(team_.device(g)));
         Gpu& dev = *gpus_v_[std::size_t(g)];
         launch_finalize(dev.sums.get(), dev.counts.get(), dev.C.get(), dev.Ct.get(), dev.move2.get(), K, D,
                         dev.stream);
         launch_decide(dev.move2.get(), dev.counts.get() + K, dev.flag.get(), K, N, p_.crit, dev.stream);
       }
-      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaSetDevice(team_.device(0)));
       PB_CUDA(cudaMemcpyAsync(h_flag_, gpus_v_[0]->flag.get(), sizeof(Flag), cudaMemcpyDeviceToHost, s0()));
       PB_CUDA(cudaStreamSynchronize(s0()));
       iterations_ = h_flag_->iterations;
@@ -173,14 +175,19 @@ class Nccl final : public Variant {
     out.assign.resize(std::size_t(N));
     out.centroids.resize(std::size_t(K * D));
     std::vector<double> best(static_cast<std::size_t>(N));
-    sync_devices(gpus_);
+    team_.sync();
     for (auto& part : parts_v_) {
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),
                          cudaMemcpyDeviceToHost));
       PB_CUDA(cudaMemcpy(best.data() + part.lo, part.best.get(), part.best.bytes(), cudaMemcpyDeviceToHost));
     }
-    PB_CUDA(cudaSetDevice(0));
+    // Every rank holds the same centroids; rank 0 the whole assignment.
+    const std::int64_t lo = parts_v_.empty() ? 0 : parts_v_.front().lo,
+                       hi = parts_v_.empty() ? 0 : parts_v_.back().hi;
+    team_.gather(out.assign, lo, hi);
+    team_.gather(best, lo, hi);
+    PB_CUDA(cudaSetDevice(team_.device(0)));
     PB_CUDA(
         cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
     out.iterations = iterations_;
@@ -207,7 +214,7 @@ class Nccl final : public Variant {
   };
   cudaStream_t s0() const { return gpus_v_[0]->stream; }
   void release() {
-    release_comms(comms_, failed_);
+    team_.release(failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
@@ -221,7 +228,7 @@ class Nccl final : public Variant {
   const Inputs* in_ = nullptr;
   std::vector<std::unique_ptr<Gpu>> gpus_v_;
   std::vector<Part> parts_v_;
-  std::vector<ncclComm_t> comms_;
+  GpuTeam team_;
   std::unique_ptr<StreamFan> fan_;
   Flag* h_flag_ = nullptr;  // pinned
   int iterations_ = 0;
@@ -242,7 +249,8 @@ namespace {
 // OneRead's where OneRead runs it (D <= 32, one_read.cu), AllGPU's otherwise.
 class Choose final : public Variant {
  public:
-  Choose(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  Choose(int gpus, int parts, int block, bool over_ranks)
+      : gpus_(gpus), parts_(parts), block_(block), over_ranks_(over_ranks) {}
   Support supports(const Problem& p) const override { return pick(p)->supports(p); }
   void prepare(const Problem& p, const Inputs& in) override {
     impl_ = pick(p);
@@ -257,18 +265,19 @@ class Choose final : public Variant {
 
  private:
   std::unique_ptr<Variant> pick(const Problem& p) const {
-    auto one_read = make_cuda_one_read_nccl(gpus_, parts_, kOneReadBlock);
+    auto one_read = make_cuda_one_read_nccl(gpus_, parts_, kOneReadBlock, over_ranks_);
     if (one_read->supports(p).ok()) return one_read;
-    return std::make_unique<Nccl>(gpus_, parts_, block_);
+    return std::make_unique<Nccl>(gpus_, parts_, block_, over_ranks_);
   }
   int gpus_, parts_, block_;
+  bool over_ranks_;
   std::unique_ptr<Variant> impl_;
 };
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block) {
-  return std::make_unique<Choose>(gpus, parts, block);
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks) {
+  return std::make_unique<Choose>(gpus, parts, block, over_ranks);
 }
 
 }  // namespace pb::kmeans

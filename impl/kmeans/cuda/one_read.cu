@@ -53,6 +53,7 @@
 #include "core/cuda/device_sm.cuh"
 #ifdef PARBENCH_WITH_NCCL
 #include "core/cuda/nccl.cuh"
+#include "core/cuda/team.cuh"
 #endif
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
@@ -714,11 +715,12 @@ class OneRead final : public Variant {
 // ends after all of them.
 class OneReadNccl final : public Variant {
  public:
-  OneReadNccl(int gpus, int parts, int block) : gpus_(gpus), parts_(parts), block_(block) {}
+  OneReadNccl(int gpus, int parts, int block, bool over_ranks)
+      : gpus_(gpus), parts_(parts), block_(block), team_(gpus, over_ranks) {}
   ~OneReadNccl() override { release(); }
 
   Support supports(const Problem& p) const override {
-    if (Support s = multi_gpu_support(gpus_, parts_); !s.ok()) return s;
+    if (Support s = team_.supports(parts_); !s.ok()) return s;
     return OneRead(block_).supports(p);
   }
 
@@ -727,13 +729,14 @@ class OneReadNccl final : public Variant {
     release();
     p_ = p, in_ = &in;
     const auto N = p.n, D = p.d, K = p.k;
-    PB_CUDA(cudaSetDevice(0));
+    team_.connect();  // first: a rank that fails later fails with every rank past this collective
+    PB_CUDA(cudaSetDevice(team_.device(0)));
     const Pass pass = choose_pass(K, D, block_, device_sm());
     kernel_ = pass.kernel, copies_ = pass.copies, bytes_ = pass.bytes;
     int per_sm = 0, sms = 0;
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
     PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, block_, bytes_));
-    PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, team_.device(0)));
     const std::int64_t parts = std::min<std::int64_t>(parts_, N);  // each part holds a point or more
     const std::int64_t largest = (N + parts - 1) / parts;
     const std::int64_t full = std::int64_t(std::max(1, per_sm)) * std::max(1, sms);
@@ -741,12 +744,11 @@ class OneReadNccl final : public Variant {
     slots_ = int((parts + gpus_ - 1) / gpus_) * grid_;  // a band of grid_ slots for each part a GPU holds
     update_bytes_ = std::size_t(D + 1) * sizeof(double);
     const std::size_t table = std::size_t(K * (D + 1));
-    std::vector<int> devs(static_cast<std::size_t>(gpus_));
-    for (int g = 0; g < gpus_; ++g) devs[std::size_t(g)] = g;
-    PB_CUDA(cudaSetDevice(0));
-    fan_ = std::make_unique<StreamFan>(devs, false);  // GPU 0's stream is the timer's
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    fan_ =
+        std::make_unique<StreamFan>(team_.devices(), false);  // this process's GPU 0's stream is the timer's
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
       PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes_)));
       if (update_bytes_ > 48 * 1024)
         PB_CUDA(cudaFuncSetAttribute(one_update, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -766,41 +768,40 @@ class OneReadNccl final : public Variant {
       gpus_v_.push_back(std::move(dev));
     }
     for (std::int64_t q = 0; q < parts; ++q) {
+      if (team_.holder(q) < 0) continue;  // another rank's
       Part part;
-      part.dev = int(q % gpus_);
+      part.dev = team_.holder(q);
       part.band = int(q / gpus_);
       part.lo = N * q / parts;
       part.hi = N * (q + 1) / parts;
       const std::vector<double> slice(in.points.begin() + part.lo * D, in.points.begin() + part.hi * D);
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       part.xs = upload_coordinate_major(slice, part.hi - part.lo, D, gpus_v_[std::size_t(part.dev)]->stream);
       part.assign = DeviceBuffer<int>(std::size_t(part.hi - part.lo));
       parts_v_.push_back(std::move(part));
     }
-    comms_.assign(std::size_t(gpus_), nullptr);
-    PB_NCCL(ncclCommInitAll(comms_.data(), gpus_, devs.data()));
-    sync_devices(gpus_);
-    PB_CUDA(cudaSetDevice(0));
+    team_.sync();
+    PB_CUDA(cudaSetDevice(team_.device(0)));
     for (auto& e : ev_) PB_CUDA(cudaEventCreate(&e));
     PB_CUDA(cudaMallocHost(&h_state_, sizeof(State)));
   }
 
   void reset() override {
     const DeviceGuard guard;
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
       Gpu& dev = *gpus_v_[std::size_t(g)];
       PB_CUDA(
           cudaMemcpyAsync(dev.C.get(), in_->init.data(), dev.C.bytes(), cudaMemcpyHostToDevice, dev.stream));
       PB_CUDA(cudaMemsetAsync(dev.state.get(), 0, sizeof(State), dev.stream));
     }
     for (auto& part : parts_v_) {
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       PB_CUDA(cudaMemsetAsync(part.assign.get(), 0xFF, part.assign.bytes(),
                               gpus_v_[std::size_t(part.dev)]->stream));  // -1: no cluster yet
     }
-    for (int g = 0; g < gpus_; ++g) {
-      PB_CUDA(cudaSetDevice(g));
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
       PB_CUDA(cudaStreamSynchronize(gpus_v_[std::size_t(g)]->stream));
     }
   }
@@ -816,11 +817,11 @@ class OneReadNccl final : public Variant {
     int queued = 0, batch = p_.crit.fixed ? cap : 4;
     for (;;) {
       const int now = std::min(batch, cap - queued);
-      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaSetDevice(team_.device(0)));
       PB_CUDA(cudaEventRecord(ev_[0], s0()));
       for (int it = 0; it < now; ++it) {
         for (auto& part : parts_v_) {
-          PB_CUDA(cudaSetDevice(part.dev));
+          PB_CUDA(cudaSetDevice(team_.device(part.dev)));
           Gpu& dev = *gpus_v_[std::size_t(part.dev)];
           const std::size_t base = std::size_t(part.band) * std::size_t(grid_);
           kernel_<<<grid_, block_, bytes_, dev.stream>>>(
@@ -830,8 +831,8 @@ class OneReadNccl final : public Variant {
           PB_CUDA_LAUNCHED();
         }
         all_reduce();
-        for (int g = 0; g < gpus_; ++g) {
-          PB_CUDA(cudaSetDevice(g));
+        for (int g = 0; g < team_.local(); ++g) {
+          PB_CUDA(cudaSetDevice(team_.device(g)));
           Gpu& dev = *gpus_v_[std::size_t(g)];
           one_update<<<unsigned(K), kUpdateThreads, update_bytes_, dev.stream>>>(
               dev.part_sum.get(), dev.changed.get() + slots_, dev.inertia.get() + slots_, dev.C.get(),
@@ -840,7 +841,7 @@ class OneReadNccl final : public Variant {
         }
       }
       queued += now;
-      PB_CUDA(cudaSetDevice(0));
+      PB_CUDA(cudaSetDevice(team_.device(0)));
       read_back_timed(ev_, h_state_, gpus_v_[0]->state.get(), sizeof(State), s0(), last_);
       if (h_state_->stop) break;
       if (queued >= cap)  // the exit test stops at the cap itself: reaching here is a bug
@@ -856,13 +857,16 @@ class OneReadNccl final : public Variant {
     const DeviceGuard guard;
     out.assign.resize(std::size_t(p_.n));
     out.centroids.resize(std::size_t(p_.k * p_.d));
-    sync_devices(gpus_);
+    team_.sync();
     for (auto& part : parts_v_) {
-      PB_CUDA(cudaSetDevice(part.dev));
+      PB_CUDA(cudaSetDevice(team_.device(part.dev)));
       PB_CUDA(cudaMemcpy(out.assign.data() + part.lo, part.assign.get(), part.assign.bytes(),
                          cudaMemcpyDeviceToHost));
     }
-    PB_CUDA(cudaSetDevice(0));
+    // Every rank holds the same centroids and state; rank 0 the whole assignment.
+    team_.gather(out.assign, parts_v_.empty() ? 0 : parts_v_.front().lo,
+                 parts_v_.empty() ? 0 : parts_v_.back().hi);
+    PB_CUDA(cudaSetDevice(team_.device(0)));
     PB_CUDA(
         cudaMemcpy(out.centroids.data(), gpus_v_[0]->C.get(), gpus_v_[0]->C.bytes(), cudaMemcpyDeviceToHost));
     PB_CUDA(cudaMemcpy(h_state_, gpus_v_[0]->state.get(), sizeof(State), cudaMemcpyDeviceToHost));
@@ -877,16 +881,18 @@ class OneReadNccl final : public Variant {
   // ran; bytes are what each GPU contributes (nccl-tests' message size).
   CommProfile communication() override {
     const DeviceGuard guard;
-    if (gpus_ < 2) return {};
+    if (team_.size() < 2) return {};
     const int iterations = h_state_->iterations;
     const std::size_t table = std::size_t(p_.k * (p_.d + 1)), slots = std::size_t(slots_);
-    PB_CUDA(cudaSetDevice(0));
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    team_.sync();
+    mpi::barrier();  // over ranks: every rank's all-reduces start together, the slowest counts
     Stopwatch watch;
     watch.begin(s0());
     fan_->start();
     for (int it = 0; it < iterations; ++it) all_reduce();
     fan_->join();
-    const double seconds = watch.end(s0());
+    const double seconds = mpi::max(watch.end(s0()));
     const double per = double(slots * table + 2 * slots) * 8.0;
     return {per * iterations, seconds};
   }
@@ -897,9 +903,9 @@ class OneReadNccl final : public Variant {
   void all_reduce() {
     NcclGroup group;
     const std::size_t table = std::size_t(p_.k * (p_.d + 1)), slots = std::size_t(slots_);
-    for (int g = 0; g < gpus_; ++g) {
+    for (int g = 0; g < team_.local(); ++g) {
       Gpu& dev = *gpus_v_[std::size_t(g)];
-      const ncclComm_t c = comms_[std::size_t(g)];
+      const ncclComm_t c = team_.comm(g);
       const cudaStream_t st = dev.stream;
       PB_NCCL(ncclAllReduce(dev.part.get(), dev.part_sum.get(), slots * table, ncclDouble, ncclSum, c, st));
       PB_NCCL(ncclAllReduce(dev.inertia.get(), dev.inertia.get() + slots, slots, ncclDouble, ncclSum, c, st));
@@ -922,7 +928,7 @@ class OneReadNccl final : public Variant {
   };
   cudaStream_t s0() const { return gpus_v_[0]->stream; }
   void release() {
-    release_comms(comms_, failed_);
+    team_.release(failed_);
     failed_ = false;
     parts_v_.clear();
     gpus_v_.clear();
@@ -941,7 +947,7 @@ class OneReadNccl final : public Variant {
   std::size_t bytes_ = 0, update_bytes_ = 0;
   std::vector<std::unique_ptr<Gpu>> gpus_v_;
   std::vector<Part> parts_v_;
-  std::vector<ncclComm_t> comms_;
+  GpuTeam team_;
   std::unique_ptr<StreamFan> fan_;
   cudaEvent_t ev_[3] = {};
   State* h_state_ = nullptr;  // pinned
@@ -955,8 +961,8 @@ class OneReadNccl final : public Variant {
 std::unique_ptr<Variant> make_cuda_one_read(int block) { return std::make_unique<OneRead>(block); }
 
 #ifdef PARBENCH_WITH_NCCL
-std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block) {
-  return std::make_unique<OneReadNccl>(gpus, parts, block);
+std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block, bool over_ranks) {
+  return std::make_unique<OneReadNccl>(gpus, parts, block, over_ranks);
 }
 #endif
 
