@@ -59,9 +59,9 @@ std::map<std::string, CounterInfo>& counters() {
       {"throttled", {CounterKind::Clock, ""}},
       // add_comm_counters: a multi-GPU variant's communication alone.
       {"comm_bytes_per_call", {CounterKind::Model, "B"}},
-      {"comm_s", {CounterKind::Result, "s"}},
+      {"comm_s", {CounterKind::Time, "s"}},
       {"comm_share", {CounterKind::Share, ""}},
-      {"comm_GBps", {CounterKind::Result, "GB/s"}},
+      {"comm_GBps", {CounterKind::Rate, "GB/s"}},
   };
   return m;
 }
