@@ -268,6 +268,16 @@ int main(int argc, char** argv) {
     pb::mpi::finalize();
     return pb::kExitUsage;
   }
+  if (opt.list_devices) {
+    if (rank == 0) {
+      const Filter f = filter(argc, argv);
+      for (const auto& r : pb::registered())
+        if (f.selects(r.name)) std::printf("%s %s\n", pb::on_gpu(r.backend) ? "gpu" : "cpu", r.name.c_str());
+      std::fflush(stdout);
+    }
+    pb::mpi::finalize();
+    return 0;
+  }
   if (rank != 0) {
     drop_file_output(argc, argv);
     unsetenv("BENCHMARK_OUT");

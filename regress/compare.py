@@ -112,7 +112,7 @@ class NotComparable(Exception):
 class Sample:
     """What one side knows about one benchmark."""
     __slots__ = ("name", "family", "device", "library", "values", "errors", "unsupported",
-                 "work", "throttled", "clock", "rate", "entry", "no_metric", "code", "libver")
+                 "work", "throttled", "clock", "rate", "entry", "no_metric", "code", "libver", "models")
 
     def __init__(self, name, entry):
         self.name, self.entry = name, entry
@@ -129,6 +129,7 @@ class Sample:
         self.no_metric = False  # passed, but without the --metric counter
         self.code = set()       # parbench.code of its entries: the code it ran
         self.libver = set()     # parbench.library_version of its entries
+        self.models = set()     # parbench.gpu of its entries: the GPU model each ran on (ci/run-suite)
 
 
 def _metric_value(entry, metric, higher_better):
@@ -186,6 +187,8 @@ def collect(run, metric=None, higher_better=False, group=False):
                 s.code.add(pb["code"])
             if isinstance(pb.get("library_version"), str):
                 s.libver.add(pb["library_version"])
+            if isinstance(pb.get("gpu"), str):
+                s.models.add(pb["gpu"])
         for k in work_keys:
             w = e.counter(k)
             if w is not None:
@@ -229,6 +232,7 @@ def merge_rounds(samples_per_round):
             m.throttled += s.throttled
             m.code |= s.code
             m.libver |= s.libver
+            m.models |= s.models
             m.clock += s.clock
             if s.rate and (m.rate is None or m.rate[0] == s.rate[0]):
                 m.rate = (s.rate[0], (m.rate[1] if m.rate else []) + s.rate[1])
@@ -485,6 +489,12 @@ def compare(base, new, settings, kinds=None):
             why = "BASE: " + _reason_of(a.errors) if a is not None and a.errors else \
                 ("BASE: " + _unsupported_reason(a.unsupported) if a is not None and a.unsupported else "not in BASE")
             row.update(verdict="NEW", reason=why)
+            continue
+        if a.models and b.models and a.models != b.models:
+            # Entries pair by GPU model too: a suite spread over a host's GPUs
+            # names each entry's.
+            row.update(verdict="NOT_SAME_WORK", reason="ran on %s in BASE, %s in NEW"
+                       % (" / ".join(sorted(a.models)), " / ".join(sorted(b.models))))
             continue
         mism = _work_mismatch(a, b, kinds)
         if mism:

@@ -28,6 +28,22 @@ def list_tests(bench, args):
     return [line.strip() for line in p.stdout.splitlines() if line.strip()]
 
 
+def list_devices(bench, args):
+    """{instance: "cpu" or "gpu"} of what `bench args` selects (bench
+    --list-devices); Refused where bench refuses, an older one included."""
+    p = subprocess.run([bench, "--list-devices"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise Refused("%s refused --list-devices: %s" % (bench, last))
+    out = {}
+    for line in p.stdout.splitlines():
+        where, _, name = line.strip().partition(" ")
+        if name:
+            out[name] = where
+    return out
+
+
 # Characters special in both ECMAScript and POSIX extended regular
 # expressions (Google Benchmark's filter is one or the other, by build). A
 # backslash before any other character, as Python's re.escape puts before '-',
@@ -61,19 +77,23 @@ def strip_filter(args):
     return out
 
 
-def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None):
+def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None, env=None, cpus=None):
     """Runs `bench args`, its JSON to `out` and its console to `log_path`.
     Returns (rc, timed_out, stopped, seconds): timed_out when it ran past
     `timeout` seconds, stopped when it was killed at `deadline`
     (time.monotonic()). With tick = (seconds, callback), callback() runs that
-    often while bench does. Any exception here (Ctrl-C, SIGTERM) kills the
-    bench process group first: no bench is left behind to write into a file a
-    later call reads."""
+    often while bench does. `env`: variables added to this environment;
+    `cpus`: the cores bench may run on (taskset), from its start. Any
+    exception here (Ctrl-C, SIGTERM) kills the bench process group first: no
+    bench is left behind to write into a file a later call reads."""
     cmd = [bench] + list(args) + ["--benchmark_out=" + out, "--benchmark_out_format=json"]
+    if cpus:
+        cmd = ["taskset", "-c", ",".join(str(c) for c in cpus)] + cmd
     t0 = time.monotonic()
     timed_out = stopped = False
     with open(log_path, "w") as log:
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                             env=dict(os.environ, **env) if env else None)
         try:
             while True:
                 limit, why = None, None

@@ -411,6 +411,8 @@ def main(argv=None):
     p.add_argument("--skip-build", action="store_true", help="use the bench already in --build-dir")
     p.add_argument("--skip-tests", action="store_true")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds one suite process may run")
+    p.add_argument("--gpus", type=int, default=1, metavar="N", help="spread the suite's one-GPU instances over "
+                   "GPUs 0 .. N-1 (ci/run-suite --gpus; default 1)")
     p.add_argument("--resume", action="store_true", help="go on with a night an earlier call left in --out "
                    "(tests already run are not run again; the suite and the A/A rounds resume)")
     p.add_argument("--max-seconds", type=float, help="stop starting suite processes and A/A rounds after this "
@@ -538,7 +540,7 @@ def night(args, summary, codes):
     chosen = spec["profile"] + spec["args"] + (["--benchmark_filter=" + args.filter] if args.filter else [])
     with Step("suite", summary) as step:
         cmd = tool("regress.run_suite") + ["--bench", bench, "--out", suite, "--timeout", str(args.timeout),
-                                           "--split", "variant"]
+                                           "--split", "variant", "--gpus", str(args.gpus)]
         try:
             names = launch.list_tests(bench, chosen)
         except launch.Refused as e:

@@ -13,6 +13,13 @@ entry), records the instance that was running as a `failed` entry saying
 what happened, and starts a new process for the rest of the group. So a
 broken instance costs only itself.
 
+With --gpus N the instances that run on one GPU are spread over GPUs 0 ..
+N-1: each GPU is a lane with its own process (CUDA_VISIBLE_DEVICES) and its
+own share of the cores, taking the next group of GPU instances when it is
+done; the CPU instances, whose times other processes would disturb, and the
+multi-GPU ones run after, alone. Each GPU entry records its GPU's model and,
+from a lane, its index (`parbench.gpu`, `parbench.gpu_index`).
+
 The entries are merged in the order bench lists them into one Google
 Benchmark JSON (the first part's context, the union of parbench_counters,
 and parbench_suite: the groups, their processes and what ended them).
@@ -31,13 +38,21 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
+import threading
 import time
 
 from regress import launch, results
 
 
 TOOL = "run-suite"
+# The key suffix of a group's instances that run on one GPU each, spread
+# over the GPU lanes with --gpus.
+LANE_MARK = " (GPU lanes)"
+# A family's GPU-count flag (--<family>-gpus=LIST).
+GPU_COUNT_FLAG = re.compile(r"^--[a-z0-9]+-gpus(=|$)")
+LOGGED = ("group", "part", "gpu", "instances", "start_s", "seconds", "exit", "timed_out", "end")
 
 
 class UsageError(Exception):
@@ -63,6 +78,54 @@ def describe_end(rc, timed_out, timeout):
     return "the process exited with status %d" % rc
 
 
+def gpus_of(name):
+    """The GPU count in an instance's name (gpus:G), 1 without one."""
+    for part in name.split("/"):
+        if part.startswith("gpus:") and part[5:].isdigit():
+            return int(part[5:])
+    return 1
+
+
+def check_lanes(gpus):
+    """UsageError unless this host has `gpus` GPUs, all one model (so every
+    entry of the suite ran on the model its context names, and the history
+    files it under one machine). Without nvidia-smi nothing is checked: the
+    lanes' GPU entries then say what they found."""
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    names = [n.strip() for n in p.stdout.splitlines() if n.strip()] if p.returncode == 0 else []
+    if not names:
+        return
+    if len(names) < gpus:
+        raise UsageError("--gpus %d: this host has %d GPU%s" % (gpus, len(names), "" if len(names) == 1 else "s"))
+    if len(set(names[:gpus])) > 1:
+        raise UsageError("--gpus %d: GPUs 0 .. %d are not one model (%s): a suite's entries must be comparable"
+                         % (gpus, gpus - 1, ", ".join("%d: %s" % (i, n) for i, n in enumerate(names[:gpus]))))
+
+
+def split_cores(lanes):
+    """This process's cores in `lanes` runs of consecutive ones, one a GPU
+    lane, so the lanes' host work never shares a core."""
+    cores = sorted(os.sched_getaffinity(0))
+    return [cores[len(cores) * i // lanes:len(cores) * (i + 1) // lanes] or cores[:1] for i in range(lanes)]
+
+
+def note_device(entry, ctx, lane):
+    """Writes into a GPU entry the GPU it ran on: the model (the context's
+    `gpu`) and, on a lane, the device's index on the host."""
+    meta = entry.get("parbench")
+    if not isinstance(meta, dict) or meta.get("device") != "gpu" or entry.get("error_occurred") or \
+            entry.get("skipped"):
+        return
+    if ctx.get("gpu"):
+        meta["gpu"] = ctx["gpu"]
+    if lane is not None:
+        meta["gpu_index"] = lane
+
+
 def _done_in_log(path, names):
     """The instances of `names` the console log at path shows finished (a
     line per repetition, starting with the run name)."""
@@ -78,7 +141,7 @@ def _done_in_log(path, names):
     return len(seen)
 
 
-def run_part(bench, args, names, path, timeout, deadline=None, tick=None):
+def run_part(bench, args, names, path, timeout, deadline=None, tick=None, env=None, cpus=None):
     """Runs bench on exactly `names` (regress/launch.py); returns (rc,
     timed_out, stopped, seconds). Every `tick[0]` seconds it calls
     tick[1](instances finished so far)."""
@@ -86,7 +149,7 @@ def run_part(bench, args, names, path, timeout, deadline=None, tick=None):
     if tick is not None:
         every = (tick[0], lambda: tick[1](_done_in_log(path + ".log", names)))
     return launch.run(bench, args + ["--benchmark_filter=" + launch.exact_filter(names)], path, path + ".log",
-                      timeout, deadline, every)
+                      timeout, deadline, every, env, cpus)
 
 
 def complete_instances(entries):
@@ -144,11 +207,12 @@ def _stop(state_path, state, started, got, instances, log):
 
 
 def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None,
-              progress_every=30.0, exclude=None):
+              progress_every=30.0, exclude=None, gpus=1):
     """Runs the suite; returns the exit status (4: stopped by max_seconds,
     the state kept in workdir for resume). max_seconds is a hard limit: a
     process still running then is killed and its unfinished instances run
-    again on resume."""
+    again on resume. With gpus > 1 the instances on one GPU run on that many
+    GPU lanes at once."""
     try:
         instances = launch.list_tests(bench, args)
     except launch.Refused as e:
@@ -158,9 +222,17 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
     if not instances:
         raise UsageError("the bench arguments select no instance")
     base_args = launch.strip_filter(args)
+    where = {}
+    if gpus > 1:
+        check_lanes(gpus)
+        try:
+            where = launch.list_devices(bench, args)
+        except launch.Refused as e:
+            raise UsageError("%s (--gpus needs a bench that says where its instances run)" % e)
     by_key = {}
     for name in instances:
-        by_key.setdefault(group_key(name, split), []).append(name)
+        lane = where.get(name) == "gpu" and gpus_of(name) == 1
+        by_key.setdefault(group_key(name, split) + (LANE_MARK if lane else ""), []).append(name)
     groups = list(by_key.items())
     os.makedirs(workdir, exist_ok=True)
     got = {}           # instance -> list of entries (repetitions, aggregates)
@@ -169,14 +241,15 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
     # The state after every part, so --resume goes on after an interrupted or
     # --max-seconds run (a GPU machine's calls are limited in time).
     state_path = os.path.join(workdir, "state.json")
-    state = {"args": args, "split": split, "instances": instances, "parts": []}
+    state = {"args": args, "split": split, "gpus": gpus, "instances": instances, "parts": []}
     if resume and os.path.exists(state_path):
         try:
             with open(state_path) as f:
                 old = json.load(f)
         except ValueError:
             old = None
-        if not old or any(old.get(k) != state[k] for k in ("args", "split", "instances")):
+        if not old or any(old.get(k, 1 if k == "gpus" else None) != state[k]
+                          for k in ("args", "split", "gpus", "instances")):
             raise UsageError("%s holds another suite's state (other arguments or instances); use another --workdir"
                              % workdir)
         for rec in old["parts"]:
@@ -188,11 +261,11 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
             if isinstance(ctx.get("parbench_counters"), dict):
                 kinds.update(ctx["parbench_counters"])
             for e in entries:
+                note_device(e, ctx, rec.get("gpu"))
                 got.setdefault(e.get("run_name", e.get("name")), []).append(e)
             if rec.get("victim"):
                 got[rec["victim"]] = [failed_entry(rec["victim"], rec["victim_reason"])]
-            parts_log.append({k: rec[k] for k in ("group", "part", "instances", "seconds", "exit", "timed_out",
-                                                  "end")})
+            parts_log.append({k: rec[k] for k in LOGGED if k in rec})
         state["parts"] = old["parts"]
         log("run-suite: resuming: %d of %d instances done earlier" % (len(got), len(instances)))
     started = time.monotonic()
@@ -206,17 +279,32 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         rest = len(instances) - done_now
         return "; about %s left (by instance count)" % _fmt((time.monotonic() - started) / ran * rest)
 
-    for gi, (key, names) in enumerate(groups):
-        if all(n in got for n in names):
-            continue
-        todo = [n for n in names if n not in got]
-        log("run-suite: group %d of %d: %s (%d instances); %s elapsed%s"
-            % (gi + 1, len(groups), key, len(names), _fmt(time.monotonic() - started),
-               left_text(len(got))))
-        part = max([r["part"] for r in state["parts"] if r["group"] == key] + [0])
+    lock = threading.Lock()
+    shared = {"context": context, "failure": None}
+
+    def run_group(gi, key, names, lane=None):
+        """Runs the group until every instance has an entry; on GPU lane
+        `lane` (its own GPU and cores) when given. Returns True when
+        --max-seconds stopped it."""
+        with lock:
+            todo = [n for n in names if n not in got]
+        if not todo:
+            return False
+        log("run-suite: group %d of %d: %s (%d instances)%s; %s elapsed%s"
+            % (gi + 1, len(groups), key, len(names), "" if lane is None else " on GPU %d" % lane,
+               _fmt(time.monotonic() - started), left_text(len(got))))
+        env = cpus = None
+        args = base_args
+        if lane is not None:
+            env, cpus = {"CUDA_VISIBLE_DEVICES": str(lane)}, lane_cpus[lane_list.index(lane)]
+            # A process that sees one GPU refuses GPU counts above 1; its
+            # instances use one GPU, so those flags say nothing to it.
+            args = [a for a in base_args if not GPU_COUNT_FLAG.match(a)]
+        with lock:
+            part = max([r["part"] for r in state["parts"] if r["group"] == key] + [0])
         while todo:
             if deadline is not None and time.monotonic() >= deadline:
-                return _stop(state_path, state, started, got, instances, log)
+                return True
             part += 1
             path = os.path.join(workdir, "%02d-%s-%d.json" % (gi + 1, re.sub(r"[^A-Za-z0-9_.-]", "_", key), part))
             base = len(got)
@@ -225,62 +313,106 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                 log("run-suite: group %d of %d: %s: %d of %d instances done; %s elapsed%s"
                     % (gi + 1, len(groups), key, len(names) - len(todo) + k, len(names),
                        _fmt(time.monotonic() - started), left_text(base + k)))
-            rc, timed_out, stopped, secs = run_part(bench, base_args, todo, path, timeout, deadline,
-                                                    (progress_every, tick))
+            begun = time.monotonic() - started
+            rc, timed_out, stopped, secs = run_part(bench, args, todo, path, timeout, deadline,
+                                                    (progress_every, tick), env, cpus)
             ctx, entries = read_part(path)
             if rc == 2 and not entries:
                 with open(path + ".log") as f:
                     tail = (f.read().strip().splitlines() or ["(no output)"])[-1]
                 raise UsageError("%s refused its arguments: %s" % (bench, tail))
-            if ctx and context is None:
-                context = ctx
-            if isinstance(ctx.get("parbench_counters"), dict):
-                kinds.update(ctx["parbench_counters"])
             whole = complete_instances(entries)
-            seen = []
-            for e in entries:
-                n = e.get("run_name", e.get("name"))
-                if n not in whole:
-                    continue
-                if n in todo and n not in seen:
-                    seen.append(n)
-                got.setdefault(n, []).append(e)
-            # Google Benchmark reports an instance when all its repetitions are
-            # done, and a file cut off inside one is closed before it
-            # (results.parse_document): what was read is whole.
-            rest = [n for n in todo if n not in seen]
-            if stopped:
-                # --max-seconds ran out inside this process: what it finished
-                # is kept, the rest (the instance it was in included) runs on
-                # --resume; nothing is charged to that instance.
-                rec = {"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3), "exit": rc,
-                       "timed_out": False, "end": "stopped (--max-seconds)", "path": path}
-                parts_log.append({k: rec[k] for k in ("group", "part", "instances", "seconds", "exit",
-                                                      "timed_out", "end")})
+            with lock:
+                if ctx and shared["context"] is None:
+                    shared["context"] = ctx
+                if isinstance(ctx.get("parbench_counters"), dict):
+                    kinds.update(ctx["parbench_counters"])
+                seen = []
+                for e in entries:
+                    n = e.get("run_name", e.get("name"))
+                    if n not in whole:
+                        continue
+                    if n in todo and n not in seen:
+                        seen.append(n)
+                    note_device(e, ctx, lane)
+                    got.setdefault(n, []).append(e)
+                # Google Benchmark reports an instance when all its repetitions are
+                # done, and a file cut off inside one is closed before it
+                # (results.parse_document): what was read is whole.
+                rest = [n for n in todo if n not in seen]
+                rec = {"group": key, "part": part, "instances": len(todo), "start_s": round(begun, 3),
+                       "seconds": round(secs, 3), "exit": rc, "timed_out": timed_out, "path": path}
+                if lane is not None:
+                    rec["gpu"] = lane
+                if stopped:
+                    # --max-seconds ran out inside this process: what it finished
+                    # is kept, the rest (the instance it was in included) runs on
+                    # --resume; nothing is charged to that instance.
+                    rec.update(timed_out=False, end="stopped (--max-seconds)")
+                    parts_log.append({k: rec[k] for k in LOGGED if k in rec})
+                    state["parts"].append(rec)
+                    return True
+                rec["end"] = "ok" if not rest else describe_end(rc, timed_out, timeout)
+                parts_log.append({k: rec[k] for k in LOGGED if k in rec})
+                if rest:
+                    victim = rest[0]
+                    reason = "%s while running this instance" % rec["end"]
+                    log("run-suite:   %s: %s" % (victim, reason))
+                    got[victim] = [failed_entry(victim, reason)]
+                    rest = rest[1:]
+                    rec.update(victim=victim, victim_reason=reason)
                 state["parts"].append(rec)
-                return _stop(state_path, state, started, got, instances, log)
-            end = "ok" if not rest else describe_end(rc, timed_out, timeout)
-            parts_log.append({"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3),
-                              "exit": rc, "timed_out": timed_out, "end": end})
-            rec = {"group": key, "part": part, "instances": len(todo), "seconds": round(secs, 3), "exit": rc,
-                   "timed_out": timed_out, "end": end, "path": path}
-            if rest:
-                victim = rest[0]
-                reason = "%s while running this instance" % end
-                log("run-suite:   %s: %s" % (victim, reason))
-                got[victim] = [failed_entry(victim, reason)]
-                rest = rest[1:]
-                rec.update(victim=victim, victim_reason=reason)
-            state["parts"].append(rec)
-            _save_state(state_path, state)
+                _save_state(state_path, state)
             todo = rest
+        return False
+
+    # Groups on one GPU each run on the GPU lanes at once, each lane pulling
+    # the next group when it is done; the rest (CPU instances, whose times
+    # the other processes would disturb, and multi-GPU ones) run alone after.
+    lane_list = list(range(gpus))
+    lane_cpus = split_cores(gpus)
+    queue = [(gi, key, names) for gi, (key, names) in enumerate(groups) if key.endswith(LANE_MARK)]
+
+    def lane_worker(lane, out_flags):
+        while True:
+            with lock:
+                if not queue or shared["failure"] is not None:
+                    return
+                gi, key, names = queue.pop(0)
+            try:
+                if run_group(gi, key, names, lane):
+                    out_flags.append(lane)
+                    return
+            except BaseException as e:  # noqa: B902 - handed to the main thread
+                with lock:
+                    shared["failure"] = e
+                return
+    stopped_lanes = []
+    if queue:
+        threads = [threading.Thread(target=lane_worker, args=(lane, stopped_lanes)) for lane in lane_list]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if shared["failure"] is not None:
+            raise shared["failure"]
+    context = shared["context"]
+    if stopped_lanes:
+        return _stop(state_path, state, started, got, instances, log)
+    for gi, (key, names) in enumerate(groups):
+        if key.endswith(LANE_MARK):
+            continue
+        if run_group(gi, key, names):
+            return _stop(state_path, state, started, got, instances, log)
+        context = shared["context"]
     merged = []
     for n in instances:
         merged.extend(got.get(n, []))
     context = dict(context or {})
     if kinds:
         context["parbench_counters"] = kinds
-    context["parbench_suite"] = {"split": split, "timeout_s": timeout, "groups": len(groups), "parts": parts_log}
+    context["parbench_suite"] = {"split": split, "timeout_s": timeout, "gpus": gpus, "groups": len(groups),
+                                 "parts": parts_log}
     with open(out + ".part", "w") as f:
         results.dump({"context": context, "benchmarks": merged}, f)
     os.replace(out + ".part", out)
@@ -306,6 +438,9 @@ def main(argv=None):
                    "suite left in --workdir")
     p.add_argument("--max-seconds", type=float, help="stop after this many seconds, killing the process that "
                    "is running then (its finished instances are kept): exit 4, the state kept for --resume")
+    p.add_argument("--gpus", type=int, default=1, metavar="N",
+                   help="run the instances on one GPU on N GPUs at once (GPUs 0 .. N-1, each its own process "
+                   "and share of the cores); CPU and multi-GPU instances still run alone (default 1)")
     p.add_argument("--exclude", metavar="REGEX", help="leave out the instances whose name this Python regular "
                    "expression matches (after bench's own --benchmark_filter)")
     args = p.parse_args(argv)
@@ -324,11 +459,14 @@ def main(argv=None):
     if not args.timeout > 0:
         print("%s: --timeout must be positive" % TOOL, file=sys.stderr)
         return 2
+    if args.gpus < 1:
+        print("%s: --gpus must be at least 1" % TOOL, file=sys.stderr)
+        return 2
     say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
                          args.workdir or args.out + ".parts", say, args.resume, args.max_seconds,
-                         exclude=exclude)
+                         exclude=exclude, gpus=args.gpus)
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2

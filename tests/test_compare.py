@@ -321,6 +321,24 @@ class Command(CommandBase):
         self.assertIn("flops_per_call", r["reason"])
         self.assertEqual(p.returncode, 0)
 
+    def test_entries_pair_by_gpu_model(self):
+        # A suite spread over a host's GPUs names each entry's model: an
+        # entry that ran on another model is not the same work, the rest
+        # compare as before.
+        base, new = suite(seed=7), suite(seed=8)
+        for e in base + new:
+            e["parbench"]["gpu"] = "NVIDIA H100 80GB HBM3"
+        for e in new:
+            if e["name"].startswith("GEMM/V1/"):
+                e["parbench"]["gpu"] = "NVIDIA H200"
+        a, b = self.write("a.json", doc(base)), self.write("b.json", doc(new))
+        self.run_tool(a, b, "--json", "v.json")
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
+        self.assertIn("ran on NVIDIA H100 80GB HBM3 in BASE, NVIDIA H200 in NEW",
+                      v["GEMM/V1/M:64/manual_time"]["reason"])
+        self.assertEqual(v["GEMM/V2/M:64/manual_time"]["verdict"], "SAME")
+
     def test_result_counters(self):
         base, new = suite(seed=9), suite(seed=10)
         for e in base:

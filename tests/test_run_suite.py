@@ -114,6 +114,38 @@ class RunSuite(unittest.TestCase):
         others = [v[0].disposition for n, v in by.items() if n.split("/")[1] != group]
         self.assertTrue(others and all(d == "passed" for d in others), others)
 
+    def test_gpu_lanes(self):
+        # Two GPU lanes: the one-GPU groups run on lanes 0 and 1 at once, the
+        # CPU groups after them, alone; every instance once, every part
+        # logged with its lane (none for the CPU parts).
+        both = "^GEMM/(OMP|Naive|cuBLAS|CUDA[.]Naive)/op:AB/type:f32/"
+        out = os.path.join(self.tmp, "suite.json")
+        p = run(["--bench", BENCH, "--out", out, "--split", "variant", "--gpus", "2", "--",
+                 "--profile=smoke", "--benchmark_filter=" + both, "--no-progress"])
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        r = results.load(out)
+        self.check_complete(r, both)
+        suite = r.context["parbench_suite"]
+        self.assertEqual(suite["gpus"], 2)
+        lanes = [q for q in suite["parts"] if q["group"].endswith("(GPU lanes)")]
+        alone = [q for q in suite["parts"] if not q["group"].endswith("(GPU lanes)")]
+        self.assertEqual(sorted(q["group"] for q in lanes), ["GEMM/CUDA.Naive (GPU lanes)", "GEMM/cuBLAS (GPU lanes)"])
+        self.assertEqual(sorted(q["gpu"] for q in lanes), [0, 1])
+        self.assertEqual(sorted(q["group"] for q in alone), ["GEMM/Naive", "GEMM/OMP"])
+        self.assertTrue(all("gpu" not in q for q in alone))
+        # Each figure rounded to the millisecond.
+        self.assertGreaterEqual(min(q["start_s"] for q in alone) + 0.002,
+                                max(q["start_s"] + q["seconds"] for q in lanes))
+        self.assertIn("on GPU 1", p.stderr)
+        for e in r.entries:
+            meta = e.raw.get("parbench", {})
+            if e.disposition == "passed" and meta.get("device") == "gpu":
+                self.assertIn(meta.get("gpu_index"), (0, 1))
+                self.assertTrue(meta.get("gpu"))
+            elif meta.get("device") != "gpu":
+                self.assertNotIn("gpu_index", meta)
+
     def test_stop_and_resume(self):
         out = os.path.join(self.tmp, "suite.json")
         args = ["--bench", BENCH, "--out", out, "--split", "variant"]
@@ -192,6 +224,7 @@ class RunSuite(unittest.TestCase):
         for args, text in ((["--bench", BENCH, "--out", out, "--", "--benchmark_out=y.json"], "writes the JSON"),
                            (["--bench", BENCH, "--out", out, "--", "--no-such-flag"], "refused its arguments"),
                            (["--bench", "/nonexistent", "--out", out], "not an executable"),
+                           (["--bench", BENCH, "--out", out, "--gpus", "0"], "--gpus must be at least 1"),
                            (["--bench", BENCH, "--out", out, "--", "--benchmark_filter=NOTHING"], "refused")):
             p = run(args)
             self.assertEqual(p.returncode, 2, (args, p.stderr))

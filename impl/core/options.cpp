@@ -267,6 +267,8 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.show_unsupported = true;
     } else if (std::strcmp(a, "--no-progress") == 0) {
       o.no_progress = true;
+    } else if (std::strcmp(a, "--list-devices") == 0) {
+      o.list_devices = true;
     } else if (std::strcmp(a, "--allow-errors") == 0) {
       o.allow_errors = true;
     } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
@@ -329,6 +331,8 @@ parbench flags:
   --no-progress       no progress line (instance i of n, elapsed, time left) on
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed
+  --list-devices      list the instances the filter selects, each after where it
+                      runs (cpu or gpu), and run nothing (for ci/run-suite)
   --help              this text, then Google Benchmark's
 )" + families +
          R"(
