@@ -378,7 +378,7 @@ void DeviceKMeans::run_host_update() {
 }
 
 void DeviceKMeans::run_device_update() {
-  const auto N = p_.n, D = p_.d, K = p_.k;
+  const auto N = p_.n;
   // A fixed-loop run (the large-data configuration) needs nothing from the
   // host between iterations: all of them are queued and the flag read once.
   // A converging run reads it after each iteration.
@@ -386,18 +386,8 @@ void DeviceKMeans::run_device_update() {
   for (;;) {
     PB_CUDA(cudaEventRecord(ev_[0], s()));
     for (int it = 0; it < per_read; ++it) {
-      const bool fused = launch_assign();
-      if (!fused) {
-        if (xa_.size())
-          launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
-        else
-          launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), N, D, s());
-      }
-      // The update zeroes the sums and counts exactly when the next
-      // assignment adds every point (always, without delta sums).
-      ++step_;
-      launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
-                    changed_.get(), update_state_.get(), flag_.get(), K, D, N, p_.crit, full_sums(), s());
+      launch_partials();
+      launch_update_of(N);
     }
     read_back_timed(ev_, h_flag_, flag_.get(), sizeof(Flag), s(), last_);
     iterations_ = h_flag_->iterations;
@@ -407,6 +397,30 @@ void DeviceKMeans::run_device_update() {
                              std::to_string(p_.crit.loops) +
                              " fixed iterations run and the device's exit test has not stopped");
   }
+}
+
+void DeviceKMeans::launch_partials() {
+  if (launch_assign()) return;  // fused: the assignment added the sums
+  if (xa_.size())
+    launch_accumulate_aos(xa_.get(), assign_.get(), sums_.get(), counts_.get(), p_.n, p_.d, s());
+  else
+    launch_accumulate_soa(xs_.get(), assign_.get(), sums_.get(), counts_.get(), p_.n, p_.d, s());
+}
+
+void DeviceKMeans::launch_update_of(std::int64_t total_n) {
+  // The update zeroes the sums and counts exactly when the next assignment
+  // adds every point (always, without delta sums).
+  ++step_;
+  launch_update(sums_.get(), sum_replicas(), counts_.get(), C_.get(), Ct_.get(), centroid_norms(),
+                changed_.get(), update_state_.get(), flag_.get(), p_.k, p_.d, total_n, p_.crit, full_sums(),
+                s());
+}
+
+void DeviceKMeans::download(int* assign, double* best, double* centroids) {
+  PB_CUDA(cudaMemcpyAsync(assign, assign_.get(), assign_.bytes(), cudaMemcpyDeviceToHost, s()));
+  PB_CUDA(cudaMemcpyAsync(best, best_.get(), best_.bytes(), cudaMemcpyDeviceToHost, s()));
+  PB_CUDA(cudaMemcpyAsync(centroids, C_.get(), C_.bytes(), cudaMemcpyDeviceToHost, s()));
+  PB_CUDA(cudaStreamSynchronize(s()));
 }
 
 void DeviceKMeans::result(Result& out) {

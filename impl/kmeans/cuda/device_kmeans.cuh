@@ -51,6 +51,26 @@ class DeviceKMeans : public Variant {
   Breakdown breakdown() const override { return last_; }
   void* stream() override { return stream_->get(); }
 
+  // One iteration of the device update in two pieces, for a driver that runs
+  // one instance a GPU on slices of the points and sums their partials
+  // between the pieces (CUDA.NCCL's step for wide points, dmma.cu): the
+  // assignment with its sums and counts, then the update from sums and counts
+  // every GPU then holds summed; `total_n` is the whole problem's N (the exit
+  // test's changed fraction). Only for variants without delta sums.
+  void launch_partials();
+  void launch_update_of(std::int64_t total_n);
+  // What the driver sums, on stream(): the sums and counts (every replica)
+  // and the changed-point count; and the update's flag.
+  double* partial_sums() { return sums_.get(); }
+  std::size_t partial_sums_count() const { return sums_.size(); }
+  unsigned long long* partial_counts() { return counts_.get(); }
+  std::size_t partial_counts_count() const { return counts_.size(); }
+  unsigned long long* changed_count() { return changed_.get(); }
+  const Flag* device_flag() const { return flag_.get(); }
+  // The last result, downloaded: assignment and squared distances of this
+  // instance's points, and the centroids.
+  void download(int* assign, double* best, double* centroids);
+
  protected:
   virtual Layouts layouts() const = 0;
   virtual bool device_update() const = 0;

@@ -64,11 +64,18 @@
 // doubles (padded) of shared memory.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/device_sm.cuh"
 #include "core/cuda/mbarrier.cuh"
+#ifdef PARBENCH_WITH_NCCL
+#include "core/cuda/team.cuh"
+#include "core/mpi.hpp"
+#endif
 #include "gemm/cuda/dmma_ops.cuh"
 #include "kmeans/cuda/device_kmeans.cuh"
 
@@ -612,8 +619,211 @@ class Dmma final : public DeviceKMeans {
   std::size_t scan_bytes_ = 0, bytes_ = 0;
 };
 
+#ifdef PARBENCH_WITH_NCCL
+// CUDA.NCCL's step for wide points (D > 32, where OneRead does not run):
+// CUDA.DMMA.Full on every GPU of the team (core/cuda/team.cuh), each on its
+// slice of the points (team member q holds points N q / T to N (q+1) / T).
+// An iteration: each GPU's assignment adds its points into its sums and
+// counts; one NCCL all-reduce (a group: the sums and counts of every replica
+// and the changed count) leaves every GPU the whole problem's; every GPU runs
+// the same update on the same numbers, so all form the same centroids and
+// the same exit decision, and the host reads the first GPU's flag. Delta
+// sums do not apply: a GPU's sums hold everyone's after the all-reduce, so
+// every point adds every iteration. The timer's stream is the first GPU's,
+// which the other GPUs' streams start after and which ends after them.
+class DmmaTeam final : public Variant {
+ public:
+  DmmaTeam(int gpus, int parts, bool over_ranks) : parts_(parts), team_(gpus, over_ranks) {}
+  ~DmmaTeam() override { release(); }
+
+  Support supports(const Problem& p) const override {
+    if (parts_ != team_.size()) return Support::no("one part a GPU");
+    if (Support s = team_.supports(parts_); !s.ok()) return s;
+    const std::int64_t T = team_.size();
+    if (p.n < T) return Support::no("fewer points than GPUs");
+    // Every GPU all-reduces as many sums as the others: their slices must
+    // agree on how DMMA adds them.
+    Problem lo = p, hi = p;
+    lo.n = p.n / T, hi.n = (p.n + T - 1) / T;
+    if (fuses(lo) != fuses(hi)) return Support::no("the GPUs' slices straddle DMMA's fused-sums threshold");
+    return Dmma(false).supports(p);
+  }
+
+  void prepare(const Problem& p, const Inputs& in) override {
+    const DeviceGuard guard;
+    release();
+    team_.connect();  // first: see core/cuda/team.cuh
+    p_ = p;
+    const std::int64_t T = team_.size(), D = p.d;
+    for (int g = 0; g < team_.local(); ++g) {
+      auto sl = std::make_unique<Slice>();
+      const std::int64_t q = team_.first() + g;
+      sl->lo = p.n * q / T, sl->hi = p.n * (q + 1) / T;
+      sl->in.points.assign(in.points.begin() + sl->lo * D, in.points.begin() + sl->hi * D);
+      sl->in.init = in.init;
+      Problem part = p;
+      part.n = sl->hi - sl->lo;
+      PB_CUDA(cudaSetDevice(team_.device(g)));
+      sl->dmma = std::make_unique<Dmma>(false);
+      sl->dmma->prepare(part, sl->in);
+      sl->done = std::make_unique<Event>();
+      slices_.push_back(std::move(sl));
+    }
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    go_ = std::make_unique<Event>();
+    PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
+  }
+
+  void reset() override {
+    const DeviceGuard guard;
+    for (int g = 0; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
+      slices_[std::size_t(g)]->dmma->reset();
+    }
+    iterations_ = 0;
+  }
+
+  void run() override {
+    const DeviceGuard guard;
+    failed_ = true;  // until run() returns normally
+    start();
+    const int per_read = p_.crit.fixed ? p_.crit.loops : 1;
+    for (;;) {
+      for (int it = 0; it < per_read; ++it) {
+        for (int g = 0; g < team_.local(); ++g) {
+          PB_CUDA(cudaSetDevice(team_.device(g)));
+          slices_[std::size_t(g)]->dmma->launch_partials();
+        }
+        all_reduce();
+        for (int g = 0; g < team_.local(); ++g) {
+          PB_CUDA(cudaSetDevice(team_.device(g)));
+          slices_[std::size_t(g)]->dmma->launch_update_of(p_.n);
+        }
+      }
+      PB_CUDA(cudaSetDevice(team_.device(0)));
+      PB_CUDA(cudaMemcpyAsync(h_flag_, slices_[0]->dmma->device_flag(), sizeof(Flag), cudaMemcpyDeviceToHost,
+                              s0()));
+      PB_CUDA(cudaStreamSynchronize(s0()));
+      iterations_ = h_flag_->iterations;
+      if (h_flag_->stop) break;
+      if (p_.crit.fixed)  // the exit test stops a fixed run at `loops` itself: reaching here is a bug
+        throw std::logic_error(
+            "CUDA.NCCL: the fixed iterations ran and the device's exit test has not stopped");
+    }
+    join();
+    failed_ = false;
+  }
+
+  void result(Result& out) override {
+    const DeviceGuard guard;
+    out.assign.resize(std::size_t(p_.n));
+    out.centroids.resize(std::size_t(p_.k * p_.d));
+    std::vector<double> best(std::size_t(p_.n));
+    for (int g = 0; g < team_.local(); ++g) {
+      Slice& sl = *slices_[std::size_t(g)];
+      PB_CUDA(cudaSetDevice(team_.device(g)));
+      sl.dmma->download(out.assign.data() + sl.lo, best.data() + sl.lo, out.centroids.data());
+    }
+    // Every GPU holds the same centroids; rank 0 the whole assignment.
+    team_.gather(out.assign, slices_.front()->lo, slices_.back()->hi);
+    team_.gather(best, slices_.front()->lo, slices_.back()->hi);
+    out.iterations = iterations_;
+    out.inertia = 0;
+    for (double v : best) out.inertia += v;
+  }
+
+  void* stream() override { return slices_.empty() ? nullptr : slices_[0]->dmma->stream(); }
+
+  // The last run's all-reduces alone, one group an iteration; bytes are what
+  // each GPU contributes (nccl-tests' message size).
+  CommProfile communication() override {
+    const DeviceGuard guard;
+    if (team_.size() < 2) return {};
+    team_.sync();
+    mpi::barrier();  // over ranks: every rank's all-reduces start together, the slowest counts
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    Stopwatch watch;
+    watch.begin(s0());
+    start();
+    for (int it = 0; it < iterations_; ++it) all_reduce();
+    join();
+    const double seconds = mpi::max(watch.end(s0()));
+    Dmma& d = *slices_[0]->dmma;
+    const double per = double(d.partial_sums_count() + d.partial_counts_count() + 1) * 8.0;
+    return {per * iterations_, seconds};
+  }
+
+ private:
+  struct Slice {
+    std::int64_t lo = 0, hi = 0;  // points lo <= i < hi
+    Inputs in;                    // those points (the instance keeps a pointer)
+    std::unique_ptr<Dmma> dmma;
+    std::unique_ptr<Event> done;  // on its GPU: its stream's work queued so far
+  };
+  cudaStream_t s0() { return static_cast<cudaStream_t>(slices_[0]->dmma->stream()); }
+  cudaStream_t stream_of(int g) { return static_cast<cudaStream_t>(slices_[std::size_t(g)]->dmma->stream()); }
+  // Every GPU's stream after what is queued on the first GPU's.
+  void start() {
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    PB_CUDA(cudaEventRecord(go_->get(), s0()));
+    for (int g = 1; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
+      PB_CUDA(cudaStreamWaitEvent(stream_of(g), go_->get(), 0));
+    }
+  }
+  // The first GPU's stream after every GPU's queued work.
+  void join() {
+    for (int g = 1; g < team_.local(); ++g) {
+      PB_CUDA(cudaSetDevice(team_.device(g)));
+      PB_CUDA(cudaEventRecord(slices_[std::size_t(g)]->done->get(), stream_of(g)));
+    }
+    PB_CUDA(cudaSetDevice(team_.device(0)));
+    for (int g = 1; g < team_.local(); ++g)
+      PB_CUDA(cudaStreamWaitEvent(s0(), slices_[std::size_t(g)]->done->get(), 0));
+  }
+  // One iteration's all-reduce, in place, every GPU at once.
+  void all_reduce() {
+    NcclGroup group;
+    for (int g = 0; g < team_.local(); ++g) {
+      Dmma& d = *slices_[std::size_t(g)]->dmma;
+      const ncclComm_t c = team_.comm(g);
+      const cudaStream_t st = stream_of(g);
+      PB_NCCL(ncclAllReduce(d.partial_sums(), d.partial_sums(), d.partial_sums_count(), ncclDouble, ncclSum,
+                            c, st));
+      PB_NCCL(ncclAllReduce(d.partial_counts(), d.partial_counts(), d.partial_counts_count(), ncclUint64,
+                            ncclSum, c, st));
+      PB_NCCL(ncclAllReduce(d.changed_count(), d.changed_count(), 1, ncclUint64, ncclSum, c, st));
+    }
+    group.end();
+  }
+  void release() {
+    team_.release(failed_);
+    failed_ = false;
+    slices_.clear();
+    go_.reset();
+    if (h_flag_) cudaFreeHost(h_flag_);
+    h_flag_ = nullptr;
+  }
+
+  int parts_;
+  GpuTeam team_;
+  Problem p_;
+  std::vector<std::unique_ptr<Slice>> slices_;
+  std::unique_ptr<Event> go_;
+  Flag* h_flag_ = nullptr;  // pinned
+  int iterations_ = 0;
+  bool failed_ = false;  // a run() threw: the communicators are aborted, not destroyed
+};
+#endif
+
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_dmma(bool delta) { return std::make_unique<Dmma>(delta); }
+
+#ifdef PARBENCH_WITH_NCCL
+std::unique_ptr<Variant> make_cuda_dmma_nccl(int gpus, int parts, bool over_ranks) {
+  return std::make_unique<DmmaTeam>(gpus, parts, over_ranks);
+}
+#endif
 
 }  // namespace pb::kmeans

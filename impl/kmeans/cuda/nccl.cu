@@ -24,12 +24,14 @@
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/nccl.cuh"
 #include "core/cuda/team.cuh"
+#include "core/family.hpp"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
 
 std::unique_ptr<Variant> make_cuda_one_read_nccl(int gpus, int parts, int block,
-                                                 bool over_ranks);  // one_read.cu
+                                                 bool over_ranks);                   // one_read.cu
+std::unique_ptr<Variant> make_cuda_dmma_nccl(int gpus, int parts, bool over_ranks);  // dmma.cu
 
 // OneRead's block in CUDA.NCCL: the middle of OneRead's own block axis (64,
 // 256, 1024), which its tensor-core pass takes at K <= 32.
@@ -246,7 +248,8 @@ std::string nccl_version() {
 namespace {
 
 // CUDA.NCCL runs the fastest single-GPU step of the shape across the GPUs:
-// OneRead's where OneRead runs it (D <= 32, one_read.cu), AllGPU's otherwise.
+// OneRead's where OneRead runs it (D <= 32, one_read.cu), AllGPU's otherwise;
+// with PARBENCH_PREVIEW=1, DMMA's for wide points (dmma.cu) where it runs.
 class Choose final : public Variant {
  public:
   Choose(int gpus, int parts, int block, bool over_ranks)
@@ -267,6 +270,11 @@ class Choose final : public Variant {
   std::unique_ptr<Variant> pick(const Problem& p) const {
     auto one_read = make_cuda_one_read_nccl(gpus_, parts_, kOneReadBlock, over_ranks_);
     if (one_read->supports(p).ok()) return one_read;
+    // DMMA's step is written but not yet run on a GPU: a preview until it is.
+    if (preview_variants()) {
+      auto dmma = make_cuda_dmma_nccl(gpus_, parts_, over_ranks_);
+      if (dmma->supports(p).ok()) return dmma;
+    }
     return std::make_unique<Nccl>(gpus_, parts_, block_, over_ranks_);
   }
   int gpus_, parts_, block_;
