@@ -199,15 +199,20 @@ def chart_gpus(stats, cv):
     """Scaling over GPUs: time per call and efficiency against the variant's
     own 1-GPU run vs the gpus knob, one figure per family and problem. Strong
     (one problem): ideal t(1)/g, derived.efficiency. Weak (the run name's
-    scaling:weak, each GPU's share fixed): ideal t(1), derived.weak_efficiency."""
-    series = {}
+    scaling:weak, each GPU's share fixed): ideal t(1), derived.weak_efficiency.
+    A series of other knobs (ranks: one run a rank count, read as one source
+    with --merge) that has no 1-GPU point of its own is read against the
+    variant's 1-GPU run in another series."""
+    series, one = {}, {}
     for s in stats:
         g = s.arg("gpus", int)
         if g is not None and s.role != "ceiling" and s.seconds and s.seconds > 0:
-            series.setdefault((s.run.family, s.problem()), {}).setdefault((label_without_gpus(s), s.source),
-                                                                          []).append((g, s.seconds, s.stdev))
+            series.setdefault((s.run.family, s.problem()), {}).setdefault(
+                (label_without_gpus(s), s.source, s.run.variant), []).append((g, s.seconds, s.stdev))
+            if g == 1:
+                one.setdefault((s.run.family, s.problem(), s.run.variant, s.source), s.seconds)
     good = [(k, v) for k, v in series.items()
-            if any(len(p) > 1 and min(g for g, _, _ in p) == 1 for p in v.values())]
+            if any((k[0], k[1], var, src) in one and max(g for g, _, _ in p) > 1 for (_, src, var), p in v.items())]
     if not good:
         raise NoData("no variant was run at 1 GPU and more (e.g. --sor-gpus=1,2 on a machine with two GPUs)")
     several = several_sources(stats)
@@ -218,16 +223,16 @@ def chart_gpus(stats, cv):
         pyplot = plt()
         fig, (ax, ax_eff) = pyplot.subplots(1, 2, figsize=(9.5, 4.0))
         counts, top = set(), 1.0
-        for (v, source), pts in sorted(variants.items()):
+        for (v, source, variant), pts in sorted(variants.items()):
             pts.sort()
-            if pts[0][0] != 1:
+            t1 = one.get((family, problem, variant, source))
+            if t1 is None:
                 continue
             counts |= {g for g, _, _ in pts}
             st = cv.style(v, source)
             name = v + (" [%s]" % source if several else "")
             errorbars(ax, [g for g, _, _ in pts], [t for _, t, _ in pts], [e for _, _, e in pts], label=name,
                       capsize=2, **st)
-            t1 = pts[0][1]
             ax.plot([g for g, _, _ in pts], [t1 if weak else t1 / g for g, _, _ in pts], IDEAL, color=st["color"],
                     lw=1)
             eff = [derived.weak_efficiency(t1, t) if weak else derived.efficiency(t1, t, g) for g, t, _ in pts]
@@ -249,7 +254,7 @@ def chart_gpus(stats, cv):
         cv.save(fig, cv.name("gpus", family, problem_label(problem)),
                 "%s %s scaling over GPUs: %s" % (family, "weak" if weak else "strong", problem_label(
                     [(k, v) for k, v in problem if k != "scaling"]) + (", a GPU's share" if weak else "")), family,
-                {src for _, src in variants})
+                {src for _, src, _ in variants})
     limit.done()
 
 

@@ -339,6 +339,27 @@ class SorAndGpuCharts(unittest.TestCase):
         ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == report_draw.IDEAL]
         self.assertEqual(ideal, [[8.0, 4.0, 2.0]])
 
+    def test_rank_counts_read_against_the_variants_one_gpu_run(self):
+        # One run a rank count (ranks:P/gpus:G), merged: the series of 2 and
+        # 4 ranks have no 1-GPU point of their own and are read against the
+        # 1-rank, 1-GPU time (8 s), each from its first GPU count.
+        bw = ("GBps", "bandwidth")
+        doc = sor_run()
+        doc["benchmarks"] += [entry(SOR % ("MPI.NCCL", 4000, 4000, "ranks:%d/gpus:%d" % (p, g)), t, device="gpu",
+                                    rate=bw, GBps=1.0)
+                              for p, g, t in ((1, 1, 8.0), (1, 2, 4.0), (2, 2, 5.0), (2, 4, 2.5), (4, 4, 4.0))]
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
+            report_charts.chart_gpus(self.stats(doc), report_draw.Canvas(tmp, "m"))
+        drawn = {}
+        for a, k in plots:
+            if k.get("label", "").startswith("MPI.NCCL"):
+                drawn.setdefault(k["label"], []).append(list(a[1]))
+        self.assertEqual(drawn["MPI.NCCL (ranks 1)"], [[8.0, 4.0], [1.0, 1.0]])
+        self.assertEqual(drawn["MPI.NCCL (ranks 2)"], [[5.0, 2.5], [0.8, 0.8]])
+        self.assertEqual(drawn["MPI.NCCL (ranks 4)"], [[4.0], [0.5]])
+        ideal = [list(a[1]) for a, k in plots if a and len(a) > 2 and a[2] == report_draw.IDEAL]
+        self.assertIn([4.0, 2.0], ideal)  # 8 / g at 2 and 4 GPUs
+
     def test_weak_scaling_is_drawn_against_a_flat_ideal(self):
         bw = ("GBps", "bandwidth")
         doc = sor_run()
