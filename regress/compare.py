@@ -1140,6 +1140,10 @@ def analyse_paired(workdir, settings, warn, sequential=None):
         d["label"] = os.path.basename(manifest[side])
         d["sha256"] = manifest[side + "_sha256"]
         d["rounds"] = n
+        env = (manifest.get("env") or {}).get(side)
+        if env:  # one binary on two GPUs, say: the environment tells the sides apart
+            d["env"] = env
+            d["label"] += " [%s]" % " ".join("%s=%s" % kv for kv in sorted(env.items()))
         desc.append(d)
     if desc[0]["label"] == desc[1]["label"]:
         desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
@@ -1208,6 +1212,10 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
     p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
                    help="run the two bench binaries interleaved (arguments for them after --)")
+    for side in ("base", "new"):
+        p.add_argument("--%s-env" % side, action="append", default=[], metavar="VAR=VALUE",
+                       help="--run: set VAR for the %s binary's invocations (repeatable); e.g. one bench on two "
+                       "GPUs: --base-env CUDA_VISIBLE_DEVICES=0 --new-env CUDA_VISIBLE_DEVICES=1" % side.upper())
     p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
     p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 8, 12, 16, "
@@ -1252,12 +1260,15 @@ def run_sequential(args, bench_args, settings, warn):
     looks = sequential_looks(cap)
     started = time.monotonic()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    pending = (looks[0], None)
+    pending, res = (looks[0], None), None
     manifest = os.path.join(args.workdir, "manifest.json")
     if os.path.isfile(manifest) and rounds.leading_done(args.workdir) >= looks[0]:
+        # Rounds already there are read only when they are this comparison's.
+        rounds.check_workdir(args.run[0], args.run[1], bench_args, args.workdir, args.env, {"looks": looks})
         old = rounds.read_manifest(args.workdir)
         if old.get("looks") == looks:
-            pending = analyse_paired(args.workdir, settings, warn)[5]
+            res = analyse_paired(args.workdir, settings, warn)
+            pending = res[5]
     while pending is not None:
         target, names = pending
         left = None
@@ -1267,7 +1278,7 @@ def run_sequential(args, bench_args, settings, warn):
             log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
                 % (len(names), target, ", ".join(map(str, looks))))
         if not rounds.run(args.run[0], args.run[1], bench_args, args.workdir, target, left, log,
-                          select=names, extra={"looks": looks}):
+                          select=names, extra={"looks": looks}, env=args.env):
             return None
         res = analyse_paired(args.workdir, settings, warn)
         pending = res[5]
@@ -1294,6 +1305,16 @@ def main(argv=None):
         return fail(EXIT_INPUT, "needs BASE.json NEW.json, or --run BASE_BENCH NEW_BENCH (see --help)")
     if bench_args and not args.run:
         return fail(EXIT_INPUT, "arguments after -- are for --run")
+    args.env = {}
+    for side in ("base", "new"):
+        given = getattr(args, side + "_env")
+        if given and not args.run:
+            return fail(EXIT_INPUT, "--%s-env is for --run" % side)
+        for item in given:
+            var, eq, value = item.partition("=")
+            if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
+                return fail(EXIT_INPUT, "--%s-env %s: want VAR=VALUE" % (side, item))
+            args.env.setdefault(side, {})[var] = value
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         return fail(EXIT_INPUT, "--rounds must be at least %d" % MIN_ROUNDS)
     if args.max_rounds is not None and (args.max_rounds < FIRST_LOOK or args.rounds is not None):
@@ -1333,7 +1354,7 @@ def main(argv=None):
                                  "to go on" % (args.analyse, res[5][0]))
         elif args.run and args.rounds:
             finished = rounds.run(args.run[0], args.run[1], bench_args, args.workdir, args.rounds,
-                                  args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True))
+                                  args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True), env=args.env)
             if not finished:
                 return EXIT_INCOMPLETE
             res = analyse_paired(args.workdir, settings, warn)

@@ -83,20 +83,46 @@ def _list_tests(binary, bench_args):
         raise RoundsError(str(e))
 
 
-def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None):
-    """Runs the rounds not yet complete in workdir, up to `rounds` (at least
-    the manifest's, when it holds more). select: the run names these
-    rounds run (a sequential comparison's undecided benchmarks; None: all
-    that bench_args select). extra: keys the manifest keeps (the sequential
-    plan). Returns True when every round is complete, False when max_seconds
-    stopped it first (rerun to resume)."""
+def _executables(base_bin, new_bin):
     resolved = []
     for b in (base_bin, new_bin):
         found = b if os.sep in b else (shutil.which(b) or b)
         if not (os.path.isfile(found) and os.access(found, os.X_OK)):
             raise RoundsError("%s is not an executable file" % b)
         resolved.append(os.path.abspath(found))
-    base_bin, new_bin = resolved
+    return resolved
+
+
+def _same_comparison(workdir, old, now, extra):
+    for k in ("base_sha256", "new_sha256", "args", "env") + tuple(sorted(extra or ())):
+        if old.get(k) != now.get(k):
+            raise RoundsError("%s holds rounds of another comparison (%s differs); use another --workdir"
+                              % (workdir, k.replace("_sha256", " binary")))
+
+
+def check_workdir(base_bin, new_bin, bench_args, workdir, env=None, extra=None):
+    """RoundsError when workdir holds the rounds of another comparison (other
+    binaries, arguments, environments or plan) than run() with these would
+    make; nothing when it holds none."""
+    if not os.path.exists(os.path.join(workdir, "manifest.json")):
+        return
+    base_bin, new_bin = _executables(base_bin, new_bin)
+    now = {"base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin), "args": bench_args}
+    if env:
+        now["env"] = env
+    now.update(extra or {})
+    _same_comparison(workdir, read_manifest(workdir), now, extra)
+
+
+def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None, env=None):
+    """Runs the rounds not yet complete in workdir, up to `rounds` (at least
+    the manifest's, when it holds more). select: the run names these
+    rounds run (a sequential comparison's undecided benchmarks; None: all
+    that bench_args select). extra: keys the manifest keeps (the sequential
+    plan). env: {"base" or "new": {VAR: value}} set for that side's runs.
+    Returns True when every round is complete, False when max_seconds
+    stopped it first (rerun to resume)."""
+    base_bin, new_bin = _executables(base_bin, new_bin)
     for a in bench_args:
         if a.startswith("--benchmark_out") or a.startswith("--benchmark_list_tests"):
             raise RoundsError("bench argument %s: compare --run writes and reads the JSON itself" % a)
@@ -110,12 +136,11 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
                 "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
     manifest.update(extra or {})
+    if env:
+        manifest["env"] = env
     if os.path.exists(manifest_path):
         old = read_manifest(workdir)
-        for k in ("base_sha256", "new_sha256", "args") + tuple(sorted(extra or ())):
-            if old.get(k) != manifest[k]:
-                raise RoundsError("%s holds rounds of another comparison (%s differs); use another --workdir"
-                                  % (workdir, k.replace("_sha256", " binary")))
+        _same_comparison(workdir, old, manifest, extra)
         manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
     with open(manifest_path, "w") as f:
         results.dump(manifest, f)
@@ -136,7 +161,7 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
             t0 = time.monotonic()
             log("compare: round %d/%d: %s (%s, %d benchmarks) ..."
                 % (r + 1, rounds, side.upper(), bins[side], len(names) if select is None else len(select)))
-            rc = launch.run(bins[side], args, out + ".part", out[:-5] + ".log")[0]
+            rc = launch.run(bins[side], args, out + ".part", out[:-5] + ".log", env=(env or {}).get(side))[0]
             if rc not in (0, 1) or not os.path.exists(out + ".part"):
                 with open(out[:-5] + ".log") as f:
                     tail = f.read().strip().splitlines()[-1:] or ["(no output)"]

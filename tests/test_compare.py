@@ -557,6 +557,30 @@ class Command(CommandBase):
         self.assertEqual(r["threshold"], 0.15)
         self.assertEqual(r["verdict"], "SAME")
 
+    def test_paired_run_of_one_binary_in_two_environments(self):
+        # One bench, its sides told apart by their environment (two GPUs of
+        # one host: CUDA_VISIBLE_DEVICES): here the NEW side's runs are 20%
+        # slower; the sides' labels name their variables; a resume with
+        # other variables is another comparison, refused.
+        fake = self.write("fake_bench.py", FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        order = os.path.join(self.dir, "order.log")
+        args = ["--run", fake, fake, "--workdir", "rounds", "--base-env", "FAKE_SCALE=1.0",
+                "--new-env", "FAKE_SCALE=1.2", "--json", "v.json"]
+        p = self.run_tool(*args, "--", "--order-log=" + order)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
+        self.assertIn("BASE fake_bench.py [FAKE_SCALE=1.0] vs NEW fake_bench.py [FAKE_SCALE=1.2]", p.stdout)
+        p = self.run_tool("--run", fake, fake, "--workdir", "rounds", "--new-env", "FAKE_SCALE=1.3", "--",
+                          "--order-log=" + order)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("env differs", p.stderr)
+        p = self.run_tool("--run", fake, fake, "--new-env", "NOEQUALS", "--", "--order-log=" + order)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("want VAR=VALUE", p.stderr)
+
     def test_paired_run(self):
         """--run with a fake bench: rounds in A B B A order, resumable, verdicts."""
         fake = self.write("fake_bench.py", FAKE_BENCH)
@@ -586,9 +610,12 @@ class Command(CommandBase):
         later = json.loads(slurp(os.path.join(self.dir, "rounds", "round-09-new.json")))
         self.assertEqual([e["name"] for e in later["benchmarks"]], ["GEMM/V0/M:64/manual_time"])
         self.assertIn("verdicts after 8 rounds: 1, 12 rounds: 1", p.stdout)
-        # Resuming with all rounds present runs nothing more.
+        # Resuming with all rounds present runs nothing more, and says the
+        # same verdicts.
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
         self.assertEqual(slurp(order).split(), sides)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("verdicts after 8 rounds: 1, 12 rounds: 1", p.stdout)
         # A round cut off mid-file: --analyse says how far the rounds go, one
         # line, exit 2, and leaves the file as it is; --run runs it again.
         cut = os.path.join(self.dir, "rounds", "round-03-new.json")
@@ -779,6 +806,7 @@ class NoiseModel(CommandBase):
 FAKE_BENCH = r'''#!/usr/bin/env python3
 import json, os, random, sys
 SCALE = 1.0
+SCALE *= float(os.environ.get("FAKE_SCALE", "1"))
 args = sys.argv[1:]
 if "--bad" in args:
     print("bench: unknown flag --bad", file=sys.stderr); sys.exit(2)
