@@ -315,6 +315,15 @@ def read_run(path):
     """(run, its file's uncompressed bytes, their sha256, the run's content
     sha256) of a file to ingest; Refused when the contract refuses it."""
     run = load_run(path)
+    # A run's series are filed under the machine its context names: entries
+    # that ran on another GPU model (ci/run-suite records each entry's) would
+    # join that machine's series under another model's times.
+    models = {e.raw["parbench"]["gpu"] for e in run.entries
+              if isinstance(e.raw.get("parbench"), dict) and isinstance(e.raw["parbench"].get("gpu"), str)}
+    other = sorted(m for m in models if m != run.context.get("gpu"))
+    if other:
+        raise Refused("%s: entries ran on %s, not the context's GPU (%s): a history files a run under one machine"
+                      % (path, ", ".join(other), run.context.get("gpu")))
     try:
         data = read_bytes(path)
     except (OSError, EOFError, zlib.error) as e:

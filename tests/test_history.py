@@ -257,6 +257,22 @@ class Ingest(Base):
         self.assertIn("added as run 3", p.stdout)
         self.assertEqual(len(p.stderr.splitlines()), 1)
 
+    def test_entries_on_another_gpu_model_are_refused(self):
+        # A suite spread over a host's GPUs names each entry's model; one that
+        # is not the context's would join this machine's series: refused,
+        # nothing stored. Entries of the context's model ingest as before.
+        self.two_runs()
+        before = self.dump()
+        d = doc([0.001, 0.002, 0.003], date="2026-11-24T00:00:00+00:00")
+        model = d["context"]["gpu"]
+        for e in d["benchmarks"]:
+            e["parbench"]["gpu"] = model
+        d["benchmarks"][0]["parbench"]["gpu"] = "Another GPU"
+        self.fails("ingest", self.write("mixed.json", d), match="entries ran on Another GPU, not the context's GPU")
+        self.assertEqual(self.dump(), before)
+        d["benchmarks"][0]["parbench"]["gpu"] = model
+        self.assertIn("added as run 3", self.ok("ingest", self.write("same.json", d)).stdout)
+
     def test_refused_defects_are_the_loaders_line(self):
         self.two_runs()
         before, files = self.dump(), self.archive()
