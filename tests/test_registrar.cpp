@@ -319,6 +319,16 @@ TEST(Registrar, CommunicationCountersWithExactNumbers) {
   Counters none;
   add_comm_counters(none, CommProfile{}, 4.0);  // one GPU: nothing moved, nothing written
   EXPECT_TRUE(none.empty());
+  // The call without its exchange took 3.5 s of the 4 s: it adds 1/8.
+  Counters exposed;
+  add_comm_counters(exposed, CommProfile{8e9, 2.0, 3.5}, 4.0);
+  const std::map<std::string, double> exposed_got(exposed.begin(), exposed.end());
+  EXPECT_EQ(exposed_got.at("comm_exposed_share"), 0.125);
+  // Faster with it than without (noise): nothing exposed, never below 0.
+  Counters hidden;
+  add_comm_counters(hidden, CommProfile{8e9, 2.0, 4.2}, 4.0);
+  const std::map<std::string, double> hidden_got(hidden.begin(), hidden.end());
+  EXPECT_EQ(hidden_got.at("comm_exposed_share"), 0.0);
 }
 
 TEST(Reporters, NonFiniteValuesBecomeNull) {

@@ -60,14 +60,19 @@ using JobFactory = std::function<std::unique_ptr<Job>()>;
 
 // What a multi-GPU variant moves between GPUs in one timed call, and how long
 // that communication takes alone (an untimed pass that issues only it, in the
-// call's order): bytes 0 when the variant moves nothing (one GPU).
+// call's order): bytes 0 when the variant moves nothing (one GPU). Where the
+// variant can, also the call without its communication (another untimed
+// pass: the same work, nothing exchanged; its result is not used).
 struct CommProfile {
   double bytes = 0;
   double seconds = 0;
+  double compute_seconds = 0;  // 0: not measured
 };
 // comm_bytes_per_call, comm_s, comm_share (comm_s over the timed call's
 // seconds, which overlap hides: the share it would take alone) and comm_GBps;
-// nothing when the profile moved nothing.
+// with compute_seconds, comm_exposed_share: the share of the call that the
+// communication adds, 1 - compute_seconds / seconds per call (at least 0),
+// what overlap failed to hide. Nothing when the profile moved nothing.
 void add_comm_counters(Counters& out, const CommProfile& c, double seconds_per_call);
 
 // Times single runs of a Job. One implementation per backend.

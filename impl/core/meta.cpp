@@ -61,6 +61,7 @@ std::map<std::string, CounterInfo>& counters() {
       {"comm_bytes_per_call", {CounterKind::Model, "B"}},
       {"comm_s", {CounterKind::Time, "s"}},
       {"comm_share", {CounterKind::Share, ""}},
+      {"comm_exposed_share", {CounterKind::Share, ""}},
       {"comm_GBps", {CounterKind::Rate, "GB/s"}},
   };
   return m;

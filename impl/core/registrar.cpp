@@ -160,6 +160,8 @@ void add_comm_counters(Counters& out, const CommProfile& c, double seconds_per_c
   out.emplace_back("comm_s", c.seconds);
   out.emplace_back("comm_share", seconds_per_call > 0 ? c.seconds / seconds_per_call : 0.0);
   out.emplace_back("comm_GBps", c.seconds > 0 ? c.bytes / c.seconds * 1e-9 : 0.0);
+  if (c.compute_seconds > 0 && seconds_per_call > 0)
+    out.emplace_back("comm_exposed_share", std::max(0.0, 1.0 - c.compute_seconds / seconds_per_call));
 }
 
 void run_job(benchmark::State& state, const JobFactory& make, const RegisterOptions& opt) {
