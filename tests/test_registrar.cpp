@@ -309,6 +309,35 @@ TEST(Registrar, MultiGpuRunsNeedOneModel) {
       "GPUs of different models (0: H100, 1: A100, 3: L4): a run split evenly over GPUs needs one model");
 }
 
+TEST(Registrar, TeamLayoutOverRanks) {
+  // One process, 4 GPUs: devices 0..3, members 0..3; part q on member q % 4.
+  TeamLayout one = TeamLayout::make(4, 1, 0, 0, 1, 4);
+  EXPECT_EQ(one.why_not(4), "");
+  EXPECT_EQ(one.per, 4);
+  EXPECT_EQ(one.base, 0);
+  EXPECT_EQ(one.holder(6), 2);
+  EXPECT_EQ(one.why_not(3), "fewer parts than GPUs");
+  EXPECT_EQ(TeamLayout::make(4, 1, 0, 0, 1, 2).why_not(4), "asks for 4 GPUs, 2 visible");
+  // 2 hosts x 2 ranks, 2 GPUs a rank (8 in all); rank 3 is host 1's second:
+  // its devices 2 and 3, members 6 and 7.
+  TeamLayout r3 = TeamLayout::make(8, 4, 3, 1, 2, 4);
+  EXPECT_EQ(r3.why_not(8), "");
+  EXPECT_EQ(r3.per, 2);
+  EXPECT_EQ(r3.base, 2);
+  EXPECT_EQ(r3.first, 6);
+  EXPECT_EQ(r3.holder(7), 1);
+  EXPECT_EQ(r3.holder(5), -1);  // rank 2's
+  EXPECT_EQ(r3.why_not(16), "over MPI ranks every GPU holds one part");
+  // The same ranks where the launcher shows each its own 2 GPUs: from 0.
+  TeamLayout own = TeamLayout::make(8, 4, 3, 1, 2, 2);
+  EXPECT_EQ(own.base, 0);
+  EXPECT_EQ(own.why_not(8), "");
+  // More ranks on a host than its GPUs; GPUs that do not split evenly.
+  EXPECT_EQ(TeamLayout::make(5, 5, 0, 0, 5, 4).why_not(5),
+            "5 ranks on this host x 1 GPUs a rank need 5 GPUs, 4 visible");
+  EXPECT_EQ(TeamLayout::make(3, 2, 0, 0, 2, 4).why_not(3), "3 GPUs do not split evenly over 2 ranks");
+}
+
 TEST(Registrar, CommunicationCountersWithExactNumbers) {
   Counters out;
   add_comm_counters(out, CommProfile{8e9, 2.0}, 4.0);  // 8 GB alone in 2 s, in a 4 s call
