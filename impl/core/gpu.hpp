@@ -93,6 +93,9 @@ bool gpu_idle_start();
 // Test-only (core/fault.hpp): allocates device memory until none is left and
 // never frees it. Returns the bytes taken (0 without a GPU).
 std::size_t exhaust_gpu_memory();
+// The model of this process's current CUDA device ("" without one): under
+// mpirun a rank's own GPU (core/cuda/team.cuh makes it current).
+std::string current_gpu_name();
 std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt);
 
 // Key/value pairs for the JSON context (name, SMs, clocks, driver, runtime...).

@@ -10,6 +10,7 @@ bool idle_start = false;
 }
 void set_gpu_idle_start(bool idle) { idle_start = idle; }
 std::size_t exhaust_gpu_memory() { return 0; }
+std::string current_gpu_name() { return ""; }
 bool gpu_idle_start() { return idle_start; }
 
 const GpuStatus& gpu_status() {

@@ -197,34 +197,36 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       // the same entry and go on, and none is left waiting in a collective.
       const bool together = opt.mpi && mpi::size() > 1;
       std::string error;
+      // A set-up step: on several ranks its exception is kept for the ranks'
+      // verdict, not thrown past the others.
+      auto step = [&](const std::function<void()>& f) {
+        try {
+          f();
+        } catch (const std::exception& e) {
+          if (!together) throw;
+          error = e.what();
+        }
+      };
       Support s = Support::yes();
-      try {
+      step([&] {
         if (opt.id >= 0) inject_test_fault(registered()[std::size_t(opt.id)].name);
         job = make();
         // Before supports(): a CUDA variant may touch the device when it is built.
         s = on_gpu(job->backend()) && !gpu_status().available ? Support::no(gpu_status().reason)
                                                               : job->supports();
-      } catch (const std::exception& e) {
-        if (!together) throw;
-        error = e.what();
-      }
+      });
       if (together) {
         if (const std::string first = mpi::first_error(error); !first.empty())
           return fail(Disposition::Failed, kFailed, first);
         // One model over every rank's GPUs, as in one process (mixed_gpu_models).
-        if (on_gpu(opt.backend) && !mpi::same(std::hash<std::string>{}(gpu_status().name)) && s.ok())
+        if (on_gpu(opt.backend) && !mpi::same(std::hash<std::string>{}(current_gpu_name())) && s.ok())
           s = Support::no(
               "the ranks' GPUs are not all one model: a run split evenly over GPUs needs one model");
         const std::string first = mpi::first_error(s.ok() ? "" : s.reason);
         if (!first.empty()) return unsupported(s.ok() ? first : s.reason);
       }
       if (!s.ok()) return unsupported(s.reason);
-      try {
-        job->prepare();
-      } catch (const std::exception& e) {
-        if (!together) throw;
-        error = e.what();
-      }
+      step([&] { job->prepare(); });
       if (together)
         if (const std::string first = mpi::first_error(error); !first.empty())
           return fail(Disposition::Failed, kFailed, first);

@@ -145,6 +145,15 @@ std::size_t exhaust_gpu_memory() {
 }
 bool gpu_idle_start() { return idle_start; }
 
+std::string current_gpu_name() {
+  int dev = 0;
+  cudaDeviceProp p{};
+  if (!gpu_status().available || cudaGetDevice(&dev) != cudaSuccess ||
+      cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+    return "";
+  return p.name;
+}
+
 const GpuStatus& gpu_status() {
   static GpuStatus s;
   static std::once_flag once;

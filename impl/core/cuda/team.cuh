@@ -33,6 +33,10 @@ class GpuTeam {
                                             mpi::local_size(), visible)
                          : TeamLayout::make(gpus, 1, 0, 0, 1, visible);
     for (int i = 0; i < layout_.per; ++i) devices_.push_back(layout_.base + i);
+    // A rank's home GPU is its first: current from here on, so the timer's
+    // events and clocks and the registrar's check that every rank has one
+    // model see this rank's GPU, not device 0.
+    if (layout_.ranks > 1 && layout_.per > 0 && layout_.base < visible) PB_CUDA(cudaSetDevice(layout_.base));
   }
 #ifdef PARBENCH_WITH_NCCL
   ~GpuTeam() { release(false); }
