@@ -10,8 +10,9 @@ alone reports), and the JSON written once with the MPI context.
 variants on a machine without the GPUs: every rank must agree on it).
 
 With --fault-on-last-rank, the instances matching REGEX fail on the last rank
-alone (PARBENCH_TEST_FAULT=fail@R): the run must still end (exit 1, no hang),
-each of those entries an error naming that rank, every other entry verified."""
+alone (PARBENCH_TEST_FAULT=fail@R, or oom@R with --fault-kind oom): the run
+must still end (exit 1, no hang), each of those entries an error naming that
+rank (failed, or out of memory), every other entry verified."""
 import json
 import os
 import re
@@ -19,10 +20,13 @@ import subprocess
 import sys
 
 args = sys.argv[1:]
-fault, variants, unsupported_ok = None, "KMeans/MPI/", False
+fault, fault_kind, variants, unsupported_ok = None, "fail", "KMeans/MPI/", False
 while len(args) > 2 and args[2].startswith("--") and args[2] != "--":
     if args[2] == "--fault-on-last-rank":
         fault = args[3]
+        del args[2:4]
+    elif args[2] == "--fault-kind":  # fail (default) or oom: the disposition every rank must record
+        fault_kind = args[3]
         del args[2:4]
     elif args[2] == "--variants":  # the instances to check: a regular expression matched at the name's start
         variants = args[3]
@@ -36,7 +40,7 @@ ranks, path, sep, cmd = int(args[0]), args[1], args[2], args[3:]
 assert sep == "--", __doc__
 env = dict(os.environ)
 if fault:
-    env["PARBENCH_TEST_FAULT"] = "fail@%d:%s" % (ranks - 1, fault)
+    env["PARBENCH_TEST_FAULT"] = "%s@%d:%s" % (fault_kind, ranks - 1, fault)
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 fail = []
 if p.returncode != (1 if fault else 0):
@@ -53,6 +57,9 @@ for b in faulted:
     want = "rank %d: injected test fault" % (ranks - 1)
     if not b.get("error_occurred") or want not in (b.get("error_message") or ""):
         fail.append("%s: not an error naming %r: %s" % (b["name"], want, b.get("error_message")))
+    disposition = (b.get("parbench") or {}).get("disposition")
+    if disposition != ("out_of_memory" if fault_kind == "oom" else "failed"):
+        fail.append("%s: disposition %r after an injected %s" % (b["name"], disposition, fault_kind))
 for b in entries:
     if "/ranks:%d/" % ranks not in b["name"]:
         fail.append("%s: not ranks:%d" % (b["name"], ranks))

@@ -138,6 +138,18 @@ class RunSuite(unittest.TestCase):
         self.assertGreaterEqual(min(q["start_s"] for q in alone) + 0.002,
                                 max(q["start_s"] + q["seconds"] for q in lanes))
         self.assertIn("on GPU 1", p.stderr)
+        # Stopped at once and resumed, the lanes' suite is whole again.
+        out2 = os.path.join(self.tmp, "again.json")
+        lanes_args = ["--bench", BENCH, "--out", out2, "--split", "variant", "--gpus", "2"]
+        bench_args = ["--", "--profile=smoke", "--benchmark_filter=" + both, "--no-progress"]
+        p = run(lanes_args + ["--max-seconds", "0"] + bench_args)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        p = run(lanes_args[:-2] + ["--gpus", "1", "--resume"] + bench_args)  # another suite: refused
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("another suite's state", p.stderr)
+        p = run(lanes_args + ["--resume"] + bench_args)
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        self.check_complete(results.load(out2), both)
         for e in r.entries:
             meta = e.raw.get("parbench", {})
             if e.disposition == "passed" and meta.get("device") == "gpu":

@@ -9,6 +9,7 @@
 
 #include "core/gpu.hpp"
 #include "core/mpi.hpp"
+#include "core/status.hpp"
 
 namespace pb {
 namespace {
@@ -32,10 +33,11 @@ const Fault& fault() {
       out.rank = std::atoi(out.kind.c_str() + at + 1);
       out.kind.resize(at);
     }
-    if (colon == std::string::npos ||
-        (out.kind != "crash" && out.kind != "hang" && out.kind != "gpu-oom" && out.kind != "fail")) {
+    if (colon == std::string::npos || (out.kind != "crash" && out.kind != "hang" && out.kind != "gpu-oom" &&
+                                       out.kind != "fail" && out.kind != "oom")) {
       std::fprintf(stderr,
-                   "bench: PARBENCH_TEST_FAULT=%s is not crash|hang|gpu-oom|fail[@RANK]:REGEX; ignored\n", v);
+                   "bench: PARBENCH_TEST_FAULT=%s is not crash|hang|gpu-oom|fail|oom[@RANK]:REGEX; ignored\n",
+                   v);
       return out;
     }
     try {
@@ -59,6 +61,7 @@ void inject_test_fault(const std::string& instance_name) {
   std::fprintf(stderr, "bench: PARBENCH_TEST_FAULT: %s in %s\n", f.kind.c_str(), instance_name.c_str());
   std::fflush(stderr);
   if (f.kind == "fail") throw std::runtime_error("injected test fault");
+  if (f.kind == "oom") throw OutOfMemory("injected test fault");
   if (f.kind == "crash") std::abort();
   if (f.kind == "hang") {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));

@@ -7,6 +7,7 @@
 //   gpu-oom  take every byte of GPU memory and keep it, so this instance and
 //            the later ones of the process run out of memory
 //   fail     throw, as a failed CUDA, NCCL or MPI call does
+//   oom      throw OutOfMemory, as an allocation that fails in prepare() does
 // KIND@R (e.g. fail@1) limits the fault to MPI rank R, for the tests of a
 // collective job whose ranks must all learn of one rank's failure.
 // Unset (always, outside tests) it costs one getenv at the first instance.

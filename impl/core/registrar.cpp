@@ -197,6 +197,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       // the same entry and go on, and none is left waiting in a collective.
       const bool together = opt.mpi && mpi::size() > 1;
       std::string error;
+      bool out_of_memory = false;
       // A set-up step: on several ranks its exception is kept for the ranks'
       // verdict, not thrown past the others.
       auto step = [&](const std::function<void()>& f) {
@@ -205,7 +206,14 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         } catch (const std::exception& e) {
           if (!together) throw;
           error = e.what();
+          out_of_memory = dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e);
         }
+      };
+      // Every rank records the first failing rank's message, as out of
+      // memory where any rank ran out.
+      auto agreed_failure = [&](const std::string& first) {
+        const bool oom = mpi::any(out_of_memory);
+        fail(oom ? Disposition::OutOfMemory : Disposition::Failed, oom ? kOutOfMemory : kFailed, first);
       };
       Support s = Support::yes();
       step([&] {
@@ -216,8 +224,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
                                                               : job->supports();
       });
       if (together) {
-        if (const std::string first = mpi::first_error(error); !first.empty())
-          return fail(Disposition::Failed, kFailed, first);
+        if (const std::string first = mpi::first_error(error); !first.empty()) return agreed_failure(first);
         // One model over every rank's GPUs, as in one process (mixed_gpu_models).
         if (on_gpu(opt.backend) && !mpi::same(std::hash<std::string>{}(current_gpu_name())) && s.ok())
           s = Support::no(
@@ -228,8 +235,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       if (!s.ok()) return unsupported(s.reason);
       step([&] { job->prepare(); });
       if (together)
-        if (const std::string first = mpi::first_error(error); !first.empty())
-          return fail(Disposition::Failed, kFailed, first);
+        if (const std::string first = mpi::first_error(error); !first.empty()) return agreed_failure(first);
       if (on_gpu(job->backend())) {
         timer = make_cuda_timer(job->cuda_stream(), TimerOptions{opt.flush_l2});
         if (collective(job->backend())) timer = make_mpi_timer(std::move(timer));
