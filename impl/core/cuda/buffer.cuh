@@ -102,7 +102,8 @@ class Stopwatch {
 // what is queued on the home stream; join() makes the home stream go on after
 // every GPU's work and leaves the home device current. With own_home the home
 // stream is a stream of its own; without, it is the first GPU's stream (whose
-// device must then be the current one).
+// device must then be the current one). The fan makes its GPUs' streams, or
+// takes streams others own (one a GPU, alive as long as the fan).
 class StreamFan {
  public:
   StreamFan(const std::vector<int>& devs, bool own_home) : devs_(devs) {
@@ -111,13 +112,24 @@ class StreamFan {
     go_ = std::make_unique<Event>();
     for (int d : devs_) {
       PB_CUDA(cudaSetDevice(d));
-      streams_.push_back(std::make_unique<Stream>());
+      owned_.push_back(std::make_unique<Stream>());
+      streams_.push_back(owned_.back()->get());
       done_.push_back(std::make_unique<Event>());
     }
     PB_CUDA(cudaSetDevice(home_dev_));
   }
-  cudaStream_t home() const { return home_ ? home_->get() : streams_[0]->get(); }
-  cudaStream_t stream(std::size_t g) const { return streams_[g]->get(); }
+  StreamFan(const std::vector<int>& devs, const std::vector<cudaStream_t>& streams)
+      : devs_(devs), streams_(streams) {
+    PB_CUDA(cudaGetDevice(&home_dev_));
+    go_ = std::make_unique<Event>();
+    for (int d : devs_) {
+      PB_CUDA(cudaSetDevice(d));
+      done_.push_back(std::make_unique<Event>());
+    }
+    PB_CUDA(cudaSetDevice(home_dev_));
+  }
+  cudaStream_t home() const { return home_ ? home_->get() : streams_[0]; }
+  cudaStream_t stream(std::size_t g) const { return streams_[g]; }
   void start() const {
     PB_CUDA(cudaSetDevice(home_dev_));
     PB_CUDA(cudaEventRecord(go_->get(), home()));
@@ -150,7 +162,8 @@ class StreamFan {
   std::vector<int> devs_;
   int home_dev_ = 0;
   std::unique_ptr<Stream> home_;
-  std::vector<std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Stream>> owned_;  // the streams the fan made
+  std::vector<cudaStream_t> streams_;
   std::vector<std::unique_ptr<Event>> done_;
   std::unique_ptr<Event> go_;
 };
@@ -171,14 +184,6 @@ inline bool enable_peer_access(int from, int to) {
   return true;
 }
 
-// Waits for all work on GPUs 0 .. gpus - 1.
-inline void sync_devices(int gpus) {
-  for (int g = 0; g < gpus; ++g) {
-    PB_CUDA(cudaSetDevice(g));
-    PB_CUDA(cudaDeviceSynchronize());
-  }
-}
-
 // Restores the current device when a scope that switches devices ends,
 // returning or throwing: an out-of-memory on one GPU of a multi-GPU variant
 // must not leave the later instances of the run on that GPU.
@@ -192,23 +197,5 @@ class DeviceGuard {
  private:
   int dev_ = 0;
 };
-
-// Whether a variant that splits its work into `parts` over `gpus` GPUs (part
-// q on GPU q % gpus) can run here: 1 <= gpus <= the GPUs visible, parts >= gpus.
-inline Support multi_gpu_support(int gpus, int parts) {
-  int visible = 0;
-  if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
-  if (gpus < 1 || gpus > visible)
-    return Support::no("asks for " + std::to_string(gpus) + " GPUs, " + std::to_string(visible) + " visible");
-  if (parts < gpus) return Support::no("fewer parts than GPUs");
-  std::vector<std::string> names;
-  for (int g = 0; g < gpus; ++g) {
-    cudaDeviceProp prop{};
-    PB_CUDA(cudaGetDeviceProperties(&prop, g));
-    names.push_back(prop.name);
-  }
-  if (const std::string why = mixed_gpu_models(names); !why.empty()) return Support::no(why);
-  return Support::yes();
-}
 
 }  // namespace pb

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/gpu.hpp"
 #include "core/mpi.hpp"
 #ifdef PARBENCH_WITH_NCCL
 #include "core/cuda/nccl.cuh"

@@ -666,11 +666,12 @@ class DmmaTeam final : public Variant {
       PB_CUDA(cudaSetDevice(team_.device(g)));
       sl->dmma = std::make_unique<Dmma>(false);
       sl->dmma->prepare(part, sl->in);
-      sl->done = std::make_unique<Event>();
       slices_.push_back(std::move(sl));
     }
+    std::vector<cudaStream_t> streams;
+    for (int g = 0; g < team_.local(); ++g) streams.push_back(stream_of(g));
     PB_CUDA(cudaSetDevice(team_.device(0)));
-    go_ = std::make_unique<Event>();
+    fan_ = std::make_unique<StreamFan>(team_.devices(), streams);  // the first GPU's stream is the timer's
     PB_CUDA(cudaMallocHost(&h_flag_, sizeof(Flag)));
   }
 
@@ -686,7 +687,7 @@ class DmmaTeam final : public Variant {
   void run() override {
     const DeviceGuard guard;
     failed_ = true;  // until run() returns normally
-    start();
+    fan_->start();
     const int per_read = p_.crit.fixed ? p_.crit.loops : 1;
     for (;;) {
       for (int it = 0; it < per_read; ++it) {
@@ -710,7 +711,7 @@ class DmmaTeam final : public Variant {
         throw std::logic_error(
             "CUDA.NCCL: the fixed iterations ran and the device's exit test has not stopped");
     }
-    join();
+    fan_->join();
     failed_ = false;
   }
 
@@ -744,9 +745,9 @@ class DmmaTeam final : public Variant {
     PB_CUDA(cudaSetDevice(team_.device(0)));
     Stopwatch watch;
     watch.begin(s0());
-    start();
+    fan_->start();
     for (int it = 0; it < iterations_; ++it) all_reduce();
-    join();
+    fan_->join();
     const double seconds = mpi::max(watch.end(s0()));
     Dmma& d = *slices_[0]->dmma;
     const double per = double(d.partial_sums_count() + d.partial_counts_count() + 1) * 8.0;
@@ -758,29 +759,9 @@ class DmmaTeam final : public Variant {
     std::int64_t lo = 0, hi = 0;  // points lo <= i < hi
     Inputs in;                    // those points (the instance keeps a pointer)
     std::unique_ptr<Dmma> dmma;
-    std::unique_ptr<Event> done;  // on its GPU: its stream's work queued so far
   };
   cudaStream_t s0() { return static_cast<cudaStream_t>(slices_[0]->dmma->stream()); }
   cudaStream_t stream_of(int g) { return static_cast<cudaStream_t>(slices_[std::size_t(g)]->dmma->stream()); }
-  // Every GPU's stream after what is queued on the first GPU's.
-  void start() {
-    PB_CUDA(cudaSetDevice(team_.device(0)));
-    PB_CUDA(cudaEventRecord(go_->get(), s0()));
-    for (int g = 1; g < team_.local(); ++g) {
-      PB_CUDA(cudaSetDevice(team_.device(g)));
-      PB_CUDA(cudaStreamWaitEvent(stream_of(g), go_->get(), 0));
-    }
-  }
-  // The first GPU's stream after every GPU's queued work.
-  void join() {
-    for (int g = 1; g < team_.local(); ++g) {
-      PB_CUDA(cudaSetDevice(team_.device(g)));
-      PB_CUDA(cudaEventRecord(slices_[std::size_t(g)]->done->get(), stream_of(g)));
-    }
-    PB_CUDA(cudaSetDevice(team_.device(0)));
-    for (int g = 1; g < team_.local(); ++g)
-      PB_CUDA(cudaStreamWaitEvent(s0(), slices_[std::size_t(g)]->done->get(), 0));
-  }
   // One iteration's all-reduce, in place, every GPU at once.
   void all_reduce() {
     NcclGroup group;
@@ -799,8 +780,8 @@ class DmmaTeam final : public Variant {
   void release() {
     team_.release(failed_);
     failed_ = false;
+    fan_.reset();  // its streams are the slices'
     slices_.clear();
-    go_.reset();
     if (h_flag_) cudaFreeHost(h_flag_);
     h_flag_ = nullptr;
   }
@@ -809,8 +790,8 @@ class DmmaTeam final : public Variant {
   GpuTeam team_;
   Problem p_;
   std::vector<std::unique_ptr<Slice>> slices_;
-  std::unique_ptr<Event> go_;
-  Flag* h_flag_ = nullptr;  // pinned
+  std::unique_ptr<StreamFan> fan_;  // over the slices' own streams
+  Flag* h_flag_ = nullptr;          // pinned
   int iterations_ = 0;
   bool failed_ = false;  // a run() threw: the communicators are aborted, not destroyed
 };
