@@ -417,6 +417,8 @@ def main(argv=None):
                    "(tests already run are not run again; the suite and the A/A rounds resume)")
     p.add_argument("--max-seconds", type=float, help="stop starting suite processes and A/A rounds after this "
                    "many seconds: exit 4, and the same command with --resume goes on")
+    p.add_argument("--suite-only", action="store_true", help="stop after the suite (OUT/suite.json; its time in "
+                   "OUT/nightly.json): to time the suite, e.g. --gpus 4 against --gpus 1")
     p.add_argument("--skip-bisect", action="store_true", help="do not bisect tonight's confirmed changes")
     p.add_argument("--bisect-seconds", type=float, default=BISECT_SECONDS,
                    help="the night's time for ci/bisect on confirmed changes (default %(default)s)")
@@ -496,11 +498,11 @@ def night(args, summary, codes):
 
     later = ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"]
 
-    def finish(code, after=None):
+    def finish(code, after=None, why=None):
         """The night's last line: each step, done, stopped or skipped (and why)."""
         if after is not None:
             for rest in later[later.index(after) + 1:]:
-                skipped(rest, summary, "the night was stopped in %s (--max-seconds); --resume runs it" % after)
+                skipped(rest, summary, why or "the night was stopped in %s (--max-seconds); --resume runs it" % after)
         total = sum(s["seconds"] for s in summary)
         log("steps: %s; %.0f s: exit %d" % (", ".join(
             "%s %s%s" % (s["step"], s.get("status", "done"), "" if s.get("status", "").startswith("skipped")
@@ -580,6 +582,8 @@ def night(args, summary, codes):
         return finish(4, after="suite")
     if rc == 2 or not os.path.exists(suite):
         return finish(2, after="suite")
+    if args.suite_only:
+        return finish(max(codes, default=0), after="suite", why="--suite-only")
     # The night's context, machine and A/A subset, read once (the suite is tens of MB).
     suite_run = results.load(suite)
     context = suite_run.context

@@ -105,6 +105,22 @@ class Nightly(unittest.TestCase):
         with open(os.path.join(out, "nightly-calls.jsonl")) as f:
             self.assertEqual(len(f.readlines()), 2)
 
+    def test_suite_only_stops_after_the_suite(self):
+        """--suite-only: the suite runs and is timed, the later steps are
+        skipped saying why, and no history is written."""
+        with tempfile.TemporaryDirectory() as tmp:
+            hist, out = os.path.join(tmp, "history"), os.path.join(tmp, "night")
+            p = nightly("--history", hist, "--out", out, "--suite", "smoke", "--filter", FILTER, "--build-dir",
+                        BUILD, "--skip-build", "--skip-tests", "--suite-only")
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            doc = load(os.path.join(out, "nightly.json"))
+            self.assertEqual(doc["steps"][0]["step"], "suite")
+            self.assertGreater(doc["steps"][0]["seconds"], 0)
+            self.assertEqual([s["status"] for s in doc["steps"][1:]], ["skipped: --suite-only"] * 6)
+            self.assertGreater(len(load(os.path.join(out, "suite.json"))["benchmarks"]), 0)
+            self.assertFalse(os.path.exists(os.path.join(out, "aa.json")))
+            self.assertFalse(os.path.exists(hist))
+
     def test_the_role_survey_reads_roles_from_bench(self):
         with tempfile.TemporaryDirectory() as tmp:
             roles = nightlymod.survey_roles(os.path.join(BUILD, "bench"), tmp, {"GEMM/Naive", "GEMM/OpenBLAS"})
