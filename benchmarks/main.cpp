@@ -272,7 +272,12 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       const Filter f = filter(argc, argv);
       for (const auto& r : pb::registered())
-        if (f.selects(r.name)) std::printf("%s %s\n", pb::on_gpu(r.backend) ? "gpu" : "cpu", r.name.c_str());
+        if (f.selects(r.name)) {
+          const std::string where = !pb::on_gpu(r.backend) ? "cpu"
+                                    : r.gpus == 1          ? "gpu"
+                                                           : "gpus:" + std::to_string(r.gpus);
+          std::printf("%s %s\n", where.c_str(), r.name.c_str());
+        }
       std::fflush(stdout);
     }
     pb::mpi::finalize();

@@ -29,8 +29,9 @@ def list_tests(bench, args):
 
 
 def list_devices(bench, args):
-    """{instance: "cpu" or "gpu"} of what `bench args` selects (bench
-    --list-devices); Refused where bench refuses, an older one included."""
+    """{instance: "cpu", "gpu" (one GPU) or "gpus:G" (G at once)} of what
+    `bench args` selects (bench --list-devices); Refused where bench
+    refuses, an older one included."""
     p = subprocess.run([bench, "--list-devices"] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0:

@@ -231,6 +231,8 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
             raise UsageError("%s (--gpus needs a bench that says where its instances run)" % e)
     by_key = {}
     for name in instances:
+        # An instance on one GPU (not a peer copy or a collective over
+        # several, which bench lists as gpus:G).
         lane = where.get(name) == "gpu" and gpus_of(name) == 1
         by_key.setdefault(group_key(name, split) + (LANE_MARK if lane else ""), []).append(name)
     groups = list(by_key.items())

@@ -116,9 +116,10 @@ class RunSuite(unittest.TestCase):
 
     def test_gpu_lanes(self):
         # Two GPU lanes: the one-GPU groups run on lanes 0 and 1 at once, the
-        # CPU groups after them, alone; every instance once, every part
-        # logged with its lane (none for the CPU parts).
-        both = "^GEMM/(OMP|Naive|cuBLAS|CUDA[.]Naive)/op:AB/type:f32/"
+        # CPU groups and the peer copies (two GPUs each) after them, alone;
+        # every instance once, every part logged with its lane (none for the
+        # parts run alone).
+        both = "^(GEMM/(OMP|Naive|cuBLAS|CUDA[.]Naive)/op:AB/type:f32/|Ceiling/CUDA[.]P2P/)"
         out = os.path.join(self.tmp, "suite.json")
         p = run(["--bench", BENCH, "--out", out, "--split", "variant", "--gpus", "2", "--",
                  "--profile=smoke", "--benchmark_filter=" + both, "--no-progress"])
@@ -132,7 +133,7 @@ class RunSuite(unittest.TestCase):
         alone = [q for q in suite["parts"] if not q["group"].endswith("(GPU lanes)")]
         self.assertEqual(sorted(q["group"] for q in lanes), ["GEMM/CUDA.Naive (GPU lanes)", "GEMM/cuBLAS (GPU lanes)"])
         self.assertEqual(sorted(q["gpu"] for q in lanes), [0, 1])
-        self.assertEqual(sorted(q["group"] for q in alone), ["GEMM/Naive", "GEMM/OMP"])
+        self.assertEqual(sorted(q["group"] for q in alone), ["Ceiling/CUDA.P2P", "GEMM/Naive", "GEMM/OMP"])
         self.assertTrue(all("gpu" not in q for q in alone))
         # Each figure rounded to the millisecond.
         self.assertGreaterEqual(min(q["start_s"] for q in alone) + 0.002,

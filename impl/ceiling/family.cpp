@@ -38,6 +38,7 @@ static void register_interconnect(RegisterOptions ro, std::int64_t bytes) {
   auto p2p = ro;
   p2p.rate = Rate{"GBps", "p2p"};
   p2p.axes = {{"bytes", double(bytes)}};
+  p2p.gpus = 2;
   for (int src = 0; src < gpus; ++src)
     for (int dst = 0; dst < gpus; ++dst)
       if (src != dst)
@@ -56,6 +57,7 @@ static void register_interconnect(RegisterOptions ro, std::int64_t bytes) {
       auto r = ro;
       r.rate = Rate{"busbw_GBps", kind};
       r.axes = {{"bytes", double(bytes)}, {"gpus", double(g)}};
+      r.gpus = g;
       const ceiling::Link link = what;
       register_job(
           RunName{"Ceiling", name, {{"gpus", std::to_string(g)}, {"bytes", b}}},

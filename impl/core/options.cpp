@@ -332,7 +332,8 @@ parbench flags:
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed
   --list-devices      list the instances the filter selects, each after where it
-                      runs (cpu or gpu), and run nothing (for ci/run-suite)
+                      runs (cpu, gpu: one GPU, or gpus:G: G GPUs at once), and
+                      run nothing (for ci/run-suite)
   --help              this text, then Google Benchmark's
 )" + families +
          R"(

@@ -67,7 +67,7 @@ struct Options {
   // Console and exit status.
   bool hide_unsupported = false;  // console: leave unsupported entries out (the JSON keeps them)
   bool show_unsupported = false;  // console: one line per unsupported entry, not per reason
-  bool list_devices = false;      // print "cpu|gpu NAME" per selected instance and run nothing
+  bool list_devices = false;      // print "cpu|gpu|gpus:G NAME" per selected instance and run nothing
   bool no_progress = false;       // no progress line on stderr (it is drawn only on a terminal anyway)
   bool allow_errors = false;      // exit 0 even when an entry was incorrect or failed
   bool help = false;

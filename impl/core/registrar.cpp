@@ -129,6 +129,7 @@ void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
     if (k.weak) name.args.emplace_back("scaling", "weak");
     name.args.emplace_back("gpus", std::to_string(k.gpus));
     ro.axes.emplace_back("gpus", k.gpus);
+    ro.gpus = k.gpus;
   }
 }
 
@@ -318,6 +319,7 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
   r.mpi = opt.mpi;
   r.role = opt.role;
   r.backend = opt.backend;
+  r.gpus = opt.gpus;
   r.rate = opt.rate;
   r.library = opt.library;
   if (!opt.library.empty()) r.library_version = library_version(opt.library);

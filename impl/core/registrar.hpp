@@ -21,6 +21,9 @@ struct RegisterOptions {
   // + this reason without building the job.
   std::string excluded;
   bool mpi = false;  // the job runs collectives: the only kind run under mpirun with P > 1
+  // The GPUs the instance uses at once (a GPU backend's; over MPI ranks, all
+  // the ranks'): ci/run-suite runs only one-GPU instances side by side.
+  int gpus = 1;
   // What the instance is, written into its JSON entry (core/meta.hpp): the
   // family's speedup baseline, a machine ceiling or a variant; where it runs;
   // and which counter reads as a fraction of which kind of ceiling.
@@ -61,6 +64,7 @@ struct Registered {
   bool mpi = false;
   Role role = Role::Variant;
   Backend backend = Backend::Cpu;
+  int gpus = 1;  // RegisterOptions::gpus
   Rate rate;
   std::string library;
   std::string library_version;  // core/libraries.hpp; empty without a library
