@@ -22,8 +22,9 @@ std::unique_ptr<Variant> make_cuda_dmma(bool delta);
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks);
-// CUDA.NCCL runs CUDA.AllGPU's fused step at the block that is fastest for
-// CUDA.AllGPU at N = 4,000,000, D = 16, K = 16 (docs/perf/kmeans-cuda.md).
+// Where CUDA.NCCL runs CUDA.AllGPU's fused step (nccl.cu), the block that is
+// fastest for CUDA.AllGPU at N = 4,000,000, D = 16, K = 16
+// (docs/perf/kmeans-cuda.md).
 constexpr int kNcclBlock = 128;
 #endif
 

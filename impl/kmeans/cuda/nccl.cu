@@ -1,9 +1,12 @@
 // CUDA.NCCL: k-means across GPUs, running the fastest single-GPU step of the
 // shape: where CUDA.OneRead runs it (D <= 32), OneRead's pass and update with
 // the pass's partials all-reduced (one_read.cu, OneReadNccl); for wider points
-// CUDA.AllGPU's step, below. The points are split into parts, part q on GPU
-// q % gpus, each in its own coordinate-major slice; every GPU keeps the
-// centroids, K x D sums, K counts and the changed-point count.
+// CUDA.DMMA.Full's, one slice a GPU, its sums and counts all-reduced
+// (dmma.cu, DmmaTeam); where neither runs (several parts a GPU, as the tests
+// split one GPU), CUDA.AllGPU's step, below. There the points are split into
+// parts, part q on GPU q % gpus, each in its own coordinate-major slice;
+// every GPU keeps the centroids, K x D sums, K counts and the changed-point
+// count.
 //
 // One iteration of the AllGPU step:
 //  - every part runs CUDA.AllGPU's fused step on its slice (allgpu.cu):
@@ -248,8 +251,9 @@ std::string nccl_version() {
 namespace {
 
 // CUDA.NCCL runs the fastest single-GPU step of the shape across the GPUs:
-// OneRead's where OneRead runs it (D <= 32, one_read.cu), AllGPU's otherwise;
-// with PARBENCH_PREVIEW=1, DMMA's for wide points (dmma.cu) where it runs.
+// OneRead's where OneRead runs it (D <= 32, one_read.cu), else DMMA's
+// (dmma.cu: one slice a GPU), else AllGPU's (a GPU split into several parts,
+// as the tests split one).
 class Choose final : public Variant {
  public:
   Choose(int gpus, int parts, int block, bool over_ranks)
@@ -270,11 +274,8 @@ class Choose final : public Variant {
   std::unique_ptr<Variant> pick(const Problem& p) const {
     auto one_read = make_cuda_one_read_nccl(gpus_, parts_, kOneReadBlock, over_ranks_);
     if (one_read->supports(p).ok()) return one_read;
-    // DMMA's step is written but not yet run on a GPU: a preview until it is.
-    if (preview_variants()) {
-      auto dmma = make_cuda_dmma_nccl(gpus_, parts_, over_ranks_);
-      if (dmma->supports(p).ok()) return dmma;
-    }
+    auto dmma = make_cuda_dmma_nccl(gpus_, parts_, over_ranks_);
+    if (dmma->supports(p).ok()) return dmma;
     return std::make_unique<Nccl>(gpus_, parts_, block_, over_ranks_);
   }
   int gpus_, parts_, block_;
