@@ -62,6 +62,7 @@ void add_context(const pb::Options& opt) {
   add("parbench_fixtures_version", std::to_string(pb::fixtures::kVersion));
   add("parbench_flush_l2", opt.flush_l2 ? "true" : "false");
   add("parbench_gpu_start", opt.flush_l2 ? "after-l2-flush" : opt.gpu_idle_start ? "idle" : "queued");
+  add("parbench_energy", opt.energy ? "metered" : "off (--no-energy)");
   add("cpu_model", cpu_model());
   add("cpu_cores", std::to_string(pb::core_count()));
   add("openmp_version", std::to_string(_OPENMP));
@@ -231,6 +232,7 @@ int main(int argc, char** argv) {
     if (rank == 0)
       for (const auto& note : opt.notes) std::fprintf(stderr, "bench: %s\n", note.c_str());
     pb::set_gpu_idle_start(opt.gpu_idle_start);
+    pb::set_energy_metering(opt.energy);
     if (opt.help) {
       std::fputs(pb::usage(sections).c_str(), stdout);
       std::fputs("\nGoogle Benchmark's flags:\n", stdout);

@@ -684,8 +684,10 @@ def metric_direction(runs, metric):
     for run in runs:
         info = run.counter_kinds.get(metric)
         if info:
-            if info.get("kind") not in ("time", "rate"):
-                raise InputError("--metric %s is a %s counter, not a time or a rate" % (metric, info.get("kind")))
+            # A time, a rate, an energy: whatever says which way is better.
+            if info.get("better") not in ("higher", "lower"):
+                raise InputError("--metric %s is a %s counter, which has no better direction (a time, a rate or "
+                                 "an energy has)" % (metric, info.get("kind")))
             return info.get("better") == "higher", info.get("unit", "")
     for run in runs:
         if any(metric in e.raw for e in run.entries):
@@ -1229,8 +1231,8 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
                         "of that size would be called, e.g. on A/A data")
     p.add_argument("--max-seconds", type=float, help="--run: start no invocation after this many seconds; "
                    "exit 4, rerun to resume")
-    p.add_argument("--metric", help="a time or rate counter to compare instead of the time per iteration "
-                   "(rates mirror the time: the same verdict)")
+    p.add_argument("--metric", help="a time, rate or energy counter to compare instead of the time per "
+                   "iteration (rates mirror the time: the same verdict; joules_per_call: SLOWER is more energy)")
     p.add_argument("--floor", action="append", type=_parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
                    help="minimum effect, e.g. gpu=2, cpu=10, Sort/gpu=3 (repeatable)")
     p.add_argument("--multiple", type=float, help="threshold >= this x the measured noise (default %g paired, "

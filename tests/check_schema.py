@@ -12,7 +12,7 @@ import re
 import sys
 
 DISPOSITIONS = {"passed", "unsupported", "incorrect", "out_of_memory", "failed"}
-KINDS = {"time", "rate", "problem", "knob", "model", "result", "clock", "flag", "share"}
+KINDS = {"time", "rate", "problem", "knob", "model", "result", "clock", "flag", "share", "energy", "power"}
 GB_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
              "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
              "aggregate_unit", "error_occurred", "error_message", "skipped", "skip_message", "label", "parbench"}

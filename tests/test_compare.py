@@ -99,7 +99,8 @@ KINDS = {"GFLOPS": {"kind": "rate", "unit": "GFLOP/s", "better": "higher"},
          "flops_per_call": {"kind": "model", "unit": "flop"},
          "M": {"kind": "problem"}, "lloyd_iterations": {"kind": "result"}, "gemm_share": {"kind": "share"},
          "throttled": {"kind": "clock"}, "sm_clock_max_mhz": {"kind": "clock", "unit": "MHz"},
-         "on_gpu": {"kind": "flag"}}
+         "on_gpu": {"kind": "flag"}, "joules_per_call": {"kind": "energy", "unit": "J", "better": "lower"},
+         "watts": {"kind": "power", "unit": "W"}}
 CONTEXT = {"date": "2026-11-23T00:00:00+00:00", "host_name": "h", "parbench_schema": 1,
            "parbench_counters": KINDS, "parbench_git_revision": "abc", "cpu_model": "Xeon",
            "num_cpus": 16, "gpu": "NVIDIA H200", "gpu_driver": "580", "parbench_build_type": "Release",
@@ -288,7 +289,30 @@ class Command(CommandBase):
         self.assertNotIn("GEMM/V4/M:64/manual_time", self.verdicts(os.path.join(self.dir, "m.json")))
         p = self.run_tool(a, b, "--metric", "M")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("not a time or a rate", p.stderr)
+        self.assertIn("has no better direction", p.stderr)
+
+    def test_energy_is_a_metric(self):
+        """The same times at 10% more joules a call: SAME on time, SLOWER (worse)
+        on energy; power has no better direction and is refused."""
+        def metered(entries, extra):
+            for e in entries:
+                if "seconds_per_call" in e:
+                    more = extra if e["name"].startswith("GEMM/V0/") else 1.0
+                    e.update(joules_per_call=e["seconds_per_call"] * 300.0 * more, watts=300.0 * more)
+            return doc(entries)
+        a = self.write("a.json", metered(suite(1.0, seed=3), 1.0))
+        b = self.write("b.json", metered(suite(1.0, seed=3), 1.10))
+        n = self.noise_file()
+        self.run_tool(a, b, "--json", "t.json", "--noise", n)
+        self.run_tool(a, b, "--json", "e.json", "--metric", "joules_per_call", "--noise", n)
+        t, e = self.verdicts(os.path.join(self.dir, "t.json")), self.verdicts(os.path.join(self.dir, "e.json"))
+        self.assertEqual(t["GEMM/V0/M:64/manual_time"]["verdict"], "SAME")
+        self.assertEqual(e["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        self.assertAlmostEqual(e["GEMM/V0/M:64/manual_time"]["change"], 0.10, places=6)
+        self.assertEqual(e["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
+        p = self.run_tool(a, b, "--metric", "watts")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--metric watts is a power counter, which has no better direction", p.stderr)
 
     def test_missing_new_error(self):
         base = suite(seed=5)

@@ -259,11 +259,18 @@ TEST(Registrar, JsonCarriesTheSchemaAndTheOutcomesCount) {
   // The fingerprint of the code it names, and the library's version after the library.
   const std::string code = code_fingerprint(Code("impl/gemm/cpu/openblas.cpp"));
   ASSERT_EQ(code.size(), 16u);
-  EXPECT_NE(s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"rate\": "
-                   "{\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}, \"code\": \"" +
-                   code + "\", \"library\": \"openblas\", \"library_version\": \"" +
-                   library_version("openblas") + "\"}"),
-            std::string::npos)
+  // A passed CPU entry says how its energy was metered: by RAPL, or why not
+  // (this machine's RAPL zones may be absent or root-only).
+  EXPECT_NE(
+      s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"energy\": \"RAPL"),
+      s.find("{\"disposition\": \"passed\", \"role\": \"baseline\", \"device\": \"cpu\", \"energy\": "
+             "\"unavailable: RAPL: "))
+      << s;
+  EXPECT_NE(
+      s.find("\", \"rate\": {\"counter\": \"runs_per_second\", \"ceiling\": \"test_kind\"}, \"code\": \"" +
+             code + "\", \"library\": \"openblas\", \"library_version\": \"" + library_version("openblas") +
+             "\"}"),
+      std::string::npos)
       << s;
   EXPECT_NE(
       s.find("{\"disposition\": \"incorrect\", \"reason\": \"3 of 9 elements off\", \"role\": \"variant\""),

@@ -16,7 +16,13 @@ class CpuTimer final : public Timer {
     auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double>(t1 - t0).count();
   }
+  std::unique_ptr<energy::Meter> energy_meter() const override { return energy::make_rapl_meter(); }
 };
+// Ranks may share a host's RAPL zones or not: no figure until the ranks'
+// hosts are told apart.
+std::unique_ptr<energy::Meter> mpi_meter() {
+  return energy::make_unavailable_meter("MPI runs are not metered (ranks may share a host's counters)");
+}
 class MpiTimer final : public Timer {
  public:
   double time(Job& job) override {
@@ -26,6 +32,7 @@ class MpiTimer final : public Timer {
     auto t1 = std::chrono::steady_clock::now();
     return mpi::max(std::chrono::duration<double>(t1 - t0).count());
   }
+  std::unique_ptr<energy::Meter> energy_meter() const override { return mpi_meter(); }
 };
 class MpiOf final : public Timer {
  public:
@@ -35,6 +42,7 @@ class MpiOf final : public Timer {
     return mpi::max(inner_->time(job));
   }
   void add_counters(Counters& out) const override { inner_->add_counters(out); }
+  std::unique_ptr<energy::Meter> energy_meter() const override { return mpi_meter(); }
 
  private:
   std::unique_ptr<Timer> inner_;

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/energy.hpp"
 #include "core/status.hpp"
 
 namespace pb {
@@ -81,6 +82,9 @@ class Timer {
   virtual ~Timer() = default;
   virtual double time(Job& job) = 0;             // seconds of one job.run(), complete
   virtual void add_counters(Counters&) const {}  // e.g. the SM clock seen while timing
+  // A meter of the energy the timed calls spend on the device this timer
+  // times (core/energy.hpp): the CPU's RAPL zones, the GPU's NVML counter.
+  virtual std::unique_ptr<energy::Meter> energy_meter() const = 0;
 };
 
 std::unique_ptr<Timer> make_cpu_timer();

@@ -49,7 +49,9 @@ struct Rate {
 // readings; flag: a 0/1 fact; share: a measured fraction of a run (the GEMM
 // share of an MLP step): neither the work done nor a speed, so a comparison
 // does not require it equal.
-enum class CounterKind { Time, Rate, Problem, Knob, Model, Result, Clock, Flag, Share };
+// Energy (joules, lower is better) and Power (watts) are measured beside the
+// time (core/energy.hpp); a family's work rates get a companion per joule.
+enum class CounterKind { Time, Rate, Problem, Knob, Model, Result, Clock, Flag, Share, Energy, Power };
 const char* to_string(CounterKind k);
 
 struct CounterInfo {
@@ -61,5 +63,14 @@ struct CounterInfo {
 // with another kind is a programming error and throws std::logic_error).
 void declare_counter(const std::string& name, CounterKind kind, const std::string& unit = "");
 const std::map<std::string, CounterInfo>& declared_counters();
+
+// A family's work rate (kind Rate, unit "X/s") declares with it its work
+// per joule, unit "X/J": the rate over the average power of the timed
+// calls. Its name: "_per_second" becomes "_per_J", GFLOPS GFLOP_per_J, GBps
+// GB_per_J, any other rate name + "_per_W" (a rate per watt is work per
+// joule). Empty for core's own rates (the communication's), which are not a
+// family's work, and for a per-joule counter.
+std::string per_joule_name(const std::string& rate);
+std::string per_joule_unit(const std::string& rate_unit);
 
 }  // namespace pb

@@ -267,6 +267,8 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.show_unsupported = true;
     } else if (std::strcmp(a, "--no-progress") == 0) {
       o.no_progress = true;
+    } else if (std::strcmp(a, "--no-energy") == 0) {
+      o.energy = false;
     } else if (std::strcmp(a, "--list-devices") == 0) {
       o.list_devices = true;
     } else if (std::strcmp(a, "--allow-errors") == 0) {
@@ -331,6 +333,8 @@ parbench flags:
   --no-progress       no progress line (instance i of n, elapsed, time left) on
                       stderr; it is drawn only when stderr is a terminal
   --allow-errors      exit 0 even when an entry was incorrect or failed
+  --no-energy         do not meter the energy of the timed calls (by default a
+                      GPU's NVML energy counter, the CPU's RAPL zones)
   --list-devices      list the instances the filter selects, each after where it
                       runs (cpu, gpu: one GPU, or gpus:G: G GPUs at once), and
                       run nothing (for ci/run-suite)

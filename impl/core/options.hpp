@@ -52,6 +52,7 @@ struct Options {
   std::uint64_t seed = 0x9a7b3e1d5c4f2a60ull;  // base seed of every fixture
   bool flush_l2 = false;                       // GPU: flush L2 between timed iterations
   bool gpu_idle_start = false;                 // GPU: start the clock on an idle GPU (launch latency timed)
+  bool energy = true;                          // meter the timed calls' energy (--no-energy: off)
   // Axes every family with such an axis shares.
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;

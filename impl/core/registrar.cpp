@@ -113,6 +113,35 @@ std::vector<Knobs> knob_values(Knob knob, const std::vector<int>& threads, const
   return out;
 }
 
+namespace {
+bool energy_metering = true;
+}
+void set_energy_metering(bool on) { energy_metering = on; }
+
+std::string add_energy_counters(Counters& out, const energy::Result& r, double seconds_per_call) {
+  if (!r.ok) return "unavailable: " + (r.source.empty() ? std::string() : r.source + ": ") + r.reason;
+  const Counters rates = out;
+  out.emplace_back("joules_per_call", r.joules_per_call);
+  out.emplace_back("watts", r.watts);
+  out.emplace_back("energy_window_s", r.window_s);
+  if (r.error_bound >= 0) out.emplace_back("energy_error_bound", r.error_bound);
+  const auto& declared = declared_counters();
+  for (const auto& [name, v] : rates) {
+    auto it = declared.find(name);
+    if (it == declared.end() || it->second.kind != CounterKind::Rate) continue;
+    const std::string per_joule = per_joule_name(name);
+    if (per_joule.empty() || !declared.count(per_joule) || !(r.joules_per_call > 0)) continue;
+    out.emplace_back(per_joule, v * seconds_per_call / r.joules_per_call);
+  }
+  char note[160] = "";
+  if (r.error_bound < 0)
+    std::snprintf(note, sizeof note, " (no error bound)");
+  else if (r.error_bound > energy::kMaxError)
+    std::snprintf(note, sizeof note, " (error bound %.1f%%, over %.0f%%: the %.3f s window is too short)",
+                  100 * r.error_bound, 100 * energy::kMaxError, r.window_s);
+  return r.source + note;
+}
+
 void add_knob(Knob knob, const Knobs& k, RunName& name, RegisterOptions& ro) {
   if (knob == Knob::Threads) {
     name.args.emplace_back("threads", std::to_string(k.threads));
@@ -265,19 +294,33 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         best = n == 0 ? t : std::min(best, t);
         sampled += t;
       }
+    // The energy of this repetition's timed calls, metered beside them.
+    std::unique_ptr<energy::Meter> meter;
+    if (energy_metering)
+      meter = opt.gpus > 1 ? energy::make_unavailable_meter("the energy of several GPUs is not summed")
+                           : timer->energy_meter();
+    if (meter) meter->begin();
     double total = 0.0;
     for (auto _ : state) {
       job->reset();
+      const double began = meter ? energy::now() : 0.0;
       double t = timer->time(*job);
+      if (meter) meter->call(began, energy::now());
       state.SetIterationTime(t);
       total += t;
       best = std::min(best, t);
     }
+    const energy::Result spent = meter ? meter->end() : energy::Result{};
     Counters out;
     // A ceiling's counters describe its fastest run, as if every call took that long.
     job->report(out, ceiling ? best * double(state.iterations()) : total, state.iterations());
     timer->add_counters(out);
     out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
+    if (meter) {
+      const std::string how =
+          add_energy_counters(out, spent, state.iterations() ? total / state.iterations() : 0.0);
+      if (opt.id >= 0) registered_list()[std::size_t(opt.id)].energy = how;
+    }
     if (state.iterations()) record_speed(opt, total / double(state.iterations()));
     for (const auto& [name, v] : out) state.counters[name] = v;
     record(opt.id, Disposition::Passed);

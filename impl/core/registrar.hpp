@@ -65,6 +65,9 @@ struct Registered {
   Role role = Role::Variant;
   Backend backend = Backend::Cpu;
   int gpus = 1;  // RegisterOptions::gpus
+  // How its energy was metered (the meter's source, with a note on the
+  // error bound) or "unavailable: why"; empty when not metered.
+  std::string energy;
   Rate rate;
   std::string library;
   std::string library_version;  // core/libraries.hpp; empty without a library
@@ -95,6 +98,17 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
 
 // Frees the kept job (before the CUDA runtime or MPI shut down).
 void release_kept_job();
+
+// Whether run_job meters the energy of the timed calls (bench --no-energy
+// turns it off; on by default).
+void set_energy_metering(bool on);
+// A repetition's energy as counters: joules_per_call, watts,
+// energy_window_s, energy_error_bound, and for each family work rate in
+// `out` its per-joule companion (meta.hpp: rate x seconds_per_call /
+// joules_per_call). Returns what the entry's JSON says of it: the source
+// with a note when the error bound is over energy::kMaxError or missing, or
+// "unavailable: why" (and no counter).
+std::string add_energy_counters(Counters& out, const energy::Result& r, double seconds_per_call);
 
 // The instances of a variant's knob: one per thread count or block size.
 // Knob::BlockShape: one per 2-D block shape (x, y); Knob::Gpus: one per GPU

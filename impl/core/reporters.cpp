@@ -50,7 +50,7 @@ std::string counters_json() {
     first = false;
     s += "      " + quoted(name) + ": {\"kind\": " + quoted(to_string(info.kind));
     if (!info.unit.empty()) s += ", \"unit\": " + quoted(info.unit);
-    if (info.kind == CounterKind::Time) s += ", \"better\": \"lower\"";
+    if (info.kind == CounterKind::Time || info.kind == CounterKind::Energy) s += ", \"better\": \"lower\"";
     if (info.kind == CounterKind::Rate) s += ", \"better\": \"higher\"";
     s += "}";
   }
@@ -69,6 +69,7 @@ std::string entry_json(const benchmark::BenchmarkReporter::Run& r) {
   if (reg) {
     s += ", \"role\": " + quoted(to_string(reg->role));
     s += ", \"device\": " + quoted(on_gpu(reg->backend) ? "gpu" : "cpu");
+    if (d == Disposition::Passed && !reg->energy.empty()) s += ", \"energy\": " + quoted(reg->energy);
     if (!reg->rate.empty())
       s += ", \"rate\": {\"counter\": " + quoted(reg->rate.counter) +
            ", \"ceiling\": " + quoted(reg->rate.kind) +

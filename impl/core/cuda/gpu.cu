@@ -99,6 +99,7 @@ class CudaTimer final : public Timer {
     out.emplace_back("clock_event_reasons", static_cast<double>(reasons_));
     out.emplace_back("throttled", (reasons_ & nvml::kSlowdownMask) ? 1.0 : 0.0);
   }
+  std::unique_ptr<energy::Meter> energy_meter() const override { return nvml::make_meter(pci_); }
 
  private:
   // The timer's device current for a scope, then the one that was: switched
@@ -245,6 +246,13 @@ std::vector<std::pair<std::string, std::string>> gpu_context() {
   out.emplace_back("gpu_links", links.empty() ? "one GPU" : links);
   std::string drv;
   out.emplace_back("gpu_driver", nvml::driver_version(drv) ? drv : "unknown (NVML not loaded)");
+  // The power limits of GPU 0, which energy and power figures depend on:
+  // the one set, and the one the driver enforces (the lower of it and
+  // others', such as a host's cap).
+  unsigned limit = 0, enforced = 0;
+  const bool limits = nvml::power_limits(pci_bus_id(0).c_str(), limit, enforced);
+  out.emplace_back("gpu_power_limit_w", limits ? std::to_string(limit / 1000) : "unknown");
+  out.emplace_back("gpu_power_limit_enforced_w", limits ? std::to_string(enforced / 1000) : "unknown");
   return out;
 }
 

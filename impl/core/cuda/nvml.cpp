@@ -2,7 +2,11 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace pb::nvml {
 namespace {
@@ -12,6 +16,9 @@ using StrFn = int (*)(char*, unsigned);
 using ByPciFn = int (*)(const char*, Device*);
 using ClockFn = int (*)(Device, int, unsigned*);
 using ReasonsFn = int (*)(Device, unsigned long long*);
+using EnergyFn = int (*)(Device, unsigned long long*);
+using UintFn = int (*)(Device, unsigned*);
+using ErrorFn = const char* (*)(int);
 
 constexpr int kClockSm = 1;  // NVML_CLOCK_SM
 
@@ -21,6 +28,9 @@ struct Lib {
   ByPciFn by_pci = nullptr;
   ClockFn clock = nullptr, max_clock = nullptr;
   ReasonsFn reasons = nullptr;
+  EnergyFn energy = nullptr;
+  UintFn power = nullptr, limit = nullptr, enforced = nullptr;
+  ErrorFn error = nullptr;
 };
 
 const Lib& lib() {
@@ -37,12 +47,23 @@ const Lib& lib() {
     l.reasons = reinterpret_cast<ReasonsFn>(dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!l.reasons)
       l.reasons = reinterpret_cast<ReasonsFn>(dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    l.energy = reinterpret_cast<EnergyFn>(dlsym(h, "nvmlDeviceGetTotalEnergyConsumption"));
+    l.power = reinterpret_cast<UintFn>(dlsym(h, "nvmlDeviceGetPowerUsage"));
+    l.limit = reinterpret_cast<UintFn>(dlsym(h, "nvmlDeviceGetPowerManagementLimit"));
+    l.enforced = reinterpret_cast<UintFn>(dlsym(h, "nvmlDeviceGetEnforcedPowerLimit"));
+    l.error = reinterpret_cast<ErrorFn>(dlsym(h, "nvmlErrorString"));
     l.ok = init && l.by_pci && l.clock && init() == 0;
   });
   return l;
 }
 
 bool handle(const char* pci, Device& d) { return lib().ok && lib().by_pci(pci, &d) == 0; }
+
+// NVML's words for a return code.
+std::string error_of(int rc) {
+  const char* s = lib().error ? lib().error(rc) : nullptr;
+  return "NVML: " + std::string(s ? s : "error " + std::to_string(rc));
+}
 }  // namespace
 
 bool driver_version(std::string& out) {
@@ -63,5 +84,101 @@ bool sample(const char* pci, Clocks& out) {
   if (lib().reasons) lib().reasons(d, &out.reasons);
   return true;
 }
+
+bool total_energy(const char* pci, unsigned long long& mj, std::string& why) {
+  Device d;
+  if (!handle(pci, d)) return why = "NVML is not loaded or does not know this GPU", false;
+  if (!lib().energy) return why = "NVML has no nvmlDeviceGetTotalEnergyConsumption", false;
+  const int rc = lib().energy(d, &mj);
+  return rc == 0 || (why = error_of(rc), false);
+}
+
+bool power(const char* pci, unsigned& mw, std::string& why) {
+  Device d;
+  if (!handle(pci, d)) return why = "NVML is not loaded or does not know this GPU", false;
+  if (!lib().power) return why = "NVML has no nvmlDeviceGetPowerUsage", false;
+  const int rc = lib().power(d, &mw);
+  return rc == 0 || (why = error_of(rc), false);
+}
+
+bool power_limits(const char* pci, unsigned& limit_mw, unsigned& enforced_mw) {
+  Device d;
+  return handle(pci, d) && lib().limit && lib().enforced && lib().limit(d, &limit_mw) == 0 &&
+         lib().enforced(d, &enforced_mw) == 0;
+}
+
+namespace {
+
+// Polls one reading on its own thread every millisecond from begin() to
+// end(): few enough reads to leave the timed calls alone, and each end of an
+// energy window known to about a millisecond.
+class Meter final : public energy::Meter {
+ public:
+  explicit Meter(std::string pci) : pci_(std::move(pci)) {}
+  ~Meter() override { stop(); }
+  void begin() override {
+    stop();
+    calls_.clear();
+    samples_.clear();
+    why_.clear();
+    unsigned long long mj = 0;
+    unsigned mw = 0;
+    std::string no_energy, no_power;
+    if (total_energy(pci_.c_str(), mj, no_energy)) {
+      counter_ = true;
+    } else if (power(pci_.c_str(), mw, no_power)) {
+      counter_ = false;
+    } else {
+      why_ = "no energy counter (" + no_energy + ") and no power reading (" + no_power + ")";
+      return;
+    }
+    running_ = true;
+    poller_ = std::thread([this] {
+      const auto period = std::chrono::milliseconds(1);
+      while (running_) {
+        read();
+        std::this_thread::sleep_for(period);
+      }
+      read();
+    });
+  }
+  energy::Result end() override {
+    stop();
+    if (!why_.empty()) {
+      energy::Result r;
+      r.reason = why_;
+      return r;
+    }
+    energy::Result r =
+        counter_ ? energy::stepped_window(samples_, calls_) : energy::integrated_power(samples_, calls_);
+    r.source = counter_ ? "NVML total energy" : "NVML power samples";
+    return r;
+  }
+
+ private:
+  void read() {
+    std::string why;
+    if (counter_) {
+      unsigned long long mj = 0;
+      if (total_energy(pci_.c_str(), mj, why)) samples_.push_back({energy::now(), double(mj) * 1e-3});
+    } else {
+      unsigned mw = 0;
+      if (power(pci_.c_str(), mw, why)) samples_.push_back({energy::now(), double(mw) * 1e-3});
+    }
+  }
+  void stop() {
+    running_ = false;
+    if (poller_.joinable()) poller_.join();
+  }
+  std::string pci_, why_;
+  bool counter_ = true;
+  std::atomic<bool> running_{false};
+  std::thread poller_;
+  std::vector<energy::Sample> samples_;  // the poller's alone until it is joined
+};
+
+}  // namespace
+
+std::unique_ptr<energy::Meter> make_meter(const std::string& pci) { return std::make_unique<Meter>(pci); }
 
 }  // namespace pb::nvml
