@@ -42,6 +42,9 @@ Charts (--chart NAME draws only those named):
   ceiling     each entry's rate (the counter its JSON names) as a fraction of
               the ceiling of the same kind, device and source; a fraction above
               1 + %(noise)s is drawn as a measurement problem, not a result
+  energy      where energy was metered: time against energy per call per
+              variant, the Pareto front (nothing both faster and cheaper) ringed
+  per_joule   work per joule (GFLOP/J, keys/J ...) vs work per call per variant
 
 Derived figures are defined in regress/derived.py.
 

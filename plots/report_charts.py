@@ -620,6 +620,91 @@ def chart_roofline(stats, cv):
                 what + (" [%s]" % source if several else ""), family, {source})
 
 
+def chart_energy(stats, cv):
+    """Time against energy per call, one point a variant (and knob value),
+    one figure per family and problem, largest problems first: the Pareto
+    front (derived.pareto: nothing both faster and cheaper) joined and
+    ringed."""
+    groups = {}
+    for s in stats:
+        j = s.counter("joules_per_call")
+        if j and j > 0 and s.seconds and s.seconds > 0 and s.role != "ceiling":
+            groups.setdefault((s.run.family, s.problem()), []).append(s)
+    good = [(k, v) for k, v in groups.items() if len(v) > 1]
+    if not good:
+        raise NoData("no problem has two metered variants (joules_per_call: energy is metered where NVML or RAPL "
+                     "can be read, docs/running.md#energy)")
+    good.sort(key=lambda kv: -work(kv[0][1]))
+    several = several_sources(stats)
+    limit = FamilyLimit(cv, "energy")
+    for (family, problem), ss in limit.take(good):
+        pyplot = plt()
+        fig, ax = pyplot.subplots(figsize=(6.4, 4.4))
+        pts = []
+        for s in sorted(ss, key=lambda s: natural(label(s, several))):
+            j = s.counter("joules_per_call")
+            pts.append((s.seconds, j))
+            ax.plot([s.seconds], [j], label=label(s, several), **dict(cv.style(label(s, several), s.source), ls="none",
+                                                                      ms=6))
+        front = derived.pareto(pts)
+        ax.plot([t for t, _ in front], [e for _, e in front], IDEAL, color="#37474f", lw=1, drawstyle="steps-post",
+                label="Pareto front")
+        ax.plot([t for t, _ in front], [e for _, e in front], "o", mfc="none", mec="#37474f", ms=12, mew=1.2)
+        ax.set(xscale="log", yscale="log", xlabel="seconds per call", ylabel="joules per call")
+        plain_log(ax.xaxis)
+        plain_log(ax.yaxis)
+        ax.grid(True, alpha=0.3, which="both")
+        legend(ax, len(ss) + 1)
+        cv.save(fig, cv.name("energy", family, problem_label(problem)),
+                "%s %s: time against energy per call; ringed, the Pareto front (no variant both faster and "
+                "cheaper)" % (family, problem_label(problem)), family, {s.source for s in ss})
+    limit.done()
+
+
+def per_joule_counters(s):
+    """The entry's work-per-joule counters: its file's rates with a unit per joule."""
+    return sorted(k for k, info in s.declared.items()
+                  if info.get("kind") == "rate" and str(info.get("unit", "")).endswith("/J") and s.counter(k))
+
+
+def chart_per_joule(stats, cv):
+    """Work per joule against work per call (the size, in the family's own
+    unit of work), one line a variant, one figure per family, work counter
+    and the run's non-numeric arguments (op, type, distribution ...)."""
+    groups = {}
+    for s in stats:
+        if s.role == "ceiling" or not s.counter("joules_per_call"):
+            continue
+        cats = tuple((k, v) for k, v in sorted(s.run.args.items())
+                     if k not in results.KNOBS and s.arg(k, float) is None)
+        for k in per_joule_counters(s):
+            groups.setdefault((s.run.family, k, cats), []).append(s)
+
+    def sizes(counter, ss):
+        return {s.counter(counter) * s.counter("joules_per_call") for s in ss}
+    good = sorted(((k, v) for k, v in groups.items() if len(sizes(k[1], v)) > 1), key=lambda kv: str(kv[0]))
+    if not good:
+        raise NoData("no work per joule at more than one size (joules_per_call and a rate's per-joule companion, "
+                     "docs/json.md#counters)")
+    several = several_sources(stats)
+    limit = FamilyLimit(cv, "per_joule")
+    # FamilyLimit takes (family, problem) keys, a problem (name, value) pairs:
+    # here the counter, then the arguments.
+    for (family, what), ss in limit.take([((f, (("counter", c),) + cats), v) for (f, c, cats), v in good]):
+        counter, cats = what[0][1], what[1:]
+        unit = str(ss[0].declared[counter].get("unit", ""))[:-2] or "work"
+        lines = {}
+        for s in ss:
+            per_j = s.counter(counter)
+            lines.setdefault(label(s, several), []).append((per_j * s.counter("joules_per_call"), per_j, None))
+        args = " ".join("%s=%s" % kv for kv in cats)
+        title = "%s%s: %s per joule vs work per call" % (family, " " + args if args else "", unit)
+        draw_lines(cv, lines, "%s per call" % unit, "%s per joule" % unit,
+                   cv.name("per_joule", family, counter, *[v for _, v in cats]), title, family,
+                   {s.source for s in ss})
+    limit.done()
+
+
 CHARTS = {
     "speedup": chart_speedup,
     "heatmap": chart_heatmap,
@@ -635,4 +720,6 @@ CHARTS = {
     "mlp_share": chart_mlp_share,
     "sor_bandwidth": chart_sor_bandwidth,
     "roofline": chart_roofline,
+    "energy": chart_energy,
+    "per_joule": chart_per_joule,
 }

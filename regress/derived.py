@@ -12,6 +12,9 @@ them here, and tests/test_plots.py pins each with exact numbers.
   cv(values)                 sample standard deviation / mean of repetitions
   intensity(flops, bytes)    arithmetic intensity, flop per byte of the entry's traffic model
   roof(peak, bandwidth, ai)  the roofline: min(peak GFLOP/s, bandwidth GB/s x intensity)
+  pareto(points)             the (time, energy) points no other point beats in both: none
+                             takes less time and less energy (ties in one, less in the other
+                             dominate), sorted by time
 
 Only the Python standard library is used.
 """
@@ -111,3 +114,15 @@ def cv(values):
     if mean == 0:
         return None
     return statistics.stdev(vals) / abs(mean)
+
+
+def pareto(points):
+    """The points of [(seconds, joules), ...] that no other point dominates
+    (at most as long and at most as much energy, less in one), by time: the
+    choices worth having when both time and energy count."""
+    front, least = [], math.inf
+    for t, e in sorted(points, key=lambda p: (p[0], p[1])):
+        if e < least:
+            front.append((t, e))
+            least = e
+    return front

@@ -135,6 +135,10 @@ class Derived(unittest.TestCase):
         self.assertEqual(derived.roof(1000.0, 100.0, 64.0), 1000.0)  # compute-bound
         self.assertEqual(derived.roof(None, 100.0, 2.0), 200.0)
         self.assertEqual(derived.roof(50.0, None, 2.0), 50.0)
+        # (1, 9) fastest; (2, 5) and (4, 1) trade time for energy; (3, 6) and
+        # (2, 7) are beaten by (2, 5); (4, 2) by (4, 1).
+        self.assertEqual(derived.pareto([(3, 6), (1, 9), (4, 2), (2, 7), (2, 5), (4, 1)]), [(1, 9), (2, 5), (4, 1)])
+        self.assertEqual(derived.pareto([]), [])
 
     def test_refuses_meaningless_inputs(self):
         for bad in (0, -1.0, float("nan"), float("inf"), None, "1", True):
@@ -399,6 +403,62 @@ class SorAndGpuCharts(unittest.TestCase):
         self.assertEqual(len({s.problem() for s in rows}), 1)
         self.assertEqual(sorted(report_stats.label(s) for s in rows),
                          ["CUDA.Rows (gpus 1)", "CUDA.Rows (gpus 2)", "CUDA.Rows (gpus 4)"])
+
+
+def energy_run():
+    """GEMM at two sizes, three variants metered: at 64, V1 is fastest, V3
+    cheapest, V2 beaten by V1 in both; GFLOP_per_J = GFLOPS x s / J."""
+    declared = dict(DECLARED, joules_per_call={"kind": "energy", "unit": "J", "better": "lower"},
+                    GFLOP_per_J={"kind": "rate", "unit": "GFLOP/J", "better": "higher"})
+    g = ("GFLOPS", "gemm_f32")
+    b = []
+    for m, scale in ((64, 1.0), (128, 8.0)):
+        for v, t, j in (("V1", 1.0, 300.0), ("V2", 2.0, 400.0), ("V3", 3.0, 150.0)):
+            flops = 8e9 * scale
+            b.append(entry("GEMM/%s/op:AB/type:f32/M:%d/N:%d/K:%d/manual_time" % (v, m, m, m), t * scale, rate=g,
+                           device="gpu", GFLOPS=flops / (t * scale) / 1e9, joules_per_call=j * scale,
+                           GFLOP_per_J=flops / 1e9 / (j * scale)))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1,
+                        "parbench_counters": declared}, "benchmarks": b}
+
+
+class EnergyCharts(unittest.TestCase):
+    def stats(self, doc):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "e.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            return report_stats.collect([results.load(path)])
+
+    def test_time_against_energy_with_the_pareto_front(self):
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_energy(self.stats(energy_run()), cv)
+            self.assertEqual(len(cv.made), 2)  # one figure a problem, largest first
+            self.assertIn("M=128", cv.made[0][1])
+        front = [(list(a[0]), list(a[1])) for a, k in plots if k.get("label") == "Pareto front"]
+        self.assertEqual(front[0], ([8.0, 24.0], [2400.0, 1200.0]))  # V1 then V3; V2 beaten by V1
+        points = {k["label"]: (a[0][0], a[1][0]) for a, k in plots if k.get("label", "").startswith("V")}
+        self.assertEqual(points["V2"], (2.0, 400.0))
+
+    def test_work_per_joule_against_work_per_call(self):
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_per_joule(self.stats(energy_run()), cv)
+            self.assertEqual(len(cv.made), 1)
+            self.assertIn("GFLOP per joule", cv.made[0][1])
+        lines = {k["label"]: (list(a[0]), list(a[1])) for a, k in plots if "label" in k}
+        # GFLOP a call 8 and 64; GFLOP per joule 8 / 150 at both sizes for V3.
+        self.assertEqual(lines["V3"][0], [8.0, 64.0])
+        self.assertAlmostEqual(lines["V3"][1][0], 8 / 150)
+        self.assertAlmostEqual(lines["V3"][1][1], 8 / 150)
+
+    def test_no_energy_says_what_is_missing(self):
+        for chart in (report_charts.chart_energy, report_charts.chart_per_joule):
+            with tempfile.TemporaryDirectory() as tmp:
+                with self.assertRaises(report_stats.NoData) as e:
+                    chart(self.stats(synthetic()), report_draw.Canvas(tmp, "m"))
+                self.assertIn("docs/", str(e.exception))
 
 
 class Sources(unittest.TestCase):
