@@ -45,8 +45,8 @@ SEVERITY = {"failed": 0, "out_of_memory": 1, "incorrect": 2, "unsupported": 3, "
 
 FAMILY_ORDER = ("GEMM", "KMeans", "Sort", "Ceiling")
 # Counter kinds (schema 1) shown as table columns; seconds_per_call is the time column itself.
-SHOWN_KINDS = ("rate", "time", "result", "share")
-KIND_ORDER = {"rate": 0, "time": 1, "result": 2, None: 3}
+SHOWN_KINDS = ("rate", "time", "energy", "power", "result", "share")
+KIND_ORDER = {"rate": 0, "time": 1, "energy": 1, "power": 1, "result": 2, None: 3}
 NOT_COUNTERS = {"seconds_per_call"}
 
 

@@ -2,6 +2,7 @@
 
   ci/run-suite --bench build/gpu/bench --out suite.json [--split family|variant]
                [--timeout S] [--workdir DIR] [--exclude REGEX] -- [bench arguments]
+  ci/run-suite --out suite.json --workdir DIR --merge-stopped
 
 The selected instances (bench --benchmark_list_tests with the bench
 arguments) are split into groups, one per family (default) or per
@@ -23,6 +24,11 @@ from a lane, its index (`parbench.gpu`, `parbench.gpu_index`).
 The entries are merged in the order bench lists them into one Google
 Benchmark JSON (the first part's context, the union of parbench_counters,
 and parbench_suite: the groups, their processes and what ended them).
+
+--merge-stopped runs nothing: it writes OUT from the instances a stopped
+suite finished in its workdir (a copy of it from another machine too), with
+parbench_suite.stopped giving how many of how many, for a suite that will
+not be resumed.
 
 Progress on stderr: group i of n when it starts and every 30 s while it runs
 (instances done, elapsed time, an estimate of the time left).
@@ -206,6 +212,73 @@ def _stop(state_path, state, started, got, instances, log):
     return 4
 
 
+def load_parts(parts, got, kinds, workdir):
+    """Reads the parts a state lists: their whole instances into `got`, the
+    instance a crash ended as its failed entry, the counters' kinds into
+    `kinds`; returns (the first part's context, the parts' log lines). A
+    part is looked for in `workdir` too, for a workdir copied from the
+    machine that ran it."""
+    context, log_lines = None, []
+    for rec in parts:
+        path = rec["path"]
+        if not os.path.exists(path):
+            path = os.path.join(workdir, os.path.basename(path))
+        ctx, entries = read_part(path)
+        whole = complete_instances(entries)
+        entries = [e for e in entries if e.get("run_name", e.get("name")) in whole]
+        if ctx and context is None:
+            context = ctx
+        if isinstance(ctx.get("parbench_counters"), dict):
+            kinds.update(ctx["parbench_counters"])
+        for e in entries:
+            note_device(e, ctx, rec.get("gpu"))
+            got.setdefault(e.get("run_name", e.get("name")), []).append(e)
+        if rec.get("victim"):
+            got[rec["victim"]] = [failed_entry(rec["victim"], rec["victim_reason"])]
+        log_lines.append({k: rec[k] for k in LOGGED if k in rec})
+    return context, log_lines
+
+
+def write_merged(out, instances, got, context, kinds, suite):
+    """OUT: the entries of `instances` in got, in their order, under the
+    context with the counters' kinds and parbench_suite = suite."""
+    merged = []
+    for n in instances:
+        merged.extend(got.get(n, []))
+    context = dict(context or {})
+    if kinds:
+        context["parbench_counters"] = kinds
+    context["parbench_suite"] = suite
+    with open(out + ".part", "w") as f:
+        results.dump({"context": context, "benchmarks": merged}, f)
+    os.replace(out + ".part", out)
+    return merged
+
+
+def merge_stopped(out, workdir, log):
+    """Writes OUT from what a stopped suite's workdir holds, running nothing:
+    the instances done, in the suite's order, and parbench_suite.stopped
+    (how many of how many). For a suite that will not be resumed, such as
+    one a GPU machine's time ran out on."""
+    state_path = os.path.join(workdir, "state.json")
+    try:
+        with open(state_path) as f:
+            state = json.load(f)
+        instances, parts = state["instances"], state["parts"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UsageError("%s holds no suite's state (%s)" % (workdir, getattr(e, "strerror", None) or e))
+    got, kinds = {}, {}
+    context, parts_log = load_parts(parts, got, kinds, workdir)
+    if not got:
+        raise UsageError("%s holds no finished instance to merge" % workdir)
+    suite = {"split": state.get("split"), "gpus": state.get("gpus", 1), "parts": parts_log,
+             "stopped": {"instances_done": len(got), "instances": len(instances)}}
+    write_merged(out, instances, got, context, kinds, suite)
+    log("run-suite: %d of %d instances merged from %s (a stopped suite); wrote %s"
+        % (len(got), len(instances), workdir, out))
+    return 0
+
+
 def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None,
               progress_every=30.0, exclude=None, gpus=1):
     """Runs the suite; returns the exit status (4: stopped by max_seconds,
@@ -254,20 +327,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                           for k in ("args", "split", "gpus", "instances")):
             raise UsageError("%s holds another suite's state (other arguments or instances); use another --workdir"
                              % workdir)
-        for rec in old["parts"]:
-            ctx, entries = read_part(rec["path"])
-            whole = complete_instances(entries)
-            entries = [e for e in entries if e.get("run_name", e.get("name")) in whole]
-            if ctx and context is None:
-                context = ctx
-            if isinstance(ctx.get("parbench_counters"), dict):
-                kinds.update(ctx["parbench_counters"])
-            for e in entries:
-                note_device(e, ctx, rec.get("gpu"))
-                got.setdefault(e.get("run_name", e.get("name")), []).append(e)
-            if rec.get("victim"):
-                got[rec["victim"]] = [failed_entry(rec["victim"], rec["victim_reason"])]
-            parts_log.append({k: rec[k] for k in LOGGED if k in rec})
+        context, parts_log = load_parts(old["parts"], got, kinds, workdir)
         state["parts"] = old["parts"]
         log("run-suite: resuming: %d of %d instances done earlier" % (len(got), len(instances)))
     started = time.monotonic()
@@ -407,17 +467,9 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         if run_group(gi, key, names):
             return _stop(state_path, state, started, got, instances, log)
         context = shared["context"]
-    merged = []
-    for n in instances:
-        merged.extend(got.get(n, []))
-    context = dict(context or {})
-    if kinds:
-        context["parbench_counters"] = kinds
-    context["parbench_suite"] = {"split": split, "timeout_s": timeout, "gpus": gpus, "groups": len(groups),
-                                 "parts": parts_log}
-    with open(out + ".part", "w") as f:
-        results.dump({"context": context, "benchmarks": merged}, f)
-    os.replace(out + ".part", out)
+    merged = write_merged(out, instances, got, context, kinds,
+                          {"split": split, "timeout_s": timeout, "gpus": gpus, "groups": len(groups),
+                           "parts": parts_log})
     errors = sum(1 for e in merged if e.get("error_occurred") and not
                  str(e.get("error_message", "")).startswith("unsupported: ") and
                  (e.get("parbench") or {}).get("disposition", "failed") != "unsupported")
@@ -430,7 +482,7 @@ def main(argv=None):
     argv, bench_args = results.split_at_dashes(argv)
     p = argparse.ArgumentParser(prog="run-suite", description=__doc__.split("\n\n")[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bench", required=True, help="the bench binary")
+    p.add_argument("--bench", help="the bench binary (not with --merge-stopped)")
     p.add_argument("--out", required=True, help="the merged JSON")
     p.add_argument("--split", choices=("family", "variant"), default="family",
                    help="one process per family (default) or per Family/Variant")
@@ -443,9 +495,21 @@ def main(argv=None):
     p.add_argument("--gpus", type=int, default=1, metavar="N",
                    help="run the instances on one GPU on N GPUs at once (GPUs 0 .. N-1, each its own process "
                    "and share of the cores); CPU and multi-GPU instances still run alone (default 1)")
+    p.add_argument("--merge-stopped", action="store_true", help="run nothing: write OUT from the instances a "
+                   "stopped suite finished in --workdir (parbench_suite.stopped says how many of how many)")
     p.add_argument("--exclude", metavar="REGEX", help="leave out the instances whose name this Python regular "
                    "expression matches (after bench's own --benchmark_filter)")
     args = p.parse_args(argv)
+    say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    if args.merge_stopped:
+        try:
+            return merge_stopped(args.out, args.workdir or args.out + ".parts", say)
+        except (UsageError, OSError) as e:
+            print("%s: %s" % (TOOL, e), file=sys.stderr)
+            return 2
+    if args.bench is None:
+        print("%s: --bench is required (the bench binary)" % TOOL, file=sys.stderr)
+        return 2
     try:
         exclude = re.compile(args.exclude) if args.exclude is not None else None
     except re.error as e:
@@ -464,7 +528,6 @@ def main(argv=None):
     if args.gpus < 1:
         print("%s: --gpus must be at least 1" % TOOL, file=sys.stderr)
         return 2
-    say = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
                          args.workdir or args.out + ".parts", say, args.resume, args.max_seconds,

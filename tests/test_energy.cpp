@@ -37,27 +37,28 @@ std::vector<Call> back_to_back(double from, double to, double len) {
 }
 
 TEST(Energy, SteppedWindowRunsFromStepToStep) {
-  // Steps seen at the polls t = 0.1, 0.2, ... 0.5 (the poll before each at
-  // 0.099 ...): each placed at the midpoint, 0.0995 ..., +- 0.0005 s. The
-  // window 0.0995 .. 0.4995 holds 40 J and 200 calls of 2 ms (the calls run
-  // on to 0.52, short of the next step).
-  const Result r = stepped_window(stepped_polls(0.6), back_to_back(0.0, 0.52, 0.002));
-  ASSERT_TRUE(r.ok) << r.reason;
-  EXPECT_NEAR(r.window_s, 0.4, 1e-12);
-  EXPECT_NEAR(r.calls, 200.0, 1e-9);
-  EXPECT_NEAR(r.joules_per_call, 0.2, 1e-12);
-  EXPECT_NEAR(r.watts, 100.0, 1e-9);
-  EXPECT_NEAR(r.error_bound, 0.001 / 0.4, 1e-12);
-}
-
-TEST(Energy, SteppedWindowCountsCutCallsByTheirShare) {
-  // Calls of 30 ms from 0.005: the window's ends (0.0995, 0.3995) cut the
-  // calls that span them; 0.3 s of them is 10 calls.
-  const Result r = stepped_window(stepped_polls(0.5), back_to_back(0.005, 0.455, 0.03));
-  ASSERT_TRUE(r.ok) << r.reason;
-  EXPECT_NEAR(r.window_s, 0.3, 1e-12);
-  EXPECT_NEAR(r.calls, 10.0, 1e-9);
-  EXPECT_NEAR(r.joules_per_call, 3.0, 1e-9);
+  // Steps seen at the polls t = 0.1, 0.2, ... (the poll before each at
+  // 0.099 ...): each placed at the midpoint, 0.0995 ..., +- 0.0005 s.
+  struct Case {
+    double from, to, len;            // the calls
+    double window, calls, per_call;  // what the window holds
+  };
+  const Case cases[] = {
+      // 2 ms calls on to 0.52, short of the next step: 0.0995 .. 0.4995, 40 J, 200 calls.
+      {0.0, 0.52, 0.002, 0.4, 200.0, 0.2},
+      // 30 ms calls from 0.005: the ends (0.0995, 0.3995) cut the calls that
+      // span them; 0.3 s of calls is 10.
+      {0.005, 0.455, 0.03, 0.3, 10.0, 3.0},
+  };
+  for (const Case& c : cases) {
+    const Result r = stepped_window(stepped_polls(0.6), back_to_back(c.from, c.to, c.len));
+    ASSERT_TRUE(r.ok) << r.reason;
+    EXPECT_NEAR(r.window_s, c.window, 1e-12);
+    EXPECT_NEAR(r.calls, c.calls, 1e-9);
+    EXPECT_NEAR(r.joules_per_call, c.per_call, 1e-9);
+    EXPECT_NEAR(r.watts, 100.0, 1e-9);
+    EXPECT_NEAR(r.error_bound, 0.001 / c.window, 1e-12);
+  }
 }
 
 TEST(Energy, SteppedWindowTooShortSaysWhy) {

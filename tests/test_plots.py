@@ -304,13 +304,18 @@ class MlpCharts(unittest.TestCase):
         self.assertEqual([round(x, 12) for x in rest[0]], [0.01, 0.01, 0.5, 0.25])
 
 
+def stats_of_file(doc):
+    """The Stats of `doc` read back from a file, as plots/plot reads it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return report_stats.collect([results.load(path)])
+
+
 class SorAndGpuCharts(unittest.TestCase):
     def stats(self, doc):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "sor.json")
-            with open(path, "w") as f:
-                json.dump(doc, f)
-            return report_stats.collect([results.load(path)])
+        return stats_of_file(doc)
 
     def test_bandwidth_vs_grid_with_the_copy_ceiling(self):
         stats = self.stats(sor_run())
@@ -424,11 +429,7 @@ def energy_run():
 
 class EnergyCharts(unittest.TestCase):
     def stats(self, doc):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "e.json")
-            with open(path, "w") as f:
-                json.dump(doc, f)
-            return report_stats.collect([results.load(path)])
+        return stats_of_file(doc)
 
     def test_time_against_energy_with_the_pareto_front(self):
         with tempfile.TemporaryDirectory() as tmp, Spy("plot") as plots:

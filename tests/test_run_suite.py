@@ -6,6 +6,7 @@ costs only itself, and the merged JSON holds every instance once.
 
     test_run_suite.py BENCH"""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -151,6 +152,22 @@ class RunSuite(unittest.TestCase):
         p = run(lanes_args + ["--resume"] + bench_args)
         self.assertIn(p.returncode, (0, 1), p.stderr)
         self.check_complete(results.load(out2), both)
+        # The finished suite's workdir merged again, elsewhere: the same
+        # entries, and how many of how many it held.
+        moved = os.path.join(self.tmp, "moved")
+        shutil.copytree(out2 + ".parts", moved)
+        shutil.rmtree(out2 + ".parts")  # the state's paths now name nothing: the parts are found in the copy
+        out3 = os.path.join(self.tmp, "merged.json")
+        p = run(["--out", out3, "--workdir", moved, "--merge-stopped"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        merged = results.load(out3)
+        self.assertEqual([e.name for e in merged.entries], [e.name for e in results.load(out2).entries])
+        stopped = merged.context["parbench_suite"]["stopped"]
+        self.assertEqual(stopped["instances_done"], stopped["instances"])
+        p = run(["--out", out3, "--workdir", os.path.join(self.tmp, "nowhere"), "--merge-stopped"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("holds no suite's state", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
         for e in r.entries:
             meta = e.raw.get("parbench", {})
             if e.disposition == "passed" and meta.get("device") == "gpu":
