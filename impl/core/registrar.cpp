@@ -118,7 +118,7 @@ bool energy_metering = true;
 }
 void set_energy_metering(bool on) { energy_metering = on; }
 
-std::string add_energy_counters(Counters& out, const energy::Result& r, double seconds_per_call) {
+std::string add_energy_counters(Counters& out, const energy::Result& r, double rate_seconds) {
   if (!r.ok) return "unavailable: " + (r.source.empty() ? std::string() : r.source + ": ") + r.reason;
   const Counters rates = out;
   out.emplace_back("joules_per_call", r.joules_per_call);
@@ -131,7 +131,7 @@ std::string add_energy_counters(Counters& out, const energy::Result& r, double s
     if (it == declared.end() || it->second.kind != CounterKind::Rate) continue;
     const std::string per_joule = per_joule_name(name);
     if (per_joule.empty() || !declared.count(per_joule) || !(r.joules_per_call > 0)) continue;
-    out.emplace_back(per_joule, v * seconds_per_call / r.joules_per_call);
+    out.emplace_back(per_joule, v * rate_seconds / r.joules_per_call);
   }
   char note[160] = "";
   if (r.error_bound < 0)
@@ -315,10 +315,11 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     // A ceiling's counters describe its fastest run, as if every call took that long.
     job->report(out, ceiling ? best * double(state.iterations()) : total, state.iterations());
     timer->add_counters(out);
-    out.emplace_back("seconds_per_call", state.iterations() ? total / state.iterations() : 0.0);
+    const double per_call = state.iterations() ? total / state.iterations() : 0.0;
+    out.emplace_back("seconds_per_call", per_call);
     if (meter) {
-      const std::string how =
-          add_energy_counters(out, spent, state.iterations() ? total / state.iterations() : 0.0);
+      // The rates' seconds: the fastest run's for a ceiling, as above.
+      const std::string how = add_energy_counters(out, spent, ceiling ? best : per_call);
       if (opt.id >= 0) registered_list()[std::size_t(opt.id)].energy = how;
     }
     if (state.iterations()) record_speed(opt, total / double(state.iterations()));

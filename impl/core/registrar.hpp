@@ -104,11 +104,11 @@ void release_kept_job();
 void set_energy_metering(bool on);
 // A repetition's energy as counters: joules_per_call, watts,
 // energy_window_s, energy_error_bound, and for each family work rate in
-// `out` its per-joule companion (meta.hpp: rate x seconds_per_call /
-// joules_per_call). Returns what the entry's JSON says of it: the source
-// with a note when the error bound is over energy::kMaxError or missing, or
-// "unavailable: why" (and no counter).
-std::string add_energy_counters(Counters& out, const energy::Result& r, double seconds_per_call);
+// `out` its per-joule companion (meta.hpp: rate x `rate_seconds`, the
+// seconds a call the rate was computed from, / joules_per_call). Returns what the entry's JSON says of it:
+// the source with a note when the error bound is over energy::kMaxError or missing, or "unavailable: why"
+// (and no counter).
+std::string add_energy_counters(Counters& out, const energy::Result& r, double rate_seconds);
 
 // The instances of a variant's knob: one per thread count or block size.
 // Knob::BlockShape: one per 2-D block shape (x, y); Knob::Gpus: one per GPU

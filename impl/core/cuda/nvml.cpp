@@ -112,10 +112,10 @@ namespace {
 // Polls one reading on its own thread every millisecond from begin() to
 // end(): few enough reads to leave the timed calls alone, and each end of an
 // energy window known to about a millisecond.
-class Meter final : public energy::Meter {
+class PolledMeter final : public energy::Meter {
  public:
-  explicit Meter(std::string pci) : pci_(std::move(pci)) {}
-  ~Meter() override { stop(); }
+  explicit PolledMeter(std::string pci) : pci_(std::move(pci)) {}
+  ~PolledMeter() override { stop(); }
   void begin() override {
     stop();
     calls_.clear();
@@ -179,6 +179,8 @@ class Meter final : public energy::Meter {
 
 }  // namespace
 
-std::unique_ptr<energy::Meter> make_meter(const std::string& pci) { return std::make_unique<Meter>(pci); }
+std::unique_ptr<energy::Meter> make_meter(const std::string& pci) {
+  return std::make_unique<PolledMeter>(pci);
+}
 
 }  // namespace pb::nvml
