@@ -7,22 +7,20 @@ import tempfile
 import unittest
 
 from plots import report_charts
-from test_plots import DATA, mlp_run, run_plot, sor_run, synthetic
+from test_plots import DATA, energy_run, mlp_run, run_plot, sor_run, synthetic
 
 
 class Charts(unittest.TestCase):
     def test_every_chart_from_real_and_synthetic_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
-            syn = os.path.join(tmp, "syn.json")
-            json.dump(synthetic(), open(syn, "w"))
-            sor = os.path.join(tmp, "sor.json")
-            with open(sor, "w") as f:
-                json.dump(sor_run(), f)
-            mlp = os.path.join(tmp, "mlp.json")
-            with open(mlp, "w") as f:
-                json.dump(mlp_run(), f)
+            paths = []
+            for name, doc in (("syn", synthetic()), ("sor", sor_run()), ("mlp", mlp_run()),
+                              ("energy", energy_run())):
+                paths.append(os.path.join(tmp, name + ".json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
             out = os.path.join(tmp, "out")
-            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), syn, sor, mlp,
+            p = run_plot(os.path.join(DATA, "gb171.json"), os.path.join(DATA, "gb183.json"), *paths,
                          "--out", out, "--svg")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr, "")

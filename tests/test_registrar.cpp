@@ -3,9 +3,12 @@
 // read. Drives fake Jobs through Google Benchmark itself, in process.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -80,6 +83,57 @@ struct FakeJob final : Job {
     out.emplace_back("resets_match_runs", resets == runs ? 1.0 : 0.0);
   }
 };
+
+// A CPU job whose every run adds 1 J to a fake RAPL package counter: the
+// registrar meters the timed loop through PARBENCH_POWERCAP_ROOT and writes
+// exactly 1 J a call, and the work rate's per-joule companion.
+struct JouleJob final : Job {
+  explicit JouleJob(std::string file) : file(std::move(file)) {}
+  std::string file;
+  Backend backend() const override { return Backend::Cpu; }
+  Support supports() override { return Support::yes(); }
+  void prepare() override {}
+  void reset() override {}
+  void run() override {
+    long long uj = 0;
+    std::ifstream(file) >> uj;
+    std::ofstream(file) << uj + 1000000 << "\n";
+  }
+  Check check() override { return Check{}; }
+  void report(Counters& out, double seconds, std::int64_t iterations) override {
+    out.emplace_back("test_calls_per_second", seconds > 0 ? iterations / seconds : 0);
+  }
+};
+
+TEST(Registrar, MetersACpuJobsEnergyThroughRapl) {
+  char tmpl[] = "/tmp/parbench-powercap-XXXXXX";
+  const std::string root = mkdtemp(tmpl);
+  const std::string zone = root + "/intel-rapl:0";
+  mkdir(zone.c_str(), 0755);
+  std::ofstream(zone + "/name") << "package-0\n";
+  std::ofstream(zone + "/energy_uj") << "1000000\n";
+  std::ofstream(zone + "/max_energy_range_uj") << "262143328850\n";
+  setenv("PARBENCH_POWERCAP_ROOT", root.c_str(), 1);
+  declare_counter("test_calls_per_second", CounterKind::Rate, "1/s");
+  const std::string file = zone + "/energy_uj";
+  register_job(
+      RunName{"EnergyTest", "joule", {}}, [file] { return std::make_unique<JouleJob>(file); },
+      RegisterOptions{})
+      ->Iterations(20);
+  Collect rep;
+  benchmark::RunSpecifiedBenchmarks(&rep, "EnergyTest/");
+  unsetenv("PARBENCH_POWERCAP_ROOT");
+  std::system(("rm -rf " + root).c_str());
+  ASSERT_EQ(rep.runs.count("joule"), 1u);
+  const auto& c = rep.runs["joule"].counters;
+  ASSERT_TRUE(c.count("joules_per_call"));
+  EXPECT_DOUBLE_EQ(c.at("joules_per_call"), 1.0);
+  EXPECT_GT(c.at("watts"), 0.0);
+  EXPECT_NEAR(c.at("test_calls_per_J"), 1.0, 1e-9);  // a call a second over a joule a call
+  const Registered* r = find_registered("EnergyTest/joule");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->energy.rfind("RAPL", 0), 0u) << r->energy;
+}
 
 TEST(Registrar, EveryDispositionBecomesTheRightEntry) {
   RegisterOptions ro;

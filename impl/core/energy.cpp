@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace pb::energy {
@@ -133,6 +134,11 @@ Result integrated_power(const std::vector<Sample>& watts, const std::vector<Call
 double wrapped_delta(double begin, double end, double range) {
   if (end >= begin) return end - begin;
   return range > 0 ? end + range - begin : end - begin;
+}
+
+std::string powercap_root() {
+  const char* v = std::getenv("PARBENCH_POWERCAP_ROOT");
+  return v && *v ? v : "/sys/class/powercap";
 }
 
 Rapl find_rapl(const std::string& root) {

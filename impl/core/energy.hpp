@@ -70,7 +70,10 @@ struct Rapl {
   std::vector<RaplDomain> domains;
   std::string reason;  // why there are none, when empty
 };
-Rapl find_rapl(const std::string& root = "/sys/class/powercap");
+// The powercap directory: PARBENCH_POWERCAP_ROOT where set (a container
+// that mounts it elsewhere; the tests' fake one), else /sys/class/powercap.
+std::string powercap_root();
+Rapl find_rapl(const std::string& root = powercap_root());
 // The domain's counter in joules; false with why (permission, a read error).
 bool read_joules(const RaplDomain& d, double& joules, std::string& why);
 
@@ -92,7 +95,7 @@ class Meter {
 
 // The CPU's meter: the RAPL domains read at the loop's ends (they update
 // about every millisecond, the bound's unit); reasons for no figure kept.
-std::unique_ptr<Meter> make_rapl_meter(const std::string& root = "/sys/class/powercap");
+std::unique_ptr<Meter> make_rapl_meter(const std::string& root = powercap_root());
 // A meter that only says why there is no figure.
 std::unique_ptr<Meter> make_unavailable_meter(const std::string& why);
 
