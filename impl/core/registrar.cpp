@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/family.hpp"
 #include "core/fault.hpp"
 #include "core/gpu.hpp"
 #include "core/libraries.hpp"
@@ -295,10 +296,19 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         sampled += t;
       }
     // The energy of this repetition's timed calls, metered beside them.
+    // A GPU's meter polls NVML on a thread beside the timed calls; until a
+    // GPU run has shown that it moves no time it is a preview, as variants
+    // not yet run on a GPU are (PARBENCH_PREVIEW=1, family.hpp).
     std::unique_ptr<energy::Meter> meter;
-    if (energy_metering)
-      meter = opt.gpus > 1 ? energy::make_unavailable_meter("the energy of several GPUs is not summed")
-                           : timer->energy_meter();
+    if (!energy_metering)
+      meter = nullptr;
+    else if (opt.gpus > 1)
+      meter = energy::make_unavailable_meter("the energy of several GPUs is not summed");
+    else if (on_gpu(job->backend()) && !preview_variants())
+      meter = energy::make_unavailable_meter(
+          "GPU metering has not yet run on a GPU: a preview (PARBENCH_PREVIEW=1 turns it on)");
+    else
+      meter = timer->energy_meter();
     if (meter) meter->begin();
     double total = 0.0;
     for (auto _ : state) {
