@@ -126,6 +126,7 @@ TEST(Energy, RaplPackagesAndDramWithWrapAround) {
   EXPECT_EQ(rapl.domains[1].name, "dram");
   EXPECT_DOUBLE_EQ(rapl.domains[0].range_j, 2.0);
   auto meter = make_rapl_meter(pc.root);
+  EXPECT_TRUE(meter->reads());
   meter->begin();
   for (int i = 0; i < 4; ++i) meter->call(0, 0);
   pc.write("intel-rapl:0/energy_uj", "400000");     // wrapped: 0.1 J to the top, 0.4 J after
@@ -143,6 +144,8 @@ TEST(Energy, RaplFailuresSayWhy) {
   FakePowercap empty;
   EXPECT_NE(find_rapl(empty.root).reason.find("no RAPL package or DRAM zone"), std::string::npos);
   auto none = make_rapl_meter("/nonexistent-powercap");
+  EXPECT_FALSE(none->reads());  // the loop takes no clock reads for it
+  EXPECT_FALSE(make_unavailable_meter("why")->reads());
   none->begin();
   none->call(0, 1);
   const Result r = none->end();

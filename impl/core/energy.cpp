@@ -203,6 +203,7 @@ constexpr double kRaplUpdate = 1e-3;
 class RaplMeter final : public Meter {
  public:
   explicit RaplMeter(const std::string& root) : rapl_(find_rapl(root)) {}
+  bool reads() const override { return !rapl_.domains.empty(); }
   void begin() override {
     calls_.clear();
     why_ = rapl_.reason;
@@ -248,7 +249,8 @@ class RaplMeter final : public Meter {
 class Unavailable final : public Meter {
  public:
   explicit Unavailable(std::string why) : why_(std::move(why)) {}
-  void begin() override { calls_.clear(); }
+  void begin() override {}
+  bool reads() const override { return false; }
   Result end() override { return no("", why_); }
 
  private:

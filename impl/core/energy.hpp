@@ -86,6 +86,9 @@ class Meter {
  public:
   virtual ~Meter() = default;
   virtual void begin() = 0;
+  // Whether it reads a counter at all: one that only says why not needs no
+  // call spans, and the loop takes no clock reads for it.
+  virtual bool reads() const { return true; }
   void call(double begin, double end) { calls_.push_back({begin, end}); }
   virtual Result end() = 0;
 

@@ -310,12 +310,13 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     else
       meter = timer->energy_meter();
     if (meter) meter->begin();
+    const bool spans = meter && meter->reads();
     double total = 0.0;
     for (auto _ : state) {
       job->reset();
-      const double began = meter ? energy::now() : 0.0;
+      const double began = spans ? energy::now() : 0.0;
       double t = timer->time(*job);
-      if (meter) meter->call(began, energy::now());
+      if (spans) meter->call(began, energy::now());
       state.SetIterationTime(t);
       total += t;
       best = std::min(best, t);

@@ -85,20 +85,24 @@ bool sample(const char* pci, Clocks& out) {
   return true;
 }
 
-bool total_energy(const char* pci, unsigned long long& mj, std::string& why) {
+namespace {
+// One reading by NVML function `fn` (named `name`), or false with why.
+template <class T>
+bool read_one(const char* pci, int (*fn)(Device, T*), const char* name, T& out, std::string& why) {
   Device d;
   if (!handle(pci, d)) return why = "NVML is not loaded or does not know this GPU", false;
-  if (!lib().energy) return why = "NVML has no nvmlDeviceGetTotalEnergyConsumption", false;
-  const int rc = lib().energy(d, &mj);
+  if (!fn) return why = std::string("NVML has no ") + name, false;
+  const int rc = fn(d, &out);
   return rc == 0 || (why = error_of(rc), false);
+}
+}  // namespace
+
+bool total_energy(const char* pci, unsigned long long& mj, std::string& why) {
+  return read_one(pci, lib().energy, "nvmlDeviceGetTotalEnergyConsumption", mj, why);
 }
 
 bool power(const char* pci, unsigned& mw, std::string& why) {
-  Device d;
-  if (!handle(pci, d)) return why = "NVML is not loaded or does not know this GPU", false;
-  if (!lib().power) return why = "NVML has no nvmlDeviceGetPowerUsage", false;
-  const int rc = lib().power(d, &mw);
-  return rc == 0 || (why = error_of(rc), false);
+  return read_one(pci, lib().power, "nvmlDeviceGetPowerUsage", mw, why);
 }
 
 bool power_limits(const char* pci, unsigned& limit_mw, unsigned& enforced_mw) {
