@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 
 
@@ -17,10 +18,40 @@ class Refused(Exception):
     """bench refused its command line (exit 2 before running anything)."""
 
 
-def list_tests(bench, args):
+class Stopped(Exception):
+    """run() was stopped by stop_all() (the caller is being stopped)."""
+
+
+# The bench processes run() has running, from any thread, so a runner
+# stopped by a signal in its main thread ends those of its other threads too.
+_running = set()
+_lock = threading.Lock()
+_stopping = [False]
+
+
+def stop_all():
+    """Kills every bench process run() has running (its process group) and
+    makes those run() calls, and any later one, raise Stopped."""
+    with _lock:
+        _stopping[0] = True
+        procs = list(_running)
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _on(cpus):
+    """The command prefix that runs a program on `cpus` only (none: anywhere)."""
+    return ["taskset", "-c", ",".join(str(c) for c in cpus)] if cpus else []
+
+
+def list_tests(bench, args, cpus=None):
     """The instances `bench args` selects, in bench's order
-    (--benchmark_list_tests)."""
-    p = subprocess.run([bench, "--benchmark_list_tests"] + list(args), stdout=subprocess.PIPE,
+    (--benchmark_list_tests); run on `cpus` when given, since the thread axes
+    follow the cores bench may use."""
+    p = subprocess.run(_on(cpus) + [bench, "--benchmark_list_tests"] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
@@ -28,11 +59,11 @@ def list_tests(bench, args):
     return [line.strip() for line in p.stdout.splitlines() if line.strip()]
 
 
-def list_devices(bench, args):
+def list_devices(bench, args, cpus=None):
     """{instance: "cpu", "gpu" (one GPU) or "gpus:G" (G at once)} of what
-    `bench args` selects (bench --list-devices); Refused where bench
-    refuses, an older one included."""
-    p = subprocess.run([bench, "--list-devices"] + list(args), stdout=subprocess.PIPE,
+    `bench args` selects (bench --list-devices, on `cpus` when given);
+    Refused where bench refuses, an older one included."""
+    p = subprocess.run(_on(cpus) + [bench, "--list-devices"] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["exit %d" % p.returncode])[-1]
@@ -88,13 +119,16 @@ def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None, env=
     exception here (Ctrl-C, SIGTERM) kills the bench process group first: no
     bench is left behind to write into a file a later call reads."""
     cmd = [bench] + list(args) + ["--benchmark_out=" + out, "--benchmark_out_format=json"]
-    if cpus:
-        cmd = ["taskset", "-c", ",".join(str(c) for c in cpus)] + cmd
+    cmd = _on(cpus) + cmd
     t0 = time.monotonic()
     timed_out = stopped = False
     with open(log_path, "w") as log:
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                             env=dict(os.environ, **env) if env else None)
+        with _lock:
+            if _stopping[0]:
+                raise Stopped()
+            p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                 env=dict(os.environ, **env) if env else None)
+            _running.add(p)
         try:
             while True:
                 limit, why = None, None
@@ -123,4 +157,9 @@ def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None, env=
                 pass
             p.wait()
             raise
+        finally:
+            with _lock:
+                _running.discard(p)
+    if _stopping[0]:
+        raise Stopped()
     return rc, timed_out, stopped, time.monotonic() - t0

@@ -413,6 +413,9 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=900.0, help="seconds one suite process may run")
     p.add_argument("--gpus", type=int, default=1, metavar="N", help="spread the suite's one-GPU instances over "
                    "GPUs 0 .. N-1 (ci/run-suite --gpus; default 1)")
+    p.add_argument("--lane-cores", type=int, metavar="K", help="K cores a GPU lane, the CPU instances at the same "
+                   "time on the rest (ci/run-suite --lane-cores); keep it the same night after night, since the "
+                   "CPU thread axes end at the cores left")
     p.add_argument("--resume", action="store_true", help="go on with a night an earlier call left in --out "
                    "(tests already run are not run again; the suite and the A/A rounds resume)")
     p.add_argument("--max-seconds", type=float, help="stop starting suite processes and A/A rounds after this "
@@ -542,7 +545,8 @@ def night(args, summary, codes):
     chosen = spec["profile"] + spec["args"] + (["--benchmark_filter=" + args.filter] if args.filter else [])
     with Step("suite", summary) as step:
         cmd = tool("regress.run_suite") + ["--bench", bench, "--out", suite, "--timeout", str(args.timeout),
-                                           "--split", "variant", "--gpus", str(args.gpus)]
+                                           "--split", "variant", "--gpus", str(args.gpus)] + \
+            (["--lane-cores", str(args.lane_cores)] if args.lane_cores is not None else [])
         try:
             names = launch.list_tests(bench, chosen)
         except launch.Refused as e:

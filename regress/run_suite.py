@@ -21,6 +21,13 @@ done; the CPU instances, whose times other processes would disturb, and the
 multi-GPU ones run after, alone. Each GPU entry records its GPU's model and,
 from a lane, its index (`parbench.gpu`, `parbench.gpu_index`).
 
+With --lane-cores K each lane gets K cores only, and the CPU instances run
+at the same time as the lanes, on the cores the lanes leave (their thread
+axes end at that many cores); the multi-GPU instances run after the lanes, on
+the lanes' cores. The suite then takes about as long as the longer of its GPU
+and CPU work instead of their sum. `--only cpu` (or `gpu`) runs only the
+instances bench says run on the CPU (or on GPUs).
+
 The entries are merged in the order bench lists them into one Google
 Benchmark JSON (the first part's context, the union of parbench_counters,
 and parbench_suite: the groups, their processes and what ended them).
@@ -58,7 +65,7 @@ TOOL = "run-suite"
 LANE_MARK = " (GPU lanes)"
 # A family's GPU-count flag (--<family>-gpus=LIST).
 GPU_COUNT_FLAG = re.compile(r"^--[a-z0-9]+-gpus(=|$)")
-LOGGED = ("group", "part", "gpu", "instances", "start_s", "seconds", "exit", "timed_out", "end")
+LOGGED = ("group", "part", "gpu", "track", "instances", "start_s", "seconds", "exit", "timed_out", "end")
 
 
 class UsageError(Exception):
@@ -112,11 +119,30 @@ def check_lanes(gpus):
                          % (gpus, gpus - 1, ", ".join("%d: %s" % (i, n) for i, n in enumerate(names[:gpus]))))
 
 
-def split_cores(lanes):
-    """This process's cores in `lanes` runs of consecutive ones, one a GPU
-    lane, so the lanes' host work never shares a core."""
+def split_cores(lanes, lane_cores=None):
+    """(each GPU lane's cores, the CPU track's cores or None): this
+    process's cores in `lanes` runs of consecutive ones, so the lanes' host
+    work never shares a core; with lane_cores, K cores a lane and the rest
+    for the CPU instances beside them (UsageError when none is left)."""
     cores = sorted(os.sched_getaffinity(0))
-    return [cores[len(cores) * i // lanes:len(cores) * (i + 1) // lanes] or cores[:1] for i in range(lanes)]
+    if lane_cores is None:
+        return [cores[len(cores) * i // lanes:len(cores) * (i + 1) // lanes] or cores[:1]
+                for i in range(lanes)], None
+    if lanes * lane_cores >= len(cores):
+        raise UsageError("--lane-cores %d: %d lane%s of %d cores leave none of this process's %d cores for the "
+                         "CPU instances" % (lane_cores, lanes, "" if lanes == 1 else "s", lane_cores, len(cores)))
+    return [cores[i * lane_cores:(i + 1) * lane_cores] for i in range(lanes)], cores[lanes * lane_cores:]
+
+
+def core_text(cores):
+    """Cores as taskset writes a list: runs of consecutive ones as A-B."""
+    runs = []
+    for c in cores:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs)
 
 
 def note_device(entry, ctx, lane):
@@ -280,28 +306,36 @@ def merge_stopped(out, workdir, log):
 
 
 def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_seconds=None,
-              progress_every=30.0, exclude=None, gpus=1):
+              progress_every=30.0, exclude=None, gpus=1, lane_cores=None, only=None):
     """Runs the suite; returns the exit status (4: stopped by max_seconds,
     the state kept in workdir for resume). max_seconds is a hard limit: a
     process still running then is killed and its unfinished instances run
-    again on resume. With gpus > 1 the instances on one GPU run on that many
-    GPU lanes at once."""
+    again on resume. With gpus > 1 (or lane_cores) the instances on one GPU
+    run on that many GPU lanes at once; with lane_cores the CPU instances
+    run beside them on the cores the lanes leave. `only`: "cpu" or "gpu",
+    the instances that run there."""
+    lane_cpus, cpu_track = split_cores(gpus, lane_cores)
     try:
-        instances = launch.list_tests(bench, args)
+        # The CPU instances' thread axes are those of the cores they run on.
+        instances = launch.list_tests(bench, args, cpu_track)
     except launch.Refused as e:
         raise UsageError(str(e))
     if exclude is not None:
         instances = [n for n in instances if not exclude.search(n)]
-    if not instances:
-        raise UsageError("the bench arguments select no instance")
     base_args = launch.strip_filter(args)
     where = {}
-    if gpus > 1:
-        check_lanes(gpus)
+    if gpus > 1 or lane_cores is not None or only is not None:
+        if gpus > 1 or lane_cores is not None:
+            check_lanes(gpus)
         try:
-            where = launch.list_devices(bench, args)
+            where = launch.list_devices(bench, args, cpu_track)
         except launch.Refused as e:
-            raise UsageError("%s (--gpus needs a bench that says where its instances run)" % e)
+            raise UsageError("%s (--gpus, --lane-cores and --only need a bench that says where its instances run)"
+                             % e)
+    if only is not None:
+        instances = [n for n in instances if (where.get(n) == "cpu") == (only == "cpu")]
+    if not instances:
+        raise UsageError("the bench arguments select no instance" + (" on the %s" % only.upper() if only else ""))
     by_key = {}
     for name in instances:
         # An instance on one GPU (not a peer copy or a collective over
@@ -309,6 +343,9 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         lane = where.get(name) == "gpu" and gpus_of(name) == 1
         by_key.setdefault(group_key(name, split) + (LANE_MARK if lane else ""), []).append(name)
     groups = list(by_key.items())
+    beside = set()  # the groups of the CPU track, run beside the lanes
+    if cpu_track is not None:
+        beside = {key for key, names in groups if all(where.get(n) == "cpu" for n in names)}
     os.makedirs(workdir, exist_ok=True)
     got = {}           # instance -> list of entries (repetitions, aggregates)
     context, kinds = None, {}
@@ -316,7 +353,8 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
     # The state after every part, so --resume goes on after an interrupted or
     # --max-seconds run (a GPU machine's calls are limited in time).
     state_path = os.path.join(workdir, "state.json")
-    state = {"args": args, "split": split, "gpus": gpus, "instances": instances, "parts": []}
+    state = {"args": args, "split": split, "gpus": gpus, "lane_cores": lane_cores, "only": only,
+             "instances": instances, "parts": []}
     if resume and os.path.exists(state_path):
         try:
             with open(state_path) as f:
@@ -324,7 +362,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         except ValueError:
             old = None
         if not old or any(old.get(k, 1 if k == "gpus" else None) != state[k]
-                          for k in ("args", "split", "gpus", "instances")):
+                          for k in ("args", "split", "gpus", "lane_cores", "only", "instances")):
             raise UsageError("%s holds another suite's state (other arguments or instances); use another --workdir"
                              % workdir)
         context, parts_log = load_parts(old["parts"], got, kinds, workdir)
@@ -344,18 +382,19 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
     lock = threading.Lock()
     shared = {"context": context, "failure": None}
 
-    def run_group(gi, key, names, lane=None):
+    def run_group(gi, key, names, lane=None, cores=None):
         """Runs the group until every instance has an entry; on GPU lane
-        `lane` (its own GPU and cores) when given. Returns True when
-        --max-seconds stopped it."""
+        `lane` (its own GPU and cores) when given, else on `cores` when
+        given. Returns True when --max-seconds stopped it."""
         with lock:
             todo = [n for n in names if n not in got]
         if not todo:
             return False
         log("run-suite: group %d of %d: %s (%d instances)%s; %s elapsed%s"
-            % (gi + 1, len(groups), key, len(names), "" if lane is None else " on GPU %d" % lane,
+            % (gi + 1, len(groups), key, len(names),
+               " on GPU %d" % lane if lane is not None else " beside the lanes" if key in beside else "",
                _fmt(time.monotonic() - started), left_text(len(got))))
-        env = cpus = None
+        env, cpus = None, cores
         args = base_args
         if lane is not None:
             env, cpus = {"CUDA_VISIBLE_DEVICES": str(lane)}, lane_cpus[lane_list.index(lane)]
@@ -406,6 +445,8 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                        "seconds": round(secs, 3), "exit": rc, "timed_out": timed_out, "path": path}
                 if lane is not None:
                     rec["gpu"] = lane
+                elif key in beside:
+                    rec["track"] = "cpu"
                 if stopped:
                     # --max-seconds ran out inside this process: what it finished
                     # is kept, the rest (the instance it was in included) runs on
@@ -429,47 +470,86 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         return False
 
     # Groups on one GPU each run on the GPU lanes at once, each lane pulling
-    # the next group when it is done; the rest (CPU instances, whose times
-    # the other processes would disturb, and multi-GPU ones) run alone after.
+    # the next group when it is done. The rest (CPU instances, whose times
+    # the other processes would disturb, and multi-GPU ones) run alone after
+    # them; with lane_cores the CPU groups run beside the lanes instead, on
+    # their own cores, and the multi-GPU ones after the lanes on theirs.
     lane_list = list(range(gpus))
-    lane_cpus = split_cores(gpus)
     queue = [(gi, key, names) for gi, (key, names) in enumerate(groups) if key.endswith(LANE_MARK)]
+    stopped = []
 
-    def lane_worker(lane, out_flags):
+    def guarded(work, *a):
+        """Runs work(*a) on a thread: a stop is noted in `stopped`, an
+        exception handed to the main thread."""
+        try:
+            if work(*a):
+                with lock:
+                    stopped.append(a)
+        except BaseException as e:  # noqa: B902 - handed to the main thread
+            with lock:
+                if shared["failure"] is None:
+                    shared["failure"] = e
+            # The first failure ends the other threads' processes too.
+            launch.stop_all()
+
+    def lane_worker(lane):
         while True:
             with lock:
                 if not queue or shared["failure"] is not None:
-                    return
+                    return False
                 gi, key, names = queue.pop(0)
-            try:
-                if run_group(gi, key, names, lane):
-                    out_flags.append(lane)
-                    return
-            except BaseException as e:  # noqa: B902 - handed to the main thread
+            if run_group(gi, key, names, lane):
+                return True
+
+    def cpu_worker():
+        for gi, (key, names) in enumerate(groups):
+            if key in beside:
                 with lock:
-                    shared["failure"] = e
-                return
-    stopped_lanes = []
-    if queue:
-        threads = [threading.Thread(target=lane_worker, args=(lane, stopped_lanes)) for lane in lane_list]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if shared["failure"] is not None:
-            raise shared["failure"]
-    context = shared["context"]
-    if stopped_lanes:
+                    if shared["failure"] is not None:
+                        return False
+                if run_group(gi, key, names, cores=cpu_track):
+                    return True
+        return False
+
+    cpu_thread = None
+    if beside:
+        cpu_thread = threading.Thread(target=guarded, args=(cpu_worker,))
+        cpu_thread.start()
+
+    try:
+        if queue:
+            threads = [threading.Thread(target=guarded, args=(lane_worker, lane)) for lane in lane_list]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        if shared["failure"] is None and not stopped:
+            after = sorted(set(c for cs in lane_cpus for c in cs)) if cpu_track is not None else None
+            for gi, (key, names) in enumerate(groups):
+                if key.endswith(LANE_MARK) or key in beside:
+                    continue
+                if run_group(gi, key, names, cores=after):
+                    stopped.append(key)
+                    break
+        if cpu_thread is not None:
+            cpu_thread.join()
+    except BaseException:
+        # Stopped here (a signal, a failure): the other threads' bench
+        # processes end with this one, never left running.
+        launch.stop_all()
+        if cpu_thread is not None:
+            cpu_thread.join()
+        raise
+    if shared["failure"] is not None:
+        raise shared["failure"]
+    if stopped:
         return _stop(state_path, state, started, got, instances, log)
-    for gi, (key, names) in enumerate(groups):
-        if key.endswith(LANE_MARK):
-            continue
-        if run_group(gi, key, names):
-            return _stop(state_path, state, started, got, instances, log)
-        context = shared["context"]
+    context = shared["context"]
     merged = write_merged(out, instances, got, context, kinds,
-                          {"split": split, "timeout_s": timeout, "gpus": gpus, "groups": len(groups),
-                           "parts": parts_log})
+                          dict({"split": split, "timeout_s": timeout, "gpus": gpus, "groups": len(groups),
+                                "parts": parts_log},
+                               **({} if cpu_track is None else
+                                  {"lane_cores": lane_cores, "cpu_cores": core_text(cpu_track)})))
     errors = sum(1 for e in merged if e.get("error_occurred") and not
                  str(e.get("error_message", "")).startswith("unsupported: ") and
                  (e.get("parbench") or {}).get("disposition", "failed") != "unsupported")
@@ -495,6 +575,11 @@ def main(argv=None):
     p.add_argument("--gpus", type=int, default=1, metavar="N",
                    help="run the instances on one GPU on N GPUs at once (GPUs 0 .. N-1, each its own process "
                    "and share of the cores); CPU and multi-GPU instances still run alone (default 1)")
+    p.add_argument("--lane-cores", type=int, metavar="K", help="give each GPU lane K cores and run the CPU "
+                   "instances at the same time, on the cores the lanes leave (their thread axes end there); "
+                   "the multi-GPU instances run after the lanes, on the lanes' cores")
+    p.add_argument("--only", choices=("cpu", "gpu"), help="only the instances that run on the CPU (or on GPUs), "
+                   "as bench --list-devices says")
     p.add_argument("--merge-stopped", action="store_true", help="run nothing: write OUT from the instances a "
                    "stopped suite finished in --workdir (parbench_suite.stopped says how many of how many)")
     p.add_argument("--exclude", metavar="REGEX", help="leave out the instances whose name this Python regular "
@@ -528,10 +613,13 @@ def main(argv=None):
     if args.gpus < 1:
         print("%s: --gpus must be at least 1" % TOOL, file=sys.stderr)
         return 2
+    if args.lane_cores is not None and args.lane_cores < 1:
+        print("%s: --lane-cores must be at least 1" % TOOL, file=sys.stderr)
+        return 2
     try:
         return run_suite(os.path.abspath(args.bench), bench_args, args.out, args.split, args.timeout,
                          args.workdir or args.out + ".parts", say, args.resume, args.max_seconds,
-                         exclude=exclude, gpus=args.gpus)
+                         exclude=exclude, gpus=args.gpus, lane_cores=args.lane_cores, only=args.only)
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2

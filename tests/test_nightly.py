@@ -108,11 +108,16 @@ class Nightly(unittest.TestCase):
     def test_suite_only_stops_after_the_suite(self):
         """--suite-only: the suite runs and is timed, the later steps are
         skipped saying why, and no history is written."""
+        beside = ("--lane-cores", "1") if len(os.sched_getaffinity(0)) > 1 else ()
         with tempfile.TemporaryDirectory() as tmp:
             hist, out = os.path.join(tmp, "history"), os.path.join(tmp, "night")
             p = nightly("--history", hist, "--out", out, "--suite", "smoke", "--filter", FILTER, "--build-dir",
-                        BUILD, "--skip-build", "--skip-tests", "--suite-only")
+                        BUILD, "--skip-build", "--skip-tests", "--suite-only", *beside)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            # --lane-cores reaches the runner: one core a lane, the CPU
+            # instances beside it.
+            if beside:
+                self.assertEqual(load(os.path.join(out, "suite.json"))["context"]["parbench_suite"]["lane_cores"], 1)
             doc = load(os.path.join(out, "nightly.json"))
             self.assertEqual(doc["steps"][0]["step"], "suite")
             self.assertGreater(doc["steps"][0]["seconds"], 0)

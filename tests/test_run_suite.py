@@ -176,6 +176,86 @@ class RunSuite(unittest.TestCase):
             elif meta.get("device") != "gpu":
                 self.assertNotIn("gpu_index", meta)
 
+    def test_cpu_instances_beside_the_lanes(self):
+        # --lane-cores 1: the lane gets one core, the CPU groups run at the
+        # same time on the rest (their thread axes end there), the multi-GPU
+        # group after the lane, on its core.
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) < 2:
+            self.skipTest("one core: nothing is left beside a lane")
+        both = "^(GEMM/(OMP|Naive|cuBLAS)/op:AB/type:f32/|Ceiling/CUDA[.]P2P/)"
+        out = os.path.join(self.tmp, "beside.json")
+        args = ["--bench", BENCH, "--out", out, "--split", "variant", "--gpus", "1", "--lane-cores", "1"]
+        bench_args = ["--", "--profile=smoke", "--benchmark_filter=" + both, "--no-progress"]
+        p = run(args + bench_args)
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("beside the lanes", p.stderr)
+        r = results.load(out)
+        suite = r.context["parbench_suite"]
+        self.assertEqual(suite["lane_cores"], 1)
+        rest = ",".join(map(str, cores[1:]))
+        self.assertEqual(subprocess.run(["taskset", "-c", suite["cpu_cores"], "true"]).returncode, 0)
+        on_rest = subprocess.run(["taskset", "-c", rest, BENCH, "--benchmark_list_tests", "--profile=smoke",
+                                  "--benchmark_filter=^GEMM/(OMP|Naive)/op:AB/type:f32/"],
+                                 stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.split()
+        cpu_names = [n for n in dict.fromkeys(e.raw.get("run_name") for e in r.entries if not e.aggregate)
+                     if "/OMP/" in n or "/Naive/" in n]
+        self.assertEqual(cpu_names, on_rest)
+        self.assertTrue(all(int(t[8:]) <= len(cores) - 1 for n in cpu_names for t in n.split("/")
+                            if t.startswith("threads:")))
+        parts = suite["parts"]
+        beside = [q for q in parts if q.get("track") == "cpu"]
+        lane = [q for q in parts if "gpu" in q]
+        after = [q for q in parts if "gpu" not in q and "track" not in q]
+        self.assertEqual(sorted(q["group"] for q in beside), ["GEMM/Naive", "GEMM/OMP"])
+        self.assertEqual([q["group"] for q in lane], ["GEMM/cuBLAS (GPU lanes)"])
+        self.assertEqual([q["group"] for q in after], ["Ceiling/CUDA.P2P"])
+        # The CPU track started before the lane ended; the multi-GPU group
+        # after it (each figure rounded to the millisecond).
+        self.assertLess(min(q["start_s"] for q in beside), lane[0]["start_s"] + lane[0]["seconds"])
+        self.assertGreaterEqual(after[0]["start_s"] + 0.002, lane[0]["start_s"] + lane[0]["seconds"])
+        # More lane cores than the host has: one line, exit 2.
+        p = run(args[:-1] + [str(len(cores) + 5), "--resume"] + bench_args)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("leave none", p.stderr)
+        # --only: the instances of one side.
+        for side, want in (("cpu", ["/OMP/", "/Naive/"]), ("gpu", ["/cuBLAS/", "/CUDA.P2P/"])):
+            o = os.path.join(self.tmp, side + ".json")
+            p = run(["--bench", BENCH, "--out", o, "--only", side] + bench_args)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            names = {e.raw.get("run_name") for e in results.load(o).entries if not e.aggregate}
+            self.assertTrue(names and all(any(w in n for w in want) for n in names), (side, names))
+        p = run(["--bench", BENCH, "--out", out + "x", "--only", "cpu", "--", "--profile=smoke",
+                 "--benchmark_filter=^GEMM/cuBLAS/"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("select no instance on the CPU", p.stderr)
+
+    def test_a_terminated_runner_with_lanes_leaves_no_bench_running(self):
+        # A CPU instance hangs beside the lane; SIGTERM ends it with the runner.
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one core: nothing is left beside a lane")
+        victim = listed(CPU)[0]
+        out = os.path.join(self.tmp, "suite.json")
+        env = dict(os.environ, PARBENCH_TEST_FAULT="hang:^" + victim.replace(".", "[.]") + "$")
+        p = subprocess.Popen([sys.executable, *RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600",
+                              "--gpus", "1", "--lane-cores", "1", "--", "--profile=smoke",
+                              "--benchmark_filter=" + CPU, "--no-progress"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
+        mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
+                                      universal_newlines=True).stdout.split()
+        for _ in range(300):
+            if mine():
+                break
+            time.sleep(0.1)
+        self.assertTrue(mine(), "the bench process never started")
+        time.sleep(1)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(mine(), [])
+
     def test_stop_and_resume(self):
         out = os.path.join(self.tmp, "suite.json")
         args = ["--bench", BENCH, "--out", out, "--split", "variant"]
@@ -255,6 +335,8 @@ class RunSuite(unittest.TestCase):
                            (["--bench", BENCH, "--out", out, "--", "--no-such-flag"], "refused its arguments"),
                            (["--bench", "/nonexistent", "--out", out], "not an executable"),
                            (["--bench", BENCH, "--out", out, "--gpus", "0"], "--gpus must be at least 1"),
+                           (["--bench", BENCH, "--out", out, "--lane-cores", "0"], "--lane-cores must be at least 1"),
+                           (["--bench", BENCH, "--out", out, "--lane-cores", "999"], "leave none"),
                            (["--bench", BENCH, "--out", out, "--", "--benchmark_filter=NOTHING"], "refused")):
             p = run(args)
             self.assertEqual(p.returncode, 2, (args, p.stderr))
