@@ -1146,6 +1146,10 @@ def analyse_paired(workdir, settings, warn, sequential=None):
         if env:  # one binary on two GPUs, say: the environment tells the sides apart
             d["env"] = env
             d["label"] += " [%s]" % " ".join("%s=%s" % kv for kv in sorted(env.items()))
+        own = (manifest.get("side_args") or {}).get(side)
+        if own:  # one binary with and without a flag
+            d["args"] = own
+            d["label"] += " [%s]" % " ".join(own)
         desc.append(d)
     if desc[0]["label"] == desc[1]["label"]:
         desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
@@ -1218,6 +1222,9 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
         p.add_argument("--%s-env" % side, action="append", default=[], metavar="VAR=VALUE",
                        help="--run: set VAR for the %s binary's invocations (repeatable); e.g. one bench on two "
                        "GPUs: --base-env CUDA_VISIBLE_DEVICES=0 --new-env CUDA_VISIBLE_DEVICES=1" % side.upper())
+        p.add_argument("--%s-arg" % side, action="append", default=[], metavar="ARG",
+                       help="--run: a bench argument for the %s binary's invocations only (repeatable); e.g. what "
+                       "a flag does to the times: --new-arg=--no-energy" % side.upper())
     p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
     p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 8, 12, 16, "
@@ -1266,7 +1273,8 @@ def run_sequential(args, bench_args, settings, warn):
     manifest = os.path.join(args.workdir, "manifest.json")
     if os.path.isfile(manifest) and rounds.leading_done(args.workdir) >= looks[0]:
         # Rounds already there are read only when they are this comparison's.
-        rounds.check_workdir(args.run[0], args.run[1], bench_args, args.workdir, args.env, {"looks": looks})
+        rounds.check_workdir(args.run[0], args.run[1], bench_args, args.workdir, args.env, {"looks": looks},
+                             args.side_args)
         old = rounds.read_manifest(args.workdir)
         if old.get("looks") == looks:
             res = analyse_paired(args.workdir, settings, warn)
@@ -1280,7 +1288,7 @@ def run_sequential(args, bench_args, settings, warn):
             log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
                 % (len(names), target, ", ".join(map(str, looks))))
         if not rounds.run(args.run[0], args.run[1], bench_args, args.workdir, target, left, log,
-                          select=names, extra={"looks": looks}, env=args.env):
+                          select=names, extra={"looks": looks}, env=args.env, side_args=args.side_args):
             return None
         res = analyse_paired(args.workdir, settings, warn)
         pending = res[5]
@@ -1307,8 +1315,12 @@ def main(argv=None):
         return fail(EXIT_INPUT, "needs BASE.json NEW.json, or --run BASE_BENCH NEW_BENCH (see --help)")
     if bench_args and not args.run:
         return fail(EXIT_INPUT, "arguments after -- are for --run")
-    args.env = {}
+    args.env, args.side_args = {}, {}
     for side in ("base", "new"):
+        if getattr(args, side + "_arg"):
+            if not args.run:
+                return fail(EXIT_INPUT, "--%s-arg is for --run" % side)
+            args.side_args[side] = list(getattr(args, side + "_arg"))
         given = getattr(args, side + "_env")
         if given and not args.run:
             return fail(EXIT_INPUT, "--%s-env is for --run" % side)
@@ -1356,7 +1368,8 @@ def main(argv=None):
                                  "to go on" % (args.analyse, res[5][0]))
         elif args.run and args.rounds:
             finished = rounds.run(args.run[0], args.run[1], bench_args, args.workdir, args.rounds,
-                                  args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True), env=args.env)
+                                  args.max_seconds, lambda s: print(s, file=sys.stderr, flush=True), env=args.env,
+                                  side_args=args.side_args)
             if not finished:
                 return EXIT_INCOMPLETE
             res = analyse_paired(args.workdir, settings, warn)

@@ -94,13 +94,13 @@ def _executables(base_bin, new_bin):
 
 
 def _same_comparison(workdir, old, now, extra):
-    for k in ("base_sha256", "new_sha256", "args", "env") + tuple(sorted(extra or ())):
+    for k in ("base_sha256", "new_sha256", "args", "env", "side_args") + tuple(sorted(extra or ())):
         if old.get(k) != now.get(k):
             raise RoundsError("%s holds rounds of another comparison (%s differs); use another --workdir"
                               % (workdir, k.replace("_sha256", " binary")))
 
 
-def check_workdir(base_bin, new_bin, bench_args, workdir, env=None, extra=None):
+def check_workdir(base_bin, new_bin, bench_args, workdir, env=None, extra=None, side_args=None):
     """RoundsError when workdir holds the rounds of another comparison (other
     binaries, arguments, environments or plan) than run() with these would
     make; nothing when it holds none."""
@@ -110,16 +110,21 @@ def check_workdir(base_bin, new_bin, bench_args, workdir, env=None, extra=None):
     now = {"base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin), "args": bench_args}
     if env:
         now["env"] = env
+    if side_args:
+        now["side_args"] = side_args
     now.update(extra or {})
     _same_comparison(workdir, read_manifest(workdir), now, extra)
 
 
-def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None, env=None):
+def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None, env=None,
+        side_args=None):
     """Runs the rounds not yet complete in workdir, up to `rounds` (at least
     the manifest's, when it holds more). select: the run names these
     rounds run (a sequential comparison's undecided benchmarks; None: all
     that bench_args select). extra: keys the manifest keeps (the sequential
-    plan). env: {"base" or "new": {VAR: value}} set for that side's runs.
+    plan). env: {"base" or "new": {VAR: value}} set for that side's runs;
+    side_args: {"base" or "new": [arguments]} added to that side's (a flag
+    whose effect on the times is measured, such as --no-energy).
     Returns True when every round is complete, False when max_seconds
     stopped it first (rerun to resume)."""
     base_bin, new_bin = _executables(base_bin, new_bin)
@@ -128,8 +133,9 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
             raise RoundsError("bench argument %s: compare --run writes and reads the JSON itself" % a)
     os.makedirs(workdir, exist_ok=True)
     manifest_path = os.path.join(workdir, "manifest.json")
-    names = _list_tests(base_bin, bench_args)
-    _list_tests(new_bin, bench_args)
+    side_args = side_args or {}
+    names = _list_tests(base_bin, bench_args + side_args.get("base", []))
+    _list_tests(new_bin, bench_args + side_args.get("new", []))
     if not names:
         raise RoundsError("the bench arguments select no benchmark")
     manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
@@ -138,6 +144,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
     manifest.update(extra or {})
     if env:
         manifest["env"] = env
+    if side_args:
+        manifest["side_args"] = side_args
     if os.path.exists(manifest_path):
         old = read_manifest(workdir)
         _same_comparison(workdir, old, manifest, extra)
@@ -161,7 +169,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
             t0 = time.monotonic()
             log("compare: round %d/%d: %s (%s, %d benchmarks) ..."
                 % (r + 1, rounds, side.upper(), bins[side], len(names) if select is None else len(select)))
-            rc = launch.run(bins[side], args, out + ".part", out[:-5] + ".log", env=(env or {}).get(side))[0]
+            rc = launch.run(bins[side], args + side_args.get(side, []), out + ".part", out[:-5] + ".log",
+                            env=(env or {}).get(side))[0]
             if rc not in (0, 1) or not os.path.exists(out + ".part"):
                 with open(out[:-5] + ".log") as f:
                     tail = f.read().strip().splitlines()[-1:] or ["(no output)"]

@@ -605,6 +605,28 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("want VAR=VALUE", p.stderr)
 
+    def test_paired_run_of_one_binary_with_and_without_a_flag(self):
+        # --new-arg: the NEW side's runs get a flag of their own (here one
+        # that makes V0 20% slower); the label names it; a resume with
+        # another flag is another comparison.
+        fake = self.write("fake_bench.py", FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        order = os.path.join(self.dir, "order.log")
+        p = self.run_tool("--run", fake, fake, "--workdir", "rounds", "--new-arg=--fake-scale=1.2", "--json",
+                          "v.json", "--", "--order-log=" + order)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
+        self.assertIn("NEW fake_bench.py [--fake-scale=1.2]", p.stdout)
+        p = self.run_tool("--run", fake, fake, "--workdir", "rounds", "--new-arg=--fake-scale=1.0", "--",
+                          "--order-log=" + order)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("side_args differs", p.stderr)
+        p = self.run_tool(self.write("a.json", "{}"), self.write("b.json", "{}"), "--base-arg=--x")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--base-arg is for --run", p.stderr)
+
     def test_paired_run(self):
         """--run with a fake bench: rounds in A B B A order, resumable, verdicts."""
         fake = self.write("fake_bench.py", FAKE_BENCH)
@@ -832,6 +854,9 @@ import json, os, random, sys
 SCALE = 1.0
 SCALE *= float(os.environ.get("FAKE_SCALE", "1"))
 args = sys.argv[1:]
+for a in args:
+    if a.startswith("--fake-scale="):
+        SCALE *= float(a.split("=", 1)[1])
 if "--bad" in args:
     print("bench: unknown flag --bad", file=sys.stderr); sys.exit(2)
 if "--benchmark_list_tests" in args:

@@ -91,6 +91,38 @@ TEST(Energy, PowerSamplesIntegrated) {
   EXPECT_FALSE(integrated_power({{0.5, 100}}, back_to_back(0.0, 1.0, 0.1)).ok);
 }
 
+TEST(Energy, SeveralGpusSummed) {
+  Result a, b;
+  a.ok = b.ok = true;
+  a.source = b.source = "NVML total energy";
+  a.joules_per_call = 2.5, a.watts = 250, a.window_s = 0.8, a.calls = 320, a.error_bound = 0.004;
+  b.joules_per_call = 1.5, b.watts = 150, b.window_s = 0.7, b.calls = 280, b.error_bound = 0.01;
+  const Result s = sum({a, b});
+  ASSERT_TRUE(s.ok) << s.reason;
+  EXPECT_DOUBLE_EQ(s.joules_per_call, 4.0);
+  EXPECT_DOUBLE_EQ(s.watts, 400.0);
+  EXPECT_DOUBLE_EQ(s.window_s, 0.7);
+  EXPECT_DOUBLE_EQ(s.calls, 280.0);
+  EXPECT_DOUBLE_EQ(s.error_bound, 0.01);
+  EXPECT_EQ(s.source, "NVML total energy, 2 GPUs summed");
+  // One device alone is itself.
+  const Result one = sum({b});
+  EXPECT_TRUE(one.ok);
+  EXPECT_DOUBLE_EQ(one.joules_per_call, 1.5);
+  EXPECT_EQ(one.source, "NVML total energy");
+  // A device without a bound leaves the sum without one.
+  Result c = b;
+  c.error_bound = -1;
+  EXPECT_DOUBLE_EQ(sum({a, c}).error_bound, -1.0);
+  // A device without a figure: none, saying which.
+  Result d;
+  d.reason = "fewer than two counter steps inside the calls";
+  const Result no = sum({a, d});
+  EXPECT_FALSE(no.ok);
+  EXPECT_EQ(no.reason, "GPU 1: fewer than two counter steps inside the calls");
+  EXPECT_FALSE(sum({}).ok);
+}
+
 TEST(Energy, WrappedDelta) {
   EXPECT_DOUBLE_EQ(wrapped_delta(5, 10, 0), 5);
   EXPECT_DOUBLE_EQ(wrapped_delta(262000, 10, 262143), 153);  // once round

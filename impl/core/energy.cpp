@@ -190,6 +190,28 @@ bool read_joules(const RaplDomain& d, double& joules, std::string& why) {
   return true;
 }
 
+Result sum(const std::vector<Result>& parts) {
+  Result r;
+  if (parts.empty()) return r.reason = "no device metered", r;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (!parts[i].ok) {
+      r.source = parts[i].source;
+      r.reason = parts.size() == 1 ? parts[i].reason : "GPU " + std::to_string(i) + ": " + parts[i].reason;
+      return r;
+    }
+  r = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const Result& p = parts[i];
+    r.joules_per_call += p.joules_per_call;
+    r.watts += p.watts;
+    r.window_s = std::min(r.window_s, p.window_s);
+    r.calls = std::min(r.calls, p.calls);
+    r.error_bound = r.error_bound < 0 || p.error_bound < 0 ? -1 : std::max(r.error_bound, p.error_bound);
+  }
+  if (parts.size() > 1) r.source += ", " + std::to_string(parts.size()) + " GPUs summed";
+  return r;
+}
+
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

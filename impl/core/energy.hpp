@@ -54,6 +54,13 @@ Result stepped_window(const std::vector<Sample>& polls, const std::vector<Call>&
 // samples are the device's own averages over an interval it does not say.
 Result integrated_power(const std::vector<Sample>& watts, const std::vector<Call>& calls);
 
+// The energy of one run over several devices, each metered on its own
+// (several GPUs of one process): joules per call and watts summed, the
+// window and calls the shortest's, and the bound the largest (a sum's
+// relative error is at most its largest term's), none when any has none;
+// no figure when any device has none, saying which ("GPU i: why").
+Result sum(const std::vector<Result>& parts);
+
 // end - begin of a counter that wraps to zero past `range` (RAPL's
 // energy_uj at max_energy_range_uj), assuming at most one wrap between the
 // reads; negative when end < begin and there is no range to wrap at.

@@ -97,6 +97,9 @@ std::size_t exhaust_gpu_memory();
 // mpirun a rank's own GPU (core/cuda/team.cuh makes it current).
 std::string current_gpu_name();
 std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt);
+// A meter of the energy GPUs 0 .. gpus - 1 spend together (the GPUs one
+// process drives for a multi-GPU run); without CUDA, one that says why not.
+std::unique_ptr<energy::Meter> gpus_energy_meter(int gpus);
 
 // Key/value pairs for the JSON context (name, SMs, clocks, driver, runtime...).
 std::vector<std::pair<std::string, std::string>> gpu_context();

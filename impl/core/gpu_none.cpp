@@ -22,6 +22,10 @@ std::unique_ptr<Timer> make_cuda_timer(void*, const TimerOptions&) {
   throw std::logic_error("CUDA timer requested in a build without CUDA");
 }
 
+std::unique_ptr<energy::Meter> gpus_energy_meter(int) {
+  return energy::make_unavailable_meter("parbench was built without CUDA");
+}
+
 std::vector<std::pair<std::string, std::string>> gpu_context() {
   return {{"gpu", "none (built without CUDA)"}};
 }

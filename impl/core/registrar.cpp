@@ -302,13 +302,15 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     std::unique_ptr<energy::Meter> meter;
     if (!energy_metering)
       meter = nullptr;
-    else if (opt.gpus > 1)
-      meter = energy::make_unavailable_meter("the energy of several GPUs is not summed");
+    else if (opt.gpus > 1 && opt.role == Role::Ceiling)
+      meter = energy::make_unavailable_meter("an interconnect ceiling's GPUs are not metered");
+    else if (opt.gpus > 1 && (!on_gpu(job->backend()) || mpi::size() > 1))
+      meter = energy::make_unavailable_meter("the GPUs of several processes are not metered together");
     else if (on_gpu(job->backend()) && !preview_variants())
       meter = energy::make_unavailable_meter(
           "GPU metering has not yet run on a GPU: a preview (PARBENCH_PREVIEW=1 turns it on)");
     else
-      meter = timer->energy_meter();
+      meter = opt.gpus > 1 ? gpus_energy_meter(opt.gpus) : timer->energy_meter();
     if (meter) meter->begin();
     const bool spans = meter && meter->reads();
     double total = 0.0;

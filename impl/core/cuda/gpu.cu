@@ -99,7 +99,7 @@ class CudaTimer final : public Timer {
     out.emplace_back("clock_event_reasons", static_cast<double>(reasons_));
     out.emplace_back("throttled", (reasons_ & nvml::kSlowdownMask) ? 1.0 : 0.0);
   }
-  std::unique_ptr<energy::Meter> energy_meter() const override { return nvml::make_meter(pci_); }
+  std::unique_ptr<energy::Meter> energy_meter() const override { return nvml::make_meter({pci_}); }
 
  private:
   // The timer's device current for a scope, then the one that was: switched
@@ -195,6 +195,12 @@ const GpuStatus& gpu_status() {
     s.shared_optin_bytes = p.sharedMemPerBlockOptin;
   });
   return s;
+}
+
+std::unique_ptr<energy::Meter> gpus_energy_meter(int gpus) {
+  std::vector<std::string> pcis;
+  for (int g = 0; g < gpus; ++g) pcis.push_back(pci_bus_id(g));
+  return nvml::make_meter(pcis);
 }
 
 std::unique_ptr<Timer> make_cuda_timer(void* stream, const TimerOptions& opt) {

@@ -86,14 +86,19 @@ bool sample(const char* pci, Clocks& out) {
 }
 
 namespace {
-// One reading by NVML function `fn` (named `name`), or false with why.
+// One reading of device d by NVML function `fn` (named `name`), or false with why.
+template <class T>
+bool read_one(Device d, int (*fn)(Device, T*), const char* name, T& out, std::string& why) {
+  if (!fn) return why = std::string("NVML has no ") + name, false;
+  const int rc = fn(d, &out);
+  return rc == 0 || (why = error_of(rc), false);
+}
+// The same of the GPU at `pci`.
 template <class T>
 bool read_one(const char* pci, int (*fn)(Device, T*), const char* name, T& out, std::string& why) {
   Device d;
   if (!handle(pci, d)) return why = "NVML is not loaded or does not know this GPU", false;
-  if (!fn) return why = std::string("NVML has no ") + name, false;
-  const int rc = fn(d, &out);
-  return rc == 0 || (why = error_of(rc), false);
+  return read_one(d, fn, name, out, why);
 }
 }  // namespace
 
@@ -113,29 +118,37 @@ bool power_limits(const char* pci, unsigned& limit_mw, unsigned& enforced_mw) {
 
 namespace {
 
-// Polls one reading on its own thread every millisecond from begin() to
-// end(): few enough reads to leave the timed calls alone, and each end of an
-// energy window known to about a millisecond.
+// Polls each device's reading on one thread every millisecond from begin()
+// to end(): few enough reads to leave the timed calls alone, and each end of
+// an energy window known to about a millisecond. Several devices (one
+// process's GPUs) are each read and windowed on their own, then summed.
 class PolledMeter final : public energy::Meter {
  public:
-  explicit PolledMeter(std::string pci) : pci_(std::move(pci)) {}
+  explicit PolledMeter(std::vector<std::string> pcis) : pcis_(std::move(pcis)) {}
   ~PolledMeter() override { stop(); }
   void begin() override {
     stop();
     calls_.clear();
-    samples_.clear();
     why_.clear();
-    unsigned long long mj = 0;
-    unsigned mw = 0;
-    std::string no_energy, no_power;
-    if (total_energy(pci_.c_str(), mj, no_energy)) {
-      counter_ = true;
-    } else if (power(pci_.c_str(), mw, no_power)) {
-      counter_ = false;
-    } else {
-      why_ = "no energy counter (" + no_energy + ") and no power reading (" + no_power + ")";
-      return;
+    devices_.assign(pcis_.size(), nullptr);
+    samples_.assign(pcis_.size(), {});
+    counter_ = true;
+    for (std::size_t i = 0; i < pcis_.size() && why_.empty(); ++i) {
+      unsigned long long mj = 0;
+      unsigned mw = 0;
+      std::string no_energy, no_power;
+      if (!handle(pcis_[i].c_str(), devices_[i])) {
+        why_ = "NVML is not loaded or does not know this GPU";
+      } else if (counter_ &&
+                 read_one(devices_[i], lib().energy, "nvmlDeviceGetTotalEnergyConsumption", mj, no_energy)) {
+      } else if (read_one(devices_[i], lib().power, "nvmlDeviceGetPowerUsage", mw, no_power)) {
+        counter_ = false;  // one device without the counter: all integrate power, alike
+      } else {
+        why_ = "no energy counter (" + no_energy + ") and no power reading (" + no_power + ")";
+      }
+      if (!why_.empty() && pcis_.size() > 1) why_ = "GPU " + std::to_string(i) + ": " + why_;
     }
+    if (!why_.empty()) return;
     running_ = true;
     poller_ = std::thread([this] {
       const auto period = std::chrono::milliseconds(1);
@@ -153,38 +166,46 @@ class PolledMeter final : public energy::Meter {
       r.reason = why_;
       return r;
     }
-    energy::Result r =
-        counter_ ? energy::stepped_window(samples_, calls_) : energy::integrated_power(samples_, calls_);
-    r.source = counter_ ? "NVML total energy" : "NVML power samples";
-    return r;
+    std::vector<energy::Result> parts;
+    for (const auto& s : samples_) {
+      parts.push_back(counter_ ? energy::stepped_window(s, calls_) : energy::integrated_power(s, calls_));
+      parts.back().source = counter_ ? "NVML total energy" : "NVML power samples";
+    }
+    return energy::sum(parts);
   }
 
  private:
   void read() {
     std::string why;
-    if (counter_) {
-      unsigned long long mj = 0;
-      if (total_energy(pci_.c_str(), mj, why)) samples_.push_back({energy::now(), double(mj) * 1e-3});
-    } else {
-      unsigned mw = 0;
-      if (power(pci_.c_str(), mw, why)) samples_.push_back({energy::now(), double(mw) * 1e-3});
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      if (counter_) {
+        unsigned long long mj = 0;
+        if (read_one(devices_[i], lib().energy, "", mj, why))
+          samples_[i].push_back({energy::now(), double(mj) * 1e-3});
+      } else {
+        unsigned mw = 0;
+        if (read_one(devices_[i], lib().power, "", mw, why))
+          samples_[i].push_back({energy::now(), double(mw) * 1e-3});
+      }
     }
   }
   void stop() {
     running_ = false;
     if (poller_.joinable()) poller_.join();
   }
-  std::string pci_, why_;
+  std::vector<std::string> pcis_;
+  std::vector<Device> devices_;  // looked up once a window, not at every poll
+  std::string why_;
   bool counter_ = true;
   std::atomic<bool> running_{false};
   std::thread poller_;
-  std::vector<energy::Sample> samples_;  // the poller's alone until it is joined
+  std::vector<std::vector<energy::Sample>> samples_;  // the poller's alone until it is joined
 };
 
 }  // namespace
 
-std::unique_ptr<energy::Meter> make_meter(const std::string& pci) {
-  return std::make_unique<PolledMeter>(pci);
+std::unique_ptr<energy::Meter> make_meter(const std::vector<std::string>& pci_bus_ids) {
+  return std::make_unique<PolledMeter>(pci_bus_ids);
 }
 
 }  // namespace pb::nvml

@@ -4,6 +4,7 @@
 // must still start the binary. Every function fails soft (returns false).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/energy.hpp"
 
@@ -24,10 +25,11 @@ bool total_energy(const char* pci_bus_id, unsigned long long& mj, std::string& w
 bool power(const char* pci_bus_id, unsigned& mw, std::string& why);
 bool power_limits(const char* pci_bus_id, unsigned& limit_mw, unsigned& enforced_mw);
 
-// The meter of the GPU at `pci_bus_id` (core/energy.hpp): its total-energy
-// counter polled every millisecond on a thread while the calls run, or
-// where the counter is not supported its power samples, integrated.
-std::unique_ptr<energy::Meter> make_meter(const std::string& pci_bus_id);
+// The meter of the GPUs at `pci_bus_ids` (core/energy.hpp): each one's
+// total-energy counter polled every millisecond on a thread while the calls
+// run, or where the counter is not supported its power samples, integrated;
+// several GPUs' energies summed (energy::sum).
+std::unique_ptr<energy::Meter> make_meter(const std::vector<std::string>& pci_bus_ids);
 
 // Reasons that mean the clock was held down by power or heat, not by idleness
 // or an application-clock setting: SW power cap, HW slowdown, SW/HW thermal,
