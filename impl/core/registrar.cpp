@@ -295,10 +295,11 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         best = n == 0 ? t : std::min(best, t);
         sampled += t;
       }
-    // The energy of this repetition's timed calls, metered beside them.
-    // A GPU's meter polls NVML on a thread beside the timed calls; until a
-    // GPU run has shown that it moves no time it is a preview, as variants
-    // not yet run on a GPU are (PARBENCH_PREVIEW=1, family.hpp).
+    // The energy of this repetition's timed calls, metered beside them (a
+    // GPU's meter polls NVML on a thread of its own, which moves no time:
+    // docs/perf/energy.md). A run over several GPUs of this process sums
+    // them; GPUs of several processes, and an interconnect ceiling's, are
+    // not metered.
     std::unique_ptr<energy::Meter> meter;
     if (!energy_metering)
       meter = nullptr;
@@ -306,9 +307,6 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
       meter = energy::make_unavailable_meter("an interconnect ceiling's GPUs are not metered");
     else if (opt.gpus > 1 && (!on_gpu(job->backend()) || mpi::size() > 1))
       meter = energy::make_unavailable_meter("the GPUs of several processes are not metered together");
-    else if (on_gpu(job->backend()) && !preview_variants())
-      meter = energy::make_unavailable_meter(
-          "GPU metering has not yet run on a GPU: a preview (PARBENCH_PREVIEW=1 turns it on)");
     else
       meter = opt.gpus > 1 ? gpus_energy_meter(opt.gpus) : timer->energy_meter();
     if (meter) meter->begin();
