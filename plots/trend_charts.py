@@ -222,8 +222,17 @@ def draw_benchmark(s, labels, machine_label, out):
         color = SLOWER_C if direction == "slower" else FASTER_C
         handles.append(Line2D([], [], color=color, lw=1.6, ls=":" if tentative else "--",
                               alpha=0.55 if tentative else 1.0,
-                              label="%s, %s" % (direction, "tentative" if tentative else "confirmed")))
-    _axes(ax, labels, lo, hi, "median time per iteration (%s)" % unit, 0.12)
+                              label="%s, %s" % (direction if not getattr(s, "metric", None) else
+                                                {"slower": "more", "faster": "less"}.get(direction, direction),
+                                                "tentative" if tentative else "confirmed")))
+    metric = getattr(s, "metric", None)
+    if metric == "joules_per_call":
+        ylabel = "median energy per call (%s)" % unit.replace("s", "J")
+    elif metric:
+        ylabel = "median %s (x %g)" % (metric, 1 / scale)
+    else:
+        ylabel = "median time per iteration (%s)" % unit
+    _axes(ax, labels, lo, hi, ylabel, 0.12)
     _finish(fig, ax, handles, "%s\n%s" % (wrap_name(s.name, int(_fig_width(hi - lo + 1) * 11)), machine_label),
             labels_)
     return _save(fig, out, s.stem)

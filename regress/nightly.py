@@ -97,6 +97,13 @@ AA_MAX_ROUNDS = 12
 AA_SIZE = 6            # instances: a noise figure for several variants, few enough for 8+ quick rounds
 AA_MAX_SECONDS = 0.01  # per iteration at most: a round of the subset takes about a second
 AA_ARGS = ["--benchmark_min_time=0.02"]
+# The energy step meters the A/A subset again with windows long enough for
+# a bounded figure (NVML's counter steps are about 100 ms apart; 0.5 s
+# windows carry bounds under 1% when alone: docs/perf/energy.md), and keeps
+# its own history beside the suite's, since its timing is not the suite's.
+ENERGY_ARGS = ["--benchmark_min_time=0.5", "--benchmark_repetitions=3"]
+ENERGY_HISTORY = "energy"   # under --history
+ENERGY_METRIC = "joules_per_call"
 # The role survey runs one smoke instance of each variant, once: seconds.
 SURVEY_ARGS = ["--profile=smoke", "--benchmark_min_time=0.001", "--benchmark_repetitions=1", "--no-progress"]
 SURVEY_TIMEOUT = 300.0  # seconds: a hung instance must not hold the night
@@ -213,6 +220,59 @@ def tool(module):
 def gpu_present():
     return shutil.which("nvidia-smi") is not None and \
         subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def energy_night(bench, bench_args, names, out, hist, report, timeout):
+    """The night's energy series: the instances `names` metered with
+    ENERGY_ARGS into OUT/energy.json, ingested into HIST/energy and its
+    trends (ci/trends --metric joules_per_call) written to REPORT/energy and
+    OUT/energy-changes.json. Returns the step's status; an energy change is
+    reported there, never failing the night (the gate follows the time)."""
+    if not names:
+        return "done: nothing to meter (no A/A subset)"
+    path = os.path.join(out, "energy.json")
+    rc = run([bench] + bench_args + ENERGY_ARGS + ["--benchmark_filter=" + launch.exact_filter(names),
+                                                   "--benchmark_out=" + path, "--benchmark_out_format=json",
+                                                   "--no-progress"],
+             os.path.join(out, "energy.log"), timeout=timeout)
+    if rc == TIMED_OUT:
+        return "stopped"
+    try:
+        entries = results.load(path).entries
+    except results.LoadError as e:
+        log("energy: the metered run did not finish (exit %d): %s" % (rc, e))
+        return "done: no figures (the metered run failed: %s)" % os.path.join(out, "energy.log")
+    metered = [e for e in entries if not e.aggregate and isinstance(e.raw.get(ENERGY_METRIC), (int, float))]
+    if not metered:
+        why = next((str(e.raw.get("parbench", {}).get("energy")) for e in entries
+                    if not e.aggregate and e.raw.get("parbench", {}).get("energy")), "no entry says why")
+        log("energy: no figures: %s" % why)
+        return "done: no figures (%s)" % why
+    store = os.path.join(hist, ENERGY_HISTORY)
+    if run(tool("regress.history") + ["--history", store, "ingest", path], os.path.join(out, "energy-ingest.log")):
+        return "done: %d metered, not stored (%s)" % (len(metered), os.path.join(out, "energy-ingest.log"))
+    changes = os.path.join(out, "energy-changes.json")
+    rc = run(tool("regress.trends") + ["--history", store, "--metric", ENERGY_METRIC, "--out",
+                                       os.path.join(report, "energy"), "--json", changes],
+             os.path.join(out, "energy-trends.log"), timeout=timeout)
+    if rc == TIMED_OUT:
+        return "stopped"
+    if rc not in (0, 1) or not os.path.exists(changes):
+        return "done: %d metered, no trends (%s)" % (len(metered), os.path.join(out, "energy-trends.log"))
+    with open(changes) as f:
+        doc = json.load(f)
+    line = "%d entries metered; energy series: %s" % (len(metered), summary_of_trends(doc))
+    log("energy: " + line)
+    return "done: " + line
+
+
+def summary_of_trends(doc):
+    s = doc.get("summary", {})
+    if doc.get("runs", 0) < 2:
+        return "one night, no trend yet"
+    return "%d confirmed increase%s, %d tentative, %d decrease%s" % (
+        s.get("confirmed_regressions", 0), "" if s.get("confirmed_regressions", 0) == 1 else "s",
+        s.get("tentative_regressions", 0), s.get("improvements", 0), "" if s.get("improvements", 0) == 1 else "s")
 
 
 def baseline_path(hist, machine):
@@ -499,7 +559,7 @@ def night(args, summary, codes):
     def left():
         return None if args.max_seconds is None else max(0.0, args.max_seconds - (time.monotonic() - started))
 
-    later = ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"]
+    later = ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "energy", "report"]
 
     def finish(code, after=None, why=None):
         """The night's last line: each step, done, stopped or skipped (and why)."""
@@ -718,6 +778,14 @@ def night(args, summary, codes):
     if rc == TIMED_OUT:
         return finish(4, after="baseline")
     codes.append(rc)
+
+    if out_of_time("energy"):
+        return finish(4)
+    with Step("energy", summary) as step:
+        step.status = energy_night(bench, spec["profile"] + spec["args"], aa_names, args.out, args.history, report,
+                                   left())
+    if step.status == "stopped":
+        return finish(4, after="energy")
 
     if out_of_time("report"):
         return finish(4)

@@ -25,6 +25,11 @@ with --all) and one normalised chart per family. OUTDIR/changes.json (and
 --json FILE): every change with its benchmark, family, device and segment,
 and the counts; byte-identical when rerun on the same history.
 
+--metric COUNTER follows a counter each run stored (the median over its
+repetitions) instead of the time: one that is better lower, such as
+joules_per_call, the energy series; "slower" then reads "more of it". Its
+changes are reported, not raised as alerts (those follow the time).
+
 Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
 or usage (one line "trends: ...")."""
 import argparse
@@ -163,6 +168,39 @@ def split_segments(points):
     """[(start, end)] of the runs of one machine segment each (a point with new_segment starts one)."""
     bounds = [0] + [i for i, p in enumerate(points) if i and p.get("new_segment")] + [len(points)]
     return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
+
+
+def metric_points(points, metric):
+    """A series' points with the counter `metric` (its median over the run's
+    repetitions) in the place of the time; a run without it is unmeasured."""
+    out = []
+    for p in points:
+        q = dict(p)
+        v = (p.get("counters") or {}).get(metric)
+        ok = isinstance(v, (int, float)) and v > 0 and math.isfinite(v)
+        q.update(median=float(v) if ok else None, low=float(v) if ok else None, high=float(v) if ok else None,
+                 mad=None, times=[float(v)] if ok else [])
+        out.append(q)
+    return out
+
+
+def check_metric(metric, runs):
+    """TrendsError unless the runs declare `metric` a counter that is better
+    lower (parbench_counters); the newest declaration holds."""
+    for r in reversed(runs):
+        ctx = r["context"]
+        try:
+            ctx = json.loads(ctx) if isinstance(ctx, str) else (ctx or {})
+        except ValueError:
+            continue
+        kinds = ctx.get("parbench_counters") or {}
+        k = kinds.get(metric)
+        if isinstance(k, dict):
+            if k.get("better") != "lower":
+                raise TrendsError("--metric %s: it is better %s; trends follow a counter that is better lower "
+                                  "(joules_per_call, a time)" % (metric, k.get("better") or "neither way"))
+            return
+    raise TrendsError("--metric %s: no run of the machine declares that counter" % metric)
 
 
 def measured(p):
@@ -308,6 +346,8 @@ def make_parser():
                    % (100 * compare.DEFAULT_FLOORS[("gpu", MODE)], 100 * compare.DEFAULT_FLOORS[("cpu", MODE)]))
     p.add_argument("--confirm", type=int, default=changepoint.CONFIRM, metavar="N",
                    help="runs from a change on that confirm it (default: %(default)s)")
+    p.add_argument("--metric", metavar="COUNTER", help="follow this counter instead of the time: one that is "
+                   "better lower, e.g. joules_per_call (its changes are reported, not raised as alerts)")
     p.add_argument("--all", action="store_true", help="a chart for every benchmark, not only the changed ones")
     p.add_argument("--accepted-through", metavar="DATE", help="the date of the run accepted as the machine's "
                    "baseline (ci/nightly passes it): a regression first measured at or before it was accepted "
@@ -376,6 +416,8 @@ def run(args, out=print):
         runs = h.runs(machine)
         if not runs:
             raise TrendsError("machine %s has no runs" % machine)
+        if args.metric:
+            check_metric(args.metric, runs)
         ordinal = {r["id"]: i for i, r in enumerate(runs)}
         labels = run_labels(runs)
         info_of = benchmark_info(h, machine)
@@ -384,7 +426,13 @@ def run(args, out=print):
             family, device = info_of.get(name, (None, None))
             device = device if device in ("cpu", "gpu") else "cpu"
             floor = settings.floor(family, device)
-            series.append(Series(name, family, device, floor, h.series(name, machine), ordinal, confirm, multiple))
+            points = h.series(name, machine)
+            if args.metric:
+                points = metric_points(points, args.metric)
+                if not any(measured(p) for p in points):
+                    continue
+            series.append(Series(name, family, device, floor, points, ordinal, confirm, multiple))
+            series[-1].metric = args.metric
     charts_dir = prepare_out(args.out)
     from plots import trend_charts  # matplotlib: only once the input has been read
     one_run = len(runs) == 1
@@ -410,7 +458,12 @@ def run(args, out=print):
         d = instant(c["date"])
         c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
                              and d <= accepted_through)
-    alert_rows, alert_sync = sync_alerts(args.history, machine, changes, series, ordinal)
+    if args.metric:
+        alert_rows, alert_sync = [], None
+        for c in changes:
+            c["alert"] = None
+    else:
+        alert_rows, alert_sync = sync_alerts(args.history, machine, changes, series, ordinal)
     gating = changepoint.gating(changes)
     accepted = [c for c in changes if c["accepted"] and c["status"] == "confirmed"]
     summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
@@ -435,6 +488,8 @@ def run(args, out=print):
         upct(compare.DEFAULT_FLOORS[("gpu", MODE)], 0), upct(compare.DEFAULT_FLOORS[("cpu", MODE)], 0),
         "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
                                  for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
+    if args.metric:
+        description += " Series: %s (the median over each run's repetitions), not the time." % args.metric
     info = {"hardware": hardware, "description": description, "summary": summary,
             "summary_line": summary_line(summary, one_run), "one_run": one_run}
 
@@ -465,6 +520,7 @@ def run(args, out=print):
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
            "revisions": [revs[0], revs[-1]] if revs else [],
            "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple,
+                        "metric": args.metric,
                         "max_pvalue": changepoint.MAX_PVALUE,
                         "floors": {"%s%s" % ("" if f is None else f + "/", d): v
                                    for (f, d), v in sorted(floors.items(), key=str)},

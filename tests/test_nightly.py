@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 from regress import nightly as nightlymod
@@ -28,9 +30,41 @@ def load(path):
         return json.load(f)
 
 
-def nightly(*args):
+def nightly(*args, env=None):
     return subprocess.run([sys.executable, *NIGHTLY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True)
+                          universal_newlines=True, env=env)
+
+
+class FakeRapl:
+    """A powercap tree (PARBENCH_POWERCAP_ROOT) whose package counter a
+    thread advances as a 50 W package would, every millisecond, so the
+    metered runs of a host without RAPL (this one) get energy figures."""
+    WATTS = 50.0
+
+    def __init__(self, root):
+        self.zone = os.path.join(root, "intel-rapl:0")
+        os.makedirs(self.zone)
+        for name, text in (("name", "package-0"), ("max_energy_range_uj", "262143328850"), ("energy_uj", "0")):
+            with open(os.path.join(self.zone, name), "w") as f:
+                f.write(text + "\n")
+        self.root, self.done = root, threading.Event()
+        self.thread = threading.Thread(target=self.advance, daemon=True)
+
+    def advance(self):
+        t0 = time.monotonic()
+        path = os.path.join(self.zone, "energy_uj")
+        while not self.done.wait(0.001):
+            with open(path + ".new", "w") as f:
+                f.write("%d\n" % ((time.monotonic() - t0) * self.WATTS * 1e6))
+            os.replace(path + ".new", path)
+
+    def __enter__(self):
+        self.thread.start()
+        return dict(os.environ, PARBENCH_POWERCAP_ROOT=self.root)
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
 
 
 class Nightly(unittest.TestCase):
@@ -38,7 +72,7 @@ class Nightly(unittest.TestCase):
         """Two nights of one history; the first runs in two calls (stopped by
         --max-seconds, then --resume), so three calls cover both the nights
         and the resumed night."""
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, FakeRapl(os.path.join(tmp, "powercap")) as env:
             hist = os.path.join(tmp, "history")
             for night in (1, 2):
                 out = os.path.join(tmp, "night%d" % night)
@@ -46,16 +80,26 @@ class Nightly(unittest.TestCase):
                           "--build-dir", BUILD, "--skip-build", "--skip-tests"]
                 if night == 1:
                     self.check_first_call_stops(common, out)
-                p = nightly(*(common + (["--resume"] if night == 1 else [])))
+                p = nightly(*(common + (["--resume"] if night == 1 else [])), env=env)
                 self.assertNotIn("Traceback", p.stderr)
                 self.assertEqual(p.returncode, 0, p.stderr[-2000:])
                 for f in ("suite.json", "aa.json", "changes.json", "report/index.html", "report/trends/index.html",
                           "nightly.json"):
                     self.assertTrue(os.path.exists(os.path.join(out, f)), f)
                 steps = [s["step"] for s in load(os.path.join(out, "nightly.json"))["steps"]]
-                self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"])
+                self.assertEqual(steps, ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "energy", "report"])
                 # Two quiet nights confirm no change: nothing to bisect.
                 self.assertEqual(load(os.path.join(out, "bisect.json")), [])
+                # The energy step metered the A/A subset (the fake 50 W
+                # package) into its own history, whose trends it drew.
+                joules = [e["joules_per_call"] for e in load(os.path.join(out, "energy.json"))["benchmarks"]
+                          if e.get("run_type") == "iteration" and "joules_per_call" in e]
+                self.assertTrue(joules and all(j > 0 for j in joules), joules)
+                energy = load(os.path.join(out, "energy-changes.json"))
+                self.assertEqual((energy["runs"], energy["settings"]["metric"]), (night, "joules_per_call"))
+                self.assertTrue(os.path.exists(os.path.join(out, "report", "energy", "index.html")))
+                status = {s["step"]: s["status"] for s in load(os.path.join(out, "nightly.json"))["steps"]}
+                self.assertIn("entries metered; energy series:", status["energy"])
                 if night == 1:
                     self.check_the_night_in_two_calls(p, out)
             self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
@@ -84,7 +128,7 @@ class Nightly(unittest.TestCase):
         self.assertEqual((first["parbench_nightly"], first["exit"]), (1, 4))
         # Every step respects --max-seconds, and the record says which ran.
         self.assertEqual([s["step"] for s in first["steps"]],
-                         ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "report"])
+                         ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "energy", "report"])
         self.assertEqual(first["steps"][0]["status"], "stopped")
         self.assertTrue(all(s["status"].startswith("skipped: the night was stopped in suite")
                             for s in first["steps"][1:]))
@@ -97,7 +141,7 @@ class Nightly(unittest.TestCase):
         doc = load(os.path.join(out, "nightly.json"))
         self.assertEqual([c["exit"] for c in doc["calls"]], [4, 0])
         self.assertEqual([s["step"] for s in doc["steps"]], ["suite", "A/A", "ingest", "changes", "bisect",
-                                                             "baseline", "report"])
+                                                             "baseline", "energy", "report"])
         by_call = [{s["step"]: s["seconds"] for s in c["steps"]} for c in doc["calls"]]
         self.assertAlmostEqual(doc["night_step_seconds"]["suite"], by_call[0]["suite"] + by_call[1]["suite"],
                                places=6)
@@ -121,7 +165,7 @@ class Nightly(unittest.TestCase):
             doc = load(os.path.join(out, "nightly.json"))
             self.assertEqual(doc["steps"][0]["step"], "suite")
             self.assertGreater(doc["steps"][0]["seconds"], 0)
-            self.assertEqual([s["status"] for s in doc["steps"][1:]], ["skipped: --suite-only"] * 6)
+            self.assertEqual([s["status"] for s in doc["steps"][1:]], ["skipped: --suite-only"] * 7)
             self.assertGreater(len(load(os.path.join(out, "suite.json"))["benchmarks"]), 0)
             self.assertFalse(os.path.exists(os.path.join(out, "aa.json")))
             self.assertFalse(os.path.exists(hist))

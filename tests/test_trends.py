@@ -316,6 +316,61 @@ class Labels(unittest.TestCase):
                                                    "2026-11-01 14:30 abc (run 3)", "2026-11-02 def"])
 
 
+class EnergySeries(unittest.TestCase):
+    """--metric joules_per_call: a history whose times are flat while one
+    benchmark's energy per call rises 10% from r7 on. The energy series shows
+    one confirmed change naming r6..r7; the time series none; a counter that
+    is better higher, or one no run declares, is one line and exit 2."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="trends-energy-")
+        cls.hist = os.path.join(cls.dir, "hist")
+        rng = np.random.default_rng(21)
+        docs = nightly(rng, step_run=RUNS + 1, driver_run=RUNS + 1, parbench_counters={
+            "joules_per_call": {"kind": "energy", "unit": "J", "better": "lower"},
+            "GFLOP_per_J": {"kind": "rate", "unit": "GFLOP/J", "better": "higher"}})
+        for r, d in enumerate(docs, start=1):
+            for e in d["benchmarks"]:
+                if e["name"] == STEPPED:
+                    j = 0.8 * math.exp(rng.normal(0.0, 0.005)) * (1.10 if r >= STEP_RUN else 1.0)
+                    e.update(joules_per_call=j, GFLOP_per_J=2.0 / j)
+        build_history(cls.hist, docs, cls.dir)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_the_energy_series_shows_the_change_the_time_does_not(self):
+        out = os.path.join(self.dir, "energy")
+        p = run_tool("--history", self.hist, "--out", out, "--metric", "joules_per_call")
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        with open(os.path.join(out, "changes.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["settings"]["metric"], "joules_per_call")
+        self.assertEqual(doc["summary"]["benchmarks"], 1)   # the only series with the counter
+        [c] = doc["changes"]
+        self.assertEqual((c["name"], c["status"], c["direction"]), (STEPPED, "confirmed", "slower"))
+        self.assertEqual((c["revision_before"], c["revision_after"]), ("r6", "r7"))
+        self.assertAlmostEqual(c["step"], 0.10, delta=0.02)
+        self.assertIsNone(c["alert"])
+        self.assertTrue(os.listdir(os.path.join(out, "charts")))
+        with open(os.path.join(out, "index.html")) as f:
+            self.assertIn("Series: joules_per_call", f.read())
+        p = run_tool("--history", self.hist, "--out", os.path.join(self.dir, "time"))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(self.dir, "time", "changes.json")) as f:
+            self.assertEqual(json.load(f)["changes"], [])
+
+    def test_a_counter_better_higher_or_undeclared_is_refused(self):
+        for metric, text in (("GFLOP_per_J", "it is better higher"), ("nope", "no run of the machine declares")):
+            p = run_tool("--history", self.hist, "--out", os.path.join(self.dir, "x"), "--metric", metric)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            self.assertIn(text, p.stderr)
+
+
 class BadHistories(unittest.TestCase):
     """A history with one run, a series with a time of 0, a file for a
     history: one clear line, the documented exit status, nothing stored
