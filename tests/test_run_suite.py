@@ -232,15 +232,21 @@ class RunSuite(unittest.TestCase):
         self.assertIn("select no instance on the CPU", p.stderr)
 
     def test_a_terminated_runner_with_lanes_leaves_no_bench_running(self):
-        # A CPU instance hangs beside the lane; SIGTERM ends it with the runner.
+        # A CPU instance hangs beside the lane (another thread's process);
+        # SIGTERM ends it with the runner.
         if len(os.sched_getaffinity(0)) < 2:
             self.skipTest("one core: nothing is left beside a lane")
+        self.terminate_while_hung(["--gpus", "1", "--lane-cores", "1"])
+
+    def terminate_while_hung(self, runner_args):
+        """Starts the runner (with runner_args) on a suite whose first
+        instance hangs, sends it SIGTERM once bench runs: it exits 128 +
+        SIGTERM with one line, and no bench of its is left running."""
         victim = listed(CPU)[0]
         out = os.path.join(self.tmp, "suite.json")
         env = dict(os.environ, PARBENCH_TEST_FAULT="hang:^" + victim.replace(".", "[.]") + "$")
-        p = subprocess.Popen([sys.executable, *RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600",
-                              "--gpus", "1", "--lane-cores", "1", "--", "--profile=smoke",
-                              "--benchmark_filter=" + CPU, "--no-progress"],
+        p = subprocess.Popen([sys.executable, *RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600"]
+                             + runner_args + ["--", "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
         mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
                                       universal_newlines=True).stdout.split()
@@ -249,10 +255,10 @@ class RunSuite(unittest.TestCase):
                 break
             time.sleep(0.1)
         self.assertTrue(mine(), "the bench process never started")
-        time.sleep(1)
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertIn("stopped by SIGTERM", err)
         self.assertNotIn("Traceback", err)
         self.assertEqual(mine(), [])
 
@@ -297,25 +303,7 @@ class RunSuite(unittest.TestCase):
         self.assertEqual([x["end"] for x in parts], ["stopped (--max-seconds)", "ok"])
 
     def test_a_terminated_runner_leaves_no_bench_running(self):
-        victim = listed(CPU)[0]
-        out = os.path.join(self.tmp, "suite.json")
-        env = dict(os.environ, PARBENCH_TEST_FAULT="hang:^" + victim.replace(".", "[.]") + "$")
-        p = subprocess.Popen([sys.executable, *RUNNER, "--bench", BENCH, "--out", out, "--timeout", "600", "--",
-                              "--profile=smoke", "--benchmark_filter=" + CPU, "--no-progress"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
-        mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
-                                      universal_newlines=True).stdout.split()
-        for _ in range(300):
-            if mine():
-                break
-            time.sleep(0.1)
-        self.assertTrue(mine(), "the bench process never started")
-        p.send_signal(signal.SIGTERM)
-        _, err = p.communicate(timeout=60)
-        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
-        self.assertIn("stopped by SIGTERM", err)
-        self.assertNotIn("Traceback", err)
-        self.assertEqual(mine(), [])
+        self.terminate_while_hung([])
 
     def test_exclude_leaves_out_what_it_matches(self):
         out = os.path.join(self.tmp, "ex.json")
