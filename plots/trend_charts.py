@@ -311,7 +311,9 @@ def draw_family(family, series, labels, run_bounds, machine_label, out):
         handles.append(Line2D([], [], color=SLOWER_C if direction == "slower" else FASTER_C, lw=1.5, ls="--",
                               label="a confirmed change in some benchmark%s" % (
                                   " (a slower one)" if direction == "slower" else " (faster)")))
-    _axes(ax, labels, lo, hi, "time / median of its first %d runs\nof the latest segment" % BASELINE_RUNS, 0.15)
+    what = next((s.metric for s in series if getattr(s, "metric", None)), None) or "time"
+    what = "energy" if what == "joules_per_call" else what
+    _axes(ax, labels, lo, hi, "%s / median of its first %d runs\nof the latest segment" % (what, BASELINE_RUNS), 0.15)
     _finish(fig, ax, handles, "%s: %d benchmark%s, normalised\n%s" % (
         family or "(no family)", len(thin), "" if len(thin) == 1 else "s", machine_label), labels_)
     return _save(fig, out, family_stem(family))
@@ -363,6 +365,10 @@ def aa_section(nights, totals):
 def alerts_section(alerts, settings):
     """The alerts, worst first, with their state and last triage."""
     h = ["<h2 id='alerts'>Alerts, worst first</h2>"]
+    if settings.get("metric"):
+        h.append("<p class='note'>Alerts follow the time series; this page's series (%s) raises none.</p>"
+                 % esc(settings["metric"]))
+        return h
     if not alerts:
         h.append("<p class='ok'>No alert: no confirmed change on this machine.</p>")
         return h
@@ -403,7 +409,9 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
     summary_cls = "bad" if info["summary"]["confirmed_regressions"] else "good"
     h.append("<p class='summary %s' id='summary'>%s%s</p>" % (
         summary_cls, esc(info["summary_line"]),
-        " A confirmed regression fails the nightly job." if info["summary"]["confirmed_regressions"] else ""))
+        "" if not info["summary"]["confirmed_regressions"] else
+        " The nightly job reports a confirmed increase of this series; it fails on the time's only."
+        if settings.get("metric") else " A confirmed regression fails the nightly job."))
     if info["one_run"]:
         h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
                  % (2 * changepoint.MIN_SIZE))

@@ -509,7 +509,7 @@ def run(args, out=print):
     aa_nights, aa_totals = read_aa_ledger(files, machine)
     trend_charts.write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts,
                             bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text,
-                                     "history": args.history},
+                                     "history": args.history, "metric": args.metric},
                             (aa_nights, aa_totals), alert_rows)
 
     keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
