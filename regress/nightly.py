@@ -261,18 +261,9 @@ def energy_night(bench, bench_args, names, out, hist, report, timeout):
         return "done: %d metered, no trends (%s)" % (len(metered), os.path.join(out, "energy-trends.log"))
     with open(changes) as f:
         doc = json.load(f)
-    line = "%d entries metered; energy series: %s" % (len(metered), summary_of_trends(doc))
+    line = "%d entries metered; energy series: %s" % (len(metered), doc["summary_line"])
     log("energy: " + line)
     return "done: " + line
-
-
-def summary_of_trends(doc):
-    s = doc.get("summary", {})
-    if doc.get("runs", 0) < 2:
-        return "one night, no trend yet"
-    return "%d confirmed increase%s, %d tentative, %d decrease%s" % (
-        s.get("confirmed_regressions", 0), "" if s.get("confirmed_regressions", 0) == 1 else "s",
-        s.get("tentative_regressions", 0), s.get("improvements", 0), "" if s.get("improvements", 0) == 1 else "s")
 
 
 def baseline_path(hist, machine):

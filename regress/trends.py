@@ -526,6 +526,7 @@ def run(args, out=print):
                                    for (f, d), v in sorted(floors.items(), key=str)},
                         "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
            "summary": dict(summary, fails_nightly=bool(gating)),
+           "summary_line": info["summary_line"],
            "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
                          "changed": ch} for _, r, ch in bounds],
            "changes": [{k: c.get(k) for k in keys} for c in changes],

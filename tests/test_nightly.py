@@ -99,7 +99,7 @@ class Nightly(unittest.TestCase):
                 self.assertEqual((energy["runs"], energy["settings"]["metric"]), (night, "joules_per_call"))
                 self.assertTrue(os.path.exists(os.path.join(out, "report", "energy", "index.html")))
                 status = {s["step"]: s["status"] for s in load(os.path.join(out, "nightly.json"))["steps"]}
-                self.assertIn("entries metered; energy series:", status["energy"])
+                self.assertIn("entries metered; energy series: " + energy["summary_line"], status["energy"])
                 if night == 1:
                     self.check_the_night_in_two_calls(p, out)
             self.assertTrue(os.path.exists(os.path.join(tmp, "night2", "baseline.json")))
