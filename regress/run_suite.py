@@ -476,7 +476,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
     # their own cores, and the multi-GPU ones after the lanes on theirs.
     lane_list = list(range(gpus))
     queue = [(gi, key, names) for gi, (key, names) in enumerate(groups) if key.endswith(LANE_MARK)]
-    stopped = []
+    stopped = []  # a track --max-seconds stopped, when not empty
 
     def guarded(work, *a):
         """Runs work(*a) on a thread: a stop is noted in `stopped`, an
@@ -484,7 +484,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
         try:
             if work(*a):
                 with lock:
-                    stopped.append(a)
+                    stopped.append(True)
         except BaseException as e:  # noqa: B902 - handed to the main thread
             with lock:
                 if shared["failure"] is None:
@@ -529,16 +529,19 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
                 if key.endswith(LANE_MARK) or key in beside:
                     continue
                 if run_group(gi, key, names, cores=after):
-                    stopped.append(key)
+                    stopped.append(True)
                     break
         if cpu_thread is not None:
             cpu_thread.join()
-    except BaseException:
+    except BaseException as e:
         # Stopped here (a signal, a failure): the other threads' bench
-        # processes end with this one, never left running.
+        # processes end with this one, never left running. A process of
+        # this thread ended by another thread's failure reports that failure.
         launch.stop_all()
         if cpu_thread is not None:
             cpu_thread.join()
+        if isinstance(e, launch.Stopped) and shared["failure"] is not None:
+            raise shared["failure"]
         raise
     if shared["failure"] is not None:
         raise shared["failure"]

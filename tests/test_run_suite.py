@@ -238,6 +238,25 @@ class RunSuite(unittest.TestCase):
             self.skipTest("one core: nothing is left beside a lane")
         self.terminate_while_hung(["--gpus", "1", "--lane-cores", "1"])
 
+    def test_a_failure_beside_the_lanes_ends_every_track(self):
+        # A stand-in bench: its CPU instance refuses its arguments after a
+        # second, while its two-GPU instance (run after the lanes, here at
+        # once: there are none) hangs. The runner ends the hung process and
+        # reports the refusal, one line and exit 2, not the stop it caused.
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one core: nothing is left beside a lane")
+        fake = os.path.join(self.tmp, "fake_bench.py")
+        with open(fake, "w") as f:
+            f.write(FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        t0 = time.monotonic()
+        p = run(["--bench", fake, "--out", os.path.join(self.tmp, "x.json"), "--split", "variant", "--gpus", "1",
+                 "--lane-cores", "1", "--timeout", "600"])
+        self.assertLess(time.monotonic() - t0, 60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertNotIn("internal error", p.stderr)
+        self.assertIn("refused its arguments: fake: no such flag", p.stderr)
+
     def terminate_while_hung(self, runner_args):
         """Starts the runner (with runner_args) on a suite whose first
         instance hangs, sends it SIGTERM once bench runs: it exits 128 +
@@ -331,6 +350,23 @@ class RunSuite(unittest.TestCase):
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
             self.assertIn(text, p.stderr)
             self.assertFalse(os.path.exists(out))
+
+
+# A stand-in for bench with one CPU instance that refuses its arguments
+# after a second and one two-GPU instance that hangs.
+FAKE_BENCH = r'''#!/usr/bin/env python3
+import sys, time
+args = sys.argv[1:]
+names = {"Fam/Cpu/n:1": "cpu", "Fam/Multi/gpus:2": "gpus:2"}
+if "--benchmark_list_tests" in args:
+    print("\n".join(names)); sys.exit(0)
+if "--list-devices" in args:
+    print("\n".join("%s %s" % (w, n) for n, w in names.items())); sys.exit(0)
+if any("Cpu" in a for a in args if a.startswith("--benchmark_filter=")):
+    time.sleep(1)
+    print("fake: no such flag", file=sys.stderr); sys.exit(2)
+time.sleep(600)
+'''
 
 
 if __name__ == "__main__":
