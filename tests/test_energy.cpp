@@ -61,6 +61,21 @@ TEST(Energy, SteppedWindowRunsFromStepToStep) {
   }
 }
 
+TEST(Energy, SteppedWindowBracketsEachStepWithTheReadBefore) {
+  // Each read took 0.4 ms before returning at t: a step seen by the read
+  // returning at 0.1 lies in (0.099 - 0.0004, 0.1), placed at 0.0993 +-
+  // 0.0007 s. Both ends move alike, so the window keeps its 0.4 s and 40 J;
+  // the bound is the two half spans, 1.4 ms, over it.
+  auto polls = stepped_polls(0.6);
+  for (auto& p : polls) p.read_s = 0.0004;
+  const Result r = stepped_window(polls, back_to_back(0.0, 0.52, 0.002));
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_NEAR(r.window_s, 0.4, 1e-12);
+  EXPECT_NEAR(r.calls, 200.0, 1e-9);
+  EXPECT_NEAR(r.joules_per_call, 0.2, 1e-9);
+  EXPECT_NEAR(r.error_bound, 0.0014 / 0.4, 1e-12);
+}
+
 TEST(Energy, SteppedWindowTooShortSaysWhy) {
   const Result r = stepped_window(stepped_polls(0.5), back_to_back(0.05, 0.17, 0.01));
   EXPECT_FALSE(r.ok);

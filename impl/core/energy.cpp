@@ -68,8 +68,8 @@ Result stepped_window(const std::vector<Sample>& polls, const std::vector<Call>&
       return no(src, fmt("the energy counter went backwards (%.3f J, then %.3f J)", polls[i - 1].value,
                          polls[i].value));
   const double lo = calls.front().begin, hi = calls.back().end;
-  // Each step: when (the midpoint of the polls around it), give or take half
-  // their gap, and the energy it shows.
+  // Each step: when (the midpoint of the span the reads around it allow),
+  // give or take half that span, and the energy it shows.
   struct Step {
     double t, half, joules;
   };
@@ -78,7 +78,8 @@ Result stepped_window(const std::vector<Sample>& polls, const std::vector<Call>&
   double last_step = -1;
   for (std::size_t i = 1; i < polls.size(); ++i) {
     if (polls[i].value == polls[i - 1].value) continue;
-    const Step s{(polls[i].t + polls[i - 1].t) / 2, (polls[i].t - polls[i - 1].t) / 2, polls[i].value};
+    const double from = polls[i - 1].t - polls[i - 1].read_s, to = polls[i].t;
+    const Step s{(from + to) / 2, (to - from) / 2, polls[i].value};
     if (last_step >= 0) gaps.push_back(s.t - last_step);
     last_step = s.t;
     if (s.t - s.half >= lo && s.t + s.half <= hi) inside.push_back(s);

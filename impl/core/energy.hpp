@@ -12,9 +12,10 @@
 namespace pb::energy {
 
 // One read of a cumulative counter on the host's steady clock (seconds):
-// joules so far (an energy counter) or watts now (a power sample).
+// joules so far (an energy counter) or watts now (a power sample), read
+// some time during the `read_s` seconds before t, when the read returned.
 struct Sample {
-  double t = 0, value = 0;
+  double t = 0, value = 0, read_s = 0;
 };
 // One timed call on the same clock: from before its launch to after its end.
 struct Call {
@@ -39,12 +40,13 @@ constexpr double kMaxError = 0.02;
 // an H100), polled while the calls run. A read between steps returns the
 // energy as of the last step, so the window runs from the first step seen
 // inside the calls' span to the last: the energy between two steps is exact.
-// A step happened between the poll that saw it and the one before; the
-// midpoint stands for it, so each end is known to half a poll gap, and the
+// A step happened between the start of the read before the one that saw it
+// and the end of that read (a read may sample its value anywhere inside it);
+// the midpoint stands for it, so each end is known to half that span, and the
 // calls the window holds are counted by their overlap with it (a call cut by
 // an end counts the fraction inside). The energy per call is the window's
 // energy over those calls: what the loop spent per call, the host's gaps
-// between calls included. Bound: the two ends' half gaps over the window.
+// between calls included. Bound: the two ends' half spans over the window.
 // Fewer than two steps inside the span, or a counter that goes backwards:
 // no figure, and why.
 Result stepped_window(const std::vector<Sample>& polls, const std::vector<Call>& calls);

@@ -118,10 +118,12 @@ bool power_limits(const char* pci, unsigned& limit_mw, unsigned& enforced_mw) {
 
 namespace {
 
-// Polls each device's reading on one thread every millisecond from begin()
-// to end(): few enough reads to leave the timed calls alone, and each end of
-// an energy window known to about a millisecond. Several devices (one
-// process's GPUs) are each read and windowed on their own, then summed.
+// Polls each device's reading on a thread of its own, a read and then a
+// millisecond's sleep, from begin() to end(): few enough reads to leave the
+// timed calls alone, and each end of an energy window known to about a read
+// and a millisecond. A thread per device, since one thread reading several
+// GPUs in turn widens every GPU's gaps by the others' reads; each device is
+// windowed on its own steps, then summed.
 class PolledMeter final : public energy::Meter {
  public:
   explicit PolledMeter(std::vector<std::string> pcis) : pcis_(std::move(pcis)) {}
@@ -150,14 +152,15 @@ class PolledMeter final : public energy::Meter {
     }
     if (!why_.empty()) return;
     running_ = true;
-    poller_ = std::thread([this] {
-      const auto period = std::chrono::milliseconds(1);
-      while (running_) {
-        read();
-        std::this_thread::sleep_for(period);
-      }
-      read();
-    });
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      pollers_.emplace_back([this, i] {
+        const auto period = std::chrono::milliseconds(1);
+        while (running_) {
+          read(i);
+          std::this_thread::sleep_for(period);
+        }
+        read(i);
+      });
   }
   energy::Result end() override {
     stop();
@@ -175,31 +178,37 @@ class PolledMeter final : public energy::Meter {
   }
 
  private:
-  void read() {
+  // One reading of device i into its samples, with how long the read took.
+  void read(std::size_t i) {
     std::string why;
-    for (std::size_t i = 0; i < devices_.size(); ++i) {
-      if (counter_) {
-        unsigned long long mj = 0;
-        if (read_one(devices_[i], lib().energy, "", mj, why))
-          samples_[i].push_back({energy::now(), double(mj) * 1e-3});
-      } else {
-        unsigned mw = 0;
-        if (read_one(devices_[i], lib().power, "", mw, why))
-          samples_[i].push_back({energy::now(), double(mw) * 1e-3});
+    const double before = energy::now();
+    if (counter_) {
+      unsigned long long mj = 0;
+      if (read_one(devices_[i], lib().energy, "", mj, why)) {
+        const double t = energy::now();
+        samples_[i].push_back({t, double(mj) * 1e-3, t - before});
+      }
+    } else {
+      unsigned mw = 0;
+      if (read_one(devices_[i], lib().power, "", mw, why)) {
+        const double t = energy::now();
+        samples_[i].push_back({t, double(mw) * 1e-3, t - before});
       }
     }
   }
   void stop() {
     running_ = false;
-    if (poller_.joinable()) poller_.join();
+    for (auto& p : pollers_)
+      if (p.joinable()) p.join();
+    pollers_.clear();
   }
   std::vector<std::string> pcis_;
   std::vector<Device> devices_;  // looked up once a window, not at every poll
   std::string why_;
   bool counter_ = true;
   std::atomic<bool> running_{false};
-  std::thread poller_;
-  std::vector<std::vector<energy::Sample>> samples_;  // the poller's alone until it is joined
+  std::vector<std::thread> pollers_;
+  std::vector<std::vector<energy::Sample>> samples_;  // [i] is poller i's alone until it is joined
 };
 
 }  // namespace
