@@ -77,7 +77,7 @@ class Nightly(unittest.TestCase):
             for night in (1, 2):
                 out = os.path.join(tmp, "night%d" % night)
                 common = ["--history", hist, "--out", out, "--suite", "smoke", "--filter", FILTER,
-                          "--build-dir", BUILD, "--skip-build", "--skip-tests"]
+                          "--build-dir", BUILD, "--skip-build", "--skip-tests", "--energy-seconds", "0.3"]
                 if night == 1:
                     self.check_first_call_stops(common, out)
                 p = nightly(*(common + (["--resume"] if night == 1 else [])), env=env)
@@ -92,9 +92,11 @@ class Nightly(unittest.TestCase):
                 self.assertEqual(load(os.path.join(out, "bisect.json")), [])
                 # The energy step metered the A/A subset (the fake 50 W
                 # package) into its own history, whose trends it drew.
-                joules = [e["joules_per_call"] for e in load(os.path.join(out, "energy.json"))["benchmarks"]
-                          if e.get("run_type") == "iteration" and "joules_per_call" in e]
-                self.assertTrue(joules and all(j > 0 for j in joules), joules)
+                metered = [e for e in load(os.path.join(out, "energy.json"))["benchmarks"]
+                           if e.get("run_type") == "iteration" and "joules_per_call" in e]
+                self.assertTrue(metered and all(e["joules_per_call"] > 0 for e in metered), metered)
+                # Each over a window of --energy-seconds (0.3 s) at least.
+                self.assertGreaterEqual(min(e["energy_window_s"] for e in metered), 0.3)
                 energy = load(os.path.join(out, "energy-changes.json"))
                 self.assertEqual((energy["runs"], energy["settings"]["metric"]), (night, "joules_per_call"))
                 self.assertTrue(os.path.exists(os.path.join(out, "report", "energy", "index.html")))
@@ -119,6 +121,10 @@ class Nightly(unittest.TestCase):
             p = nightly("--accept-baseline", os.path.join(tmp, "nope.json"), "--history", hist)
             self.assertEqual(p.returncode, 2)
             self.assertNotIn("Traceback", p.stderr)
+            p = nightly("--energy-seconds", "0", "--history", hist)
+            self.assertEqual((p.returncode, p.stderr.strip()),
+                             (2, "nightly: --energy-seconds must be a positive number of seconds "
+                                 "(see ci/nightly --help)"))
 
     def check_first_call_stops(self, common, out):
         p = nightly(*(common + ["--max-seconds", "0"]))
