@@ -9,10 +9,11 @@ Family kmeans_family();
 Family sort_family();
 Family sor_family();
 Family mlp_family();
+Family scan_family();
 
 const std::vector<Family>& families() {
-  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(),
-                                           sort_family(),    sor_family(),  mlp_family()};
+  static const std::vector<Family> list = {ceiling_family(), gemm_family(), kmeans_family(), sort_family(),
+                                           sor_family(),     mlp_family(),  scan_family()};
   return list;
 }
 

@@ -29,47 +29,12 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/caching_allocator.cuh"
 #include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
 namespace pb::sort {
 namespace {
-
-// Keeps every block Thrust asks for and hands a free one of sufficient size
-// back on the next request.
-class CachingAllocator {
- public:
-  using value_type = char;
-  CachingAllocator() = default;
-  CachingAllocator(const CachingAllocator&) = delete;
-  CachingAllocator& operator=(const CachingAllocator&) = delete;
-  ~CachingAllocator() {
-    for (auto& b : blocks_) cudaFree(b.p);
-  }
-  char* allocate(std::ptrdiff_t n) {
-    for (auto& b : blocks_)
-      if (!b.used && b.bytes >= std::size_t(n)) {
-        b.used = true;
-        return b.p;
-      }
-    char* p = nullptr;
-    PB_CUDA(cudaMalloc(&p, std::size_t(n)));
-    blocks_.push_back({p, std::size_t(n), true});
-    return p;
-  }
-  void deallocate(char* p, std::size_t) {
-    for (auto& b : blocks_)
-      if (b.p == p) b.used = false;
-  }
-
- private:
-  struct Block {
-    char* p;
-    std::size_t bytes;
-    bool used;
-  };
-  std::vector<Block> blocks_;
-};
 
 class LibSort : public Variant {
  public:

@@ -1,0 +1,184 @@
+#include "core/axes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include "core/meta.hpp"
+#include "core/status.hpp"
+#include "core/strings.hpp"
+
+namespace pb {
+
+AxisParser words(std::vector<std::string> allowed) {
+  return [allowed](const std::string& flag, const std::string& item) {
+    return parse_word_list(flag, item, allowed).at(0);
+  };
+}
+
+AxisParser counts(std::int64_t lo, std::int64_t hi) {
+  return [lo, hi](const std::string& flag, const std::string& item) {
+    const std::int64_t v = parse_counts(flag, item, hi).at(0);
+    if (v < lo)
+      throw UsageError(flag + ": " + item + " is out of range [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "]");
+    return std::to_string(v);
+  };
+}
+
+AxisParser integers(std::int64_t lo, std::int64_t hi) {
+  return [lo, hi](const std::string& flag, const std::string& item) {
+    return std::to_string(parse_int(flag, item, lo, hi));
+  };
+}
+
+const std::string& Point::operator[](const std::string& name) const {
+  for (const auto& [axis, value] : values)
+    if (axis == name) return value;
+  throw std::logic_error("no axis named " + name);
+}
+
+std::int64_t Point::integer(const std::string& name) const { return std::stoll((*this)[name]); }
+double Point::number(const std::string& name) const { return std::stod((*this)[name]); }
+
+AxisSet::AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse)
+    : family_(std::move(family)), axes_(std::move(axes)), refuse_(std::move(refuse)) {
+  for (const auto& a : axes_)
+    if (a.smoke.empty() || a.normal.empty() || a.full.empty() || !a.parse || !valid_token(a.key))
+      throw std::logic_error(family_ + " axis " + a.name +
+                             ": a parser, a run-name key and values for every profile");
+}
+
+std::string AxisSet::flag(const std::string& name) const {
+  std::string f = "--" + family_ + "-" + name;
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return f;
+}
+
+std::vector<std::string> AxisSet::parse_list(const Axis& a, const std::string& flag,
+                                             const std::string& text) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = parsed_.find(flag);
+    if (it != parsed_.end() && it->second.first == text) return it->second.second;
+  }
+  if (text.empty()) throw UsageError(flag + ": empty list");
+  std::vector<std::string> out;
+  for (const auto& item : split(text, ',')) {
+    if (item.empty()) throw UsageError(flag + ": an empty item in '" + text + "'");
+    const std::string v = a.parse(flag, item);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  parsed_[flag] = {text, out};
+  return out;
+}
+
+namespace {
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+}  // namespace
+
+FlagSection AxisSet::flags() const {
+  FlagSection section;
+  section.title = family_;
+  for (const auto& a : axes_) {
+    std::string help = a.help + " (default " + joined(a.normal) + "; smoke " + joined(a.smoke) + "; full " +
+                       joined(a.full) + ")";
+    const Axis* axis = &a;
+    section.flags.push_back(
+        {flag(a.name),
+         "LIST",
+         help,
+         [this, axis](const std::string& f, const std::string& v) { parse_list(*axis, f, v); },
+         {}});
+  }
+  return section;
+}
+
+std::vector<std::string> AxisSet::values(const Axis& a, const Options& opt, bool& given) const {
+  const std::string f = flag(a.name);
+  if (const auto* text = opt.flag(f)) {
+    given = true;
+    return parse_list(a, f, *text);
+  }
+  given = false;
+  const auto& defaults = opt.profile == Profile::Smoke  ? a.smoke
+                         : opt.profile == Profile::Full ? a.full
+                                                        : a.normal;
+  std::vector<std::string> out;
+  for (const auto& item : defaults) out.push_back(a.parse("the default of " + f, item));
+  return out;
+}
+
+std::vector<Point> AxisSet::points(const Options& opt) const {
+  std::vector<std::vector<std::string>> lists;
+  std::vector<bool> given(axes_.size(), false);
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    bool g = false;
+    lists.push_back(values(axes_[i], opt, g));
+    given[i] = g;
+  }
+  std::vector<Point> out;
+  std::vector<std::pair<Point, std::string>> refused;
+  std::vector<std::size_t> at(axes_.size(), 0);
+  for (bool more = !axes_.empty(); more;) {
+    Point p;
+    for (std::size_t i = 0; i < axes_.size(); ++i) p.values.emplace_back(axes_[i].name, lists[i][at[i]]);
+    std::string why = refuse_ ? refuse_(p) : "";
+    if (why.empty()) {
+      out.push_back(std::move(p));
+    } else {
+      std::string combo;
+      for (const auto& [k, v] : name(p, "").args) combo += (combo.empty() ? "" : " ") + k + ":" + v;
+      refused.emplace_back(std::move(p), family_ + ": " + combo + ": " + why);
+    }
+    // The last axis turns fastest.
+    more = false;
+    for (std::size_t i = axes_.size(); i-- > 0;) {
+      if (++at[i] < lists[i].size()) {
+        more = true;
+        break;
+      }
+      at[i] = 0;
+    }
+  }
+  // A value given on the command line that no allowed combination holds was
+  // asked for in vain: the first refusal that holds it says why.
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    if (!given[i]) continue;
+    for (const auto& v : lists[i]) {
+      const std::string& axis = axes_[i].name;
+      const bool kept = std::any_of(out.begin(), out.end(), [&](const Point& p) { return p[axis] == v; });
+      if (kept) continue;
+      for (const auto& [p, line] : refused)
+        if (p[axis] == v) throw UsageError(line);
+    }
+  }
+  if (out.empty() && !refused.empty())
+    throw UsageError("no combination of the " + family_ + " axes is left (" + refused.front().second + ")");
+  return out;
+}
+
+RunName AxisSet::name(const Point& p, const std::string& variant) const {
+  RunName n{family_, variant, {}};
+  for (const auto& a : axes_) n.args.emplace_back(a.key, p[a.name]);
+  return n;
+}
+
+Counters AxisSet::counters(const Point& p) const {
+  Counters out;
+  for (const auto& a : axes_)
+    if (a.counter) out.emplace_back(a.key, p.number(a.name));
+  return out;
+}
+
+void AxisSet::declare_counters() const {
+  for (const auto& a : axes_)
+    if (a.counter) declare_counter(a.key, CounterKind::Problem);
+}
+
+}  // namespace pb

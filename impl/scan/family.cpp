@@ -1,0 +1,125 @@
+// Scan axes, declared once (core/axes.hpp): type x elements x segment, then
+// variant x (threads).
+// Run names: Scan/<variant>/type:<u32|f32>/n:<elements>/segment:<none|mean length>[/threads:<t>]
+// Counters: elements_per_second, and GBps counting each element read once
+// and written once (and each key read once, segmented), the least a scan
+// moves: read against the device copy ceiling.
+#include "core/family.hpp"
+
+#include <mutex>
+
+#include "core/axes.hpp"
+#include "core/registrar.hpp"
+#include "scan/registry.hpp"
+
+namespace pb {
+namespace {
+using namespace scan;
+
+const AxisSet& axes() {
+  static const AxisSet a{
+      "Scan",
+      {{"type",
+        "type",
+        "element types: u32 (wrapping sums, checked exactly), f32 (checked to a bound)",
+        {"u32", "f32"},
+        {"u32", "f32"},
+        {"u32", "f32"},
+        words({"u32", "f32"})},
+       {"elements",
+        "n",
+        "elements, each N or 2^K, at most 2^30",
+        {"1000", "65537"},
+        {"2^20", "2^24", "2^28"},
+        {"2^16", "2^20", "2^24", "2^28", "2^30"},
+        counts(1, kMaxElements),
+        true},
+       {"segment",
+        "segment",
+        "none (one scan over all) or the mean segment length of a segmented scan (segments of "
+        "random lengths)",
+        {"none", "7"},
+        {"none", "1000"},
+        {"none", "1000"},
+        [](const std::string& flag, const std::string& item) {
+          return item == "none" ? item : counts(1, kMaxElements)(flag, item);
+        }}},
+      [](const Point& p) -> std::string {
+        if (p["segment"] != "none" && p.integer("segment") > p.integer("elements"))
+          return "a mean segment length above the elements";
+        return "";
+      }};
+  return a;
+}
+
+Problem problem_of(const Point& pt) {
+  Problem p;
+  p.type = pt["type"] == "u32" ? Type::U32 : Type::F32;
+  p.n = pt.integer("elements");
+  p.segment = pt["segment"] == "none" ? 0 : pt.integer("segment");
+  return p;
+}
+
+// One problem's inputs and reference, shared by every variant that runs it.
+class Case {
+ public:
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.type == b.type && a.n == b.n && a.segment == b.segment;
+  }
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  const Problem problem;
+  const std::uint64_t seed;
+  const Inputs inputs;
+  const Reference& ref() {
+    std::call_once(once_, [&] { ref_ = reference(problem, inputs); });
+    return ref_;
+  }
+
+ private:
+  std::once_flag once_;
+  Reference ref_;
+};
+
+class ScanJob final : public VariantJob<scan::Entry, scan::Variant, Problem, Case> {
+ public:
+  using VariantJob::VariantJob;
+  Check check() override {
+    Output out;
+    variant_->result(out);
+    return verdict([&] { return verify(problem_, case_->inputs, case_->ref(), out); });
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const double per_run = runs ? seconds / double(runs) : 0.0;
+    const double n = double(problem_.n);
+    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
+    const double bytes = n * (problem_.segmented() ? 12.0 : 8.0);
+    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
+  }
+};
+
+void register_scan(const Options& opt) {
+  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
+  declare_counter("GBps", CounterKind::Rate, "GB/s");
+  axes().declare_counters();
+  const auto threads = opt.threads ? *opt.threads : default_thread_axis();
+  for (const Point& pt : axes().points(opt)) {
+    const Problem p = problem_of(pt);
+    for (const auto& e : registry())
+      for (const auto& k : entry_knobs(e, opt, threads, {})) {
+        RegisterOptions ro;
+        ro.unit = benchmark::kMicrosecond;
+        ro.axes = axes().counters(pt);
+        ro.rate = Rate{"GBps", "bandwidth"};
+        register_entry<ScanJob>(axes().name(pt, e.name), e, k, p, opt, ro, "n", double(p.n));
+      }
+  }
+}
+
+FlagSection scan_flags() { return axes().flags(); }
+
+}  // namespace
+
+Family scan_family() { return {"Scan", scan_flags, register_scan}; }
+
+}  // namespace pb
