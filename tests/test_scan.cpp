@@ -61,7 +61,7 @@ TEST_P(ScanVariants, Segmented) {
 }
 
 TEST_P(ScanVariants, ManyTiles) {
-  // 2^22 + 3: over a thousand look-back tiles and three levels of the
+  // 2^22 + 3: hundreds of look-back tiles and three levels of the
   // hierarchy's 512-element tiles.
   expect_scanned(make(Type::U32, (1 << 22) + 3, 0));
   expect_scanned(make(Type::F32, (1 << 22) + 3, 100));

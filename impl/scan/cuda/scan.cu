@@ -12,10 +12,11 @@
 // (2n additions, padded against bank conflicts). Both move the data about
 // twice (scan, then propagate).
 //
-// CUDA.LookBack: a single pass with decoupled look-back. Each block takes
-// the next tile (an atomic counter, so every earlier tile has started), scans
-// it in registers with warp shuffles (each lane's four elements loaded as
-// one 16-byte vector, coalesced), publishes its total, then finds its prefix
+// CUDA.LookBack: a single pass with decoupled look-back. Block b scans tile
+// b (blocks start in index order, so every earlier tile has started, as CUB
+// also assumes; an atomic tile counter measured no faster) in registers with
+// warp shuffles (each lane's elements loaded as 16-byte vectors, coalesced),
+// publishes its total, then finds its prefix
 // by reading its predecessors' published words, 32 at a time, until one
 // carries an inclusive prefix, and publishes its own. Each element is read
 // and written once. A published word packs the value, the head bit, the
@@ -260,9 +261,20 @@ class Hierarchy {
 };
 
 // ---- the single pass (LookBack) --------------------------------------------
-constexpr int kLbThreads = 256, kLbWarps = kLbThreads / 32;
-constexpr int kLbChunks = 4;                         // 16-byte vectors a lane loads
-constexpr int kLbTile = kLbThreads * 4 * kLbChunks;  // 4096 elements
+// A configuration: threads a block, 16-byte vectors a lane loads, and
+// whether loads and stores are marked as touched once (evict first). Each
+// operator runs the one measured fastest on an H100 (docs/perf/scan.md):
+// whole scans 128 threads x 12 vectors, streaming; segmented ones, which
+// also read keys, 256 x 8.
+template <int Threads, int Chunks, bool Streaming>
+struct LbConfig {
+  static constexpr int kThreads = Threads, kWarps = Threads / 32, kChunks = Chunks;
+  static constexpr int kTile = Threads * 4 * Chunks;
+  static constexpr bool kStreaming = Streaming;
+  static_assert(Chunks <= 16, "a lane's head bits are one 64-bit word");
+};
+template <class Op>
+using LbConfigOf = std::conditional_t<Op::kSegmented, LbConfig<256, 8, false>, LbConfig<128, 12, true>>;
 
 // A published word: value bits 0-31, head bit 32, state bits 33-34 (1: the
 // tile's total, 2: its inclusive prefix), the run's epoch above.
@@ -302,29 +314,27 @@ __device__ typename Op::V warp_scan(typename Op::V v, int lane) {
   return v;
 }
 
-template <class Op, class T>
-__global__ void __launch_bounds__(kLbThreads)
+template <class Op, class T, class C>
+__global__ void __launch_bounds__(C::kThreads)
     look_back(const T* __restrict__ x, const std::uint32_t* __restrict__ keys, T* __restrict__ out,
-              std::int64_t n, unsigned long long* __restrict__ status, unsigned long long* counter,
-              unsigned long long base, unsigned long long epoch) {
+              std::int64_t n, unsigned long long* __restrict__ status, unsigned long long epoch) {
   using V = typename Op::V;
-  __shared__ std::int64_t tile_s;
+  constexpr int kLbWarps = C::kWarps, kLbChunks = C::kChunks, kLbTile = C::kTile;
   __shared__ V warp_total[kLbWarps];
   __shared__ V tile_prefix;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  if (t == 0) tile_s = std::int64_t(atomicAdd(counter, 1ull) - base);
-  __syncthreads();
-  const std::int64_t tile = tile_s;
+  const std::int64_t tile = blockIdx.x;
   const std::int64_t wbase = tile * kLbTile + std::int64_t(warp) * (32 * 4 * kLbChunks);
 
   // Load: lane's chunk c covers [wbase + c*128 + lane*4, +4).
   std::uint32_t v[kLbChunks][4];
-  std::uint32_t heads = 0;  // bit 4c+j: element (c, j) starts a segment
+  std::uint64_t heads = 0;  // bit 4c+j: element (c, j) starts a segment
   std::uint32_t prev_last = 0;
   for (int c = 0; c < kLbChunks; ++c) {
     const std::int64_t i = wbase + c * 128 + lane * 4;
     if (i + 3 < n) {
-      const uint4 q = *reinterpret_cast<const uint4*>(reinterpret_cast<const std::uint32_t*>(x) + i);
+      const uint4* src = reinterpret_cast<const uint4*>(reinterpret_cast<const std::uint32_t*>(x) + i);
+      const uint4 q = C::kStreaming ? __ldcs(src) : *src;
       v[c][0] = q.x, v[c][1] = q.y, v[c][2] = q.z, v[c][3] = q.w;
     } else {
       for (int j = 0; j < 4; ++j) v[c][j] = i + j < n ? reinterpret_cast<const std::uint32_t*>(x)[i + j] : 0u;
@@ -344,19 +354,19 @@ __global__ void __launch_bounds__(kLbThreads)
       prev_last = __shfl_sync(0xffffffffu, k[3], 31);
       for (int j = 0; j < 4; ++j) {
         const std::uint32_t p = j == 0 ? before : k[j - 1];
-        if (i + j < n && (i + j == 0 || k[j] != p)) heads |= 1u << (4 * c + j);
+        if (i + j < n && (i + j == 0 || k[j] != p)) heads |= 1ull << (4 * c + j);
       }
     }
   }
 
   // Scan within the warp, chunk by chunk, carrying each chunk's total on.
   V carry = Op::id();
-  std::uint32_t since_start = 0;  // bit 4c+j: a head between the warp's start and (c, j)
+  std::uint64_t since_start = 0;  // bit 4c+j: a head between the warp's start and (c, j)
   for (int c = 0; c < kLbChunks; ++c) {
     V e[4];
     V acc = Op::id();
     for (int j = 0; j < 4; ++j) {
-      e[j] = Op::op(acc, Op::make(from_bits<T>(v[c][j]), (heads >> (4 * c + j)) & 1u));
+      e[j] = Op::op(acc, Op::make(from_bits<T>(v[c][j]), (heads >> (4 * c + j)) & 1ull));
       acc = e[j];
     }
     const V incl = warp_scan<Op>(acc, lane);
@@ -365,7 +375,7 @@ __global__ void __launch_bounds__(kLbThreads)
     for (int j = 0; j < 4; ++j) {
       const V s = Op::op(before, e[j]);
       v[c][j] = bits_of(Op::value(s));
-      if (Op::head(s)) since_start |= 1u << (4 * c + j);
+      if (Op::head(s)) since_start |= 1ull << (4 * c + j);
     }
     carry = Op::op(carry, Op::shfl(incl, 31));
   }
@@ -421,13 +431,17 @@ __global__ void __launch_bounds__(kLbThreads)
     const std::int64_t i = wbase + c * 128 + lane * 4;
     std::uint32_t r[4];
     for (int j = 0; j < 4; ++j) {
-      const bool restarted = (since_start >> (4 * c + j)) & 1u;
+      const bool restarted = (since_start >> (4 * c + j)) & 1ull;
       const T s = from_bits<T>(v[c][j]);
       r[j] = restarted ? v[c][j] : bits_of(Op::value(Op::op(before, Op::make(s, false))));
     }
     std::uint32_t* o = reinterpret_cast<std::uint32_t*>(out);
     if (i + 3 < n) {
-      *reinterpret_cast<uint4*>(o + i) = make_uint4(r[0], r[1], r[2], r[3]);
+      uint4* dst = reinterpret_cast<uint4*>(o + i);
+      if (C::kStreaming)
+        __stcs(dst, make_uint4(r[0], r[1], r[2], r[3]));
+      else
+        *dst = make_uint4(r[0], r[1], r[2], r[3]);
     } else {
       for (int j = 0; j < 4; ++j)
         if (i + j < n) o[i + j] = r[j];
@@ -516,19 +530,19 @@ class HierScan final : public GpuScan {
 
 class LookBackScan final : public GpuScan {
   void setup() override {
-    tiles_ = tiles(p_.n, kLbTile);
+    const int tile = p_.segmented() ? LbConfigOf<Seg<float>>::kTile : LbConfigOf<Sum<float>>::kTile;
+    tiles_ = tiles(p_.n, tile);
     status_ = DeviceBuffer<unsigned long long>(std::size_t(tiles_));
-    counter_ = DeviceBuffer<unsigned long long>(1);
     PB_CUDA(cudaMemset(status_.get(), 0, status_.bytes()));
-    PB_CUDA(cudaMemset(counter_.get(), 0, counter_.bytes()));
     runs_ = 0;
   }
   template <class Op, class T>
   void launch(const Src<T>& s, T* y) {
+    using C = LbConfigOf<Op>;
     // Epochs start at 1: the zeroed words read as another epoch's.
     const unsigned long long epoch = (runs_ % ((1ull << (64 - kEpochShift)) - 1)) + 1;
-    look_back<Op, T><<<unsigned(tiles_), kLbThreads, 0, stream_.get()>>>(
-        s.x, s.keys, y, s.n, status_.get(), counter_.get(), runs_ * (unsigned long long)tiles_, epoch);
+    look_back<Op, T, C>
+        <<<unsigned(tiles_), C::kThreads, 0, stream_.get()>>>(s.x, s.keys, y, s.n, status_.get(), epoch);
     PB_CUDA_LAUNCHED();
     ++runs_;
   }
@@ -540,7 +554,7 @@ class LookBackScan final : public GpuScan {
   }
   std::int64_t tiles_ = 0;
   unsigned long long runs_ = 0;
-  DeviceBuffer<unsigned long long> status_, counter_;
+  DeviceBuffer<unsigned long long> status_;
 };
 
 }  // namespace
