@@ -24,10 +24,6 @@
 #include "core/reporters.hpp"
 #include "core/status.hpp"
 #include "fixtures/fixtures.hpp"
-#include "gemm/cpu/simd.hpp"
-#ifdef PARBENCH_WITH_NCCL
-#include "kmeans/registry.hpp"
-#endif
 
 namespace {
 
@@ -69,13 +65,12 @@ void add_context(const pb::Options& opt) {
   add("omp_max_threads", std::to_string(omp_get_max_threads()));
   add("omp_proc_bind", env_or("OMP_PROC_BIND", "unset"));
   add("omp_places", env_or("OMP_PLACES", "unset"));
-  add("cpu_simd", pb::gemm::to_string(pb::gemm::blocked_simd()));  // OMP.Blocked's micro-kernel
   add("openblas_config", openblas_get_config());
   add("openblas_num_threads_at_start", std::to_string(openblas_get_num_threads()));
   for (const auto& [k, v] : pb::gpu_context()) add(k, v);
-#ifdef PARBENCH_WITH_NCCL
-  add("nccl_version", pb::kmeans::nccl_version());
-#endif
+  for (const auto& family : pb::families())
+    if (family.context)
+      for (const auto& [k, v] : family.context()) add(k, v);
 }
 
 // Ranks other than 0 run every instance too (the collectives need them) but

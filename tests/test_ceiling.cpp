@@ -12,10 +12,25 @@
 
 #include "ceiling/ceiling.hpp"
 #include "core/gpu.hpp"
+#include "gemm/family.hpp"
+#include "gemm/registry.hpp"
 #include "tests/gpu_test.hpp"
 
 namespace pb {
 namespace {
+
+// The Ceiling's GEMM rates name GEMM's vendor variants by type: each name
+// they stand for is a registry entry in both precisions (cuBLAS where built).
+TEST(Ceiling, VendorGemmsAreRegistryEntries) {
+  std::vector<gemm::Vendor> vendors{gemm::Vendor::OpenBLAS};
+#ifdef PARBENCH_WITH_CUDA
+  vendors.push_back(gemm::Vendor::cuBLAS);
+#endif
+  for (const auto v : vendors) {
+    EXPECT_NE(find_entry(gemm::registry<float>(), gemm::variant_of(v)), nullptr) << gemm::variant_of(v);
+    EXPECT_NE(find_entry(gemm::registry<double>(), gemm::variant_of(v)), nullptr) << gemm::variant_of(v);
+  }
+}
 
 #ifdef PARBENCH_WITH_CUDA
 struct Made {

@@ -109,21 +109,23 @@ static void register_ceiling(const Options& opt) {
     r.rate = Rate{"GFLOPS", "gemm_f32"};
     return r;
   };
-  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), "OpenBLAS", true, {cores, 0}, p, seed,
+  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), gemm::Vendor::OpenBLAS, true, {cores, 0}, p, seed,
                          f64(cpu_ro));
-  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), "OpenBLAS", false, {cores, 0}, p, seed,
-                         f32(cpu_ro));
+  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), gemm::Vendor::OpenBLAS, false, {cores, 0}, p,
+                         seed, f32(cpu_ro));
 #ifdef PARBENCH_WITH_CUDA
   gemm_ro.backend = Backend::Cuda;
-  register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), "cuBLAS", false, {}, p, seed, f32(gemm_ro));
-  register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), "cuBLAS", true, {}, p, seed, f64(gemm_ro));
+  register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), gemm::Vendor::cuBLAS, false, {}, p, seed,
+                         f32(gemm_ro));
+  register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), gemm::Vendor::cuBLAS, true, {}, p, seed,
+                         f64(gemm_ro));
   for (const auto& [what, prec, kind] : {std::tuple{"cuBLAS.TF32", gemm::Precision::TF32, "gemm_tf32"},
                                          std::tuple{"cuBLAS.BF16", gemm::Precision::BF16, "gemm_bf16"}}) {
     auto r = gemm_ro;
     r.rate = Rate{"GFLOPS", kind};
     gemm::Problem q = p;
     q.prec = prec;
-    register_gemm_instance(gemm_name(what, false), "cuBLAS", false, {}, q, seed, r);
+    register_gemm_instance(gemm_name(what, false), gemm::Vendor::cuBLAS, false, {}, q, seed, r);
   }
   auto copy_ro = ro;
   copy_ro.backend = Backend::Cuda;
@@ -138,6 +140,6 @@ static void register_ceiling(const Options& opt) {
 #endif
 }
 
-Family ceiling_family() { return {"Ceiling", nullptr, register_ceiling}; }
+Family ceiling_family() { return {"Ceiling", nullptr, register_ceiling, nullptr}; }
 
 }  // namespace pb

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/code.hpp"
@@ -191,13 +192,18 @@ void register_entry(RunName name, const EntryT& e, const Knobs& k, const Problem
 }
 
 // A family as the bench driver sees it (benchmarks/families.cpp lists them):
-// its flags (nullptr: none of its own) and the registration of its instances,
+// its flags (nullptr: none of its own), the registration of its instances,
 // which throws UsageError on an axis value it cannot accept, before anything
-// runs. Each family defines one, in impl/<family>/family.cpp.
+// runs, and what it adds to the run's context (the build of a library its
+// variants call: GEMM's SIMD kernel, k-means' NCCL; nullptr: nothing), so
+// the driver knows no family's libraries. Each family defines one, in
+// impl/<family>/family.cpp.
+using ContextLines = std::vector<std::pair<std::string, std::string>>;
 struct Family {
   const char* name;
   FlagSection (*flags)();
   void (*register_instances)(const Options&);
+  ContextLines (*context)();
 };
 
 // The registry entry named `name`, or nullptr.

@@ -112,9 +112,12 @@ void register_type(const Options& opt, Op op, const char* type, const std::vecto
 
 }  // namespace
 
-void register_gemm_instance(const RunName& name, const std::string& variant, bool f64, Knobs k,
+const char* gemm::variant_of(Vendor v) { return v == Vendor::OpenBLAS ? "OpenBLAS" : "cuBLAS"; }
+
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro) {
   declare_counters();
+  const std::string variant = gemm::variant_of(vendor);
   auto add = [&](auto tag) {
     using T = decltype(tag);
     // TF32 and BF16 problems run on the tensor-core list (float).
@@ -164,6 +167,9 @@ static void register_gemm(const Options& opt) {
   }
 }
 
+// The run's context: which SIMD micro-kernel OMP.Blocked was built with.
+static ContextLines gemm_context() { return {{"cpu_simd", gemm::to_string(gemm::blocked_simd())}}; }
+
 static FlagSection gemm_flags() {
   return {"GEMM",
           {{"--gemm-shapes",
@@ -191,6 +197,6 @@ static FlagSection gemm_flags() {
           nullptr};
 }
 
-Family gemm_family() { return {"GEMM", gemm_flags, register_gemm}; }
+Family gemm_family() { return {"GEMM", gemm_flags, register_gemm, gemm_context}; }
 
 }  // namespace pb

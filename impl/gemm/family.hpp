@@ -1,6 +1,7 @@
 #pragma once
 // What other families use of GEMM's registration: one GEMM instance of a
-// listed variant under any run name (the Ceiling family's GEMM rates).
+// vendor library's variant under any run name (the Ceiling family's GEMM
+// rates), named by a type, so a misspelt variant cannot reach start-up.
 #include <cstdint>
 #include <string>
 
@@ -10,7 +11,13 @@
 
 namespace pb {
 
-void register_gemm_instance(const RunName& name, const std::string& variant, bool f64, Knobs k,
+namespace gemm {
+enum class Vendor { OpenBLAS, cuBLAS };
+// The registry entry a vendor's GEMM is (a test checks that it exists).
+const char* variant_of(Vendor v);
+}  // namespace gemm
+
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
 
 }  // namespace pb

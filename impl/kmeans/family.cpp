@@ -167,6 +167,15 @@ static void register_kmeans(const Options& opt) {
   }
 }
 
+// The run's context: the NCCL that CUDA.NCCL and MPI.NCCL call, where built with it.
+static ContextLines kmeans_context() {
+#ifdef PARBENCH_WITH_NCCL
+  return {{"nccl_version", kmeans::nccl_version()}};
+#else
+  return {};
+#endif
+}
+
 static FlagSection kmeans_flags() {
   return {"k-means",
           {{"--kmeans-shapes",
@@ -207,6 +216,6 @@ static FlagSection kmeans_flags() {
           }};
 }
 
-Family kmeans_family() { return {"KMeans", kmeans_flags, register_kmeans}; }
+Family kmeans_family() { return {"KMeans", kmeans_flags, register_kmeans, kmeans_context}; }
 
 }  // namespace pb

@@ -140,6 +140,6 @@ static FlagSection mlp_flags() {
       nullptr};
 }
 
-Family mlp_family() { return {"MLP", mlp_flags, register_mlp}; }
+Family mlp_family() { return {"MLP", mlp_flags, register_mlp, nullptr}; }
 
 }  // namespace pb

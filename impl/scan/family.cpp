@@ -120,6 +120,6 @@ FlagSection scan_flags() { return axes().flags(); }
 
 }  // namespace
 
-Family scan_family() { return {"Scan", scan_flags, register_scan}; }
+Family scan_family() { return {"Scan", scan_flags, register_scan, nullptr}; }
 
 }  // namespace pb

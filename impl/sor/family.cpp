@@ -198,6 +198,6 @@ static FlagSection sor_flags() {
           nullptr};
 }
 
-Family sor_family() { return {"SOR", sor_flags, register_sor}; }
+Family sor_family() { return {"SOR", sor_flags, register_sor, nullptr}; }
 
 }  // namespace pb

@@ -163,6 +163,6 @@ static FlagSection sort_flags() {
           nullptr};
 }
 
-Family sort_family() { return {"Sort", sort_flags, register_sort}; }
+Family sort_family() { return {"Sort", sort_flags, register_sort, nullptr}; }
 
 }  // namespace pb
