@@ -1,8 +1,10 @@
-// MLP axes: widths x batch x activation x precision x variant (GEMM backend) x threads.
+// MLP axes, declared as data: precision x widths x activation x batch, then
+// variant (GEMM backend) x threads.
 // Run names:
 // MLP/<backend>/data:<synthetic|mnist>/type:<f32|f64>/widths:<784-128-10>/act:<a>/batch:<b>[/threads:<t>]
 #include "core/family.hpp"
 
+#include "core/axes.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
@@ -26,11 +28,6 @@ std::vector<std::vector<std::int64_t>> parse_widths(const std::string& flag, con
   return out;
 }
 
-// Batch sizes: N or 2^K each, in [1, 2^20] (core's count list).
-std::vector<std::int64_t> parse_batches(const std::string& flag, const std::string& text) {
-  return parse_counts(flag, text, std::int64_t(1) << 20);
-}
-
 // --mlp-mnist=DIR: MNIST's train set there, read now (a bad file is one line
 // and exit 2 before anything runs).
 const Data& mnist(const std::string& flag, const std::string& dir) {
@@ -45,6 +42,50 @@ const Data& mnist(const std::string& flag, const std::string& dir) {
 const std::vector<std::string> kActs{"sigmoid", "relu"};
 const std::vector<std::string> kTypes{"f32", "f64"};
 
+// The axes, declared once (core/axes.hpp); the cross product runs type
+// outermost, batch innermost.
+const AxisSet& axes() {
+  static const AxisSet a{"MLP",
+                         {{"type",
+                           "type",
+                           "precision of the backends: f32, f64",
+                           {"f32"},
+                           {"f32"},
+                           {"f32", "f64"},
+                           words(kTypes)},
+                          {"widths",
+                           "widths",
+                           "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10",
+                           {"784-32-10"},
+                           {"784-128-10", "784-1024-1024-10"},
+                           {"784-128-10", "784-1024-1024-10"},
+                           [](const std::string& flag, const std::string& item) {
+                             return widths_name(parse_widths(flag, item).at(0));
+                           }},
+                          {"act",
+                           "act",
+                           "hidden-layer activations: sigmoid, relu",
+                           {"sigmoid"},
+                           {"sigmoid"},
+                           {"sigmoid"},
+                           words(kActs)},
+                          {"batch",
+                           "batch",
+                           "mini-batch sizes, each N or 2^K",
+                           {"32"},
+                           {"64", "1024"},
+                           {"32", "64", "256", "1024", "4096"},
+                           counts(1, std::int64_t(1) << 20),
+                           true}}};
+  return a;
+}
+
+std::vector<std::int64_t> widths_of(const std::string& name) {
+  std::vector<std::int64_t> w;
+  for (const auto& part : split(name, '-')) w.push_back(std::stoll(part));
+  return w;
+}
+
 }  // namespace
 
 static void register_mlp(const Options& opt) {
@@ -54,90 +95,46 @@ static void register_mlp(const Options& opt) {
   declare_counter("flops_per_call", CounterKind::Model, "flop");
   declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("loss", CounterKind::Result);
-  declare_counter("batch", CounterKind::Problem);
+  axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
-  const bool smoke = opt.profile == Profile::Smoke, full = opt.profile == Profile::Full;
-  const auto* wf = opt.flag("--mlp-widths");
-  const auto widths = wf      ? parse_widths("--mlp-widths", *wf)
-                      : smoke ? std::vector<std::vector<std::int64_t>>{{784, 32, 10}}
-                              : std::vector<std::vector<std::int64_t>>{{784, 128, 10}, {784, 1024, 1024, 10}};
-  const auto* bf = opt.flag("--mlp-batch");
-  const auto batches = bf      ? parse_batches("--mlp-batch", *bf)
-                       : smoke ? std::vector<std::int64_t>{32}
-                       : full  ? std::vector<std::int64_t>{32, 64, 256, 1024, 4096}
-                               : std::vector<std::int64_t>{64, 1024};
-  const auto* af = opt.flag("--mlp-act");
-  const auto acts = af ? parse_word_list("--mlp-act", *af, kActs) : std::vector<std::string>{"sigmoid"};
-  const auto* tf = opt.flag("--mlp-type");
-  const auto types = tf     ? parse_word_list("--mlp-type", *tf, kTypes)
-                     : full ? kTypes
-                            : std::vector<std::string>{"f32"};
+  const auto points = axes().points(opt);
   const auto* mf = opt.flag("--mlp-mnist");
   const std::string dir = mf ? *mf : "";
   if (mf) {
     const Data& set = mnist("--mlp-mnist", dir);
-    for (auto batch : batches)
-      if (batch > set.n)
-        throw UsageError("--mlp-batch: " + std::to_string(batch) + " is larger than the " +
-                         std::to_string(set.n) + " images of the MNIST train set in " + dir);
+    for (const auto& pt : points)
+      if (pt.integer("batch") > set.n)
+        throw UsageError("--mlp-batch: " + pt["batch"] + " is larger than the " + std::to_string(set.n) +
+                         " images of the MNIST train set in " + dir);
   }
-  for (const auto& type : types)
-    for (const auto& w : widths)
-      for (const auto& act : acts)
-        for (auto batch : batches) {
-          Problem p;
-          p.widths = w, p.batch = batch, p.act = parse_activation(act), p.f64 = type == "f64", p.mnist = dir;
-          validate(p);
-          for (const auto& e : registry()) {
-            for (const auto& k : entry_knobs(e, opt, threads, {})) {
-              RunName name{"MLP",
-                           e.name,
-                           {{"data", dir.empty() ? "synthetic" : "mnist"},
-                            {"type", type},
-                            {"widths", widths_name(w)},
-                            {"act", act},
-                            {"batch", std::to_string(batch)}}};
-              RegisterOptions ro;
-              ro.unit = benchmark::kMillisecond;
-              ro.axes = {{"batch", double(batch)}};
-              ro.rate = Rate{"GFLOPS", p.f64 ? "gemm_f64" : "gemm_f32"};
-              register_entry<mlp::Job>(name, e, k, p, opt, ro, "GEMM flops a step", p.gemm_flops());
-            }
-          }
-        }
+  for (const auto& pt : points) {
+    Problem p;
+    p.widths = widths_of(pt["widths"]), p.batch = pt.integer("batch"), p.act = parse_activation(pt["act"]);
+    p.f64 = pt["type"] == "f64", p.mnist = dir;
+    validate(p);
+    for (const auto& e : registry())
+      for (const auto& k : entry_knobs(e, opt, threads, {})) {
+        RunName name = axes().name(pt, e.name);
+        name.args.insert(name.args.begin(), {"data", dir.empty() ? "synthetic" : "mnist"});
+        RegisterOptions ro;
+        ro.unit = benchmark::kMillisecond;
+        ro.axes = axes().counters(pt);
+        ro.rate = Rate{"GFLOPS", p.f64 ? "gemm_f64" : "gemm_f32"};
+        register_entry<mlp::Job>(name, e, k, p, opt, ro, "GEMM flops a step", p.gemm_flops());
+      }
+  }
 }
 
+// The axes' flags and the data source's.
 static FlagSection mlp_flags() {
-  return {
-      "MLP",
-      {{"--mlp-widths",
-        "LIST",
-        "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10 (default 784-128-10, "
-        "784-1024-1024-10; smoke 784-32-10)",
-        [](const std::string& flag, const std::string& v) { parse_widths(flag, v); },
-        {}},
-       {"--mlp-batch",
-        "LIST",
-        "mini-batch sizes (default 64, 1024; smoke 32; full 32 ... 4096)",
-        [](const std::string& flag, const std::string& v) { parse_batches(flag, v); },
-        {}},
-       {"--mlp-act",
-        "LIST",
-        "hidden-layer activations: sigmoid, relu (default sigmoid)",
-        [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kActs); },
-        {}},
-       {"--mlp-type",
-        "LIST",
-        "precision of the backends: f32, f64 (default f32; full both)",
-        [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kTypes); },
-        {}},
-       {"--mlp-mnist",
-        "DIR",
-        "train on MNIST's train set (DIR/train-images-idx3-ubyte, DIR/train-labels-idx1-ubyte) instead of "
-        "synthetic data; the networks must take 784 inputs and 10 classes",
-        [](const std::string& flag, const std::string& v) { mnist(flag, v); },
-        {}}},
-      nullptr};
+  FlagSection s = axes().flags();
+  s.flags.push_back({"--mlp-mnist",
+                     "DIR",
+                     "train on MNIST's train set (DIR/train-images-idx3-ubyte, DIR/train-labels-idx1-ubyte) "
+                     "instead of synthetic data; the networks must take 784 inputs and 10 classes",
+                     [](const std::string& flag, const std::string& v) { mnist(flag, v); },
+                     {}});
+  return s;
 }
 
 Family mlp_family() { return {"MLP", mlp_flags, register_mlp, nullptr}; }
