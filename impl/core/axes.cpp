@@ -165,7 +165,12 @@ std::vector<Point> AxisSet::points(const Options& opt) const {
 
 RunName AxisSet::name(const Point& p, const std::string& variant) const {
   RunName n{family_, variant, {}};
-  for (const auto& a : axes_) n.args.emplace_back(a.key, p[a.name]);
+  for (const auto& a : axes_) {
+    if (a.name_args)
+      for (auto& arg : a.name_args(p[a.name])) n.args.push_back(std::move(arg));
+    else
+      n.args.emplace_back(a.key, p[a.name]);
+  }
   return n;
 }
 

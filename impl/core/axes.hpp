@@ -46,6 +46,9 @@ struct Axis {
   std::vector<std::string> smoke, normal, full;
   AxisParser parse;
   bool counter = false;  // a number: written as a counter named `key` (a problem axis)
+  // The run-name arguments of a value where it names more than one (a grid
+  // "1000x1500" as M:1000/N:1500); unset: key:value.
+  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& value)> name_args = {};
 };
 
 // One combination of the axes: each axis's canonical value.

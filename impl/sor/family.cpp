@@ -1,4 +1,5 @@
-// SOR axes: field x grid x omega x variant x (threads | block shape | block | gpus).
+// SOR axes, declared as data: field x grid x sweeps x omega, then variant x
+// (threads | block shape | block | gpus).
 // Run names:
 // SOR/<variant>/field:<f>/M:<m>/N:<n>/sweeps:<s>/omega:<w>[/threads:<t>|/block:<XxY>|/block:<b>|/gpus:<g>]
 #include "core/family.hpp"
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/axes.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
@@ -73,21 +75,53 @@ std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string&
 
 const std::vector<std::string> kFields{"vortex", "analytic"};
 
-std::vector<Grid> grids(const Options& opt) {
-  if (const auto* given = opt.flag("--sor-grids")) return parse_grids("--sor-grids", *given);
-  switch (opt.profile) {
-    case Profile::Smoke: return {{67, 45}, {130, 257}};
-    case Profile::Default: return {{1000, 1500}, {4098, 4098}, {16386, 16386}};
-    case Profile::Full:
-      return {{257, 257}, {1000, 1500}, {4098, 4098}, {8193, 8193}, {16386, 16386}, {24002, 24002}};
-  }
-  return {};
-}
-
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
+}
+
+// The problem axes, declared once (core/axes.hpp), in run-name order; the
+// knobs (threads, block shapes, blocks, GPUs) and the grid steps keep
+// flags of their own.
+const AxisSet& axes() {
+  static const AxisSet a{
+      "SOR",
+      {{"field",
+        "field",
+        "SOR problems: vortex (variable coefficients, the benchmark problem), analytic (constant "
+        "coefficients "
+        "with a known exact solution)",
+        kFields,
+        {"vortex"},
+        {"vortex"},
+        words(kFields)},
+       {"grids",
+        "grid",
+        "SOR grids, each MxN grid points with the boundary (at least 3x3), e.g. 1000x1500",
+        {"67x45", "130x257"},
+        {"1000x1500", "4098x4098", "16386x16386"},
+        {"257x257", "1000x1500", "4098x4098", "8193x8193", "16386x16386", "24002x24002"},
+        [](const std::string& flag, const std::string& item) {
+          const Grid g = parse_grids(flag, item).at(0);
+          return std::to_string(g.m) + "x" + std::to_string(g.n);
+        },
+        false,
+        [](const std::string& v) {
+          const auto mn = split(v, 'x');
+          return std::vector<std::pair<std::string, std::string>>{{"M", mn.at(0)}, {"N", mn.at(1)}};
+        }},
+       {"sweeps", "sweeps", "red-black sweeps per timed run", {"4"}, {"20"}, {"20"}, integers(1, 1000000)},
+       {"omega",
+        "omega",
+        "relaxation factors, each in (0, 2)",
+        {"1.5"},
+        {"1.5"},
+        {"1.5"},
+        [](const std::string& flag, const std::string& item) {
+          return number(parse_omegas(flag, item).at(0));
+        }}}};
+  return a;
 }
 
 }  // namespace
@@ -108,94 +142,58 @@ static void register_sor(const Options& opt) {
   const auto shapes = shape_flag ? parse_shapes("--sor-blocks", *shape_flag)
                       : smoke    ? std::vector<BlockShape>{{32, 4}}
                                  : std::vector<BlockShape>{{32, 4}, {32, 8}, {64, 4}};
-  const auto* field_flag = opt.flag("--sor-field");
-  const auto fields = field_flag ? parse_word_list("--sor-field", *field_flag, kFields)
-                      : smoke    ? kFields
-                                 : std::vector<std::string>{"vortex"};
-  const auto* omega_flag = opt.flag("--sor-omega");
-  const auto omegas = omega_flag ? parse_omegas("--sor-omega", *omega_flag) : std::vector<double>{1.5};
-  const auto* sweeps_flag = opt.flag("--sor-sweeps");
-  const int sweeps = sweeps_flag ? int(parse_int("--sor-sweeps", *sweeps_flag, 1, 1000000)) : smoke ? 4 : 20;
   const auto* gpus_flag = opt.flag("--sor-gpus");
   const auto gpus = gpus_flag ? parse_gpu_counts("--sor-gpus", *gpus_flag) : default_gpu_axis();
   const auto* steps_flag = opt.flag("--sor-steps");
   const auto steps = steps_flag ? parse_steps("--sor-steps", *steps_flag) : std::vector<double>{0, 0};
-  for (const auto& field : fields) {
-    for (const auto& g : grids(opt)) {
-      for (double w : omegas) {
-        Problem p;
-        p.m = g.m, p.n = g.n, p.sweeps = sweeps, p.omega = w, p.field = parse_field(field);
-        p.h1 = steps[0], p.h2 = steps[1];
-        validate(p);  // UsageError before anything runs
-        for (const auto& e : registry()) {
-          const auto team =
-              e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus;
-          for (const auto& k : knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes,
-                                           team, opt.scalings)) {
-            // Weak scaling: each GPU keeps the named grid's interior rows, the
-            // whole grid grows by them (the counters give the whole).
-            Problem q = p;
-            if (k.weak) q.m = (p.m - 2) * k.gpus + 2;
-            RunName name{"SOR",
-                         e.name,
-                         {{"field", field},
-                          {"M", std::to_string(p.m)},
-                          {"N", std::to_string(p.n)},
-                          {"sweeps", std::to_string(p.sweeps)},
-                          {"omega", number(p.omega)}}};
-            RegisterOptions ro;
-            ro.unit = benchmark::kMillisecond;
-            ro.axes = {
-                {"M", double(q.m)}, {"N", double(q.n)}, {"sweeps", double(q.sweeps)}, {"omega", q.omega}};
-            ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
-            register_entry<sor::Job>(name, e, k, q, opt, ro, "M*N*sweeps", double(q.points()) * q.sweeps);
-          }
-        }
+  for (const Point& pt : axes().points(opt)) {
+    const auto mn = split(pt["grids"], 'x');
+    Problem p;
+    p.m = std::stoll(mn.at(0)), p.n = std::stoll(mn.at(1)), p.sweeps = int(pt.integer("sweeps"));
+    p.omega = pt.number("omega"), p.field = parse_field(pt["field"]);
+    p.h1 = steps[0], p.h2 = steps[1];
+    validate(p);  // UsageError before anything runs
+    for (const auto& e : registry()) {
+      const auto team =
+          e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus;
+      for (const auto& k :
+           knob_values(e.knob, threads, e.blocks.empty() ? blocks : e.blocks, shapes, team, opt.scalings)) {
+        // Weak scaling: each GPU keeps the named grid's interior rows, the
+        // whole grid grows by them (the counters give the whole).
+        Problem q = p;
+        if (k.weak) q.m = (p.m - 2) * k.gpus + 2;
+        RegisterOptions ro;
+        ro.unit = benchmark::kMillisecond;
+        ro.axes = {{"M", double(q.m)}, {"N", double(q.n)}, {"sweeps", double(q.sweeps)}, {"omega", q.omega}};
+        ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
+        register_entry<sor::Job>(axes().name(pt, e.name), e, k, q, opt, ro, "M*N*sweeps",
+                                 double(q.points()) * q.sweeps);
       }
     }
   }
 }
 
+// The axes' flags, then the grid steps' and the knobs'.
 static FlagSection sor_flags() {
-  return {"SOR",
-          {{"--sor-grids",
-            "LIST",
-            "SOR grids, each MxN grid points with the boundary (at least 3x3), e.g. 1000x1500",
-            [](const std::string& flag, const std::string& v) { parse_grids(flag, v); },
-            {}},
-           {"--sor-sweeps",
-            "S",
-            "red-black sweeps per timed run (default 20; smoke 4)",
-            [](const std::string& flag, const std::string& v) { parse_int(flag, v, 1, 1000000); },
-            {}},
-           {"--sor-omega",
-            "LIST",
-            "relaxation factors, each in (0, 2) (default 1.5)",
-            [](const std::string& flag, const std::string& v) { parse_omegas(flag, v); },
-            {}},
-           {"--sor-field",
-            "LIST",
-            "SOR problems: vortex (variable coefficients, the benchmark problem), analytic (constant "
-            "coefficients with a known exact solution)",
-            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kFields); },
-            {}},
-           {"--sor-steps",
-            "H1,H2",
-            "grid steps along x and y (default: the unit square's, 1/(M-1) and 1/(N-1))",
-            [](const std::string& flag, const std::string& v) { parse_steps(flag, v); },
-            {}},
-           {"--sor-blocks",
-            "LIST",
-            "2-D CUDA block shapes XxY (threads along a row x rows), e.g. 32x8 (default 32x4,32x8,64x4)",
-            [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
-            {}},
-           {"--sor-gpus",
-            "LIST",
-            "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
-            "visible); more than are visible is an error",
-            [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
-            {}}},
-          nullptr};
+  FlagSection s = axes().flags();
+  s.flags.push_back({"--sor-steps",
+                     "H1,H2",
+                     "grid steps along x and y (default: the unit square's, 1/(M-1) and 1/(N-1))",
+                     [](const std::string& flag, const std::string& v) { parse_steps(flag, v); },
+                     {}});
+  s.flags.push_back(
+      {"--sor-blocks",
+       "LIST",
+       "2-D CUDA block shapes XxY (threads along a row x rows), e.g. 32x8 (default 32x4,32x8,64x4)",
+       [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
+       {}});
+  s.flags.push_back({"--sor-gpus",
+                     "LIST",
+                     "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
+                     "visible); more than are visible is an error",
+                     [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
+                     {}});
+  return s;
 }
 
 Family sor_family() { return {"SOR", sor_flags, register_sor, nullptr}; }
