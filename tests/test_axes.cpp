@@ -139,6 +139,33 @@ TEST(Axes, AValueMayNameSeveralRunNameArguments) {
             (std::vector<std::string>{"Fam/V/M:5/N:6", "Fam/V/M:3/N:4"}));
 }
 
+TEST(Axes, ResolvedValuesNameOrderAndDuplicates) {
+  // "all" stands for the point's size; a size given twice over ("all" and
+  // its number) is one point; run names put the length first.
+  const AxisSet a{"Fam",
+                  {{"size", "n", "sizes", {"8"}, {"8"}, {"8"}, counts(1, 64), true},
+                   {"len",
+                    "len",
+                    "lengths",
+                    {"all", "8"},
+                    {"all", "8"},
+                    {"all", "8"},
+                    [](const std::string& flag, const std::string& item) {
+                      return item == "all" ? item : counts(1, 64)(flag, item);
+                    },
+                    true,
+                    {},
+                    [](const std::string& v, const Point& raw) { return v == "all" ? raw["size"] : v; }}},
+                  {},
+                  {"len", "size"}};
+  EXPECT_EQ(names(a, with({})), (std::vector<std::string>{"Fam/V/len:8/n:8"}));
+  EXPECT_EQ(names(a, with({{"--fam-size", "4,8"}})),
+            (std::vector<std::string>{"Fam/V/len:4/n:4", "Fam/V/len:8/n:4", "Fam/V/len:8/n:8"}));
+  // A given "all" runs (as the size) and is no error.
+  EXPECT_EQ(names(a, with({{"--fam-len", "all"}, {"--fam-size", "2"}})),
+            (std::vector<std::string>{"Fam/V/len:2/n:2"}));
+}
+
 TEST(Axes, EachListIsParsedOnce) {
   const AxisSet a = make_axes();
   const FlagSection s = a.flags();

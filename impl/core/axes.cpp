@@ -41,12 +41,22 @@ const std::string& Point::operator[](const std::string& name) const {
 std::int64_t Point::integer(const std::string& name) const { return std::stoll((*this)[name]); }
 double Point::number(const std::string& name) const { return std::stod((*this)[name]); }
 
-AxisSet::AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse)
+AxisSet::AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse,
+                 std::vector<std::string> name_order)
     : family_(std::move(family)), axes_(std::move(axes)), refuse_(std::move(refuse)) {
   for (const auto& a : axes_)
     if (a.smoke.empty() || a.normal.empty() || a.full.empty() || !a.parse || !valid_token(a.key))
       throw std::logic_error(family_ + " axis " + a.name +
                              ": a parser, a run-name key and values for every profile");
+  if (name_order.empty())
+    for (const auto& a : axes_) name_order.push_back(a.name);
+  for (const auto& n : name_order) {
+    const auto it = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.name == n; });
+    if (it == axes_.end()) throw std::logic_error(family_ + ": no axis " + n + " to name");
+    named_.push_back(&*it);
+  }
+  if (named_.size() != axes_.size())
+    throw std::logic_error(family_ + ": the name order must list every axis once");
 }
 
 std::string AxisSet::flag(const std::string& name) const {
@@ -90,11 +100,8 @@ FlagSection AxisSet::flags() const {
                        joined(a.full) + ")";
     const Axis* axis = &a;
     section.flags.push_back(
-        {flag(a.name),
-         "LIST",
-         help,
-         [this, axis](const std::string& f, const std::string& v) { parse_list(*axis, f, v); },
-         {}});
+        {flag(a.name), "LIST", help,
+         [this, axis](const std::string& f, const std::string& v) { parse_list(*axis, f, v); }, a.old_names});
   }
   return section;
 }
@@ -122,19 +129,24 @@ std::vector<Point> AxisSet::points(const Options& opt) const {
     lists.push_back(values(axes_[i], opt, g));
     given[i] = g;
   }
-  std::vector<Point> out;
-  std::vector<std::pair<Point, std::string>> refused;
+  // Each point with the raw point it came from (the values as listed).
+  std::vector<Point> out, out_raw;
+  std::vector<std::pair<Point, std::string>> refused;  // raw point, the line saying why
   std::vector<std::size_t> at(axes_.size(), 0);
   for (bool more = !axes_.empty(); more;) {
-    Point p;
-    for (std::size_t i = 0; i < axes_.size(); ++i) p.values.emplace_back(axes_[i].name, lists[i][at[i]]);
-    std::string why = refuse_ ? refuse_(p) : "";
-    if (why.empty()) {
-      out.push_back(std::move(p));
-    } else {
+    Point raw;
+    for (std::size_t i = 0; i < axes_.size(); ++i) raw.values.emplace_back(axes_[i].name, lists[i][at[i]]);
+    Point p = raw;
+    for (std::size_t i = 0; i < axes_.size(); ++i)
+      if (axes_[i].resolve) p.values[i].second = axes_[i].resolve(raw.values[i].second, raw);
+    const std::string why = refuse_ ? refuse_(p) : "";
+    if (!why.empty()) {
       std::string combo;
       for (const auto& [k, v] : name(p, "").args) combo += (combo.empty() ? "" : " ") + k + ":" + v;
-      refused.emplace_back(std::move(p), family_ + ": " + combo + ": " + why);
+      refused.emplace_back(std::move(raw), family_ + ": " + combo + ": " + why);
+    } else if (std::none_of(out.begin(), out.end(), [&](const Point& q) { return q.values == p.values; })) {
+      out.push_back(std::move(p));
+      out_raw.push_back(std::move(raw));
     }
     // The last axis turns fastest.
     more = false;
@@ -152,7 +164,8 @@ std::vector<Point> AxisSet::points(const Options& opt) const {
     if (!given[i]) continue;
     for (const auto& v : lists[i]) {
       const std::string& axis = axes_[i].name;
-      const bool kept = std::any_of(out.begin(), out.end(), [&](const Point& p) { return p[axis] == v; });
+      const bool kept =
+          std::any_of(out_raw.begin(), out_raw.end(), [&](const Point& p) { return p[axis] == v; });
       if (kept) continue;
       for (const auto& [p, line] : refused)
         if (p[axis] == v) throw UsageError(line);
@@ -165,11 +178,11 @@ std::vector<Point> AxisSet::points(const Options& opt) const {
 
 RunName AxisSet::name(const Point& p, const std::string& variant) const {
   RunName n{family_, variant, {}};
-  for (const auto& a : axes_) {
-    if (a.name_args)
-      for (auto& arg : a.name_args(p[a.name])) n.args.push_back(std::move(arg));
+  for (const Axis* a : named_) {
+    if (a->name_args)
+      for (auto& arg : a->name_args(p[a->name])) n.args.push_back(std::move(arg));
     else
-      n.args.emplace_back(a.key, p[a.name]);
+      n.args.emplace_back(a->key, p[a->name]);
   }
   return n;
 }

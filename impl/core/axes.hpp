@@ -49,6 +49,12 @@ struct Axis {
   // The run-name arguments of a value where it names more than one (a grid
   // "1000x1500" as M:1000/N:1500); unset: key:value.
   std::function<std::vector<std::pair<std::string, std::string>>(const std::string& value)> name_args = {};
+  // A value that stands for another given the rest of the point (sort's
+  // length "all" for the point's element count); the point holds the
+  // resolved value, and points that resolve alike are one. Unset: as parsed.
+  std::function<std::string(const std::string& value, const class Point& raw)> resolve = {};
+  // Earlier spellings of the flag, still accepted (FamilyFlag::old_names).
+  std::vector<std::string> old_names = {};
 };
 
 // One combination of the axes: each axis's canonical value.
@@ -65,11 +71,14 @@ class Point {
 
 class AxisSet {
  public:
-  // `refuse` gives why a combination is not a problem the family runs, or
-  // "" where it is. Refused combinations are left out; a value given on the
-  // command line that only refused combinations hold is a usage error.
+  // `refuse` gives why a combination (its values resolved) is not a problem
+  // the family runs, or "" where it is. Refused combinations are left out; a
+  // value given on the command line that only refused combinations hold is
+  // a usage error. `name_order` lists the axes in run-name order where it
+  // differs from the declaration's (the cross product's, outermost first).
   using Refuse = std::function<std::string(const Point&)>;
-  AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse = {});
+  AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse = {},
+          std::vector<std::string> name_order = {});
 
   const std::string& family() const { return family_; }
   const std::vector<Axis>& axes() const { return axes_; }
@@ -97,6 +106,7 @@ class AxisSet {
   std::string family_;
   std::vector<Axis> axes_;
   Refuse refuse_;
+  std::vector<const Axis*> named_;  // the axes in run-name order
   // A flag's parsed list by its text: parse_options' check fills it, points()
   // reads it, so a list is parsed once.
   mutable std::mutex mu_;
