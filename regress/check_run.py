@@ -1,6 +1,7 @@
 """Check a bench JSON file: it parses, no entry is incorrect, out_of_memory
 or failed, the file was whole (not cut off mid-run, no malformed entry), and
-(optionally) given families/variants have passed entries and no entry was
+(optionally) given families/variants, or every variant a bench binary
+lists on the given devices, have passed entries and no entry was
 unsupported. Prints one line per problem, then the count of each disposition
 (passed, unsupported, incorrect, out_of_memory, failed); load warnings go to
 stderr, one line each.
@@ -15,6 +16,8 @@ required variant missing, a context key wrong, a context warning); 2 bad input
 (missing, a directory, not Google Benchmark JSON, cut off, a malformed entry,
 only aggregates) or bad usage, one line "check-run: ..."."""
 import argparse
+import subprocess
+import sys
 
 from regress import results
 
@@ -27,6 +30,11 @@ def main(argv=None):
     ap.add_argument("json")
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
+    ap.add_argument("--require-every", metavar="BENCH",
+                    help="every Family/Variant that BENCH lists for the run's profile (bench --list-devices) "
+                         "on --devices must have at least one passed entry: the registries say what must run")
+    ap.add_argument("--devices", default="cpu", metavar="LIST",
+                    help="device kinds for --require-every: cpu, gpu, gpus (default %(default)s)")
     ap.add_argument("--context", action="append", default=[],
                     help="context KEY that must be present, or KEY=VALUE that must hold")
     ap.add_argument("--no-skips", "--no-unsupported", dest="no_skips", action="store_true",
@@ -36,7 +44,17 @@ def main(argv=None):
                     help="check the complete entries of a file cut off mid-run or with malformed entries "
                          "(each defect a warning) instead of refusing it")
     a = ap.parse_args(argv)
+    devices = set(a.devices.split(","))
+    if not devices <= {"cpu", "gpu", "gpus"}:
+        ap.error("--devices: unknown kind in '%s' (allowed: cpu, gpu, gpus)" % a.devices)
     run = results.load_or_exit(a.json, TOOL, strict=not a.allow_warnings)
+    required = list(a.require)
+    if a.require_every:
+        try:
+            required += listed_variants(a.require_every, run.context.get("parbench_profile", "default"), devices)
+        except OSError as e:
+            print("%s: %s" % (TOOL, e), file=sys.stderr)
+            return results.EXIT_INPUT
     ok = not run.warnings or a.allow_warnings
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
@@ -45,7 +63,7 @@ def main(argv=None):
         for e in run.unsupported():
             print("SKIPPED %s: %s: %s" % (e.name, e.disposition, e.reason))
             ok = False
-    for req in a.require:
+    for req in required:
         fam, _, var = req.partition("/")
         if not any(e.run.family == fam and (not var or e.run.variant == var) for e in run.passed()):
             print("MISSING no passed entry for %s" % req)
@@ -66,6 +84,29 @@ def main(argv=None):
                         "; %d warning%s (on stderr)" % (len(run.warnings), "s" * (len(run.warnings) != 1))
                         if run.warnings else ""))
     return results.EXIT_OK if ok else results.EXIT_FAIL
+
+
+def listed_variants(bench, profile, devices):
+    """Family/Variant of each instance `bench --profile=PROFILE --list-devices`
+    lists on one of `devices` ("gpus:G" counts as gpus), in listing order;
+    OSError with one line where the binary cannot say."""
+    try:
+        p = subprocess.run([bench, "--profile=" + profile, "--list-devices"], capture_output=True, text=True,
+                           timeout=300)
+    except subprocess.TimeoutExpired:
+        raise OSError("--require-every: %s --list-devices took over 300 s" % bench)
+    except OSError as e:
+        raise OSError("--require-every: cannot run %s: %s" % (bench, e.strerror or e))
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise OSError("--require-every: %s --list-devices failed: %s" % (bench, last))
+    out = []
+    for line in p.stdout.splitlines():
+        kind, _, name = line.partition(" ")
+        variant = "/".join(name.split("/")[:2])
+        if kind.split(":")[0] in devices and variant.count("/") == 1 and variant not in out:
+            out.append(variant)
+    return out
 
 
 if __name__ == "__main__":

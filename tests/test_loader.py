@@ -536,6 +536,33 @@ class Tools(Tmp):
         self.assertIn("ERROR Fam/Base/type:f32/M:64/manual_time: failed: passed with a time per iteration of 0.0: "
                       "not a measurement", p.stdout)
 
+    def test_check_run_requires_every_listed_variant(self):
+        # A stand-in bench that lists instances as bench --list-devices does
+        # (for the profile it is asked for): the gate requires a passed entry
+        # of every Family/Variant listed on the devices asked for.
+        doc = small_doc()
+        doc["benchmarks"].pop()  # the out_of_memory entry
+        doc["context"]["parbench_profile"] = "smoke"
+        good = self.write("ok.json", results.dumps(doc))
+        fake = self.write("bench", "#!/bin/sh\n[ \"$1\" = --profile=smoke ] || exit 3\n"
+                                   "echo 'cpu Fam/Base/type:f32/M:64/manual_time'\n"
+                                   "echo 'gpu Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time'\n")
+        os.chmod(fake, 0o755)
+        p = tool("check_run.py", good, "--require-every", fake)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p = tool("check_run.py", good, "--require-every", fake, "--devices", "cpu,gpu")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("MISSING no passed entry for Fam/Dev.Kernel", p.stdout)
+        self.assertNotIn("MISSING no passed entry for Fam/Base", p.stdout)
+        # A binary that cannot list: one line, exit 2.
+        self.check_fails(tool("check_run.py", good, "--require-every", os.path.join(self.tmp, "none")), 2,
+                         "check-run")
+        broken = self.write("broken", "#!/bin/sh\necho 'no such profile' >&2\nexit 2\n")
+        os.chmod(broken, 0o755)
+        p = tool("check_run.py", good, "--require-every", broken)
+        self.check_fails(p, 2, "check-run")
+        self.assertIn("--list-devices failed: no such profile", p.stderr)
+
 
 class Table(Tmp):
     def test_ratio_to_a_variant_with_the_same_knobs(self):
