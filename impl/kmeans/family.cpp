@@ -1,9 +1,10 @@
-// K-means axes: configuration x distribution x variant x (threads | block | gpus).
+// K-means axes, declared as data: shape x distribution, then variant x (threads | block | gpus).
 // Run names: KMeans/<variant>/cfg:<name>/dist:<d>/N:<n>/D:<d>/K:<k>[/threads:<t>|/block:<b>|/gpus:<g>]
 #include "core/family.hpp"
 
 #include <cmath>
 
+#include "core/axes.hpp"
 #include "core/mpi_family.hpp"
 #include "core/registrar.hpp"
 #include "core/status.hpp"
@@ -76,9 +77,9 @@ int parse_loops(const std::string& flag, const std::string& text) {
 
 const std::vector<std::string> kDists{"uniform", "blobs"};
 
-std::vector<Config> configs(const Options& opt) {
-  if (const auto* given = opt.flag("--kmeans-shapes")) return parse_shapes("--kmeans-shapes", *given);
-  switch (opt.profile) {
+// The profile's named configurations.
+std::vector<Config> configs(Profile profile) {
+  switch (profile) {
     case Profile::Smoke:
       return {{"smoke", 1000, 4, 8, Criteria{}},
               {"smoke", 777, 3, 5, Criteria{}},
@@ -100,6 +101,61 @@ std::vector<Config> configs(const Options& opt) {
   return {};
 }
 
+std::string shape_of(const Config& c) {
+  return std::to_string(c.n) + "x" + std::to_string(c.d) + "x" + std::to_string(c.k);
+}
+
+std::vector<std::string> default_shapes(Profile profile) {
+  std::vector<std::string> out;
+  for (const auto& c : configs(profile)) out.push_back(shape_of(c));
+  return out;
+}
+
+// The axes, declared once (core/axes.hpp): shape outermost, then data. Run
+// names read cfg (the named configuration a default shape belongs to, or
+// custom for a given one), dist, then the shape's N, D and K.
+const AxisSet& axes() {
+  static const AxisSet a{
+      "KMeans",
+      {{"shapes", "shape",
+        "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
+        default_shapes(Profile::Smoke), default_shapes(Profile::Default), default_shapes(Profile::Full),
+        [](const std::string& flag, const std::string& item) {
+          return shape_of(parse_shapes(flag, item).at(0));
+        },
+        false,
+        [](const std::string& v) {
+          const auto ndk = split(v, 'x');
+          return std::vector<std::pair<std::string, std::string>>{
+              {"N", ndk.at(0)}, {"D", ndk.at(1)}, {"K", ndk.at(2)}};
+        }},
+       {"dist",
+        "dist",
+        "k-means data: uniform, blobs (well-separated clusters)",
+        {"uniform"},
+        {"uniform"},
+        {"uniform"},
+        words(kDists),
+        false,
+        {},
+        {},
+        {"--dist"}}},
+      {},
+      {"dist", "shapes"}};
+  return a;
+}
+
+// The configuration of a point: a given shape is custom (run until
+// converged); a default one is its profile's named configuration.
+Config config_of(const Point& pt, const Options& opt) {
+  const std::string shape = pt["shapes"];
+  if (!opt.flag("--kmeans-shapes"))
+    for (const auto& c : configs(opt.profile))
+      if (shape_of(c) == shape) return c;
+  const auto ndk = split(shape, 'x');
+  return {"custom", std::stoll(ndk.at(0)), std::stoll(ndk.at(1)), std::stoll(ndk.at(2)), Criteria{}};
+}
+
 }  // namespace
 
 static void register_kmeans(const Options& opt) {
@@ -118,50 +174,40 @@ static void register_kmeans(const Options& opt) {
                                               ? std::vector<int>{32, 64, 128, 256, 512, 1024}
                                               : std::vector<int>{64, 256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
-  const auto* dist_flag = opt.flag("--kmeans-dist");
-  const auto dists =
-      dist_flag ? parse_word_list("--kmeans-dist", *dist_flag, kDists) : std::vector<std::string>{"uniform"};
   const auto* loops = opt.flag("--kmeans-loops");
   const auto* exit_rule = opt.flag("--kmeans-exit");
   const auto* gpus_flag = opt.flag("--kmeans-gpus");
   const auto gpus = gpus_flag ? parse_gpu_counts("--kmeans-gpus", *gpus_flag) : default_gpu_axis();
-  for (const auto& cfg : configs(opt)) {
-    for (const auto& dist : dists) {
-      Problem p{cfg.n, cfg.d, cfg.k, dist == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
-      if (loops) p.crit = fixed(parse_loops("--kmeans-loops", *loops));
-      if (exit_rule) p.crit = parse_exit("--kmeans-exit", *exit_rule);
-      validate(p);  // UsageError before anything runs
-      for (const auto& e : registry()) {
-        const bool is_mpi = e.backend == Backend::Mpi;
-        if (is_mpi)
-          mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
-                          "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")",
-                          threads);
-        const auto knobs =
-            e.knob == Knob::Gpus
-                ? knob_values(
-                      e.knob, threads, blocks, {},
-                      e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus,
-                      opt.scalings)
-                : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
-        for (const auto& k : knobs) {
-          RunName name{"KMeans",
-                       e.name,
-                       {{"cfg", cfg.name},
-                        {"dist", dist},
-                        {"N", std::to_string(p.n)},
-                        {"D", std::to_string(p.d)},
-                        {"K", std::to_string(p.k)}}};
-          // Weak scaling: each GPU keeps the named N points, the problem grows
-          // by them (the counters give the whole).
-          Problem q = p;
-          if (k.weak) q.n = p.n * k.gpus;
-          RegisterOptions ro;
-          ro.unit = benchmark::kMillisecond;
-          ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
-          ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
-          register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
-        }
+  for (const Point& pt : axes().points(opt)) {
+    const Config cfg = config_of(pt, opt);
+    Problem p{cfg.n, cfg.d, cfg.k, pt["dist"] == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
+    if (loops) p.crit = fixed(parse_loops("--kmeans-loops", *loops));
+    if (exit_rule) p.crit = parse_exit("--kmeans-exit", *exit_rule);
+    validate(p);  // UsageError before anything runs
+    for (const auto& e : registry()) {
+      const bool is_mpi = e.backend == Backend::Mpi;
+      if (is_mpi)
+        mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
+                        "points (N=" + std::to_string(p.n) + " in configuration " + cfg.name + ")", threads);
+      const auto knobs =
+          e.knob == Knob::Gpus
+              ? knob_values(
+                    e.knob, threads, blocks, {},
+                    e.backend == Backend::MpiCuda ? mpi::team_gpu_axis(gpus_flag ? &gpus : nullptr) : gpus,
+                    opt.scalings)
+              : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
+      for (const auto& k : knobs) {
+        RunName name = axes().name(pt, e.name);
+        name.args.insert(name.args.begin(), {"cfg", cfg.name});
+        // Weak scaling: each GPU keeps the named N points, the problem grows
+        // by them (the counters give the whole).
+        Problem q = p;
+        if (k.weak) q.n = p.n * k.gpus;
+        RegisterOptions ro;
+        ro.unit = benchmark::kMillisecond;
+        ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
+        ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
+        register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
       }
     }
   }
@@ -176,44 +222,38 @@ static ContextLines kmeans_context() {
 #endif
 }
 
+// The axes' flags, then the exit rules' and the GPU counts'.
 static FlagSection kmeans_flags() {
-  return {"k-means",
-          {{"--kmeans-shapes",
-            "LIST",
-            "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
-            [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
-            {}},
-           {"--kmeans-dist",
-            "LIST",
-            "k-means data: uniform, blobs (well-separated clusters)",
-            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kDists); },
-            {"--dist"}},
-           {"--kmeans-loops",
-            "L",
-            "run exactly L iterations (the fixed loop of the large-data configuration); not together with "
-            "--kmeans-exit",
-            [](const std::string& flag, const std::string& v) { parse_loops(flag, v); },
-            {}},
-           {"--kmeans-exit",
-            "I,C,P",
-            "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= C "
-            "or no "
-            "centroid moved more than P (the course report's rule: 500,0.01,0.01)",
-            [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
-            {}},
-           {"--kmeans-gpus",
-            "LIST",
-            "GPU counts for CUDA.NCCL, the points split across GPUs (default 1 up to the GPUs visible); "
-            "more than are visible is an error",
-            [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
-            {}}},
-          [](const Options& o) {
-            // Two exit rules at once would leave one silently unused.
-            if (o.flag("--kmeans-loops") && o.flag("--kmeans-exit"))
-              throw UsageError(
-                  "--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
-                  "number of iterations or stops on the exit rule");
-          }};
+  FlagSection s = axes().flags();
+  s.flags.push_back(
+      {"--kmeans-loops",
+       "L",
+       "run exactly L iterations (the fixed loop of the large-data configuration); not together with "
+       "--kmeans-exit",
+       [](const std::string& flag, const std::string& v) { parse_loops(flag, v); },
+       {}});
+  s.flags.push_back(
+      {"--kmeans-exit",
+       "I,C,P",
+       "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= "
+       "C or no centroid moved more than P (the course report's rule: 500,0.01,0.01)",
+       [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
+       {}});
+  s.flags.push_back(
+      {"--kmeans-gpus",
+       "LIST",
+       "GPU counts for CUDA.NCCL, the points split across GPUs (default 1 up to the GPUs visible); "
+       "more than are visible is an error",
+       [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
+       {}});
+  s.check_together = [](const Options& o) {
+    // Two exit rules at once would leave one silently unused.
+    if (o.flag("--kmeans-loops") && o.flag("--kmeans-exit"))
+      throw UsageError(
+          "--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
+          "number of iterations or stops on the exit rule");
+  };
+  return s;
 }
 
 Family kmeans_family() { return {"KMeans", kmeans_flags, register_kmeans, kmeans_context}; }
