@@ -51,13 +51,13 @@ TEST(Options, ParbenchFlagsAreConsumedAndBenchmarkFlagsKept) {
   std::vector<std::string> left;
   auto o =
       parse({"--profile=smoke", "--benchmark_filter=GEMM", "--gemm-shapes=8x9x10", "--threads=1,3",
-             "--precision=f64", "--gemm-op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
+             "--gemm-type=f64", "--gemm-op=AtB", "--flush-l2", "--gpu-idle-start", "--seed=5", "--block=16"},
             &left);
   EXPECT_EQ(o.profile, Profile::Smoke);
   ASSERT_TRUE(o.flag("--gemm-shapes"));
   EXPECT_EQ(*o.flag("--gemm-shapes"), "8x9x10");
   EXPECT_EQ(*o.threads, (std::vector<int>{1, 3}));
-  EXPECT_EQ(*o.precisions, std::vector<std::string>{"f64"});
+  EXPECT_EQ(*o.flag("--gemm-type"), "f64");
   EXPECT_EQ(*o.flag("--gemm-op"), "AtB");
   EXPECT_TRUE(o.notes.empty());
   EXPECT_EQ(*o.blocks, std::vector<int>{16});

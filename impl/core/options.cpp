@@ -253,8 +253,6 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.blocks = parse_int_list("--block", v, 1, 1024);
     } else if (take(a, "--scaling", v)) {
       o.scalings = parse_word_list("--scaling", v, {"strong", "weak"});
-    } else if (take(a, "--precision", v)) {
-      o.precisions = parse_word_list("--precision", v, {"f32", "f64", "tf32", "bf16"});
     } else if (std::strcmp(a, "--oversubscribe") == 0) {
       o.oversubscribe = true;
     } else if (std::strcmp(a, "--flush-l2") == 0) {
@@ -315,8 +313,6 @@ parbench flags:
   --threads=LIST      CPU thread counts (OpenMP, OpenBLAS), e.g. 1,2,4,16; "cores"
                       is every core of this host (--threads=cores)
   --block=LIST        CUDA block / tile sizes where a variant has that axis
-  --precision=LIST    f32, f64, in every family with a precision axis; GEMM also
-                      tf32, bf16 (tensor-core inputs, float accumulation)
   --scaling=LIST      multi-GPU variants: strong (one problem over 1, 2, ... GPUs;
                       the default), weak (each GPU's share fixed: the run name
                       gives the share and scaling:weak, the counters the whole)

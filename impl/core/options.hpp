@@ -1,8 +1,8 @@
 #pragma once
 // parbench's own command-line flags (everything that is not --benchmark_*):
-// core's (the profile, the axes every family shares: threads, blocks,
-// precision) and the ones each family declares in its FlagSection (core knows
-// none of them). parse_options() removes what it consumes from argv so Google
+// core's (the profile, the knobs every family shares: threads, blocks) and
+// the ones each family declares in its FlagSection (core knows none of
+// them). parse_options() removes what it consumes from argv so Google
 // Benchmark sees only its own flags.
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +29,7 @@ struct Options;
 
 // A flag a family declares: --NAME=VALUE, the override of one of its axes.
 // Family flags are named --<family>-<axis> (--gemm-shapes, --sort-key); the
-// axes all families share (--threads, --block, --precision) belong to core.
+// knobs all families share (--threads, --block) belong to core.
 struct FamilyFlag {
   std::string name;     // "--gemm-shapes"
   std::string metavar;  // "LIST"
@@ -56,7 +56,6 @@ struct Options {
   // Axes every family with such an axis shares.
   std::optional<std::vector<int>> threads;
   std::optional<std::vector<int>> blocks;
-  std::optional<std::vector<std::string>> precisions;
   // Multi-GPU variants: strong (one problem over 1, 2, ... GPUs) and/or weak
   // (each GPU's share fixed, the problem grown with the GPU count).
   std::vector<std::string> scalings{"strong"};

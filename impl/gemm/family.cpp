@@ -1,4 +1,4 @@
-// GEMM axes: operation x precision x shape x variant x (threads | block).
+// GEMM axes, declared as data: operation x type x shape, then variant x (threads | block).
 // Run names:
 // GEMM/<variant>/op:<op>/type:<f32|f64|tf32|bf16>/M:<m>/N:<n>/K:<k>[/tile:<name>][/threads:<t>|/block:<b>]
 // (tf32 and bf16: the tensor-core variants of tensor_registry())
@@ -8,7 +8,9 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/axes.hpp"
 #include "core/registrar.hpp"
+#include "core/strings.hpp"
 #include "gemm/cpu/simd.hpp"
 #include "gemm/family.hpp"
 #include "gemm/job.hpp"
@@ -17,18 +19,27 @@ namespace pb {
 namespace {
 using namespace gemm;
 
-std::vector<Shape3> default_sizes(Profile p) {
+std::string shape_of(const Shape3& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+std::vector<std::string> default_shapes(Profile p) {
+  std::vector<Shape3> s;
   switch (p) {
-    case Profile::Smoke: return {{64, 64, 64}, {37, 29, 45}};
+    case Profile::Smoke: s = {{64, 64, 64}, {37, 29, 45}}; break;
     case Profile::Default:
-      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
-              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1500, 777}};
+      s = {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+           {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1500, 777}};
+      break;
     case Profile::Full:
-      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
-              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
-              {1000, 1500, 777},  {8192, 128, 8192},  {128, 8192, 8192}};
+      s = {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+           {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+           {1000, 1500, 777},  {8192, 128, 8192},  {128, 8192, 8192}};
+      break;
   }
-  return {};
+  std::vector<std::string> out;
+  for (const auto& x : s) out.push_back(shape_of(x));
+  return out;
 }
 
 void declare_counters() {
@@ -39,74 +50,105 @@ void declare_counters() {
 }
 
 const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
+const std::vector<std::string> kTypes{"f32", "f64", "tf32", "bf16"};
 
-}  // namespace
-#ifdef PARBENCH_WITH_CUDA
-namespace gemm {
-const std::vector<std::string>& pipelined_tiles();
-const std::vector<std::string>& dmma_tiles();
-}  // namespace gemm
-#endif
-namespace {
+// The axes, declared once (core/axes.hpp): op x type x shape, in run-name
+// order; a shape names M, N and K.
+const AxisSet& axes() {
+  static const AxisSet a{
+      "GEMM",
+      {{"op",
+        "op",
+        "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
+        kOps,
+        kOps,
+        kOps,
+        words(kOps),
+        false,
+        {},
+        {},
+        {"--op"}},
+       {"type",
+        "type",
+        "element types: f32, f64, and the tensor-core inputs tf32 and bf16 (f32 accumulation)",
+        kTypes,
+        kTypes,
+        kTypes,
+        words(kTypes),
+        false,
+        {},
+        {},
+        {"--precision"}},
+       {"shapes",
+        "shape",
+        "GEMM shapes, each N (a cube) or MxNxK, e.g. 1000x1500x777,4096",
+        default_shapes(Profile::Smoke),
+        default_shapes(Profile::Default),
+        default_shapes(Profile::Full),
+        [](const std::string& flag, const std::string& item) {
+          return shape_of(parse_sizes(item, flag).at(0));
+        },
+        false,
+        [](const std::string& v) {
+          const auto mnk = split(v, 'x');
+          return std::vector<std::pair<std::string, std::string>>{
+              {"M", mnk.at(0)}, {"N", mnk.at(1)}, {"K", mnk.at(2)}};
+        },
+        {},
+        {"--sizes"}}}};
+  return a;
+}
 
-// A tunable kernel's tile configurations (gemm/tuning.hpp) in the one type
-// it runs, or nullptr.
-const std::vector<std::string>* tunable_tiles(const std::string& variant, const std::string& type) {
-#ifdef PARBENCH_WITH_CUDA
-  if (variant == "CUDA.Pipelined" && type == "f32") return &gemm::pipelined_tiles();
-  if (variant == "CUDA.DMMA" && type == "f64") return &gemm::dmma_tiles();
-#endif
-  (void)variant, (void)type;
-  return nullptr;
+// A tunable kernel's tile configurations in the type it runs (its registry
+// entry's traits), or nullptr.
+template <class T>
+const std::vector<std::string>* tunable_tiles(const gemm::Entry<T>& e) {
+  return e.traits.tiles ? &e.traits.tiles() : nullptr;
 }
 
 // --gemm-tile: "all", or tile names of the tunable kernels.
 std::vector<std::string> parse_tiles(const std::string& flag, const std::string& v) {
   std::vector<std::string> known;
-  for (const auto& [variant, type] : {std::pair{"CUDA.Pipelined", "f32"}, std::pair{"CUDA.DMMA", "f64"}})
-    if (const auto* t = tunable_tiles(variant, type)) known.insert(known.end(), t->begin(), t->end());
+  auto add = [&](const auto& list) {
+    for (const auto& e : list)
+      if (const auto* t = tunable_tiles(e)) known.insert(known.end(), t->begin(), t->end());
+  };
+  add(registry<float>());
+  add(registry<double>());
   if (known.empty()) throw UsageError(flag + ": this build has no tunable GEMM kernel (CUDA is off)");
   return v == "all" ? known : parse_word_list(flag, v, known);
 }
 
 template <class T>
-void register_type(const Options& opt, Op op, const char* type, const std::vector<gemm::Entry<T>>& entries,
+void register_type(const Options& opt, const Point& pt, const std::vector<gemm::Entry<T>>& entries,
                    Precision prec) {
-  const auto* given = opt.flag("--gemm-shapes");
-  const auto sizes = given ? parse_sizes(*given, "--gemm-shapes") : default_sizes(opt.profile);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const auto* tile_flag = opt.flag("--gemm-tile");
   const auto swept = tile_flag ? parse_tiles("--gemm-tile", *tile_flag) : std::vector<std::string>{};
-  for (const auto& s : sizes) {
-    Problem p{op, s.m, s.n, s.k, prec};
-    for (const auto& e : entries) {
-      // A sweep (--gemm-tile) runs a tunable kernel once per configuration
-      // asked for, the name saying which (tile:<name>); else the table chooses.
-      std::vector<std::pair<int, std::string>> tiles{{-1, ""}};
-      if (const auto* names = tile_flag ? tunable_tiles(e.name, type) : nullptr) {
-        tiles.clear();
-        for (std::size_t i = 0; i < names->size(); ++i)
-          if (std::find(swept.begin(), swept.end(), (*names)[i]) != swept.end())
-            tiles.push_back({int(i), (*names)[i]});
-      }
-      for (const auto& [tile, tile_name] : tiles)
-        for (auto k : entry_knobs(e, opt, threads, {})) {
-          k.tile = tile;
-          RunName name{"GEMM",
-                       e.name,
-                       {{"op", to_string(op)},
-                        {"type", type},
-                        {"M", std::to_string(p.m)},
-                        {"N", std::to_string(p.n)},
-                        {"K", std::to_string(p.k)}}};
-          if (tile >= 0) name.args.push_back({"tile", tile_name});
-          RegisterOptions ro;
-          ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
-          // GFLOP/s reads against the GEMM ceiling of its precision.
-          ro.rate = Rate{"GFLOPS", std::string("gemm_") + type};
-          register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
-        }
+  const auto mnk = split(pt["shapes"], 'x');
+  const Problem p{parse_op(pt["op"]), std::stoll(mnk.at(0)), std::stoll(mnk.at(1)), std::stoll(mnk.at(2)),
+                  prec};
+  for (const auto& e : entries) {
+    // A sweep (--gemm-tile) runs a tunable kernel once per configuration
+    // asked for, the name saying which (tile:<name>); else the table chooses.
+    std::vector<std::pair<int, std::string>> tiles{{-1, ""}};
+    if (const auto* names = tile_flag && prec == Precision::Native ? tunable_tiles(e) : nullptr) {
+      tiles.clear();
+      for (std::size_t i = 0; i < names->size(); ++i)
+        if (std::find(swept.begin(), swept.end(), (*names)[i]) != swept.end())
+          tiles.push_back({int(i), (*names)[i]});
     }
+    for (const auto& [tile, tile_name] : tiles)
+      for (auto k : entry_knobs(e, opt, threads, {})) {
+        k.tile = tile;
+        RunName name = axes().name(pt, e.name);
+        if (tile >= 0) name.args.push_back({"tile", tile_name});
+        RegisterOptions ro;
+        ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
+        // GFLOP/s reads against the GEMM ceiling of its precision.
+        ro.rate = Rate{"GFLOPS", "gemm_" + pt["type"]};
+        register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
+      }
   }
 }
 
@@ -148,53 +190,38 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
 static void register_gemm(const Options& opt) {
   declare_counters();
   if (const auto* simd = opt.flag("--gemm-simd")) set_blocked_simd(parse_host_simd("--gemm-simd", *simd));
-  const auto* given = opt.flag("--gemm-op");
-  const auto ops = given ? parse_word_list("--gemm-op", *given, kOps) : kOps;
-  const auto types =
-      opt.precisions ? *opt.precisions : std::vector<std::string>{"f32", "f64", "tf32", "bf16"};
-  for (const auto& o : ops) {
-    Op op = parse_op(o);
-    for (const auto& t : types) {
-      if (t == "f32")
-        register_type<float>(opt, op, "f32", registry<float>(), Precision::Native);
-      else if (t == "f64")
-        register_type<double>(opt, op, "f64", registry<double>(), Precision::Native);
-      else if (t == "tf32")
-        register_type<float>(opt, op, "tf32", tensor_registry(), Precision::TF32);
-      else if (t == "bf16")
-        register_type<float>(opt, op, "bf16", tensor_registry(), Precision::BF16);
-    }
+  for (const Point& pt : axes().points(opt)) {
+    const std::string& t = pt["type"];
+    if (t == "f32")
+      register_type<float>(opt, pt, registry<float>(), Precision::Native);
+    else if (t == "f64")
+      register_type<double>(opt, pt, registry<double>(), Precision::Native);
+    else
+      register_type<float>(opt, pt, tensor_registry(), t == "tf32" ? Precision::TF32 : Precision::BF16);
   }
 }
 
 // The run's context: which SIMD micro-kernel OMP.Blocked was built with.
 static ContextLines gemm_context() { return {{"cpu_simd", gemm::to_string(gemm::blocked_simd())}}; }
 
+// The axes' flags, then the tuning sweep's and the CPU kernel's.
 static FlagSection gemm_flags() {
-  return {"GEMM",
-          {{"--gemm-shapes",
-            "LIST",
-            "GEMM shapes, comma-separated, each N (a cube) or MxNxK, e.g. --gemm-shapes=1000x1500x777,4096",
-            [](const std::string& flag, const std::string& v) { parse_sizes(v, flag); },
-            {"--sizes"}},
-           {"--gemm-op",
-            "LIST",
-            "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
-            [](const std::string& flag, const std::string& v) { parse_word_list(flag, v, kOps); },
-            {"--op"}},
-           {"--gemm-tile",
-            "LIST",
-            "tuning sweeps (ci/tune-gemm): run CUDA.Pipelined and CUDA.DMMA once per tile configuration, "
-            "'all' or names (run names gain tile:<name>); without it the tuned table chooses",
-            [](const std::string& flag, const std::string& v) { parse_tiles(flag, v); },
-            {}},
-           {"--gemm-simd",
-            "ISA",
-            "the instruction set of OMP.Blocked's micro-kernel: baseline, avx2 (with FMA) or avx512; default "
-            "the widest this CPU has (the context key cpu_simd says which ran)",
-            [](const std::string& flag, const std::string& v) { parse_host_simd(flag, v); },
-            {}}},
-          nullptr};
+  FlagSection s = axes().flags();
+  s.flags.push_back(
+      {"--gemm-tile",
+       "LIST",
+       "tuning sweeps (ci/tune-gemm): run CUDA.Pipelined and CUDA.DMMA once per tile configuration, "
+       "'all' or names (run names gain tile:<name>); without it the tuned table chooses",
+       [](const std::string& flag, const std::string& v) { parse_tiles(flag, v); },
+       {}});
+  s.flags.push_back(
+      {"--gemm-simd",
+       "ISA",
+       "the instruction set of OMP.Blocked's micro-kernel: baseline, avx2 (with FMA) or avx512; "
+       "default the widest this CPU has (the context key cpu_simd says which ran)",
+       [](const std::string& flag, const std::string& v) { parse_host_simd(flag, v); },
+       {}});
+  return s;
 }
 
 Family gemm_family() { return {"GEMM", gemm_flags, register_gemm, gemm_context}; }

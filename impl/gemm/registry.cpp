@@ -37,7 +37,7 @@ template <class T>
 const std::vector<Entry<T>>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks, cap, baseline, code (the factory's file), factory[, library]
+  // name, backend, knob, blocks, cap, baseline, code (the factory's file), factory[, library, traits]
   static const std::vector<Entry<T>> list = {
       {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, "impl/gemm/cpu/naive.cpp",
        [](const Knobs&) { return make_cpu_naive<T>(); }},
@@ -55,9 +55,9 @@ const std::vector<Entry<T>>& registry() {
       {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/regblock.cu",
        [](const Knobs&) { return make_cuda_regblock<T>(); }},
       {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/pipelined.cu",
-       [](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }},
+       [](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }, "", tuned_in<T, float>(&pipelined_tiles)},
       {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/dmma.cu",
-       [](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }},
+       [](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }, "", tuned_in<T, double>(&dmma_tiles)},
       {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
        [](const Knobs&) { return make_cublas<T>(); }, "cublas"},
 #endif
