@@ -7,6 +7,8 @@ every .cu file of a CMake build and compares two snapshots kernel by kernel.
   ci/ptx-diff snapshot --binary BENCH OUT  the PTX a binary carries (cuobjdump)
   ci/ptx-diff compare BEFORE_DIR AFTER_DIR the kernels (.entry) whose PTX body
                                            changed, appeared or went away
+               [--again BEFORE2_DIR]...    less those whose PTX differs between
+                                           snapshots of the before build
 
 A refactor that must not move any timing should leave every kernel's PTX as
 it was; `compare` lists each kernel that differs (demangled with c++filt when
@@ -91,6 +93,10 @@ ENTRY = re.compile(r"^(?:\.(?:visible|weak)\s+)?\.entry\s+(\S+?)\s*\(", re.M)
 # identifier of the expected shape.
 ANON = re.compile(r"(\d+)(_GLOBAL__N__)")
 ANON_ID = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_(\w+)_[0-9a-f]{8}(?:_\d+)?")
+# An internal-linkage variable (a file's __constant__) is named likewise,
+# <length>_INTERNAL_<hash>_<n>_<file>_<hash>, and becomes _INTERNAL_<file>.
+INTERNAL = re.compile(r"(\d+)(_INTERNAL_)")
+INTERNAL_ID = re.compile(r"_INTERNAL_[0-9a-f]{8}_(\d+)_(\w+)_[0-9a-f]{8}")
 SHORT = re.compile(r"(\d+)(_GLOBAL__N_)(?!_)")
 SHORT_ID = re.compile(r"_GLOBAL__N_\w*_cu")
 
@@ -130,7 +136,15 @@ def _unhash(text):
     def short(ident):
         m = ANON_ID.fullmatch(ident)
         return "_GLOBAL__N_" + m.group(2)
-    return _replace(text, ANON, _full_anon, short)
+
+    def full_internal(ident):
+        m = INTERNAL_ID.fullmatch(ident)
+        return m is not None and len(m.group(2)) == int(m.group(1))
+
+    def short_internal(ident):
+        return "_INTERNAL_" + INTERNAL_ID.fullmatch(ident).group(2)
+    text = _replace(text, ANON, _full_anon, short)
+    return _replace(text, INTERNAL, full_internal, short_internal)
 
 
 def _no_file(text):
@@ -256,9 +270,26 @@ def report(d):
     return lines
 
 
-def compare(before, after):
+def compare(before, after, again=()):
+    """Prints the diff; with `again` (more snapshots of the before build), a
+    changed kernel whose PTX also differs between the before snapshots is
+    the compiler's own variation: listed apart, not counted as changed."""
     d = diff(before, after)
-    print("\n".join(report(d)))
+    unstable = []
+    if again:
+        a = load(before)
+        varies = set()
+        for other in again:
+            b = load(other)
+            varies |= {k for k in a if k in b and a[k] != b[k]}
+        unstable = [k for k in d["changed"] if k in varies]
+        d["changed"] = [k for k in d["changed"] if k not in varies]
+    lines = report(d)
+    if again:
+        lines[0] += "; %d more vary between compilations of the before code" % len(unstable)
+        pretty = demangle(sorted({n for _, n in unstable}))
+        lines += ["  %-7s %s  (%s; nvcc's own variation)" % ("varies", pretty[n], f) for f, n in unstable]
+    print("\n".join(lines))
     return 1 if d["changed"] or d["signature"] or d["gone"] or d["new"] else 0
 
 
@@ -327,10 +358,14 @@ def main(argv=None):
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")
+    c.add_argument("--again", metavar="DIR", action="append", default=[],
+                   help="another snapshot of the before build (repeatable): kernels whose PTX differs between "
+                   "the before snapshots are the compiler's own variation, listed apart (nvcc 13.0 emits some "
+                   "kernels differently from one compilation to the next)")
     args = p.parse_args(argv)
     try:
         if args.cmd == "compare":
-            return compare(args.before, args.after)
+            return compare(args.before, args.after, args.again)
         if args.binary:
             tool = cuda_tool("cuobjdump")
             if not tool:

@@ -105,6 +105,36 @@ class PtxDiff(unittest.TestCase):
             self.assertIn("1 changed", p.stdout)
             self.assertIn("pack", p.stdout.splitlines()[1])
 
+    def test_the_build_hash_of_an_internal_variable_is_ignored(self):
+        # A kernel reading its file's __constant__: nvcc names the variable
+        # _INTERNAL_<hash>_<n>_<file>_<hash>, the hashes another checkout's.
+        body = (".visible .entry k(\n)\n{\n\tld.const.u64 %%rd1, [_ZN41_INTERNAL_%s_10_natural_cu_%s2pb7kConstsE];"
+                "\n\tret;\n}\n")
+        with tempfile.TemporaryDirectory() as t:
+            write(os.path.join(t, "a"), "n.cu.ptx", body % ("198f3f1e", "2794e0b5"))
+            write(os.path.join(t, "b"), "n.cu.ptx", body % ("63033955", "2794e0b5"))
+            write(os.path.join(t, "c"), "n.cu.ptx", body.replace("kConstsE]", "kConstsE+8]") % ("63033955", "2794e0b5"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "c"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+
+    def test_again_sets_apart_the_compilers_own_variation(self):
+        # k varies between two compilations of the before code; j changed.
+        ptx = ".visible .entry %s(\n)\n{\n\t%s\n\tret;\n}\n"
+        with tempfile.TemporaryDirectory() as t:
+            write(os.path.join(t, "a"), "n.cu.ptx", ptx % ("k", "mov.u32 %r1, 1;") + ptx % ("j", "add;"))
+            write(os.path.join(t, "a2"), "n.cu.ptx", ptx % ("k", "mov.u32 %r2, 1;") + ptx % ("j", "add;"))
+            write(os.path.join(t, "b"), "n.cu.ptx", ptx % ("k", "mov.u32 %r3, 1;") + ptx % ("j", "sub;"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"), "--again", os.path.join(t, "a2"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("1 changed", p.stdout)
+            self.assertIn("1 more vary between compilations", p.stdout)
+            self.assertRegex(p.stdout, r"varies +k  \(n.cu.ptx; nvcc's own variation\)")
+            write(os.path.join(t, "c"), "n.cu.ptx", ptx % ("k", "mov.u32 %r3, 1;") + ptx % ("j", "add;"))
+            p = run("compare", os.path.join(t, "a"), os.path.join(t, "c"), "--again", os.path.join(t, "a2"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     def test_a_kernel_whose_file_was_renamed_is_moved_not_gone_and_new(self):
         renamed = self.anon("fb26f9c3", "1b3e38e1").replace("44_GLOBAL", "41_GLOBAL").replace(
             "11_networks_cu", "9_sorter_cu")
