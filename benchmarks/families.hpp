@@ -1,7 +1,8 @@
 #pragma once
 // The families the bench driver runs, in registration order, and their flag
 // sections for parse_options() and usage(). A family is defined in its own
-// folder (impl/<family>/family.cpp); the list is benchmarks/families.cpp.
+// folder (impl/<family>/family.cpp); the list is generated from the
+// families impl/CMakeLists.txt adds (benchmarks/families.cpp.in).
 #include <vector>
 
 #include "core/family.hpp"
