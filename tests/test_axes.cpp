@@ -122,19 +122,16 @@ TEST(Axes, BadValuesAreOneUsageErrorLine) {
 }
 
 TEST(Axes, AValueMayNameSeveralRunNameArguments) {
-  const AxisSet a{
-      "Fam",
-      {{"grids",
-        "grid",
-        "grids",
-        {"3x4"},
-        {"3x4"},
-        {"3x4"},
-        words({"3x4", "5x6"}),
-        false,
-        [](const std::string& v) {
-          return std::vector<std::pair<std::string, std::string>>{{"M", v.substr(0, 1)}, {"N", v.substr(2)}};
-        }}}};
+  const AxisSet a{"Fam",
+                  {{"grids",
+                    "grid",
+                    "grids",
+                    {"3x4"},
+                    {"3x4"},
+                    {"3x4"},
+                    words({"3x4", "5x6"}),
+                    false,
+                    dims_as({"M", "N"})}}};
   EXPECT_EQ(names(a, with({{"--fam-grids", "5x6,3x4"}})),
             (std::vector<std::string>{"Fam/V/M:5/N:6", "Fam/V/M:3/N:4"}));
 }

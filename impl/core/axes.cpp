@@ -32,6 +32,17 @@ AxisParser integers(std::int64_t lo, std::int64_t hi) {
   };
 }
 
+NameArgs dims_as(std::vector<std::string> keys) {
+  return [keys](const std::string& value) {
+    const auto parts = split(value, 'x');
+    if (parts.size() != keys.size())
+      throw std::logic_error("'" + value + "' has not " + std::to_string(keys.size()) + " parts");
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < keys.size(); ++i) out.emplace_back(keys[i], parts[i]);
+    return out;
+  };
+}
+
 const std::string& Point::operator[](const std::string& name) const {
   for (const auto& [axis, value] : values)
     if (axis == name) return value;

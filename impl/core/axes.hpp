@@ -37,6 +37,11 @@ AxisParser words(std::vector<std::string> allowed);
 AxisParser counts(std::int64_t lo, std::int64_t hi);
 AxisParser integers(std::int64_t lo, std::int64_t hi);
 
+// Axis::name_args for a value of parts joined by 'x' ("1000x1500"): one
+// run-name argument per part, keyed in order (M, N).
+using NameArgs = std::function<std::vector<std::pair<std::string, std::string>>(const std::string& value)>;
+NameArgs dims_as(std::vector<std::string> keys);
+
 struct Axis {
   std::string name;  // the flag --<family>-<name>
   std::string key;   // the run-name key (a counter's name too)
@@ -48,7 +53,7 @@ struct Axis {
   bool counter = false;  // a number: written as a counter named `key` (a problem axis)
   // The run-name arguments of a value where it names more than one (a grid
   // "1000x1500" as M:1000/N:1500); unset: key:value.
-  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& value)> name_args = {};
+  NameArgs name_args = {};
   // A value that stands for another given the rest of the point (sort's
   // length "all" for the point's element count); the point holds the
   // resolved value, and points that resolve alike are one. Unset: as parsed.

@@ -89,11 +89,7 @@ const AxisSet& axes() {
           return shape_of(parse_sizes(item, flag).at(0));
         },
         false,
-        [](const std::string& v) {
-          const auto mnk = split(v, 'x');
-          return std::vector<std::pair<std::string, std::string>>{
-              {"M", mnk.at(0)}, {"N", mnk.at(1)}, {"K", mnk.at(2)}};
-        },
+        dims_as({"M", "N", "K"}),
         {},
         {"--sizes"}}}};
   return a;

@@ -123,12 +123,7 @@ const AxisSet& axes() {
         [](const std::string& flag, const std::string& item) {
           return shape_of(parse_shapes(flag, item).at(0));
         },
-        false,
-        [](const std::string& v) {
-          const auto ndk = split(v, 'x');
-          return std::vector<std::pair<std::string, std::string>>{
-              {"N", ndk.at(0)}, {"D", ndk.at(1)}, {"K", ndk.at(2)}};
-        }},
+        false, dims_as({"N", "D", "K"})},
        {"dist",
         "dist",
         "k-means data: uniform, blobs (well-separated clusters)",

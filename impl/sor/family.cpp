@@ -107,10 +107,7 @@ const AxisSet& axes() {
           return std::to_string(g.m) + "x" + std::to_string(g.n);
         },
         false,
-        [](const std::string& v) {
-          const auto mn = split(v, 'x');
-          return std::vector<std::pair<std::string, std::string>>{{"M", mn.at(0)}, {"N", mn.at(1)}};
-        }},
+        dims_as({"M", "N"})},
        {"sweeps", "sweeps", "red-black sweeps per timed run", {"4"}, {"20"}, {"20"}, integers(1, 1000000)},
        {"omega",
         "omega",

@@ -12,43 +12,15 @@
 #include <memory>
 #include <vector>
 
-#include "core/cuda/buffer.cuh"
 #include "core/cuda/caching_allocator.cuh"
-#include "scan/scan.hpp"
+#include "scan/cuda/device_scan.cuh"
 
 namespace pb::scan {
 namespace {
 
-class LibScan : public Variant {
+class CubScan final : public DeviceScan {
  public:
-  void prepare(const Problem& p, const Inputs& in) override {
-    p_ = p;
-    in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-    out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-    PB_CUDA(cudaMemcpy(in_.get(), in.values.data(), in_.bytes(), cudaMemcpyHostToDevice));
-    if (p.segmented()) {
-      keys_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-      PB_CUDA(cudaMemcpy(keys_.get(), in.keys.data(), keys_.bytes(), cudaMemcpyHostToDevice));
-    }
-    PB_CUDA(cudaDeviceSynchronize());
-  }
-  void result(Output& out) override {
-    out.values.resize(std::size_t(p_.n));
-    PB_CUDA(cudaStreamSynchronize(stream_.get()));
-    PB_CUDA(cudaMemcpy(out.values.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-  }
-  void* stream() override { return stream_.get(); }
-
- protected:
-  Problem p_;
-  Stream stream_;
-  DeviceBuffer<std::uint32_t> in_, out_, keys_;
-};
-
-class CubScan final : public LibScan {
- public:
-  void prepare(const Problem& p, const Inputs& in) override {
-    LibScan::prepare(p, in);
+  void setup() override {
     std::size_t bytes = 0;
     call(nullptr, bytes);
     temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1));
@@ -80,7 +52,7 @@ class CubScan final : public LibScan {
   std::size_t temp_bytes_ = 0;
 };
 
-class ThrustScan final : public LibScan {
+class ThrustScan final : public DeviceScan {
  public:
   void run() override {
     if (p_.type == Type::F32)

@@ -31,8 +31,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/cuda/buffer.cuh"
-#include "scan/scan.hpp"
+#include "scan/cuda/device_scan.cuh"
 
 namespace pb::scan {
 namespace {
@@ -450,57 +449,21 @@ __global__ void __launch_bounds__(C::kThreads)
 }
 
 // ---- the variants ------------------------------------------------------------
-class GpuScan : public Variant {
+class GpuScan : public DeviceScan {
  public:
-  void prepare(const Problem& p, const Inputs& in) override {
-    p_ = p;
-    in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-    out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-    PB_CUDA(cudaMemcpy(in_.get(), in.values.data(), in_.bytes(), cudaMemcpyHostToDevice));
-    if (p.segmented()) {
-      keys_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
-      PB_CUDA(cudaMemcpy(keys_.get(), in.keys.data(), keys_.bytes(), cudaMemcpyHostToDevice));
-    }
-    setup();
-    PB_CUDA(cudaDeviceSynchronize());
-  }
   void run() override {
+    const std::uint32_t* keys = p_.segmented() ? keys_.get() : nullptr;
     if (p_.type == Type::U32)
-      p_.segmented() ? go<Seg<std::uint32_t>>(in_.get(), out_.get())
-                     : go<Sum<std::uint32_t>>(in_.get(), out_.get());
-    else {
-      const auto* x = reinterpret_cast<const float*>(in_.get());
-      auto* y = reinterpret_cast<float*>(out_.get());
-      p_.segmented() ? go<Seg<float>>(x, y) : go<Sum<float>>(x, y);
-    }
+      scan(Src<std::uint32_t>{in_.get(), keys, p_.n}, out_.get());
+    else
+      scan(Src<float>{reinterpret_cast<const float*>(in_.get()), keys, p_.n},
+           reinterpret_cast<float*>(out_.get()));
   }
-  void result(Output& out) override {
-    out.values.resize(std::size_t(p_.n));
-    PB_CUDA(cudaStreamSynchronize(stream_.get()));
-    PB_CUDA(cudaMemcpy(out.values.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost));
-  }
-  void* stream() override { return stream_.get(); }
 
  protected:
-  virtual void setup() = 0;
-  template <class Op, class T>
-  void go(const T* x, T* y) {
-    run_op<Op>(Src<T>{x, p_.segmented() ? keys_.get() : nullptr, p_.n}, y);
-  }
-  // One overload per (operator, element type) the variants instantiate.
-  virtual void run_op_u32(const Src<std::uint32_t>& s, std::uint32_t* y, bool seg) = 0;
-  virtual void run_op_f32(const Src<float>& s, float* y, bool seg) = 0;
-  template <class Op, class T>
-  void run_op(const Src<T>& s, T* y) {
-    if constexpr (std::is_same<T, float>::value)
-      run_op_f32(s, y, Op::kSegmented);
-    else
-      run_op_u32(s, y, Op::kSegmented);
-  }
-
-  Problem p_;
-  Stream stream_;
-  DeviceBuffer<std::uint32_t> in_, out_, keys_;
+  // The variant's scan of one element type, segmented where s.keys is set.
+  virtual void scan(const Src<std::uint32_t>& s, std::uint32_t* y) = 0;
+  virtual void scan(const Src<float>& s, float* y) = 0;
 };
 
 template <Method M>
@@ -515,11 +478,11 @@ class HierScan final : public GpuScan {
       p_.segmented() ? sf32_.reset(new Hierarchy<M, Seg<float>>(p_.n))
                      : f32_.reset(new Hierarchy<M, Sum<float>>(p_.n));
   }
-  void run_op_u32(const Src<std::uint32_t>& s, std::uint32_t* y, bool seg) override {
-    seg ? su32_->run(s, y, first_head_.get(), stream_.get()) : u32_->run(s, y, nullptr, stream_.get());
+  void scan(const Src<std::uint32_t>& s, std::uint32_t* y) override {
+    s.keys ? su32_->run(s, y, first_head_.get(), stream_.get()) : u32_->run(s, y, nullptr, stream_.get());
   }
-  void run_op_f32(const Src<float>& s, float* y, bool seg) override {
-    seg ? sf32_->run(s, y, first_head_.get(), stream_.get()) : f32_->run(s, y, nullptr, stream_.get());
+  void scan(const Src<float>& s, float* y) override {
+    s.keys ? sf32_->run(s, y, first_head_.get(), stream_.get()) : f32_->run(s, y, nullptr, stream_.get());
   }
   DeviceBuffer<std::int64_t> first_head_;
   std::unique_ptr<Hierarchy<M, Sum<std::uint32_t>>> u32_;
@@ -546,11 +509,11 @@ class LookBackScan final : public GpuScan {
     PB_CUDA_LAUNCHED();
     ++runs_;
   }
-  void run_op_u32(const Src<std::uint32_t>& s, std::uint32_t* y, bool seg) override {
-    seg ? launch<Seg<std::uint32_t>>(s, y) : launch<Sum<std::uint32_t>>(s, y);
+  void scan(const Src<std::uint32_t>& s, std::uint32_t* y) override {
+    s.keys ? launch<Seg<std::uint32_t>>(s, y) : launch<Sum<std::uint32_t>>(s, y);
   }
-  void run_op_f32(const Src<float>& s, float* y, bool seg) override {
-    seg ? launch<Seg<float>>(s, y) : launch<Sum<float>>(s, y);
+  void scan(const Src<float>& s, float* y) override {
+    s.keys ? launch<Seg<float>>(s, y) : launch<Sum<float>>(s, y);
   }
   std::int64_t tiles_ = 0;
   unsigned long long runs_ = 0;
