@@ -1,6 +1,7 @@
 // Seq: one pass, one thread (the family's baseline). OMP: the two-pass
-// parallel scan: each thread sums its contiguous chunk, one thread scans
-// the chunk sums, then each thread scans its chunk from its offset. Both
+// parallel scan: each thread sums its contiguous chunk (a vectorised
+// reduction), one thread scans the chunk sums, then each thread scans its
+// chunk from its offset. Both
 // carry (head, sum) across a segmented scan's boundaries alike: a chunk's
 // offset stops at the chunk's first head.
 #include "scan/scan.hpp"
@@ -53,13 +54,16 @@ class CpuScan : public Variant {
     {
       const int me = omp_get_thread_num(), nt = omp_get_num_threads();
       const std::int64_t lo = n * me / nt, hi = n * (me + 1) / nt;
-      // Pass 1: the chunk's sum since its last head (all of it when none).
-      T s = T(0);
+      // Pass 1: the chunk's sum since its last head (all of it when none),
+      // found from the end, then summed as a vectorised reduction: no chain
+      // of dependent additions, so it costs one read of the chunk.
       std::int64_t h = -1;
-      for (std::int64_t i = lo; i < hi; ++i) {
-        if (keys && (i == 0 || keys[i] != keys[i - 1])) s = T(0), h = i;
-        s += in[i];
-      }
+      if (keys)
+        for (std::int64_t i = hi - 1; i >= lo && h < 0; --i)
+          if (i == 0 || keys[i] != keys[i - 1]) h = i;
+      T s = T(0);
+#pragma omp simd reduction(+ : s)
+      for (std::int64_t i = h >= 0 ? h : lo; i < hi; ++i) s += in[i];
       sums[std::size_t(me) + 1] = s;
       last_head[std::size_t(me)] = h;
 #pragma omp barrier
