@@ -85,8 +85,6 @@ class AxisSet {
   AxisSet(std::string family, std::vector<Axis> axes, Refuse refuse = {},
           std::vector<std::string> name_order = {});
 
-  const std::string& family() const { return family_; }
-  const std::vector<Axis>& axes() const { return axes_; }
   // --<family>-<axis> for every axis (family in lower case), with help that
   // names the defaults; each check parses the list and keeps it.
   FlagSection flags() const;

@@ -186,9 +186,8 @@ __global__ void propagate(Load load, Store store, std::int64_t n, const typename
   for (int k = threadIdx.x; k < kTile; k += blockDim.x) {
     const std::int64_t i = tile * kTile + k;
     if (i >= n) return;
-    typename Op::V v = load(i);
     if (first_head && Op::kSegmented && i >= first_head[tile]) continue;  // a head since the tile began
-    store(i, Op::op(before, v));
+    store(i, Op::op(before, load(i)));
   }
 }
 
@@ -207,7 +206,6 @@ struct ToOutput {
 template <class Op, class T>
 struct FromOutput {  // the first level's propagation: a stored sum, its head bit ignored there
   const T* out;
-  std::int64_t n;
   __device__ typename Op::V operator()(std::int64_t i) const { return Op::make(out[i], false); }
 };
 template <class Op>
@@ -239,7 +237,7 @@ class Hierarchy {
     PB_CUDA_LAUNCHED();
     if (nt == 1) return;
     scan_totals(0, nt, st);
-    propagate<kTile, Op><<<unsigned(nt - 1), 256, 0, st>>>(FromOutput<Op, T>{out, n}, ToOutput<Op, T>{out}, n,
+    propagate<kTile, Op><<<unsigned(nt - 1), 256, 0, st>>>(FromOutput<Op, T>{out}, ToOutput<Op, T>{out}, n,
                                                            levels_[0].get(), first_head);
     PB_CUDA_LAUNCHED();
   }
