@@ -30,8 +30,9 @@ _stopping = [False]
 
 
 def stop_all():
-    """Kills every bench process run() has running (its process group) and
-    makes those run() calls, and any later one, raise Stopped."""
+    """Kills every bench process run() has running (its process group),
+    waits until they are gone, and makes those run() calls, and any later
+    one, raise Stopped."""
     with _lock:
         _stopping[0] = True
         procs = list(_running)
@@ -39,6 +40,14 @@ def stop_all():
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
+            pass
+    # Reaped before returning, so a runner that exits right after leaves
+    # none of them behind (their run() may still be waiting on another thread;
+    # Popen.wait is safe from two).
+    for p in procs:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
             pass
 
 
@@ -126,9 +135,15 @@ def run(bench, args, out, log_path, timeout=None, deadline=None, tick=None, env=
         with _lock:
             if _stopping[0]:
                 raise Stopped()
-            p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                 env=dict(os.environ, **env) if env else None)
-            _running.add(p)
+            p = None
+            try:
+                p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     env=dict(os.environ, **env) if env else None)
+            finally:
+                # Registered even when a signal's exception lands right after
+                # the start, so stop_all() and the handler below can end it.
+                if p is not None:
+                    _running.add(p)
         try:
             while True:
                 limit, why = None, None
