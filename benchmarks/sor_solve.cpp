@@ -20,7 +20,7 @@
 #include "core/options.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
-#include "sor/reference.hpp"
+#include "sor/sor.hpp"
 
 namespace {
 using namespace pb;

@@ -7,8 +7,8 @@ tunable kernels once per tile configuration, each instance's run name ending
 in tile:<name>. For every (variant, op, type, M, N, K) the configuration with
 the shortest median time over the passed repetitions wins; an instance whose
 any repetition failed or was incorrect takes no part. The table is written as
-C++ initializer rows for impl/gemm/tuning.cpp, to FILE (default
-impl/gemm/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability): the
+C++ initializer rows for impl/gemm/cuda/tuning.cpp, to FILE (default
+impl/gemm/cuda/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability): the
 sweep's (variant, op, type) groups replace theirs, the file's other rows
 stay. A Markdown summary (each shape's winner, its time, and the default
 configuration's) is printed or written to --summary.
@@ -102,7 +102,7 @@ def summary(table, defaults):
 def main(argv=None):
     ap = results.ArgumentParser(TOOL, "ci/tune-gemm", description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--out", help="the table file (default impl/gemm/tuned_sm<NN>.inc)")
+    ap.add_argument("--out", help="the table file (default impl/gemm/cuda/tuned_sm<NN>.inc)")
     ap.add_argument("--summary", help="write the Markdown summary here instead of stdout")
     ap.add_argument("--default", action="append", default=[], metavar="VARIANT=TILE",
                     help="the configuration a kernel runs without a table, for the summary's gain column")
@@ -127,7 +127,8 @@ def main(argv=None):
         if sm is None:
             print("%s: %s names no gpu_compute_capability; give --out" % (TOOL, a.sweep), file=sys.stderr)
             return 2
-        out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "impl", "gemm", "tuned_sm%s.inc" % sm)
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = os.path.join(here, "..", "impl", "gemm", "cuda", "tuned_sm%s.inc" % sm)
     defaults = {}
     for d in a.default:
         if "=" not in d:

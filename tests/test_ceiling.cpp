@@ -12,7 +12,6 @@
 
 #include "ceiling/ceiling.hpp"
 #include "core/gpu.hpp"
-#include "gemm/family.hpp"
 #include "gemm/registry.hpp"
 #include "tests/gpu_test.hpp"
 

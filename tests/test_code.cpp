@@ -136,7 +136,7 @@ TEST(CodeTable, ClosureFollowsCallsButNotRegistries) {
   ASSERT_NE(omp, nullptr);
   std::set<std::string> reached;
   for (int i : code_closure(omp->code)) reached.insert(code_objects()[std::size_t(i)].source);
-  for (const char* s : {"impl/mlp/cpu/host.cpp", "impl/mlp/host_step.cpp", "impl/gemm/cpu/omp.cpp"})
+  for (const char* s : {"impl/mlp/cpu/host.cpp", "impl/mlp/cpu/host_step.cpp", "impl/gemm/cpu/omp.cpp"})
     EXPECT_EQ(reached.count(s), 1u) << s;
   for (const char* s : {"impl/gemm/registry.cpp", "impl/gemm/cpu/naive.cpp", "impl/mlp/registry.cpp"})
     EXPECT_EQ(reached.count(s), 0u) << s;

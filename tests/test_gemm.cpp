@@ -15,13 +15,10 @@
 #include <type_traits>
 
 #include "core/gpu.hpp"
-#include "gemm/case.hpp"
 #include "gemm/cpu/simd.hpp"
-#include "gemm/raster.hpp"
-#include "gemm/reference.hpp"
+#include "gemm/cuda/raster.hpp"
+#include "gemm/gemm.hpp"
 #include "gemm/registry.hpp"
-#include "gemm/tuning.hpp"
-#include "gemm/verify.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

@@ -9,9 +9,8 @@
 
 #include "core/gpu.hpp"
 #include "core/mpi.hpp"
-#include "kmeans/case.hpp"
+#include "kmeans/kmeans.hpp"
 #include "kmeans/registry.hpp"
-#include "kmeans/verify.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

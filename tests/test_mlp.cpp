@@ -13,13 +13,9 @@
 
 #include "core/status.hpp"
 #include "gemm/registry.hpp"
-#include "mlp/backend.hpp"
-#include "mlp/case.hpp"
-#include "mlp/host_step.hpp"
-#include "mlp/idx.hpp"
-#include "mlp/reference.hpp"
+#include "mlp/cpu/host_step.hpp"
+#include "mlp/mlp.hpp"
 #include "mlp/registry.hpp"
-#include "mlp/verify.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

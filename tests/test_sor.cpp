@@ -10,9 +10,8 @@
 #include <string>
 
 #include "core/gpu.hpp"
-#include "sor/case.hpp"
 #include "sor/registry.hpp"
-#include "sor/verify.hpp"
+#include "sor/sor.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

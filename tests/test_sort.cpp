@@ -13,9 +13,8 @@
 
 #include "core/gpu.hpp"
 #include "core/options.hpp"
-#include "sort/case.hpp"
 #include "sort/registry.hpp"
-#include "sort/verify.hpp"
+#include "sort/sort.hpp"
 #include "tests/gpu_test.hpp"
 #include "tests/variant_cases.hpp"
 

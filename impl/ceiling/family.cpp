@@ -20,7 +20,7 @@
 
 #include "ceiling/ceiling.hpp"
 #include "core/gpu.hpp"
-#include "gemm/family.hpp"
+#include "gemm/registry.hpp"
 
 namespace pb {
 

@@ -8,7 +8,9 @@
 //
 //   impl/<family>/registry.cpp   THE list: one line per variant, its factory
 //                                declared just above the list
-//   impl/<family>/job.hpp        the Job: VariantJob + check() + report()
+//   impl/<family>/registry.hpp   the registry, the Case (one problem's inputs
+//                                and reference) and the Job: VariantJob +
+//                                check() + report()
 //   impl/<family>/family.cpp     axes, flags (a FlagSection) and registration
 //                                (run-name args; register_entry does the rest)
 #include <cmath>

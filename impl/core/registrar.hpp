@@ -87,7 +87,7 @@ const Registered* find_registered(const std::string& function_name);
 benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory make,
                                              const RegisterOptions& opt);
 
-// Drives one instance (the contract in job.hpp). Exposed for tests.
+// Drives one instance (the contract in core/job.hpp). Exposed for tests.
 // Google Benchmark calls an instance's function several times (while it grows
 // the iteration count, then once per repetition). For an instance with an id,
 // the job that was prepared, warmed up and verified on the first call is kept

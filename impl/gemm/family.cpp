@@ -12,8 +12,7 @@
 #include "core/registrar.hpp"
 #include "core/strings.hpp"
 #include "gemm/cpu/simd.hpp"
-#include "gemm/family.hpp"
-#include "gemm/job.hpp"
+#include "gemm/registry.hpp"
 
 namespace pb {
 namespace {

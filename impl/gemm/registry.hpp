@@ -3,11 +3,16 @@
 // variant listed here is benchmarked and tested. Adding one touches its file,
 // one line (naming that file, and its factory's declaration) in registry.cpp
 // and one source name in CMakeLists.txt.
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/family.hpp"
+#include "core/knobs.hpp"
+#include "core/registrar.hpp"
 #include "gemm/gemm.hpp"
 
 namespace pb::gemm {
@@ -15,7 +20,7 @@ namespace pb::gemm {
 using pb::Knob;
 using pb::Knobs;
 
-// A tunable kernel's tile configurations (gemm/tuning.hpp) in the one type
+// A tunable kernel's tile configurations (gemm/gemm.hpp) in the one type
 // it is tuned for; nullptr: not tunable there. --gemm-tile sweeps them.
 using TileList = const std::vector<std::string>& (*)();
 struct Traits {
@@ -41,5 +46,73 @@ const std::vector<Entry<float>>& tensor_registry();
 const std::vector<std::string>& pipelined_tiles();
 const std::vector<std::string>& dmma_tiles();
 #endif
+
+}  // namespace pb::gemm
+
+// What other families use of GEMM's registration: one GEMM instance of a
+// vendor library's variant under any run name (the Ceiling family's GEMM
+// rates), named by a type, so a misspelt variant cannot reach start-up.
+
+namespace pb {
+
+namespace gemm {
+enum class Vendor { OpenBLAS, cuBLAS };
+// The registry entry a vendor's GEMM is (a test checks that it exists).
+const char* variant_of(Vendor v);
+}  // namespace gemm
+
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
+                            const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
+
+}  // namespace pb
+
+// One problem's inputs and oracle, shared by every variant that runs it
+// (pb::shared_case in core/family.hpp keeps the last one).
+
+namespace pb::gemm {
+
+template <class T>
+class Case {
+ public:
+  // Problems with the same inputs and reference share a Case.
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.prec == b.prec;
+  }
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs<T>(p, base_seed)) {}
+  const Problem problem;
+  const std::uint64_t seed;
+  const Inputs<T> inputs;
+  // Built on first use: a variant that is unsupported never pays for it.
+  const Oracle<T>& oracle() {
+    std::call_once(once_, [&] { oracle_ = std::make_unique<Oracle<T>>(problem, inputs, seed); });
+    return *oracle_;
+  }
+
+ private:
+  std::once_flag once_;
+  std::unique_ptr<Oracle<T>> oracle_;
+};
+
+// The GEMM Job: a registry entry's variant on one problem, checked against the
+// oracle, reporting GFLOP/s.
+
+template <class T>
+class Job final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>> {
+ public:
+  using VariantJob<Entry<T>, Variant<T>, Problem, Case<T>>::VariantJob;
+  Check check() override {
+    std::vector<T> out;
+    this->variant_->result(out);
+    return this->verdict([&] { return this->case_->oracle().check(out); });
+  }
+  void report(Counters& out, double seconds, std::int64_t iterations) override {
+    const double flops = this->problem_.flops();
+    out.emplace_back("GFLOPS", seconds > 0 ? flops * iterations / seconds * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", flops);
+    const double ab = this->problem_.prec == Precision::BF16 ? 2.0 : double(sizeof(T));
+    out.emplace_back("bytes_per_call", this->problem_.min_bytes(ab, double(sizeof(T))));
+  }
+};
 
 }  // namespace pb::gemm

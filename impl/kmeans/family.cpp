@@ -9,7 +9,7 @@
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
-#include "kmeans/job.hpp"
+#include "kmeans/registry.hpp"
 
 namespace pb {
 namespace {

@@ -124,4 +124,19 @@ inline int nearest(const double* x, const double* C, std::int64_t k, std::int64_
 double finish_update(const double* sums, const std::int64_t* counts, double* centroids, std::int64_t k,
                      std::int64_t d);
 
+// The sequential k-means of seed 001 (point-major, update on the host). With
+// threads > 1 only the assignment loop is split over points, which changes no
+// arithmetic: each point's distances are computed the same way and the sums
+// are still added in point order, so the result is bitwise that of 1 thread.
+// The Seq variant runs it with 1 thread; the verifier with all cores.
+
+// threads = 0: all cores.
+void lloyd(const Problem& p, const Inputs& in, int threads, Result& out);
+
+// The k-means verifier.
+
+// Same assignment and iteration count as the reference, and centroids /
+// inertia within a relative 1e-9 (different summation orders).
+Check compare(const Problem& p, const Result& ref, const Result& got);
+
 }  // namespace pb::kmeans

@@ -2,6 +2,9 @@
 // THE list of k-means variants; benchmarks and tests iterate over it. Adding
 // one touches its file, one line (and its factory's declaration) in
 // registry.cpp and one source name in CMakeLists.txt.
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,5 +21,81 @@ const std::vector<Entry>& registry();
 // The NCCL library's version ("2.27.7"), for the JSON context.
 std::string nccl_version();
 #endif
+
+// One problem's inputs and reference result, shared by every variant that
+// runs it (pb::shared_case in core/family.hpp keeps the last one).
+
+class Case {
+ public:
+  // Problems with the same inputs and reference share a Case.
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.n == b.n && a.d == b.d && a.k == b.k && a.dist == b.dist && a.crit.fixed == b.crit.fixed &&
+           a.crit.loops == b.crit.loops && a.crit.max_iter == b.crit.max_iter &&
+           a.crit.min_changes == b.crit.min_changes && a.crit.precision == b.crit.precision;
+  }
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  const Problem problem;
+  const std::uint64_t seed;
+  const Inputs inputs;
+  // The reference result, computed on first use with every core (bitwise the
+  // sequential result, see kmeans.hpp).
+  const Result& reference() {
+    std::call_once(once_, [&] { lloyd(problem, inputs, 0, ref_); });
+    return ref_;
+  }
+
+ private:
+  std::once_flag once_;
+  Result ref_;
+};
+
+// The k-means Job: a registry entry's variant on one problem, checked against
+// the reference (same assignment and iteration count), reporting time per
+// Lloyd iteration, GB/s by one read of the points, and the host/device split.
+
+class Job final : public VariantJob<Entry, Variant, Problem, Case> {
+ public:
+  using VariantJob::VariantJob;
+  void reset() override { variant_->reset(); }
+  Check check() override {
+    Result r;
+    variant_->result(r);
+    iterations_ = r.iterations;
+    inertia_ = r.inertia;
+    Check c = verdict([&] { return compare(problem_, case_->reference(), r); });
+    if (c.passed) comm_ = variant_->communication();
+    return c;
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const auto b = variant_->breakdown();               // of the last timed run
+    out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
+    out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
+    out.emplace_back("inertia", inertia_);
+    // The least any variant moves: every point read once an iteration.
+    const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
+    const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
+    out.emplace_back("bytes_per_iteration", bytes);
+    // The work of the direct form: a difference, a product and a sum per
+    // point, centre and dimension, and each point added into its centre's sum.
+    const double n = double(problem_.n), d = double(problem_.d), k = double(problem_.k);
+    out.emplace_back("flops_per_iteration", 3.0 * n * k * d + n * d);
+    out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
+    // The device phases only where there is a device: a CPU variant's whole
+    // run is host compute, and a "0 s" copy time would read as a measurement.
+    if (on_gpu(entry_.backend)) {
+      out.emplace_back("h2d_s", b.h2d);
+      out.emplace_back("kernel_s", b.kernel);
+      out.emplace_back("d2h_s", b.d2h);
+    }
+    out.emplace_back("host_s", !on_gpu(entry_.backend) && runs ? seconds / runs : b.host);
+    add_comm_counters(out, comm_, runs ? seconds / double(runs) : 0.0);
+  }
+
+ private:
+  int iterations_ = 0;
+  double inertia_ = 0;
+  CommProfile comm_;
+};
 
 }  // namespace pb::kmeans

@@ -8,7 +8,7 @@
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
-#include "mlp/job.hpp"
+#include "mlp/registry.hpp"
 
 namespace pb {
 namespace {

@@ -15,10 +15,13 @@
 //   G_{l-1} = (G_l W_l^T) .* act'(Z_{l-1})   (C = A B^T: delta propagation)
 // and SGD updates W_l -= lr dW_l, b_l -= lr db_l.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/knobs.hpp"
 #include "core/status.hpp"
+#include "gemm/gemm.hpp"
 
 namespace pb::mlp {
 
@@ -74,7 +77,7 @@ struct Data {
 // rises as it trains.
 Data synthetic_data(std::int64_t n, std::int64_t features, std::int64_t classes, std::uint64_t seed);
 
-// MNIST's train set in `dir` (idx.hpp's read_mnist), read once per folder and
+// MNIST's train set in `dir` (read_mnist below), read once per folder and
 // kept; UsageError (one line naming the file) when it cannot be read.
 const Data& mnist_train(const std::string& dir);
 
@@ -103,6 +106,113 @@ class Variant {
   // fraction of the step's wall time they took.
   virtual double gemm_share() = 0;
   virtual void* stream() { return nullptr; }
+};
+
+// The double-precision reference training step, written as plain loops in the
+// order mlp.hpp gives, against which every backend's step is checked.
+
+struct Gradients {
+  std::vector<std::vector<double>> w, b;  // same shapes as Params
+};
+
+// The batch's mean cross-entropy loss under `params` (rows x, labels y: the
+// first p.batch rows of the data starting at `first`).
+double loss(const Problem& p, const Params<double>& params, const Data& d, std::int64_t first);
+
+// Forward and backward: the loss and the gradients of the batch.
+double gradients(const Problem& p, const Params<double>& params, const Data& d, std::int64_t first,
+                 Gradients& g);
+
+// One SGD step on the batch; returns the loss before the update.
+double step(const Problem& p, Params<double>& params, const Data& d, std::int64_t first);
+
+// Fraction of the n samples from `first` whose largest output is their label.
+double accuracy(const Problem& p, const Params<double>& params, const Data& d, std::int64_t first,
+                std::int64_t n);
+
+// A backend's step against the reference step from the same weights.
+
+// Every weight and bias after the step within the bound of its tensor (one
+// layer's weights, or its biases): the GEMMs' rounding of order K eps_T per
+// element (K the longest sum: the widest layer or the batch) on that tensor's
+// largest reference update, times a margin of 8, plus T's rounding of the
+// values themselves (2 eps_T max|w|). A wrong operand or transposition is off
+// by the size of the update.
+Check verify(const Problem& p, const Params<double>& start, const Params<double>& reference,
+             const Params<double>& got);
+
+// MNIST's IDX files (http://yann.lecun.com/exdb/mnist/ describes the format):
+// a big-endian magic (0x00000803 for unsigned-byte images n x rows x cols,
+// 0x00000801 for unsigned-byte labels n), the dimensions as big-endian 32-bit
+// counts, then the bytes. Any file that does not match gives a UsageError
+// naming the file and what is wrong.
+
+struct IdxImages {
+  std::int64_t n = 0, rows = 0, cols = 0;
+  std::vector<std::uint8_t> pixels;  // n x rows x cols
+};
+
+IdxImages read_idx_images(const std::string& path);
+std::vector<std::uint8_t> read_idx_labels(const std::string& path);
+
+// DIR/<set>-images-idx3-ubyte and DIR/<set>-labels-idx1-ubyte (set "train"
+// or "t10k") as Data: pixels / 255, labels 0-9, the two files' counts equal.
+Data read_mnist(const std::string& dir, const std::string& set);
+
+// A GEMM family variant as the MLP step's backend, by name: made with an
+// instance's knobs, and asked whether it takes every product of a step.
+
+// The GEMM variant `name` in precision T; std::logic_error for an unknown name.
+template <class T>
+std::unique_ptr<gemm::Variant<T>> make_gemm(const std::string& name, const Knobs& k);
+
+// Whether GEMM variant `name` (in p's precision) takes the three products of
+// every layer of p's step: the forward A B, the weight gradient A^T B and the
+// delta propagation A B^T + C. The first refusal, or yes.
+Support gemm_supports(const Problem& p, const std::string& name, const Knobs& k);
+
+// What the MLP variants share around their training step (HostStep<T> on the
+// CPU, DeviceStep<T> on the GPU): prepare() builds the step in the problem's
+// precision and hands it the batch once (untimed); reset() puts back the first
+// weights; result() reads the weights after the step. A Step<T> has
+// set_batch(data, first), set_params(params) and params().
+
+template <template <class> class Step>
+class StepVariant : public Variant {
+ public:
+  void reset() override {
+    with([&](auto& s) { s.set_params(in_->start); });
+  }
+  Params<double> result() override {
+    return with([](auto& s) { return s.params(); });
+  }
+  double loss() const override { return loss_; }
+
+ protected:
+  // make(T{}) builds the Step<T> for p's precision T.
+  template <class Make>
+  void build(const Problem& p, const Inputs& in, Make&& make) {
+    in_ = &in;
+    f_.reset(), d_.reset();
+    if (p.f64)
+      d_ = make(double{});
+    else
+      f_ = make(float{});
+    with([&](auto& s) { s.set_batch(in.data, 0); });  // the input in T, once, untimed
+  }
+  bool built() const { return f_ || d_; }
+  // fn(the step), whichever precision it was built in.
+  template <class F>
+  decltype(auto) with(F&& fn) {
+    return d_ ? fn(*d_) : fn(*f_);
+  }
+
+  const Inputs* in_ = nullptr;
+  double loss_ = 0;
+
+ private:
+  std::unique_ptr<Step<float>> f_;
+  std::unique_ptr<Step<double>> d_;
 };
 
 }  // namespace pb::mlp

@@ -2,6 +2,7 @@
 // THE list of MLP variants: one per GEMM family variant that can be a backend
 // (gemm::Variant::backend()), named after it, with its knob and its place as
 // the baseline; adding a backend to the GEMM family adds it here.
+#include <mutex>
 #include <vector>
 
 #include "core/family.hpp"
@@ -11,5 +12,72 @@ namespace pb::mlp {
 
 using Entry = pb::Entry<Variant>;
 const std::vector<Entry>& registry();
+
+// One problem's inputs and reference step, shared by every variant that runs
+// it (pb::shared_case in core/family.hpp keeps the last one).
+
+class Case {
+ public:
+  // The reference is double whatever the backend's precision.
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.widths == b.widths && a.batch == b.batch && a.act == b.act && a.lr == b.lr && a.mnist == b.mnist;
+  }
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  const Problem problem;
+  const std::uint64_t seed;
+  const Inputs inputs;
+  // The weights after one reference step from the start, computed on first use.
+  const Params<double>& reference() {
+    std::call_once(once_, [&] {
+      ref_ = inputs.start;
+      loss_ = step(problem, ref_, inputs.data, 0);
+    });
+    return ref_;
+  }
+  double reference_loss() {
+    reference();
+    return loss_;
+  }
+
+ private:
+  std::once_flag once_;
+  Params<double> ref_;
+  double loss_ = 0;
+};
+
+// The MLP Job: a registry entry's variant on one problem, one SGD step per
+// run, verified against the reference step. Counters: samples per second
+// (batch / step time), GFLOPS of the step's GEMMs, gemm_share (the fraction of
+// a step spent in GEMM calls, from an untimed profiling pass), and the
+// batch's loss.
+
+class Job final : public VariantJob<Entry, Variant, Problem, Case> {
+ public:
+  using VariantJob::VariantJob;
+  void reset() override { variant_->reset(); }
+  Check check() override {
+    Check c = verdict(
+        [&] { return verify(problem_, case_->inputs.start, case_->reference(), variant_->result()); });
+    if (c.passed) {
+      loss_ = variant_->loss();
+      share_ = variant_->gemm_share();
+      variant_->reset();
+    }
+    return c;
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const double per_run = runs ? seconds / double(runs) : 0.0;
+    out.emplace_back("samples_per_second", per_run > 0 ? double(problem_.batch) / per_run : 0.0);
+    out.emplace_back("GFLOPS", per_run > 0 ? problem_.gemm_flops() / per_run * 1e-9 : 0.0);
+    out.emplace_back("flops_per_call", problem_.gemm_flops());
+    out.emplace_back("bytes_per_call", problem_.gemm_bytes());
+    out.emplace_back("gemm_share", share_);
+    out.emplace_back("loss", loss_);
+  }
+
+ private:
+  double loss_ = 0, share_ = 0;
+};
 
 }  // namespace pb::mlp

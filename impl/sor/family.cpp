@@ -12,7 +12,7 @@
 #include "core/registrar.hpp"
 #include "core/status.hpp"
 #include "core/strings.hpp"
-#include "sor/job.hpp"
+#include "sor/registry.hpp"
 
 namespace pb {
 namespace {

@@ -36,7 +36,7 @@ namespace pb::sor {
 // The problems: `vortex` is the benchmark problem (a rotating flow a, b that
 // carries the heat of two warm corners around; seed 002 does not state its
 // coefficients, so these are parbench's); `analytic` has constant a, b and
-// the exact solution u = exp(alpha x + gamma y) sin(pi y) (inputs.cpp), so
+// the exact solution u = exp(alpha x + gamma y) sin(pi y) (reference.cpp), so
 // the discretisation error can be measured.
 enum class Field { Vortex, Analytic };
 const char* to_string(Field);
@@ -130,5 +130,34 @@ class Variant {
   virtual CommProfile communication() { return {}; }             // untimed: the halo exchange alone
   virtual void* stream() { return nullptr; }
 };
+
+// The sequential red-black SOR of seed 002, and the residual.
+
+// One red-black sweep of u in place: every red interior point (i + j even),
+// then every black one. threads > 1 splits each half-sweep's rows, which
+// changes no arithmetic (points of one colour do not depend on each other):
+// the field is bitwise that of one thread. threads = 0: all cores.
+void sweep(const Consts& c, double* u, int threads);
+
+// Root mean square, over the interior, of the Gauss-Seidel correction
+// (above): the discrete equation's residual divided by its diagonal.
+double residual(const Problem& p, const std::vector<double>& u, int threads = 0);
+
+// Sweeps until p.sweeps are done or, with tol > 0, until the residual is at
+// most tol (checked after every `every` sweeps); returns the sweeps run. With
+// `trace`, the residual after each check (one entry per check).
+int solve(const Problem& p, std::vector<double>& u, int threads, double tol = 0, int every = 1,
+          std::vector<double>* trace = nullptr);
+
+// The SOR verifier.
+
+// The boundary bitwise as given, and every interior point within 1e-10 of
+// the field's scale (max |reference|) of the reference: the same updates in
+// the same red-black order, differing only where a compiler fused a
+// multiply-add (a relative 1e-16 per update, which SOR's contraction keeps
+// from growing). A missed halo exchange or a point updated with the wrong
+// colour's old value is off by far more after one sweep.
+Check verify(const Problem& p, const std::vector<double>& u0, const std::vector<double>& ref,
+             const std::vector<double>& got);
 
 }  // namespace pb::sor

@@ -8,7 +8,7 @@
 
 #include "core/axes.hpp"
 #include "core/registrar.hpp"
-#include "sort/job.hpp"
+#include "sort/registry.hpp"
 
 namespace pb {
 namespace {

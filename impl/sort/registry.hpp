@@ -2,6 +2,8 @@
 // THE list of sorting variants; benchmarks and tests iterate over it. Adding
 // one touches its file, one line (and its factory's declaration) in
 // registry.cpp and one source name in CMakeLists.txt.
+#include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "core/family.hpp"
@@ -16,5 +18,53 @@ struct Traits {
 using Entry = pb::Entry<Variant, Traits>;
 
 const std::vector<Entry>& registry();
+
+// One problem's inputs and reference permutation, shared by every variant
+// that runs it (pb::shared_case in core/family.hpp keeps the last one).
+
+class Case {
+ public:
+  // Problems with the same inputs and reference share a Case: everything but
+  // the payload (the reference permutation serves keys-only and pairs alike).
+  static bool same_inputs(const Problem& a, const Problem& b) {
+    return a.n == b.n && a.length == b.length && a.key == b.key && a.order == b.order && a.dist == b.dist;
+  }
+  Case(const Problem& p, std::uint64_t base_seed)
+      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
+  const Problem problem;
+  const std::uint64_t seed;
+  const Inputs inputs;
+  const std::vector<std::uint32_t>& ref() {
+    std::call_once(once_, [&] { ref_ = reference(problem, inputs); });
+    return ref_;
+  }
+
+ private:
+  std::once_flag once_;
+  std::vector<std::uint32_t> ref_;
+};
+
+// The sorting Job: a registry entry's variant on one problem, verified against
+// the reference permutation (and its stability where the variant claims it).
+// Counters: elements_per_second, and GBps counting each key (and value) read
+// once and written once, the least any sort moves (for fraction-of-ceiling).
+
+class Job final : public VariantJob<Entry, Variant, Problem, Case> {
+ public:
+  using VariantJob::VariantJob;
+  void reset() override { variant_->reset(); }
+  Check check() override {
+    Output out;
+    variant_->result(out);
+    return verdict([&] { return verify(problem_, case_->inputs, case_->ref(), out, variant_->stable()); });
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
+    const double per_run = runs ? seconds / double(runs) : 0.0;
+    const double n = double(problem_.n);
+    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
+    const double bytes = 2.0 * n * (problem_.pairs() ? 8.0 : 4.0);
+    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
+  }
+};
 
 }  // namespace pb::sort

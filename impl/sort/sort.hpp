@@ -110,4 +110,23 @@ class Variant {
   virtual void* stream() { return nullptr; }
 };
 
+// The sorting family's reference permutation.
+
+// Reference permutation: ref[j] is the input index of the key that belongs at
+// position j, i.e. what std::stable_sort by key (ascending or descending, in
+// the order of sort.hpp) leaves there, array by array. Computed as a sort of
+// (ordered key, index) pairs, which is that unique stable result (a test pins
+// it against std::stable_sort), in parallel over arrays or with the
+// libstdc++ parallel sort for one large array.
+std::vector<std::uint32_t> reference(const Problem& p, const Inputs& in);
+
+// The sorting family's verifier.
+
+// Keys in the order of the reference (sorted, each array the input's multiset
+// up to the sign of zero), every value a distinct index of its own array and
+// carrying its key's exact bits, zero signs preserved per array; with
+// `stable`, values equal to the reference's.
+Check verify(const Problem& p, const Inputs& in, const std::vector<std::uint32_t>& ref, const Output& out,
+             bool stable);
+
 }  // namespace pb::sort

@@ -1,6 +1,6 @@
 // Naive: the textbook triple loop, one thread, accumulating in T. The
 // baseline every speedup is measured from (seed 004's sequential code); the
-// oracle that checks results is verify.cpp (its Oracle works in double).
+// oracle that checks results is gemm/reference.cpp (its Oracle works in double).
 #include "gemm/cpu/cpu_variant.hpp"
 
 namespace pb::gemm {

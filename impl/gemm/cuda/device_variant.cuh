@@ -65,7 +65,7 @@ class DeviceVariant : public Variant<T> {
 inline bool aligned16(const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; }
 
 // The names of a tunable kernel's tile configurations (anything with .name),
-// in order: what --gemm-tile and the tuned table call them (gemm/tuning.hpp).
+// in order: what --gemm-tile and the tuned table call them (gemm/gemm.hpp).
 template <class Tiles>
 std::vector<std::string> tile_names(const Tiles& tiles) {
   std::vector<std::string> out;

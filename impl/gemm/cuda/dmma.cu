@@ -15,7 +15,7 @@
 //    within a group, so blocks running together share A and B tiles in L2.
 // Tiling: block tile BM x BN x 16, warps of WM x WN, a STAGES-deep cp.async
 // ring, m16n8kKW mma; one configuration per op and shape from a small set
-// (tiles()), chosen by the table a tuning sweep wrote (gemm/tuning.hpp).
+// (tiles()), chosen by the table a tuning sweep wrote (gemm/gemm.hpp).
 // Float is not built: its tensor-core steps are the TF32 and BF16 kernels.
 #include <algorithm>
 #include <cstdint>
@@ -27,8 +27,8 @@
 #include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
 #include "gemm/cuda/dmma_ops.cuh"
-#include "gemm/raster.hpp"
-#include "gemm/tuning.hpp"
+#include "gemm/cuda/raster.hpp"
+#include "gemm/gemm.hpp"
 
 namespace pb::gemm {
 const std::vector<std::string>& dmma_tiles();

@@ -17,13 +17,13 @@
 //    aligned), element by element otherwise. So every op runs the same inner
 //    loop (in RegBlock, AtB is the slowest op);
 //  - a 1-D grid walks the output tiles in groups of 8 tile rows
-//    (gemm/raster.hpp), so the blocks running together share their A
+//    (gemm/cuda/raster.hpp), so the blocks running together share their A
 //    and B panels in L2.
 // Out-of-range elements are zero-filled by the copy (source size 0); edges
 // are stored under predicates. Double is not built: its tensor-core kernel is
 // a separate step. The block tile and ring depth come from a small set (see
 // tiles()), one per op and shape from the table a tuning sweep wrote
-// (gemm/tuning.hpp).
+// (gemm/gemm.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -34,9 +34,9 @@
 
 #include "core/cuda/cp_async.cuh"
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/cuda/raster.hpp"
 #include "gemm/cuda/transpose.cuh"
-#include "gemm/raster.hpp"
-#include "gemm/tuning.hpp"
+#include "gemm/gemm.hpp"
 
 namespace pb::gemm {
 const std::vector<std::string>& pipelined_tiles();

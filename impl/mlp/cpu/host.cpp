@@ -6,9 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "mlp/backend.hpp"
-#include "mlp/host_step.hpp"
-#include "mlp/step_variant.hpp"
+#include "mlp/cpu/host_step.hpp"
+#include "mlp/mlp.hpp"
 
 namespace pb::mlp {
 namespace {

@@ -23,9 +23,7 @@
 
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/cublas.cuh"
-#include "mlp/backend.hpp"
 #include "mlp/mlp.hpp"
-#include "mlp/step_variant.hpp"
 
 namespace pb::mlp {
 namespace {

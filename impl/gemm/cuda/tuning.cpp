@@ -1,42 +1,42 @@
-#include "gemm/tuning.hpp"
-
 #include <cmath>
 #include <stdexcept>
+
+#include "gemm/gemm.hpp"
 
 namespace pb::gemm {
 
 // One table a GPU generation, each compiled in when ci/tune-gemm has written
-// it (impl/gemm/tuned_sm<NN>.inc; a new generation needs its line here).
+// it (impl/gemm/cuda/tuned_sm<NN>.inc; a new generation needs its line here).
 const std::vector<TunedTile>& tuned_table(int sm) {
   static const std::vector<TunedTile> none;
-#if __has_include("gemm/tuned_sm80.inc")
+#if __has_include("gemm/cuda/tuned_sm80.inc")
   if (sm == 80) {
     static const std::vector<TunedTile> t = {
-#include "gemm/tuned_sm80.inc"
+#include "gemm/cuda/tuned_sm80.inc"
     };
     return t;
   }
 #endif
-#if __has_include("gemm/tuned_sm89.inc")
+#if __has_include("gemm/cuda/tuned_sm89.inc")
   if (sm == 89) {
     static const std::vector<TunedTile> t = {
-#include "gemm/tuned_sm89.inc"
+#include "gemm/cuda/tuned_sm89.inc"
     };
     return t;
   }
 #endif
-#if __has_include("gemm/tuned_sm90.inc")
+#if __has_include("gemm/cuda/tuned_sm90.inc")
   if (sm == 90) {
     static const std::vector<TunedTile> t = {
-#include "gemm/tuned_sm90.inc"
+#include "gemm/cuda/tuned_sm90.inc"
     };
     return t;
   }
 #endif
-#if __has_include("gemm/tuned_sm100.inc")
+#if __has_include("gemm/cuda/tuned_sm100.inc")
   if (sm == 100) {
     static const std::vector<TunedTile> t = {
-#include "gemm/tuned_sm100.inc"
+#include "gemm/cuda/tuned_sm100.inc"
     };
     return t;
   }

@@ -1,4 +1,4 @@
-#include "mlp/host_step.hpp"
+#include "mlp/cpu/host_step.hpp"
 
 #include <algorithm>
 #include <chrono>
