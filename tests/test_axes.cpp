@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/axes.hpp"
+#include "core/options.hpp"
 #include "core/status.hpp"
 
 using namespace pb;
@@ -31,11 +32,17 @@ AxisSet make_axes() {
       [](const Point& p) { return p["kind"] == "c" && p.integer("size") < 8 ? "c needs 8 or more" : ""; }};
 }
 
-Options with(std::initializer_list<std::pair<const std::string, std::string>> flags,
+// The options a command line of these flags gives, through parse_options
+// with the set's generated flags (which parses each list there).
+Options with(const AxisSet& a, std::initializer_list<std::pair<const std::string, std::string>> flags,
              Profile prof = Profile::Default) {
-  Options o;
+  std::vector<std::string> args{"bench"};
+  for (const auto& f : flags) args.push_back(f.first + "=" + f.second);
+  std::vector<char*> argv;
+  for (auto& x : args) argv.push_back(&x[0]);
+  int argc = int(argv.size());
+  Options o = parse_options(argc, argv.data(), {a.flags()});
   o.profile = prof;
-  o.family = flags;
   return o;
 }
 
@@ -57,12 +64,12 @@ TEST(Axes, FlagsAndHelpComeFromTheDeclaration) {
 
 TEST(Axes, CrossProductInDeclarationOrderPerProfile) {
   const AxisSet a = make_axes();
-  EXPECT_EQ(names(a, with({})), (std::vector<std::string>{"Fam/V/kind:a/n:8", "Fam/V/kind:a/n:16",
-                                                          "Fam/V/kind:b/n:8", "Fam/V/kind:b/n:16"}));
-  EXPECT_EQ(names(a, with({}, Profile::Smoke)), (std::vector<std::string>{"Fam/V/kind:a/n:4"}));
+  EXPECT_EQ(names(a, with(a, {})), (std::vector<std::string>{"Fam/V/kind:a/n:8", "Fam/V/kind:a/n:16",
+                                                             "Fam/V/kind:b/n:8", "Fam/V/kind:b/n:16"}));
+  EXPECT_EQ(names(a, with(a, {}, Profile::Smoke)), (std::vector<std::string>{"Fam/V/kind:a/n:4"}));
   // Full: c at 1024 is allowed.
-  EXPECT_EQ(names(a, with({}, Profile::Full)).size(), 3u);
-  const auto p = a.points(with({{"--fam-size", "2^5"}, {"--fam-kind", "b"}}));
+  EXPECT_EQ(names(a, with(a, {}, Profile::Full)).size(), 3u);
+  const auto p = a.points(with(a, {{"--fam-size", "2^5"}, {"--fam-kind", "b"}}));
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(a.counters(p[0]), (Counters{{"n", 32.0}}));
 }
@@ -71,27 +78,27 @@ TEST(Axes, RefusedCombinations) {
   const AxisSet a = make_axes();
   // A given c whose only size is 4: an error, the refusal its line.
   try {
-    a.points(with({{"--fam-kind", "c"}, {"--fam-size", "4"}}));
+    a.points(with(a, {{"--fam-kind", "c"}, {"--fam-size", "4"}}));
     FAIL() << "a refused combination of given values ran";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "Fam: kind:c n:4: c needs 8 or more");
   }
   // Smoke's size 4 (a default) with a given c: c is held by refused combinations alone.
   try {
-    a.points(with({{"--fam-kind", "c"}}, Profile::Smoke));
+    a.points(with(a, {{"--fam-kind", "c"}}, Profile::Smoke));
     FAIL() << "a given value with no allowed combination ran";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "Fam: kind:c n:4: c needs 8 or more");
   }
   // Kinds a and c with sizes 4 and 8: (c, 4) left out; each given value runs somewhere.
-  EXPECT_EQ(names(a, with({{"--fam-kind", "a,c"}, {"--fam-size", "4,8"}})),
+  EXPECT_EQ(names(a, with(a, {{"--fam-kind", "a,c"}, {"--fam-size", "4,8"}})),
             (std::vector<std::string>{"Fam/V/kind:a/n:4", "Fam/V/kind:a/n:8", "Fam/V/kind:c/n:8"}));
   // Defaults alone: a refused default combination is left out quietly.
   const AxisSet all_refused{"Fam",
                             {{"kind", "kind", "kinds", {"a"}, {"a"}, {"a"}, words({"a"})}},
                             [](const Point&) { return "never"; }};
   try {
-    all_refused.points(with({}));
+    all_refused.points(with(all_refused, {}));
     FAIL() << "an empty cross product ran";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "no combination of the Fam axes is left (Fam: kind:a: never)");
@@ -113,7 +120,7 @@ TEST(Axes, BadValuesAreOneUsageErrorLine) {
   };
   for (const auto& c : cases) {
     try {
-      a.points(with({{c.flag, c.value}}));
+      a.points(with(a, {{c.flag, c.value}}));
       ADD_FAILURE() << c.flag << "=" << c.value << " was accepted";
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()), c.message);
@@ -132,7 +139,7 @@ TEST(Axes, AValueMayNameSeveralRunNameArguments) {
                     words({"3x4", "5x6"}),
                     false,
                     dims_as({"M", "N"})}}};
-  EXPECT_EQ(names(a, with({{"--fam-grids", "5x6,3x4"}})),
+  EXPECT_EQ(names(a, with(a, {{"--fam-grids", "5x6,3x4"}})),
             (std::vector<std::string>{"Fam/V/M:5/N:6", "Fam/V/M:3/N:4"}));
 }
 
@@ -155,21 +162,21 @@ TEST(Axes, ResolvedValuesNameOrderAndDuplicates) {
                     [](const std::string& v, const Point& raw) { return v == "all" ? raw["size"] : v; }}},
                   {},
                   {"len", "size"}};
-  EXPECT_EQ(names(a, with({})), (std::vector<std::string>{"Fam/V/len:8/n:8"}));
-  EXPECT_EQ(names(a, with({{"--fam-size", "4,8"}})),
+  EXPECT_EQ(names(a, with(a, {})), (std::vector<std::string>{"Fam/V/len:8/n:8"}));
+  EXPECT_EQ(names(a, with(a, {{"--fam-size", "4,8"}})),
             (std::vector<std::string>{"Fam/V/len:4/n:4", "Fam/V/len:8/n:4", "Fam/V/len:8/n:8"}));
   // A given "all" runs (as the size) and is no error.
-  EXPECT_EQ(names(a, with({{"--fam-len", "all"}, {"--fam-size", "2"}})),
+  EXPECT_EQ(names(a, with(a, {{"--fam-len", "all"}, {"--fam-size", "2"}})),
             (std::vector<std::string>{"Fam/V/len:2/n:2"}));
 }
 
 TEST(Axes, EachListIsParsedOnce) {
   const AxisSet a = make_axes();
-  const FlagSection s = a.flags();
   parses = 0;
-  s.flags[1].check("--fam-size", "8,16,32");  // parse_options' check
+  const Options o = with(a, {{"--fam-size", "8,16,32"}});  // parse_options parses the list
   EXPECT_EQ(parses, 3);
-  EXPECT_EQ(a.points(with({{"--fam-size", "8,16,32"}})).size(), 6u);
+  EXPECT_EQ(a.points(o).size(), 6u);
+  EXPECT_EQ(a.points(o).size(), 6u);
   EXPECT_EQ(parses, 3);
 }
 

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <any>
 #include <cctype>
+#include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -139,6 +142,30 @@ TEST(Options, SectionRulesAcrossFlags) {
   EXPECT_NO_THROW(parse({"--kmeans-loops=3"}));
   EXPECT_THROW(parse({"--kmeans-exit=10,2,0.01"}), UsageError);    // fraction above 1
   EXPECT_THROW(parse({"--kmeans-shapes=100x4x200"}), UsageError);  // K > N
+}
+
+// A family flag is parsed once, by parse_options; the family reads the value
+// its parse returned, under the flag's current name whatever was typed.
+TEST(Options, FamilyFlagsAreParsedOnceAndKeptTyped) {
+  int calls = 0;
+  FlagSection s{"Fam",
+                {{"--fam-n",
+                  "N",
+                  "a count",
+                  [&](const std::string& flag, const std::string& v) {
+                    ++calls;
+                    return std::any(parse_int(flag, v, 1, 100));
+                  },
+                  {"--fam-count"}}},
+                {}};
+  const Options o = parse({"--fam-count=42"}, nullptr, {s});
+  EXPECT_EQ(calls, 1);
+  ASSERT_NE(o.value<std::int64_t>("--fam-n"), nullptr);
+  EXPECT_EQ(*o.value<std::int64_t>("--fam-n"), 42);
+  EXPECT_EQ(calls, 1);
+  EXPECT_THROW(o.value<int>("--fam-n"), std::logic_error);  // read as the wrong type
+  EXPECT_EQ(parse({}, nullptr, {s}).value<std::int64_t>("--fam-n"), nullptr);
+  EXPECT_THROW(parse({"--fam-n=0"}, nullptr, {s}), UsageError);
 }
 
 TEST(Options, HelpListsEveryFamilyFlagWithItsOldName) {

@@ -78,11 +78,6 @@ std::string AxisSet::flag(const std::string& name) const {
 
 std::vector<std::string> AxisSet::parse_list(const Axis& a, const std::string& flag,
                                              const std::string& text) const {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = parsed_.find(flag);
-    if (it != parsed_.end() && it->second.first == text) return it->second.second;
-  }
   if (text.empty()) throw UsageError(flag + ": empty list");
   std::vector<std::string> out;
   for (const auto& item : split(text, ',')) {
@@ -90,8 +85,6 @@ std::vector<std::string> AxisSet::parse_list(const Axis& a, const std::string& f
     const std::string v = a.parse(flag, item);
     if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  parsed_[flag] = {text, out};
   return out;
 }
 
@@ -110,19 +103,23 @@ FlagSection AxisSet::flags() const {
     std::string help = a.help + " (default " + joined(a.normal) + "; smoke " + joined(a.smoke) + "; full " +
                        joined(a.full) + ")";
     const Axis* axis = &a;
-    section.flags.push_back(
-        {flag(a.name), "LIST", help,
-         [this, axis](const std::string& f, const std::string& v) { parse_list(*axis, f, v); }, a.old_names});
+    section.flags.push_back({flag(a.name), "LIST", help,
+                             [this, axis](const std::string& f, const std::string& v) {
+                               return std::any(parse_list(*axis, f, v));
+                             },
+                             a.old_names});
   }
   return section;
 }
 
 std::vector<std::string> AxisSet::values(const Axis& a, const Options& opt, bool& given) const {
   const std::string f = flag(a.name);
-  if (const auto* text = opt.flag(f)) {
+  // A given list was parsed once, by parse_options (flags()).
+  if (const auto* list = opt.value<std::vector<std::string>>(f)) {
     given = true;
-    return parse_list(a, f, *text);
+    return *list;
   }
+  if (opt.flag(f)) throw std::logic_error(f + " was given but not parsed: options come from parse_options");
   given = false;
   const auto& defaults = opt.profile == Profile::Smoke  ? a.smoke
                          : opt.profile == Profile::Full ? a.full

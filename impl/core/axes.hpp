@@ -14,9 +14,7 @@
 //   for (const Point& p : axes().points(opt)) ... axes().name(p, variant) ...
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,7 +84,7 @@ class AxisSet {
           std::vector<std::string> name_order = {});
 
   // --<family>-<axis> for every axis (family in lower case), with help that
-  // names the defaults; each check parses the list and keeps it.
+  // names the defaults; each parses its list once, for parse_options to keep.
   FlagSection flags() const;
   // The flag of axis `name`.
   std::string flag(const std::string& name) const;
@@ -110,10 +108,6 @@ class AxisSet {
   std::vector<Axis> axes_;
   Refuse refuse_;
   std::vector<const Axis*> named_;  // the axes in run-name order
-  // A flag's parsed list by its text: parse_options' check fills it, points()
-  // reads it, so a list is parsed once.
-  mutable std::mutex mu_;
-  mutable std::map<std::string, std::pair<std::string, std::vector<std::string>>> parsed_;
 };
 
 }  // namespace pb

@@ -227,7 +227,7 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
     const char* a = argv[i];
     std::string v, typed;
     if (const FamilyFlag* f = find_family_flag(sections, a, v, typed)) {
-      f->check(typed, v);
+      o.parsed[f->name] = f->parse(typed, v);
       if (typed != f->name)
         o.notes.push_back(typed + " is deprecated and goes in the next release: use " + f->name);
       o.family[f->name] = v;

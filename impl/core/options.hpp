@@ -4,12 +4,14 @@
 // the ones each family declares in its FlagSection (core knows none of
 // them). parse_options() removes what it consumes from argv so Google
 // Benchmark sees only its own flags.
+#include <any>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,8 +36,10 @@ struct FamilyFlag {
   std::string name;     // "--gemm-shapes"
   std::string metavar;  // "LIST"
   std::string help;     // one paragraph; usage() wraps it
-  // Throws UsageError on a bad value, naming `flag` (the spelling the user typed).
-  std::function<void(const std::string& flag, const std::string& value)> check;
+  // Parses the value, or throws UsageError naming `flag` (the spelling the
+  // user typed). parse_options keeps what it returns (Options::value), so the
+  // family reads the parsed value and no flag is parsed twice.
+  std::function<std::any(const std::string& flag, const std::string& value)> parse;
   // Earlier spellings, still accepted for one release with a note on stderr.
   std::vector<std::string> old_names;
 };
@@ -60,8 +64,9 @@ struct Options {
   // (each GPU's share fixed, the problem grown with the GPU count).
   std::vector<std::string> scalings{"strong"};
   bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
-  // Family flags as given (checked), by their current name.
+  // Family flags as given, by their current name, and what their parse returned.
   std::map<std::string, std::string> family;
+  std::map<std::string, std::any> parsed;
   // One line per deprecated spelling used, for stderr.
   std::vector<std::string> notes;
   // Console and exit status.
@@ -72,10 +77,19 @@ struct Options {
   bool allow_errors = false;      // exit 0 even when an entry was incorrect or failed
   bool help = false;
 
-  // The value of a family flag (by its current name), or nullptr when not given.
+  // The text of a family flag (by its current name), or nullptr when not given.
   const std::string* flag(const std::string& name) const {
     auto it = family.find(name);
     return it == family.end() ? nullptr : &it->second;
+  }
+  // A family flag's parsed value, or nullptr when not given; T must be the
+  // type its parse returns (std::logic_error otherwise).
+  template <class T>
+  const T* value(const std::string& name) const {
+    auto it = parsed.find(name);
+    if (it == parsed.end()) return nullptr;
+    if (const T* v = std::any_cast<T>(&it->second)) return v;
+    throw std::logic_error(name + ": its parsed value is read as another type");
   }
 };
 

@@ -118,8 +118,8 @@ template <class T>
 void register_type(const Options& opt, const Point& pt, const std::vector<gemm::Entry<T>>& entries,
                    Precision prec) {
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
-  const auto* tile_flag = opt.flag("--gemm-tile");
-  const auto swept = tile_flag ? parse_tiles("--gemm-tile", *tile_flag) : std::vector<std::string>{};
+  const auto* tile_flag = opt.value<std::vector<std::string>>("--gemm-tile");
+  const auto swept = tile_flag ? *tile_flag : std::vector<std::string>{};
   const auto mnk = split(pt["shapes"], 'x');
   const Problem p{parse_op(pt["op"]), std::stoll(mnk.at(0)), std::stoll(mnk.at(1)), std::stoll(mnk.at(2)),
                   prec};
@@ -184,7 +184,7 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
 
 static void register_gemm(const Options& opt) {
   declare_counters();
-  if (const auto* simd = opt.flag("--gemm-simd")) set_blocked_simd(parse_host_simd("--gemm-simd", *simd));
+  if (const auto* simd = opt.value<Simd>("--gemm-simd")) set_blocked_simd(*simd);
   for (const Point& pt : axes().points(opt)) {
     const std::string& t = pt["type"];
     if (t == "f32")
@@ -207,14 +207,14 @@ static FlagSection gemm_flags() {
        "LIST",
        "tuning sweeps (ci/tune-gemm): run CUDA.Pipelined and CUDA.DMMA once per tile configuration, "
        "'all' or names (run names gain tile:<name>); without it the tuned table chooses",
-       [](const std::string& flag, const std::string& v) { parse_tiles(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(parse_tiles(flag, v)); },
        {}});
   s.flags.push_back(
       {"--gemm-simd",
        "ISA",
        "the instruction set of OMP.Blocked's micro-kernel: baseline, avx2 (with FMA) or avx512; "
        "default the widest this CPU has (the context key cpu_simd says which ran)",
-       [](const std::string& flag, const std::string& v) { parse_host_simd(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(parse_host_simd(flag, v)); },
        {}});
   return s;
 }

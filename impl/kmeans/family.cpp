@@ -169,15 +169,16 @@ static void register_kmeans(const Options& opt) {
                                               ? std::vector<int>{32, 64, 128, 256, 512, 1024}
                                               : std::vector<int>{64, 256, 1024};
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
-  const auto* loops = opt.flag("--kmeans-loops");
-  const auto* exit_rule = opt.flag("--kmeans-exit");
-  const auto* gpus_flag = opt.flag("--kmeans-gpus");
-  const auto gpus = gpus_flag ? parse_gpu_counts("--kmeans-gpus", *gpus_flag) : default_gpu_axis();
+  // --kmeans-loops and --kmeans-exit are both a Criteria (parse_options parsed them).
+  const auto* loops = opt.value<Criteria>("--kmeans-loops");
+  const auto* exit_rule = opt.value<Criteria>("--kmeans-exit");
+  const auto* gpus_flag = opt.value<std::vector<int>>("--kmeans-gpus");
+  const auto gpus = gpus_flag ? *gpus_flag : default_gpu_axis();
   for (const Point& pt : axes().points(opt)) {
     const Config cfg = config_of(pt, opt);
     Problem p{cfg.n, cfg.d, cfg.k, pt["dist"] == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
-    if (loops) p.crit = fixed(parse_loops("--kmeans-loops", *loops));
-    if (exit_rule) p.crit = parse_exit("--kmeans-exit", *exit_rule);
+    if (loops) p.crit = *loops;
+    if (exit_rule) p.crit = *exit_rule;
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
       const bool is_mpi = e.backend == Backend::Mpi;
@@ -225,21 +226,21 @@ static FlagSection kmeans_flags() {
        "L",
        "run exactly L iterations (the fixed loop of the large-data configuration); not together with "
        "--kmeans-exit",
-       [](const std::string& flag, const std::string& v) { parse_loops(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(fixed(parse_loops(flag, v))); },
        {}});
   s.flags.push_back(
       {"--kmeans-exit",
        "I,C,P",
        "exit rule: at most I iterations, stop when the fraction of points that changed cluster is <= "
        "C or no centroid moved more than P (the course report's rule: 500,0.01,0.01)",
-       [](const std::string& flag, const std::string& v) { parse_exit(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(parse_exit(flag, v)); },
        {}});
   s.flags.push_back(
       {"--kmeans-gpus",
        "LIST",
        "GPU counts for CUDA.NCCL, the points split across GPUs (default 1 up to the GPUs visible); "
        "more than are visible is an error",
-       [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(parse_gpu_counts(flag, v)); },
        {}});
   s.check_together = [](const Options& o) {
     // Two exit rules at once would leave one silently unused.

@@ -98,13 +98,12 @@ static void register_mlp(const Options& opt) {
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const auto points = axes().points(opt);
-  const auto* mf = opt.flag("--mlp-mnist");
-  const std::string dir = mf ? *mf : "";
-  if (mf) {
-    const Data& set = mnist("--mlp-mnist", dir);
+  const auto* set = opt.value<const Data*>("--mlp-mnist");  // read by parse_options
+  const std::string dir = set ? *opt.flag("--mlp-mnist") : "";
+  if (set) {
     for (const auto& pt : points)
-      if (pt.integer("batch") > set.n)
-        throw UsageError("--mlp-batch: " + pt["batch"] + " is larger than the " + std::to_string(set.n) +
+      if (pt.integer("batch") > (*set)->n)
+        throw UsageError("--mlp-batch: " + pt["batch"] + " is larger than the " + std::to_string((*set)->n) +
                          " images of the MNIST train set in " + dir);
   }
   for (const auto& pt : points) {
@@ -132,7 +131,7 @@ static FlagSection mlp_flags() {
                      "DIR",
                      "train on MNIST's train set (DIR/train-images-idx3-ubyte, DIR/train-labels-idx1-ubyte) "
                      "instead of synthetic data; the networks must take 784 inputs and 10 classes",
-                     [](const std::string& flag, const std::string& v) { mnist(flag, v); },
+                     [](const std::string& flag, const std::string& v) { return std::any(&mnist(flag, v)); },
                      {}});
   return s;
 }

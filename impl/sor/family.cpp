@@ -135,14 +135,14 @@ static void register_sor(const Options& opt) {
   const auto blocks = opt.blocks ? *opt.blocks
                       : smoke    ? std::vector<int>{128}
                                  : std::vector<int>{128, 256, 512};
-  const auto* shape_flag = opt.flag("--sor-blocks");
-  const auto shapes = shape_flag ? parse_shapes("--sor-blocks", *shape_flag)
+  const auto* shape_flag = opt.value<std::vector<BlockShape>>("--sor-blocks");
+  const auto shapes = shape_flag ? *shape_flag
                       : smoke    ? std::vector<BlockShape>{{32, 4}}
                                  : std::vector<BlockShape>{{32, 4}, {32, 8}, {64, 4}};
-  const auto* gpus_flag = opt.flag("--sor-gpus");
-  const auto gpus = gpus_flag ? parse_gpu_counts("--sor-gpus", *gpus_flag) : default_gpu_axis();
-  const auto* steps_flag = opt.flag("--sor-steps");
-  const auto steps = steps_flag ? parse_steps("--sor-steps", *steps_flag) : std::vector<double>{0, 0};
+  const auto* gpus_flag = opt.value<std::vector<int>>("--sor-gpus");
+  const auto gpus = gpus_flag ? *gpus_flag : default_gpu_axis();
+  const auto* steps_flag = opt.value<std::vector<double>>("--sor-steps");
+  const auto steps = steps_flag ? *steps_flag : std::vector<double>{0, 0};
   for (const Point& pt : axes().points(opt)) {
     const auto mn = split(pt["grids"], 'x');
     Problem p;
@@ -173,23 +173,25 @@ static void register_sor(const Options& opt) {
 // The axes' flags, then the grid steps' and the knobs'.
 static FlagSection sor_flags() {
   FlagSection s = axes().flags();
-  s.flags.push_back({"--sor-steps",
-                     "H1,H2",
-                     "grid steps along x and y (default: the unit square's, 1/(M-1) and 1/(N-1))",
-                     [](const std::string& flag, const std::string& v) { parse_steps(flag, v); },
-                     {}});
+  s.flags.push_back(
+      {"--sor-steps",
+       "H1,H2",
+       "grid steps along x and y (default: the unit square's, 1/(M-1) and 1/(N-1))",
+       [](const std::string& flag, const std::string& v) { return std::any(parse_steps(flag, v)); },
+       {}});
   s.flags.push_back(
       {"--sor-blocks",
        "LIST",
        "2-D CUDA block shapes XxY (threads along a row x rows), e.g. 32x8 (default 32x4,32x8,64x4)",
-       [](const std::string& flag, const std::string& v) { parse_shapes(flag, v); },
+       [](const std::string& flag, const std::string& v) { return std::any(parse_shapes(flag, v)); },
        {}});
-  s.flags.push_back({"--sor-gpus",
-                     "LIST",
-                     "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
-                     "visible); more than are visible is an error",
-                     [](const std::string& flag, const std::string& v) { parse_gpu_counts(flag, v); },
-                     {}});
+  s.flags.push_back(
+      {"--sor-gpus",
+       "LIST",
+       "GPU counts for CUDA.Rows, the grid split by rows across GPUs (default 1 up to the GPUs "
+       "visible); more than are visible is an error",
+       [](const std::string& flag, const std::string& v) { return std::any(parse_gpu_counts(flag, v)); },
+       {}});
   return s;
 }
 
