@@ -258,20 +258,21 @@ class Hierarchy {
 };
 
 // ---- the single pass (LookBack) --------------------------------------------
-// A configuration: threads a block, 16-byte vectors a lane loads, and
-// whether loads and stores are marked as touched once (evict first). Each
-// operator runs the one measured fastest on an H100 (docs/perf/scan.md):
-// whole scans 128 threads x 12 vectors, streaming; segmented ones, which
-// also read keys, 256 x 8.
-template <int Threads, int Chunks, bool Streaming>
+// A configuration: threads a block, 16-byte vectors a lane loads, whether
+// loads and stores are marked as touched once (evict first), and the blocks
+// an SM must hold (0: as the registers fall). Each operator runs the one
+// measured fastest on an H100 (docs/perf/scan.md): whole scans 128 threads
+// x 12 vectors, streaming; segmented ones, which also read keys, 256 x 8 with
+// three blocks an SM (the float pair's 100 registers held two).
+template <int Threads, int Chunks, bool Streaming, int MinBlocks = 0>
 struct LbConfig {
-  static constexpr int kThreads = Threads, kWarps = Threads / 32, kChunks = Chunks;
+  static constexpr int kThreads = Threads, kWarps = Threads / 32, kChunks = Chunks, kMinBlocks = MinBlocks;
   static constexpr int kTile = Threads * 4 * Chunks;
   static constexpr bool kStreaming = Streaming;
   static_assert(Chunks <= 16, "a lane's head bits are one 64-bit word");
 };
 template <class Op>
-using LbConfigOf = std::conditional_t<Op::kSegmented, LbConfig<256, 8, false>, LbConfig<128, 12, true>>;
+using LbConfigOf = std::conditional_t<Op::kSegmented, LbConfig<256, 8, false, 3>, LbConfig<128, 12, true>>;
 
 // A published word: value bits 0-31, head bit 32, state bits 33-34 (1: the
 // tile's total, 2: its inclusive prefix), the run's epoch above.
@@ -312,7 +313,7 @@ __device__ typename Op::V warp_scan(typename Op::V v, int lane) {
 }
 
 template <class Op, class T, class C>
-__global__ void __launch_bounds__(C::kThreads)
+__global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     look_back(const T* __restrict__ x, const std::uint32_t* __restrict__ keys, T* __restrict__ out,
               std::int64_t n, unsigned long long* __restrict__ status, unsigned long long epoch) {
   using V = typename Op::V;
