@@ -11,6 +11,7 @@ std::unique_ptr<Variant> make_omp_odd_even(int threads);
 #ifdef PARBENCH_WITH_CUDA
 std::unique_ptr<Variant> make_cuda_bitonic(int block);
 std::unique_ptr<Variant> make_cuda_odd_even(int block);
+std::unique_ptr<Variant> make_cuda_bitonic_merge();
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
 std::unique_ptr<Variant> make_cub_offset64();
@@ -44,6 +45,8 @@ const std::vector<Entry>& registry() {
 #ifdef PARBENCH_WITH_CUDA
       {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
        [](const Knobs& k) { return make_cuda_bitonic(k.block); }, "", kBatched},
+      {"CUDA.BitonicMerge", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/networks.cu",
+       [](const Knobs&) { return make_cuda_bitonic_merge(); }, "", kBatched},
       {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
        [](const Knobs& k) { return make_cuda_odd_even(k.block); }, "", kBatched},
       {"CUDA.Radix", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/radix.cu",

@@ -32,6 +32,11 @@
 // sort (26 launches), where the samples' design at block 1024 makes 91, 13
 // and 1 (at block 256: 120, 15 and 1). Measurements behind these choices:
 // docs/perf/sort-networks.md.
+//
+// CUDA.BitonicMerge keeps the network within a tile (the same register tile
+// sort, every tile ascending) and merges the sorted tiles with merge path,
+// one pass a doubling of the run: 11 merge passes at 2^24 keys where Bitonic
+// makes 25, and the last one writes the unpacked result.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -307,12 +312,13 @@ __device__ __forceinline__ void sort_stages(T (&v)[kRegs], T* s, unsigned tid, T
 
 // Stages k = 2 .. E of each tile (E = 2^B): the first sort.
 template <class T, int B>
-__global__ void __launch_bounds__(tile_threads<T>(), 2) bitonic_tile_sort(T* __restrict__ w, std::int64_t P) {
+__global__ void __launch_bounds__(tile_threads<T>(), 2)
+    bitonic_tile_sort(const T* __restrict__ src, T* __restrict__ w, std::int64_t P) {
   __shared__ __align__(16) T s[std::size_t(1) << B];
   const unsigned tid = threadIdx.x;
   const std::int64_t base = std::int64_t(blockIdx.x) << B;
   T v[kRegs];
-  load_vec(v, w + base + 16 * tid);
+  load_vec(v, src + base + 16 * tid);
   // Stages 1 to 3 lie within a thread's 16 consecutive elements: the
   // direction is bit `stage` of the register, a constant.
 #pragma unroll
@@ -435,9 +441,112 @@ unsigned grid_for(std::int64_t work, int block) {
   return unsigned(std::min<std::int64_t>((work + block - 1) / block, std::int64_t(1) << 30));
 }
 
+// ---- merge path (CUDA.BitonicMerge) ----------------------------------------
+// After the bitonic tile sort (every tile ascending), runs of R words are
+// merged in pairs into runs of 2R, one pass over the data each, until a run
+// is the padded array. Each block makes kMergeTile consecutive words of a
+// merged run: where its first word lies on the merge path (how many of the
+// words before it come from the pair's first run) is found beforehand, one
+// thread a block (merge_partition), so a merge block loads exactly its
+// words, and each thread finds its own kMergeItems in shared memory.
+
+// A merge block: threads, and words a thread merges. 256 x 8 measured
+// fastest on an H100 against 512 x 8, 256 x 16 and 128 x 16, and against
+// shared memory padded free of bank conflicts (docs/perf/sort-networks.md).
+template <int Threads, int Items>
+struct MergeConfig {
+  static constexpr int kThreads = Threads, kItems = Items, kTile = Threads * Items;
+};
+using MergeBlock = MergeConfig<256, 8>;
+
+// How many of the first d words of merge(a, b) come from a (equal words: a's first).
+template <class T>
+__device__ __forceinline__ std::int64_t path_split(const T* a, std::int64_t na, const T* b, std::int64_t nb,
+                                                   std::int64_t d) {
+  std::int64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) >> 1;
+    if (a[mid] <= b[d - 1 - mid])
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// One thread a split, a binary search: a 32-way search by a warp (5 rounds
+// at 2^23 instead of 23 loads) measured slower, its 32 probes a round
+// scattered over DRAM (docs/perf/sort-networks.md).
+template <class T>
+__global__ void merge_partition(const T* __restrict__ w, std::int64_t R, std::int64_t tiles, int tile_words,
+                                std::int64_t* __restrict__ split) {
+  const std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (t >= tiles) return;
+  const std::int64_t first = t * tile_words, base = first / (2 * R) * (2 * R);
+  split[t] = path_split(w + base, R, w + base + R, R, first - base);
+}
+
+// One tile of a merged run. Last: the final pass, which writes the keys
+// (and values) unpacked into place instead of words.
+template <class T, class C, bool Last>
+__global__ void __launch_bounds__(C::kThreads)
+    merge_runs(const T* __restrict__ in, T* __restrict__ out, std::int64_t R,
+               const std::int64_t* __restrict__ split, std::uint32_t* __restrict__ keys,
+               std::uint32_t* __restrict__ vals, std::int64_t L, std::int64_t P, Problem p) {
+  constexpr int kMergeTile = C::kTile, kMergeThreads = C::kThreads, kMergeItems = C::kItems;
+  __shared__ T s[kMergeTile];
+  const std::int64_t tile = blockIdx.x, first = tile * kMergeTile;
+  const std::int64_t base = first / (2 * R) * (2 * R), d0 = first - base, d1 = d0 + kMergeTile;
+  const std::int64_t a0 = split[tile], a1 = d1 == 2 * R ? R : split[tile + 1];
+  const int na = int(a1 - a0);
+  const T* A = in + base + a0;
+  const T* B = in + base + R + (d0 - a0);
+  for (int k = threadIdx.x; k < kMergeTile; k += kMergeThreads) s[k] = k < na ? A[k] : B[k - na];
+  __syncthreads();
+  // This thread's kMergeItems: its own split of the tile's path, then a
+  // sequential merge. s holds the a-words at [0, na), the b-words after.
+  const int diag = int(threadIdx.x) * kMergeItems, nb = kMergeTile - na;
+  int lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (s[mid] <= s[na + diag - 1 - mid])
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int ia = lo, ib = na + diag - lo;
+  T r[kMergeItems];
+#pragma unroll
+  for (int k = 0; k < kMergeItems; ++k) {
+    const bool take_a = ib >= kMergeTile || (ia < na && s[ia] <= s[ib]);
+    r[k] = take_a ? s[ia++] : s[ib++];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kMergeItems; ++k) s[diag + k] = r[k];
+  __syncthreads();
+  for (int k = threadIdx.x; k < kMergeTile; k += kMergeThreads) {
+    const T v = s[k];
+    if constexpr (Last) {
+      const std::int64_t pos = first + k, a = pos / P, i = pos - a * P;
+      if (i < L) {
+        if constexpr (sizeof(T) == 8) {
+          keys[a * L + i] = unrank(p, std::uint32_t(v >> 32));
+          vals[a * L + i] = std::uint32_t(v);
+        } else {
+          keys[a * L + i] = unrank(p, v);
+        }
+      }
+    } else {
+      out[first + k] = v;
+    }
+  }
+}
+
 class CudaNetwork final : public Variant {
  public:
-  CudaNetwork(int block, Merge merge) : block_(block), merge_(merge) {}
+  // path: bitonic tiles merged by merge path above the tile (CUDA.BitonicMerge).
+  CudaNetwork(int block, Merge merge, bool path = false) : block_(block), merge_(merge), path_(path) {}
   Support supports(const Problem& p) const override {
     if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
       return Support::no("block must be a power of two in [32, 1024]");
@@ -453,7 +562,7 @@ class CudaNetwork final : public Variant {
     // sorts them in place, as Thrust does, and reset() restores the unsorted
     // keys untimed. Every other case packs (orders, pads, pairs) inside the
     // timed run: that is part of this sort's work.
-    in_place_ = !p.pairs() && p.key == Key::U32 && p.order == Order::Asc && P_ == p.length;
+    in_place_ = !path_ && !p.pairs() && p.key == Key::U32 && p.order == Order::Asc && P_ == p.length;
     keys_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     PB_CUDA(cudaMemcpy(keys_in_.get(), in.keys.data(), keys_in_.bytes(), cudaMemcpyHostToDevice));
     if (p.pairs()) {
@@ -461,9 +570,12 @@ class CudaNetwork final : public Variant {
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
       vals_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
       w64_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
+      if (path_) w64b_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
     } else {
       w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
+      if (path_) w32b_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
+    if (path_) split_ = DeviceBuffer<std::int64_t>(std::size_t(total_ / MergeBlock::kTile + 1));
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     // A copy from pageable memory may return before the data has landed, and
     // the variant's non-blocking stream is not ordered after it: wait here.
@@ -476,9 +588,9 @@ class CudaNetwork final : public Variant {
   }
   void run() override {
     if (p_.pairs())
-      go(w64_.get());
+      go(w64_.get(), w64b_.get());
     else
-      go(w32_.get());
+      go(w32_.get(), w32b_.get());
   }
   void result(Output& out) override {
     copy_out(p_, stream_.get(), in_place_ ? w32_.get() : keys_out_.get(), vals_out_.get(), out);
@@ -502,11 +614,44 @@ class CudaNetwork final : public Variant {
     }
     PB_CUDA_LAUNCHED();
   }
+  // Merge path above the tile: runs of E, 2E, ... merged in pairs, one pass
+  // each, between w and w2; the last pass unpacks. False: no run to merge
+  // (P = E), the words still to unpack in w.
+  template <class T, class C>
+  void merge_pass(const T* w, T* w2, std::int64_t R) {
+    const cudaStream_t st = stream_.get();
+    const std::int64_t tiles = total_ / C::kTile;
+    merge_partition<T><<<grid_for(tiles, 256), 256, 0, st>>>(w, R, tiles, C::kTile, split_.get());
+    PB_CUDA_LAUNCHED();
+    if (2 * R == P_)
+      merge_runs<T, C, true><<<unsigned(tiles), C::kThreads, 0, st>>>(
+          w, nullptr, R, split_.get(), keys_out_.get(), vals_out_.get(), p_.length, P_, p_);
+    else
+      merge_runs<T, C, false><<<unsigned(tiles), C::kThreads, 0, st>>>(w, w2, R, split_.get(), nullptr,
+                                                                       nullptr, p_.length, P_, p_);
+    PB_CUDA_LAUNCHED();
+  }
   template <class T>
-  void go(T* w) {
+  bool merge_path(T* w, T* w2, std::int64_t E) {
+    if (E >= P_) return false;
+    for (std::int64_t R = E; R < P_; R <<= 1) {
+      merge_pass<T, MergeBlock>(w, w2, R);
+      std::swap(w, w2);
+    }
+    return true;
+  }
+  template <class T>
+  void go(T* w, T* w2) {
     const cudaStream_t st = stream_.get();
     const std::int64_t P = P_, total = total_;
-    if (!in_place_) {
+    // Merge path with nothing to pack (u32 ascending keys, a power-of-two
+    // length): the tile sort reads the keys where they are.
+    const bool identity =
+        path_ && !p_.pairs() && p_.key == Key::U32 && p_.order == Order::Asc && P == p_.length && P >= 512;
+    const T* src = w;
+    if (identity)
+      src = reinterpret_cast<const T*>(keys_in_.get());
+    else if (!in_place_) {
       pack<T>
           <<<grid_for(total, 256), 256, 0, st>>>(keys_in_.get(), vals_in_.get(), w, p_.length, P, total, p_);
       PB_CUDA_LAUNCHED();
@@ -518,22 +663,27 @@ class CudaNetwork final : public Variant {
       if (merge_ == Merge::Bitonic) {
         const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P)), B = log2i(E);
         const unsigned tiles = unsigned(total / E), threads = unsigned(E / kRegs);
+        // Merge path wants every tile ascending: the tile sort's directions
+        // follow the array's length, so give it the tile's.
+        const std::int64_t Pt = path_ ? E : P;
         // Tiles of 512 or more elements in registers (E / 16 threads), smaller
         // ones (short arrays, so no merges follow) one step a barrier in
         // shared memory.
         switch (B) {
-          case 9: bitonic_tile_sort<T, 9><<<tiles, threads, 0, st>>>(w, P); break;
-          case 10: bitonic_tile_sort<T, 10><<<tiles, threads, 0, st>>>(w, P); break;
-          case 11: bitonic_tile_sort<T, 11><<<tiles, threads, 0, st>>>(w, P); break;
-          case 12: bitonic_tile_sort<T, 12><<<tiles, threads, 0, st>>>(w, P); break;
+          case 9: bitonic_tile_sort<T, 9><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+          case 10: bitonic_tile_sort<T, 10><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+          case 11: bitonic_tile_sort<T, 11><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+          case 12: bitonic_tile_sort<T, 12><<<tiles, threads, 0, st>>>(src, w, Pt); break;
           case 13:
-            if constexpr (tile_bits<T>() >= 13) bitonic_tile_sort<T, 13><<<tiles, threads, 0, st>>>(w, P);
+            if constexpr (tile_bits<T>() >= 13)
+              bitonic_tile_sort<T, 13><<<tiles, threads, 0, st>>>(src, w, Pt);
             break;
           default:
             bitonic_sort_shared<T>
-                <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, P, E);
+                <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, Pt, E);
         }
         PB_CUDA_LAUNCHED();
+        if (path_ && merge_path(w, w2, E)) return;  // the last merge unpacked
         // Stages k > E (E is then the whole 32 KB tile): the strides k / 2 .. E
         // in passes of up to 8 steps, then the tile merge.
         for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
@@ -566,18 +716,23 @@ class CudaNetwork final : public Variant {
 
   int block_;
   Merge merge_;
+  bool path_ = false;
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false;
   Stream stream_;
-  DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_out_, vals_out_, w32_;
-  DeviceBuffer<std::uint64_t> w64_;
+  DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_out_, vals_out_, w32_, w32b_;
+  DeviceBuffer<std::uint64_t> w64_, w64b_;
+  DeviceBuffer<std::int64_t> split_;  // merge path: each merge tile's start on the path
 };
 
 }  // namespace
 
 std::unique_ptr<Variant> make_cuda_bitonic(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::Bitonic);
+}
+std::unique_ptr<Variant> make_cuda_bitonic_merge() {
+  return std::make_unique<CudaNetwork>(256, Merge::Bitonic, true);
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::OddEven);
