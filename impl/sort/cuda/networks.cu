@@ -310,10 +310,11 @@ __device__ __forceinline__ void sort_stages(T (&v)[kRegs], T* s, unsigned tid, T
   }
 }
 
-// Stages k = 2 .. E of each tile (E = 2^B): the first sort.
+// Stages k = 2 .. E of each tile (E = 2^B): the first sort, read from src
+// (w itself for CUDA.Bitonic, so src is not restrict) and written to w.
 template <class T, int B>
 __global__ void __launch_bounds__(tile_threads<T>(), 2)
-    bitonic_tile_sort(const T* __restrict__ src, T* __restrict__ w, std::int64_t P) {
+    bitonic_tile_sort(const T* src, T* __restrict__ w, std::int64_t P) {
   __shared__ __align__(16) T s[std::size_t(1) << B];
   const unsigned tid = threadIdx.x;
   const std::int64_t base = std::int64_t(blockIdx.x) << B;
@@ -614,9 +615,8 @@ class CudaNetwork final : public Variant {
     }
     PB_CUDA_LAUNCHED();
   }
-  // Merge path above the tile: runs of E, 2E, ... merged in pairs, one pass
-  // each, between w and w2; the last pass unpacks. False: no run to merge
-  // (P = E), the words still to unpack in w.
+  // One merge pass: runs of R words in w merged in pairs into w2, or, the
+  // last pass (2R = P), unpacked into the output.
   template <class T, class C>
   void merge_pass(const T* w, T* w2, std::int64_t R) {
     const cudaStream_t st = stream_.get();
@@ -631,6 +631,9 @@ class CudaNetwork final : public Variant {
                                                                        nullptr, p_.length, P_, p_);
     PB_CUDA_LAUNCHED();
   }
+  // Merge path above the tile: runs of E, 2E, ... merged in pairs, one pass
+  // each, between w and w2. False: no run to merge (P = E), the words still
+  // to unpack in w.
   template <class T>
   bool merge_path(T* w, T* w2, std::int64_t E) {
     if (E >= P_) return false;
