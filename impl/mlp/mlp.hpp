@@ -109,7 +109,7 @@ class Variant {
 };
 
 // The double-precision reference training step, written as plain loops in the
-// order mlp.hpp gives, against which every backend's step is checked.
+// order given above, against which every backend's step is checked.
 
 struct Gradients {
   std::vector<std::vector<double>> w, b;  // same shapes as Params
