@@ -67,6 +67,8 @@ parbench_python_test(run_suite slow ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.p
 # Its gpu-oom fault takes every byte of the GPU: it holds the lock of every
 # test that uses the GPU (tests/CMakeLists.txt), so none runs beside it.
 set_tests_properties(run_suite PROPERTIES TIMEOUT 300 RESOURCE_LOCK "gpu_tests;gpu_smoke;gpu_nightly")
+# The scale-out driver with a stand-in bench: steps kept, a failure, a cut-off.
+parbench_python_test(scale_out unit ${CMAKE_CURRENT_SOURCE_DIR}/test_scale_out.py)
 parbench_python_test(gemm_tune unit ${CMAKE_CURRENT_SOURCE_DIR}/test_gemm_tune.py)
 parbench_python_test(ptx_diff unit ${CMAKE_CURRENT_SOURCE_DIR}/test_ptx_diff.py)
 # The CI workflows parse and name only commands and options that exist.

@@ -1,0 +1,225 @@
+"""Scale-out on one host's GPUs, in resumable steps.
+
+Everything the multi-GPU measurements need from one lease: the interconnect
+ceilings, SOR's CUDA.Rows in strong (16386^2, 24002^2) and weak scaling,
+k-means' CUDA.NCCL beside CUDA.OneRead (32M x 16 x 16, 1M x 100 x 1000), the
+MPI x GPU variants (ci/gpu-scaling.sh), the nightly suite on one GPU and
+spread over all of them (ci/nightly --suite-only), then the scaling charts
+and DIR/summary.json (the suite's wall time on N GPUs against one).
+
+  ci/scale-out [--bench PATH] [--out DIR] [--gpus N] [--lane-cores K]
+               [--max-seconds S] [--only STEP,...] [--dry-run]
+
+The GPU counts are 1, 2, 4, ... up to the host's GPUs, and the host's count
+itself (--gpus N: up to N). A step is done once its file is in DIR
+(DIR/<step>.json, or DIR/<step>/ for the MPI run, the suites and the
+charts): a device call cut off by its time limit loses only the step it
+was in, and the same command goes on from the first step not done (the
+suites resume where they stopped). --dry-run prints each step's command
+and whether it is done.
+
+Exit status: 0 every step done; 1 a step failed (the others still ran);
+2 bad input (one line); 4 stopped by --max-seconds (run the same command
+again to go on).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from regress import launch, results
+
+TOOL = "scale-out"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STEPS = ["ceilings", "sor-strong", "sor-weak", "kmeans", "mpi", "suite-1", "suite-all", "charts"]
+TIMING = ["--benchmark_repetitions=3", "--benchmark_min_time=0.1s", "--no-progress"]
+
+
+class UsageError(Exception):
+    pass
+
+
+def gpu_counts(gpus):
+    """1, 2, 4, ... below gpus, and gpus itself."""
+    out, g = [], 1
+    while g < gpus:
+        out.append(g)
+        g *= 2
+    return out + [gpus]
+
+
+def host_gpus():
+    """The GPUs nvidia-smi lists (0 without it)."""
+    try:
+        p = subprocess.run(["nvidia-smi", "--list-gpus"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return len([line for line in p.stdout.splitlines() if line.strip()]) if p.returncode == 0 else 0
+
+
+def bench_args(step, counts):
+    """The bench arguments of a single-process step."""
+    g = ",".join(str(c) for c in counts)
+    return {
+        "ceilings": [r"--benchmark_filter=^Ceiling/(CUDA\.Copy|CUDA\.P2P|NCCL)/"],
+        "sor-strong": [r"--benchmark_filter=^SOR/CUDA\.Rows/", "--sor-grids=16386x16386,24002x24002",
+                       "--sor-gpus=" + g, "--scaling=strong"],
+        "sor-weak": [r"--benchmark_filter=^SOR/CUDA\.Rows/", "--sor-grids=16386x16386", "--sor-gpus=" + g,
+                     "--scaling=weak"],
+        "kmeans": [r"--benchmark_filter=^KMeans/CUDA\.(NCCL|OneRead)/",
+                   "--kmeans-shapes=32000000x16x16,1000000x100x1000", "--kmeans-loops=10", "--block=256",
+                   "--kmeans-gpus=" + g],
+    }[step] + TIMING
+
+
+def tool_cmd(step, a, gpus, left):
+    """The command of a step run by another of the project's tools."""
+    ci = os.path.join(ROOT, "ci")
+    if step == "mpi":
+        return [os.path.join(ci, "gpu-scaling.sh"), "--bench", a.bench, "--out", os.path.join(a.out, "mpi")]
+    if step == "charts":
+        files = [os.path.join(a.out, s + ".json") for s in ("sor-strong", "sor-weak", "kmeans")]
+        return [os.path.join(ROOT, "plots", "plot")] + files + \
+            ["--merge", "--chart", "gpus", "--out", os.path.join(a.out, "charts")]
+    lanes = 1 if step == "suite-1" else gpus
+    out = os.path.join(a.out, step)
+    cmd = [os.path.join(ci, "nightly"), "--suite-only", "--skip-build", "--skip-tests",
+           "--build-dir", os.path.dirname(os.path.abspath(a.bench)), "--out", out,
+           "--history", os.path.join(a.out, "history"), "--gpus", str(lanes)]
+    if lanes > 1 and a.lane_cores is not None:
+        cmd += ["--lane-cores", str(a.lane_cores)]
+    if os.path.isdir(out):
+        cmd.append("--resume")
+    if left is not None:
+        cmd += ["--max-seconds", str(max(int(left), 1))]
+    return cmd
+
+
+def done_path(a, step):
+    if step in ("ceilings", "sor-strong", "sor-weak", "kmeans"):
+        return os.path.join(a.out, step + ".json")
+    if step in ("suite-1", "suite-all"):
+        return os.path.join(a.out, step, "suite.json")
+    return os.path.join(a.out, step, ".done")
+
+
+def suite_seconds(a, step):
+    """The suite step's seconds summed over the calls of that night."""
+    try:
+        with open(os.path.join(a.out, step, "nightly.json")) as f:
+            return json.load(f)["night_step_seconds"]["suite"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def write_summary(a, gpus):
+    one, spread = suite_seconds(a, "suite-1"), suite_seconds(a, "suite-all")
+    summary = {"gpus": gpus, "suite_seconds_1_gpu": one, "suite_seconds_all_gpus": spread,
+               "ratio": round(spread / one, 3) if one and spread else None}
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+    return summary
+
+
+def run_step(step, a, counts, gpus, deadline):
+    """0 done, 1 failed, 4 stopped at the deadline."""
+    left = None if deadline is None else deadline - time.monotonic()
+    if step in ("ceilings", "sor-strong", "sor-weak", "kmeans"):
+        part = os.path.join(a.out, "." + step + ".json")
+        log = os.path.join(a.out, step + ".log")
+        rc, _, stopped, _ = launch.run(a.bench, bench_args(step, counts), part, log, deadline=deadline)
+        if stopped:
+            return results.EXIT_STOPPED
+        check = subprocess.run([os.path.join(ROOT, "ci", "check-run"), part]).returncode if rc == 0 else rc
+        if rc != 0 or check != 0:
+            print("%s: %s failed (exit %d; %s)" % (TOOL, step, rc or check, log), file=sys.stderr)
+            return results.EXIT_FAIL
+        os.replace(part, done_path(a, step))
+        return results.EXIT_OK
+    cmd = tool_cmd(step, a, gpus, left)
+    try:
+        rc = subprocess.run(cmd, timeout=None if step.startswith("suite") or left is None else max(left, 1)).returncode
+    except subprocess.TimeoutExpired:
+        return results.EXIT_STOPPED
+    if rc == results.EXIT_STOPPED:
+        return rc
+    if rc != 0:
+        print("%s: %s failed (exit %d)" % (TOOL, step, rc), file=sys.stderr)
+        return results.EXIT_FAIL
+    if not step.startswith("suite"):
+        open(done_path(a, step), "w").close()
+    return results.EXIT_OK
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="ci/" + TOOL, description=__doc__.split("\n\n")[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", default=os.path.join("build", "gpu", "bench"))
+    p.add_argument("--out", default=os.environ.get("OUT", "out") + "/scale-out")
+    p.add_argument("--gpus", type=int, help="GPU counts up to N (default: the host's GPUs)")
+    p.add_argument("--lane-cores", type=int, help="the suite on all GPUs: K cores a lane (ci/nightly)")
+    p.add_argument("--max-seconds", type=float, help="start no step after S seconds; exit 4, rerun to go on")
+    p.add_argument("--only", help="these steps only, comma-separated: " + ", ".join(STEPS))
+    p.add_argument("--dry-run", action="store_true", help="print each step's command and whether it is done")
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        return results.EXIT_OK if e.code == 0 else results.EXIT_INPUT
+    try:
+        only = STEPS if a.only is None else [s.strip() for s in a.only.split(",")]
+        bad = [s for s in only if s not in STEPS]
+        if bad:
+            raise UsageError("--only: unknown step %s (steps: %s)" % (bad[0], ", ".join(STEPS)))
+        if a.max_seconds is not None and a.max_seconds <= 0:
+            raise UsageError("--max-seconds: %g is not positive" % a.max_seconds)
+        if a.lane_cores is not None and a.lane_cores < 1:
+            raise UsageError("--lane-cores: %d is below 1" % a.lane_cores)
+        gpus = a.gpus if a.gpus is not None else host_gpus()
+        if gpus < 1:
+            raise UsageError("--gpus: %d; this host lists no GPU (nvidia-smi)" % gpus if a.gpus is not None
+                             else "no GPU here (nvidia-smi lists none); give --gpus N to see the plan")
+        if not a.dry_run and not (os.path.isfile(a.bench) and os.access(a.bench, os.X_OK)):
+            raise UsageError("--bench: %s is not an executable (ci/gpu.sh builds build/gpu/bench)" % a.bench)
+    except UsageError as e:
+        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        return results.EXIT_INPUT
+    counts = gpu_counts(gpus)
+    deadline = None if a.max_seconds is None else time.monotonic() + a.max_seconds
+    if not a.dry_run:
+        os.makedirs(a.out, exist_ok=True)
+    codes = []
+    for step in [s for s in STEPS if s in only]:
+        done = os.path.exists(done_path(a, step))
+        if a.dry_run:
+            cmd = [a.bench] + bench_args(step, counts) if step in ("ceilings", "sor-strong", "sor-weak", "kmeans") \
+                else tool_cmd(step, a, gpus, a.max_seconds)
+            print("%-10s %-5s %s" % (step, "done" if done else "to do", " ".join(cmd)))
+            continue
+        if done:
+            continue
+        if deadline is not None and time.monotonic() >= deadline:
+            print("%s: stopped before %s (--max-seconds): run the same command again" % (TOOL, step),
+                  file=sys.stderr)
+            return results.EXIT_STOPPED
+        print("%s: %s [%s]" % (TOOL, step, time.strftime("%H:%M:%S")), file=sys.stderr, flush=True)
+        if step == "charts" and os.path.isdir(os.path.join(a.out, "charts")):
+            shutil.rmtree(os.path.join(a.out, "charts"))
+        rc = run_step(step, a, counts, gpus, deadline)
+        if rc == results.EXIT_STOPPED:
+            print("%s: stopped in %s (--max-seconds): run the same command again" % (TOOL, step), file=sys.stderr)
+            return rc
+        codes.append(rc)
+    if not a.dry_run:
+        s = write_summary(a, gpus)
+        if s["ratio"] is not None:
+            print("%s: the suite on %d GPUs took %.0f s against %.0f s on one: %.3f" % (
+                TOOL, gpus, s["suite_seconds_all_gpus"], s["suite_seconds_1_gpu"], s["ratio"]), file=sys.stderr)
+    return max(codes, default=results.EXIT_OK)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
