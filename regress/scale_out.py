@@ -1,22 +1,23 @@
 """Scale-out on one host's GPUs, in resumable steps.
 
-Everything the multi-GPU measurements need from one lease: the interconnect
-ceilings, SOR's CUDA.Rows in strong (16386^2, 24002^2) and weak scaling,
-k-means' CUDA.NCCL beside CUDA.OneRead (32M x 16 x 16, 1M x 100 x 1000), the
-MPI x GPU variants (ci/gpu-scaling.sh), the nightly suite on one GPU and
-spread over all of them (ci/nightly --suite-only), then the scaling charts
-and DIR/summary.json (the suite's wall time on N GPUs against one).
+Everything the multi-GPU measurements need from one lease: the bench steps
+of a plan (ci/scale-out.json: the interconnect ceilings, SOR and k-means
+over 1, 2, 4, ... GPUs), the multi-process GPU runs (ci/gpu-scaling.sh), the
+nightly suite on one GPU and spread over all of them (ci/nightly
+--suite-only), then the GPU scaling charts of the plan's charted steps and
+DIR/summary.json (the suite's wall time on N GPUs against one). The plan
+names what to run; this driver knows no family.
 
-  ci/scale-out [--bench PATH] [--out DIR] [--gpus N] [--lane-cores K]
-               [--max-seconds S] [--only STEP,...] [--dry-run]
+  ci/scale-out [--bench PATH] [--out DIR] [--plan FILE] [--gpus N]
+               [--lane-cores K] [--max-seconds S] [--only STEP,...] [--dry-run]
 
 The GPU counts are 1, 2, 4, ... up to the host's GPUs, and the host's count
-itself (--gpus N: up to N). A step is done once its file is in DIR
-(DIR/<step>.json, or DIR/<step>/ for the MPI run, the suites and the
-charts): a device call cut off by its time limit loses only the step it
-was in, and the same command goes on from the first step not done (the
-suites resume where they stopped). --dry-run prints each step's command
-and whether it is done.
+itself (--gpus N: up to N); a plan's "{gpus}" stands for them. A step is
+done once its file is in DIR (DIR/<step>.json, or DIR/<step>/ for the
+multi-process runs, the suites and the charts): a device call cut off by its
+time limit loses only the step it was in, and the same command goes on from
+the first step not done (the suites resume where they stopped). --dry-run
+prints each step's command and whether it is done.
 
 Exit status: 0 every step done; 1 a step failed (the others still ran);
 2 bad input (one line); 4 stopped by --max-seconds (run the same command
@@ -34,7 +35,8 @@ from regress import launch, results
 
 TOOL = "scale-out"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STEPS = ["ceilings", "sor-strong", "sor-weak", "kmeans", "mpi", "suite-1", "suite-all", "charts"]
+PLAN = os.path.join(ROOT, "ci", "scale-out.json")
+TOOL_STEPS = ["mpi", "suite-1", "suite-all", "charts"]
 TIMING = ["--benchmark_repetitions=3", "--benchmark_min_time=0.1s", "--no-progress"]
 
 
@@ -61,28 +63,34 @@ def host_gpus():
     return len([line for line in p.stdout.splitlines() if line.strip()]) if p.returncode == 0 else 0
 
 
-def bench_args(step, counts):
-    """The bench arguments of a single-process step."""
+def read_plan(path):
+    """The plan's bench steps, in order: [(name, args, charted)]."""
+    try:
+        with open(path) as f:
+            plan = json.load(f)
+        steps = [(st["name"], list(st["args"]), bool(st.get("chart"))) for st in plan["steps"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UsageError("--plan: %s is not a plan (%s)" % (path, e))
+    names = [n for n, _, _ in steps]
+    clash = [n for n in names if n in TOOL_STEPS or names.count(n) > 1]
+    if clash:
+        raise UsageError("--plan: step %s is named twice, or is one of the driver's own" % clash[0])
+    return steps
+
+
+def bench_args(args, counts):
+    """A plan step's bench arguments for these GPU counts, timed."""
     g = ",".join(str(c) for c in counts)
-    return {
-        "ceilings": [r"--benchmark_filter=^Ceiling/(CUDA\.Copy|CUDA\.P2P|NCCL)/"],
-        "sor-strong": [r"--benchmark_filter=^SOR/CUDA\.Rows/", "--sor-grids=16386x16386,24002x24002",
-                       "--sor-gpus=" + g, "--scaling=strong"],
-        "sor-weak": [r"--benchmark_filter=^SOR/CUDA\.Rows/", "--sor-grids=16386x16386", "--sor-gpus=" + g,
-                     "--scaling=weak"],
-        "kmeans": [r"--benchmark_filter=^KMeans/CUDA\.(NCCL|OneRead)/",
-                   "--kmeans-shapes=32000000x16x16,1000000x100x1000", "--kmeans-loops=10", "--block=256",
-                   "--kmeans-gpus=" + g],
-    }[step] + TIMING
+    return [a.replace("{gpus}", g) for a in args] + TIMING
 
 
-def tool_cmd(step, a, gpus, left):
+def tool_cmd(step, a, gpus, left, charted=()):
     """The command of a step run by another of the project's tools."""
     ci = os.path.join(ROOT, "ci")
     if step == "mpi":
         return [os.path.join(ci, "gpu-scaling.sh"), "--bench", a.bench, "--out", os.path.join(a.out, "mpi")]
     if step == "charts":
-        files = [os.path.join(a.out, s + ".json") for s in ("sor-strong", "sor-weak", "kmeans")]
+        files = [os.path.join(a.out, s + ".json") for s in charted]
         return [os.path.join(ROOT, "plots", "plot")] + files + \
             ["--merge", "--chart", "gpus", "--out", os.path.join(a.out, "charts")]
     lanes = 1 if step == "suite-1" else gpus
@@ -100,7 +108,7 @@ def tool_cmd(step, a, gpus, left):
 
 
 def done_path(a, step):
-    if step in ("ceilings", "sor-strong", "sor-weak", "kmeans"):
+    if step not in TOOL_STEPS:
         return os.path.join(a.out, step + ".json")
     if step in ("suite-1", "suite-all"):
         return os.path.join(a.out, step, "suite.json")
@@ -125,13 +133,13 @@ def write_summary(a, gpus):
     return summary
 
 
-def run_step(step, a, counts, gpus, deadline):
+def run_step(step, a, plan, counts, gpus, deadline):
     """0 done, 1 failed, 4 stopped at the deadline."""
     left = None if deadline is None else deadline - time.monotonic()
-    if step in ("ceilings", "sor-strong", "sor-weak", "kmeans"):
+    if step in plan:
         part = os.path.join(a.out, "." + step + ".json")
         log = os.path.join(a.out, step + ".log")
-        rc, _, stopped, _ = launch.run(a.bench, bench_args(step, counts), part, log, deadline=deadline)
+        rc, _, stopped, _ = launch.run(a.bench, bench_args(plan[step], counts), part, log, deadline=deadline)
         if stopped:
             return results.EXIT_STOPPED
         check = subprocess.run([os.path.join(ROOT, "ci", "check-run"), part]).returncode if rc == 0 else rc
@@ -140,7 +148,7 @@ def run_step(step, a, counts, gpus, deadline):
             return results.EXIT_FAIL
         os.replace(part, done_path(a, step))
         return results.EXIT_OK
-    cmd = tool_cmd(step, a, gpus, left)
+    cmd = tool_cmd(step, a, gpus, left, a.charted)
     try:
         rc = subprocess.run(cmd, timeout=None if step.startswith("suite") or left is None else max(left, 1)).returncode
     except subprocess.TimeoutExpired:
@@ -160,20 +168,25 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", default=os.path.join("build", "gpu", "bench"))
     p.add_argument("--out", default=os.environ.get("OUT", "out") + "/scale-out")
+    p.add_argument("--plan", default=PLAN, help="the bench steps (default ci/scale-out.json)")
     p.add_argument("--gpus", type=int, help="GPU counts up to N (default: the host's GPUs)")
     p.add_argument("--lane-cores", type=int, help="the suite on all GPUs: K cores a lane (ci/nightly)")
     p.add_argument("--max-seconds", type=float, help="start no step after S seconds; exit 4, rerun to go on")
-    p.add_argument("--only", help="these steps only, comma-separated: " + ", ".join(STEPS))
+    p.add_argument("--only", help="these steps only, comma-separated (the plan's and " + ", ".join(TOOL_STEPS) + ")")
     p.add_argument("--dry-run", action="store_true", help="print each step's command and whether it is done")
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
         return results.EXIT_OK if e.code == 0 else results.EXIT_INPUT
     try:
-        only = STEPS if a.only is None else [s.strip() for s in a.only.split(",")]
-        bad = [s for s in only if s not in STEPS]
+        steps = read_plan(a.plan)
+        order = [n for n, _, _ in steps] + TOOL_STEPS
+        plan = {n: args for n, args, _ in steps}
+        a.charted = [n for n, _, c in steps if c]
+        only = order if a.only is None else [s.strip() for s in a.only.split(",")]
+        bad = [s for s in only if s not in order]
         if bad:
-            raise UsageError("--only: unknown step %s (steps: %s)" % (bad[0], ", ".join(STEPS)))
+            raise UsageError("--only: unknown step %s (steps: %s)" % (bad[0], ", ".join(order)))
         if a.max_seconds is not None and a.max_seconds <= 0:
             raise UsageError("--max-seconds: %g is not positive" % a.max_seconds)
         if a.lane_cores is not None and a.lane_cores < 1:
@@ -192,11 +205,11 @@ def main(argv=None):
     if not a.dry_run:
         os.makedirs(a.out, exist_ok=True)
     codes = []
-    for step in [s for s in STEPS if s in only]:
+    for step in [s for s in order if s in only]:
         done = os.path.exists(done_path(a, step))
         if a.dry_run:
-            cmd = [a.bench] + bench_args(step, counts) if step in ("ceilings", "sor-strong", "sor-weak", "kmeans") \
-                else tool_cmd(step, a, gpus, a.max_seconds)
+            cmd = [a.bench] + bench_args(plan[step], counts) if step in plan \
+                else tool_cmd(step, a, gpus, a.max_seconds, a.charted)
             print("%-10s %-5s %s" % (step, "done" if done else "to do", " ".join(cmd)))
             continue
         if done:
@@ -208,7 +221,7 @@ def main(argv=None):
         print("%s: %s [%s]" % (TOOL, step, time.strftime("%H:%M:%S")), file=sys.stderr, flush=True)
         if step == "charts" and os.path.isdir(os.path.join(a.out, "charts")):
             shutil.rmtree(os.path.join(a.out, "charts"))
-        rc = run_step(step, a, counts, gpus, deadline)
+        rc = run_step(step, a, plan, counts, gpus, deadline)
         if rc == results.EXIT_STOPPED:
             print("%s: stopped in %s (--max-seconds): run the same command again" % (TOOL, step), file=sys.stderr)
             return rc

@@ -101,11 +101,25 @@ class ScaleOut(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertTrue(os.path.exists(os.path.join(self.out, "ceilings.json")))
 
+    def test_a_plan_names_the_bench_steps(self):
+        plan = os.path.join(self.tmp, "plan.json")
+        with open(plan, "w") as f:
+            f.write('{"steps": [{"name": "only-one", "args": ["--x={gpus}"], "chart": true}]}')
+        rc, err = self.run_tool("--plan", plan, "--gpus", "3", "--only", "only-one")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.calls()[0].split()[0], "--x=1,2,3")
+        with open(plan, "w") as f:
+            f.write('{"steps": [{"name": "suite-1", "args": []}]}')
+        rc, err = self.run_tool("--plan", plan, "--gpus", "2")
+        self.assertEqual(rc, 2)
+        self.assertIn("one of the driver's own", err)
+
     def test_bad_input_is_one_line_and_exit_2(self):
         for args, says in ((["--only", "sor,kmeans", "--gpus", "2"], "unknown step sor"),
                            (["--max-seconds", "0", "--gpus", "2"], "not positive"),
                            (["--gpus", "0"], "--gpus: 0"),
-                           (["--lane-cores", "0", "--gpus", "2"], "below 1")):
+                           (["--lane-cores", "0", "--gpus", "2"], "below 1"),
+                           (["--plan", os.path.join(self.tmp, "none.json"), "--gpus", "2"], "is not a plan")):
             rc, err = self.run_tool(*args)
             self.assertEqual(rc, 2, args)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
