@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -149,10 +150,19 @@ def run_step(step, a, plan, counts, gpus, deadline):
         os.replace(part, done_path(a, step))
         return results.EXIT_OK
     cmd = tool_cmd(step, a, gpus, left, a.charted)
+    # Its own process group, so that a step cut off at the deadline takes its
+    # launcher and every bench under it along (the suites stop themselves).
+    proc = subprocess.Popen(cmd, start_new_session=True)
     try:
-        rc = subprocess.run(cmd, timeout=None if step.startswith("suite") or left is None else max(left, 1)).returncode
+        rc = proc.wait(timeout=None if step.startswith("suite") or left is None else max(left, 1))
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
         return results.EXIT_STOPPED
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     if rc == results.EXIT_STOPPED:
         return rc
     if rc != 0:

@@ -90,6 +90,15 @@ class ScaleOut(unittest.TestCase):
         self.assertEqual([c.split()[0] for c in self.calls()][-1], r"--benchmark_filter=^KMeans/CUDA\.(NCCL|OneRead)/")
         self.assertEqual(len(self.calls()), 4)
 
+    def test_a_failed_tool_step_is_not_kept(self):
+        # The charts of runs without a GPU axis: plots/plot draws none and
+        # exits 2, so the step fails and the next call tries it again.
+        rc, err = self.run_tool("--gpus", "2", "--only", "sor-strong,sor-weak,kmeans,charts")
+        self.assertEqual(rc, 1)
+        self.assertIn("charts failed (exit 2)", err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "charts", ".done")))
+        self.assertTrue(os.path.exists(os.path.join(self.out, "kmeans.json")))
+
     def test_max_seconds_stops_a_step_and_the_rerun_redoes_it(self):
         os.environ["FAKE_SLEEP"] = "30"
         rc, err = self.run_tool("--gpus", "1", "--only", "ceilings", "--max-seconds", "1")
