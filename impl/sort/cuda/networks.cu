@@ -561,9 +561,13 @@ class CudaNetwork final : public Variant {
     total_ = P_ * p.batch();
     // u32 ascending keys of a power-of-two length need no packing: the network
     // sorts them in place, as Thrust does, and reset() restores the unsorted
-    // keys untimed. Every other case packs (orders, pads, pairs) inside the
-    // timed run: that is part of this sort's work.
-    in_place_ = !path_ && !p.pairs() && p.key == Key::U32 && p.order == Order::Asc && P_ == p.length;
+    // keys untimed; merge path's tile sort reads them where they are (tiles
+    // of 512 or more, the register kernel's smallest). Every other case packs
+    // (orders, pads, pairs) inside the timed run: that is part of this sort's
+    // work.
+    const bool identity = !p.pairs() && p.key == Key::U32 && p.order == Order::Asc && P_ == p.length;
+    in_place_ = !path_ && identity;
+    read_keys_ = path_ && identity && P_ >= 512;
     keys_in_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     PB_CUDA(cudaMemcpy(keys_in_.get(), in.keys.data(), keys_in_.bytes(), cudaMemcpyHostToDevice));
     if (p.pairs()) {
@@ -647,12 +651,8 @@ class CudaNetwork final : public Variant {
   void go(T* w, T* w2) {
     const cudaStream_t st = stream_.get();
     const std::int64_t P = P_, total = total_;
-    // Merge path with nothing to pack (u32 ascending keys, a power-of-two
-    // length): the tile sort reads the keys where they are.
-    const bool identity =
-        path_ && !p_.pairs() && p_.key == Key::U32 && p_.order == Order::Asc && P == p_.length && P >= 512;
     const T* src = w;
-    if (identity)
+    if (read_keys_)
       src = reinterpret_cast<const T*>(keys_in_.get());
     else if (!in_place_) {
       pack<T>
@@ -722,7 +722,7 @@ class CudaNetwork final : public Variant {
   bool path_ = false;
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
-  bool in_place_ = false;
+  bool in_place_ = false, read_keys_ = false;
   Stream stream_;
   DeviceBuffer<std::uint32_t> keys_in_, vals_in_, keys_out_, vals_out_, w32_, w32b_;
   DeviceBuffer<std::uint64_t> w64_, w64b_;
