@@ -87,6 +87,13 @@ TEST_P(SortVariants, TileEdges) {
     expect_sorted(make(n, n, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
     expect_sorted(make(n, n, Key::F32, Payload::Keys, Order::Desc, Dist::FewUnique));
   }
+  // CUDA.BitonicMerge's first tile is 8,192 pairs or 16,384 keys: the whole
+  // array (no merge follows; unpacked apart, or the keys read in place), and
+  // twice that, one merge pass.
+  for (std::int64_t n : {8192, 16384, 32768}) {
+    expect_sorted(make(n, n, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
+    expect_sorted(make(n, n, Key::U32, Payload::Keys, Order::Asc, Dist::Uniform));
+  }
 }
 
 TEST_P(SortVariants, EveryDistributionKeyPayloadAndOrder) {

@@ -8,32 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
-#include "core/cuda/device_sm.cuh"
 #include "core/gpu.hpp"
 #include "kmeans/cuda/device_kmeans.cuh"
 
 namespace pb::kmeans {
-
-bool launch_early_enabled(const void* kernel) {
-  // Early only where the kernel's code has its griddepcontrol.wait: built
-  // from sm_90 PTX (a build for older GPUs only, run by JIT on a Hopper,
-  // compiles grid_wait() to nothing) and on an sm_90 device.
-  static std::mutex m;
-  static std::unordered_map<const void*, bool> known;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = known.find(kernel);
-  if (it != known.end()) return it->second;
-  cudaFuncAttributes a{};
-  const bool on =
-      device_sm_or_zero() >= 90 && cudaFuncGetAttributes(&a, kernel) == cudaSuccess && a.ptxVersion >= 90;
-  cudaGetLastError();  // a failed query is not the launch's error
-  return known[kernel] = on;
-}
 
 unsigned grid_for(std::int64_t n, int block) {
   const std::int64_t want = (n + block - 1) / block;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/early_launch.cuh"
 #include "core/gpu.hpp"
 #include "kmeans/kmeans.hpp"
 
@@ -186,35 +187,6 @@ FusedLaunch fused_configure(const Problem& p, std::int64_t n, int block);
 void launch_fused(const FusedLaunch& f, const double* xs, const double* C, int* assign, double* best,
                   unsigned long long* changed, double* sums, unsigned long long* counts, std::int64_t n,
                   std::int64_t d, std::int64_t k, cudaStream_t s);
-
-// Programmatic dependent launch (sm_90): a kernel launched by launch_early
-// may start while the kernel before it on the stream still runs. It calls
-// grid_wait() before it touches anything that kernel writes (griddepcontrol
-// .wait: that kernel has finished and its writes are visible); a kernel's
-// grid_release() lets the one after it start (otherwise it starts as this
-// one ends). Both are no-ops for a kernel launched the ordinary way.
-__device__ __forceinline__ void grid_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void grid_release() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-bool launch_early_enabled(const void* kernel);  // device_kmeans.cu
-template <class... Params, class... Args>
-void launch_early(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s,
-                  Args... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid), cfg.blockDim = dim3(block), cfg.dynamicSmemBytes = smem, cfg.stream = s;
-  cfg.attrs = &attr, cfg.numAttrs = launch_early_enabled(reinterpret_cast<const void*>(kernel)) ? 1 : 0;
-  PB_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
-}
 
 // Adds each thread's count of changed points to *total: one atomic per warp.
 // Every thread of the block must call it (after its grid-stride loop).

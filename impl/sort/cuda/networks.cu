@@ -34,14 +34,16 @@
 // docs/perf/sort-networks.md.
 //
 // CUDA.BitonicMerge keeps the network within a tile (the same register tile
-// sort, every tile ascending) and merges the sorted tiles with merge path,
-// one pass a doubling of the run: 11 merge passes at 2^24 keys where Bitonic
-// makes 25, and the last one writes the unpacked result.
+// sort on twice Bitonic's tile: 64 KB, 1,024 threads, every tile ascending)
+// and merges the sorted tiles with merge path, one pass a doubling of the
+// run: 10 merge passes at 2^24 keys where Bitonic makes 25, and the last one
+// writes the unpacked result.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
 
 #include "core/cuda/buffer.cuh"
+#include "core/cuda/early_launch.cuh"
 #include "sort/cuda/copy_out.cuh"
 #include "sort/sort.hpp"
 
@@ -272,17 +274,18 @@ __device__ __forceinline__ void shuffle_steps(T (&v)[kRegs], unsigned tid) {
 }
 
 // Ascending steps on tile-index bits H, H - 1, .., 0, from layout CUR to
-// layout 3: layouts H, H - 4, .. while they are at least 8, then shuffles
-// for the bits down to 4 and the last 4 within the thread.
-template <class T, int H, int CUR>
+// layout 3: layouts H, H - 4, .. while they are at least RegFrom (8 unless
+// a kernel asks for fewer shuffles), then shuffles for the bits down to 4
+// and the last 4 within the thread.
+template <class T, int H, int CUR, int RegFrom = 8>
 __device__ __forceinline__ void merge_bits(T (&v)[kRegs], T* s, unsigned tid) {
-  if constexpr (H >= 8) {
+  if constexpr (H >= RegFrom) {
     if constexpr (CUR != H) relayout<T, CUR, H>(v, s, tid);
     reg_step<3>(v);
     reg_step<2>(v);
     reg_step<1>(v);
     reg_step<0>(v);
-    merge_bits<T, H - 4, H>(v, s, tid);
+    merge_bits<T, H - 4, H, RegFrom>(v, s, tid);
   } else {
     if constexpr (CUR != 3) relayout<T, CUR, 3>(v, s, tid);
     shuffle_steps<H>(v, tid);
@@ -295,7 +298,7 @@ __device__ __forceinline__ void merge_bits(T (&v)[kRegs], T* s, unsigned tid) {
 
 // Stages STAGE .. B of the tile sort, in layout 3; `mask` is the complement
 // the registers hold (that of stage STAGE - 1).
-template <class T, int B, int STAGE>
+template <class T, int B, int STAGE, int RegFrom = 8>
 __device__ __forceinline__ void sort_stages(T (&v)[kRegs], T* s, unsigned tid, T mask, bool tile_desc) {
   if constexpr (STAGE <= B) {
     // Descending: bit STAGE of the index (layout 3: thread bit STAGE - 4),
@@ -303,19 +306,18 @@ __device__ __forceinline__ void sort_stages(T (&v)[kRegs], T* s, unsigned tid, T
     const bool desc = STAGE < B ? ((tid >> (STAGE - 4)) & 1) != 0 : tile_desc;
     const T m = desc ? T(~T(0)) : T(0);
     flip(v, T(mask ^ m));
-    merge_bits<T, STAGE - 1, 3>(v, s, tid);
-    sort_stages<T, B, STAGE + 1>(v, s, tid, m, tile_desc);
+    merge_bits<T, STAGE - 1, 3, RegFrom>(v, s, tid);
+    sort_stages<T, B, STAGE + 1, RegFrom>(v, s, tid, m, tile_desc);
   } else {
     flip(v, mask);
   }
 }
 
 // Stages k = 2 .. E of each tile (E = 2^B): the first sort, read from src
-// (w itself for CUDA.Bitonic, so src is not restrict) and written to w.
-template <class T, int B>
-__global__ void __launch_bounds__(tile_threads<T>(), 2)
-    bitonic_tile_sort(const T* src, T* __restrict__ w, std::int64_t P) {
-  __shared__ __align__(16) T s[std::size_t(1) << B];
+// (w itself for CUDA.Bitonic, so src is not restrict) and written to w,
+// through the block's shared tile s.
+template <class T, int B, int RegFrom = 8>
+__device__ __forceinline__ void tile_sort(const T* src, T* __restrict__ w, std::int64_t P, T* s) {
   const unsigned tid = threadIdx.x;
   const std::int64_t base = std::int64_t(blockIdx.x) << B;
   T v[kRegs];
@@ -329,8 +331,30 @@ __global__ void __launch_bounds__(tile_threads<T>(), 2)
 #pragma unroll
       for (int c = 0; c < kRegs; ++c)
         if (!(c & (1 << R))) cmpx(v[c], v[c | 1 << R], ((c >> stage) & 1) == 0);
-  sort_stages<T, B, 4>(v, s, tid, T(0), ((base & (P - 1)) >> B) & 1);
+  sort_stages<T, B, 4, RegFrom>(v, s, tid, T(0), ((base & (P - 1)) >> B) & 1);
   store_vec(w + base + 16 * tid, v);
+}
+template <class T, int B>
+__global__ void __launch_bounds__(tile_threads<T>(), 2)
+    bitonic_tile_sort(const T* src, T* __restrict__ w, std::int64_t P) {
+  __shared__ __align__(16) T s[std::size_t(1) << B];
+  grid_release();
+  tile_sort<T, B>(src, w, P, s);
+}
+// Merge path's tile sort: twice Bitonic's tile (64 KB of words), 1,024
+// threads, one block an SM, the tile in dynamic shared memory.
+template <class T>
+__host__ __device__ constexpr int big_tile_bits() {
+  return tile_bits<T>() + 1;
+}
+// Pairs take their steps on tile bits 6 and 7 in registers (layouts 6 and
+// 7) rather than in shuffles: 3% faster for pairs, slower for keys.
+template <class T>
+__global__ void __launch_bounds__(1024, 1)
+    bitonic_big_tile_sort(const T* src, T* __restrict__ w, std::int64_t P) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  grid_release();
+  tile_sort<T, big_tile_bits<T>(), sizeof(T) == 4 ? 8 : 6>(src, w, P, reinterpret_cast<T*>(smem));
 }
 
 // Steps E / 2 .. 1 of stage k > E, tile by tile: one direction a tile.
@@ -449,7 +473,10 @@ unsigned grid_for(std::int64_t work, int block) {
 // merged run: where its first word lies on the merge path (how many of the
 // words before it come from the pair's first run) is found beforehand, one
 // thread a block (merge_partition), so a merge block loads exactly its
-// words, and each thread finds its own kMergeItems in shared memory.
+// words, and each thread finds its own kMergeItems in shared memory. The
+// partitions and merges launch early (core/cuda/early_launch.cuh): each is
+// resident and waiting as the kernel before it drains, instead of starting
+// after it.
 
 // A merge block: threads, and words a thread merges. 256 x 8 measured
 // fastest on an H100 against 512 x 8, 256 x 16 and 128 x 16, and against
@@ -459,6 +486,12 @@ struct MergeConfig {
   static constexpr int kThreads = Threads, kItems = Items, kTile = Threads * Items;
 };
 using MergeBlock = MergeConfig<256, 8>;
+// Blocks an SM the merge asks registers for: all 2,048 threads for words,
+// three quarters for pairs (their eight 8-byte words need 40 registers).
+template <class T, class C>
+constexpr int merge_min_blocks() {
+  return (sizeof(T) == 4 ? 2048 : 1536) / C::kThreads;
+}
 
 // How many of the first d words of merge(a, b) come from a (equal words: a's first).
 template <class T>
@@ -477,10 +510,13 @@ __device__ __forceinline__ std::int64_t path_split(const T* a, std::int64_t na, 
 
 // One thread a split, a binary search: a 32-way search by a warp (5 rounds
 // at 2^23 instead of 23 loads) measured slower, its 32 probes a round
-// scattered over DRAM (docs/perf/sort-networks.md).
+// scattered over DRAM, and so did each merge block searching its own two
+// splits (docs/perf/sort-networks.md).
 template <class T>
 __global__ void merge_partition(const T* __restrict__ w, std::int64_t R, std::int64_t tiles, int tile_words,
                                 std::int64_t* __restrict__ split) {
+  grid_release();
+  grid_wait();
   const std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (t >= tiles) return;
   const std::int64_t first = t * tile_words, base = first / (2 * R) * (2 * R);
@@ -488,20 +524,24 @@ __global__ void merge_partition(const T* __restrict__ w, std::int64_t R, std::in
 }
 
 // One tile of a merged run. Last: the final pass, which writes the keys
-// (and values) unpacked into place instead of words.
+// (and values) unpacked into place instead of words (P = 2^logP).
 template <class T, class C, bool Last>
-__global__ void __launch_bounds__(C::kThreads)
+__global__ void __launch_bounds__(C::kThreads, merge_min_blocks<T, C>())
     merge_runs(const T* __restrict__ in, T* __restrict__ out, std::int64_t R,
                const std::int64_t* __restrict__ split, std::uint32_t* __restrict__ keys,
-               std::uint32_t* __restrict__ vals, std::int64_t L, std::int64_t P, Problem p) {
+               std::uint32_t* __restrict__ vals, std::int64_t L, int logP, Problem p) {
   constexpr int kMergeTile = C::kTile, kMergeThreads = C::kThreads, kMergeItems = C::kItems;
-  __shared__ T s[kMergeTile];
+  __shared__ __align__(16) T s[kMergeTile];
+  grid_release();
   const std::int64_t tile = blockIdx.x, first = tile * kMergeTile;
   const std::int64_t base = first / (2 * R) * (2 * R), d0 = first - base, d1 = d0 + kMergeTile;
+  grid_wait();
   const std::int64_t a0 = split[tile], a1 = d1 == 2 * R ? R : split[tile + 1];
   const int na = int(a1 - a0);
   const T* A = in + base + a0;
   const T* B = in + base + R + (d0 - a0);
+  // Word by word: 16-byte loads of the chunks covering each range (its words
+  // start anywhere) measured slower.
   for (int k = threadIdx.x; k < kMergeTile; k += kMergeThreads) s[k] = k < na ? A[k] : B[k - na];
   __syncthreads();
   // This thread's kMergeItems: its own split of the tile's path, then a
@@ -516,30 +556,52 @@ __global__ void __launch_bounds__(C::kThreads)
       hi = mid;
   }
   int ia = lo, ib = na + diag - lo;
+  // The two heads in registers: one shared read a word. A head past its run
+  // is never taken; its read is clamped into the tile.
   T r[kMergeItems];
+  T va = s[min(ia, kMergeTile - 1)], vb = s[min(ib, kMergeTile - 1)];
 #pragma unroll
   for (int k = 0; k < kMergeItems; ++k) {
-    const bool take_a = ib >= kMergeTile || (ia < na && s[ia] <= s[ib]);
-    r[k] = take_a ? s[ia++] : s[ib++];
+    const bool take_a = ib >= kMergeTile || (ia < na && va <= vb);
+    r[k] = take_a ? va : vb;
+    const int next = take_a ? ++ia : ++ib;
+    const T nv = s[min(next, kMergeTile - 1)];
+    va = take_a ? nv : va;
+    vb = take_a ? vb : nv;
   }
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < kMergeItems; ++k) s[diag + k] = r[k];
   __syncthreads();
+  if constexpr (!Last) {
+    // 16-byte stores: a tile starts on a multiple of kMergeTile words.
+    constexpr int kVecs = kMergeTile * int(sizeof(T)) / 16;
+    for (int k = threadIdx.x; k < kVecs; k += kMergeThreads)
+      reinterpret_cast<uint4*>(out + first)[k] = reinterpret_cast<const uint4*>(s)[k];
+    return;
+  }
+  const std::int64_t P = std::int64_t(1) << logP;
+  if constexpr (sizeof(T) == 4) {
+    // Unpadded arrays of keys: the tile is keys[first, first + tile), 16-byte stores.
+    if (L == P) {
+      for (int k = threadIdx.x; k < kMergeTile / 4; k += kMergeThreads) {
+        const uint4 u = reinterpret_cast<const uint4*>(s)[k];
+        reinterpret_cast<uint4*>(keys + first)[k] =
+            make_uint4(unrank(p, u.x), unrank(p, u.y), unrank(p, u.z), unrank(p, u.w));
+      }
+      return;
+    }
+  }
   for (int k = threadIdx.x; k < kMergeTile; k += kMergeThreads) {
     const T v = s[k];
-    if constexpr (Last) {
-      const std::int64_t pos = first + k, a = pos / P, i = pos - a * P;
-      if (i < L) {
-        if constexpr (sizeof(T) == 8) {
-          keys[a * L + i] = unrank(p, std::uint32_t(v >> 32));
-          vals[a * L + i] = std::uint32_t(v);
-        } else {
-          keys[a * L + i] = unrank(p, v);
-        }
+    const std::int64_t pos = first + k, a = pos >> logP, i = pos & (P - 1);
+    if (i < L) {
+      if constexpr (sizeof(T) == 8) {
+        keys[a * L + i] = unrank(p, std::uint32_t(v >> 32));
+        vals[a * L + i] = std::uint32_t(v);
+      } else {
+        keys[a * L + i] = unrank(p, v);
       }
-    } else {
-      out[first + k] = v;
     }
   }
 }
@@ -581,6 +643,12 @@ class CudaNetwork final : public Variant {
       if (path_) w32b_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
     if (path_) split_ = DeviceBuffer<std::int64_t>(std::size_t(total_ / MergeBlock::kTile + 1));
+    if (path_) {
+      if (p.pairs())
+        allow_big_tile<std::uint64_t>();
+      else
+        allow_big_tile<std::uint32_t>();
+    }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     // A copy from pageable memory may return before the data has landed, and
     // the variant's non-blocking stream is not ordered after it: wait here.
@@ -619,33 +687,86 @@ class CudaNetwork final : public Variant {
     }
     PB_CUDA_LAUNCHED();
   }
+  template <class T>
+  static constexpr std::size_t big_tile_bytes() {
+    return (std::size_t(1) << big_tile_bits<T>()) * sizeof(T);
+  }
+  template <class T>
+  static void allow_big_tile() {
+    PB_CUDA(cudaFuncSetAttribute(bitonic_big_tile_sort<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(big_tile_bytes<T>())));
+  }
   // One merge pass: runs of R words in w merged in pairs into w2, or, the
   // last pass (2R = P), unpacked into the output.
   template <class T, class C>
   void merge_pass(const T* w, T* w2, std::int64_t R) {
     const cudaStream_t st = stream_.get();
     const std::int64_t tiles = total_ / C::kTile;
-    merge_partition<T><<<grid_for(tiles, 256), 256, 0, st>>>(w, R, tiles, C::kTile, split_.get());
-    PB_CUDA_LAUNCHED();
+    const int logP = log2i(P_);
+    const std::int64_t* split = split_.get();
+    launch_early(merge_partition<T>, grid_for(tiles, 256), 256, 0, st, w, R, tiles, C::kTile, split_.get());
     if (2 * R == P_)
-      merge_runs<T, C, true><<<unsigned(tiles), C::kThreads, 0, st>>>(
-          w, nullptr, R, split_.get(), keys_out_.get(), vals_out_.get(), p_.length, P_, p_);
+      launch_early(merge_runs<T, C, true>, unsigned(tiles), C::kThreads, 0, st, w, static_cast<T*>(nullptr),
+                   R, split, keys_out_.get(), vals_out_.get(), p_.length, logP, p_);
     else
-      merge_runs<T, C, false><<<unsigned(tiles), C::kThreads, 0, st>>>(w, w2, R, split_.get(), nullptr,
-                                                                       nullptr, p_.length, P_, p_);
-    PB_CUDA_LAUNCHED();
+      launch_early(merge_runs<T, C, false>, unsigned(tiles), C::kThreads, 0, st, w, w2, R, split,
+                   static_cast<std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), p_.length,
+                   logP, p_);
   }
-  // Merge path above the tile: runs of E, 2E, ... merged in pairs, one pass
-  // each, between w and w2. False: no run to merge (P = E), the words still
-  // to unpack in w.
+  // CUDA.BitonicMerge: the tile sort of 2E words (E words when the array is
+  // not longer), then merge path above the tile, runs of 2E, 4E, ... merged
+  // in pairs, one pass each, between w and w2, the last one unpacking;
+  // without a merge (P at most 2E) the words still to unpack are in w.
   template <class T>
-  bool merge_path(T* w, T* w2, std::int64_t E) {
-    if (E >= P_) return false;
-    for (std::int64_t R = E; R < P_; R <<= 1) {
+  void path_sort(const T* src, T* w, T* w2, int E) {
+    const cudaStream_t st = stream_.get();
+    std::int64_t run = E;
+    if (P_ >= 2 * std::int64_t(E)) {
+      run = 2 * std::int64_t(E);
+      // Every tile ascending: the tile's length as the direction's period.
+      bitonic_big_tile_sort<T>
+          <<<unsigned(total_ / run), unsigned(run / kRegs), big_tile_bytes<T>(), st>>>(src, w, run);
+      PB_CUDA_LAUNCHED();
+    } else {
+      tile_sort_any<T>(src, w, E, E);
+    }
+    if (run >= P_) {
+      unpack_words(w);
+      return;
+    }
+    for (std::int64_t R = run; R < P_; R <<= 1) {
       merge_pass<T, MergeBlock>(w, w2, R);
       std::swap(w, w2);
     }
-    return true;
+  }
+  template <class T>
+  void unpack_words(const T* w) {
+    unpack<T><<<grid_for(p_.n, 256), 256, 0, stream_.get()>>>(w, keys_out_.get(), vals_out_.get(), p_.length,
+                                                              P_, p_.n, p_);
+    PB_CUDA_LAUNCHED();
+  }
+  // The first sort of tiles of E words, E a power of two up to Bitonic's
+  // tile (and at most P), directions of period Pt.
+  template <class T>
+  void tile_sort_any(const T* src, T* w, int E, std::int64_t Pt) {
+    const cudaStream_t st = stream_.get();
+    const unsigned tiles = unsigned(total_ / E), threads = unsigned(E / kRegs);
+    // Tiles of 512 or more elements in registers (E / 16 threads), smaller
+    // ones (short arrays, so no merges follow) one step a barrier in shared
+    // memory.
+    switch (log2i(E)) {
+      case 9: bitonic_tile_sort<T, 9><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+      case 10: bitonic_tile_sort<T, 10><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+      case 11: bitonic_tile_sort<T, 11><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+      case 12: bitonic_tile_sort<T, 12><<<tiles, threads, 0, st>>>(src, w, Pt); break;
+      case 13:
+        if constexpr (tile_bits<T>() >= 13) bitonic_tile_sort<T, 13><<<tiles, threads, 0, st>>>(src, w, Pt);
+        break;
+      default:
+        bitonic_sort_shared<T>
+            <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, Pt, E);
+    }
+    PB_CUDA_LAUNCHED();
   }
   template <class T>
   void go(T* w, T* w2) {
@@ -666,27 +787,11 @@ class CudaNetwork final : public Variant {
       if (merge_ == Merge::Bitonic) {
         const int E = int(std::min<std::int64_t>(kBitonicTile / std::int64_t(sizeof(T)), P)), B = log2i(E);
         const unsigned tiles = unsigned(total / E), threads = unsigned(E / kRegs);
-        // Merge path wants every tile ascending: the tile sort's directions
-        // follow the array's length, so give it the tile's.
-        const std::int64_t Pt = path_ ? E : P;
-        // Tiles of 512 or more elements in registers (E / 16 threads), smaller
-        // ones (short arrays, so no merges follow) one step a barrier in
-        // shared memory.
-        switch (B) {
-          case 9: bitonic_tile_sort<T, 9><<<tiles, threads, 0, st>>>(src, w, Pt); break;
-          case 10: bitonic_tile_sort<T, 10><<<tiles, threads, 0, st>>>(src, w, Pt); break;
-          case 11: bitonic_tile_sort<T, 11><<<tiles, threads, 0, st>>>(src, w, Pt); break;
-          case 12: bitonic_tile_sort<T, 12><<<tiles, threads, 0, st>>>(src, w, Pt); break;
-          case 13:
-            if constexpr (tile_bits<T>() >= 13)
-              bitonic_tile_sort<T, 13><<<tiles, threads, 0, st>>>(src, w, Pt);
-            break;
-          default:
-            bitonic_sort_shared<T>
-                <<<tiles, unsigned(std::min(block_, E / 2)), std::size_t(E) * sizeof(T), st>>>(w, Pt, E);
+        if (path_) {
+          path_sort(src, w, w2, E);
+          return;
         }
-        PB_CUDA_LAUNCHED();
-        if (path_ && merge_path(w, w2, E)) return;  // the last merge unpacked
+        tile_sort_any<T>(src, w, E, P);
         // Stages k > E (E is then the whole 32 KB tile): the strides k / 2 .. E
         // in passes of up to 8 steps, then the tile merge.
         for (std::int64_t k = 2 * std::int64_t(E); k <= P; k <<= 1) {
@@ -710,11 +815,7 @@ class CudaNetwork final : public Variant {
           }
       }
     }
-    if (!in_place_) {
-      unpack<T>
-          <<<grid_for(p_.n, 256), 256, 0, st>>>(w, keys_out_.get(), vals_out_.get(), p_.length, P, p_.n, p_);
-      PB_CUDA_LAUNCHED();
-    }
+    if (!in_place_) unpack_words(w);
   }
 
   int block_;
