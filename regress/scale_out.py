@@ -85,13 +85,19 @@ def bench_args(args, counts):
     return [a.replace("{gpus}", g) for a in args] + TIMING
 
 
+def charted_files(a, charted, existing=True):
+    """The charted steps' JSON files; those written so far unless existing is False."""
+    files = [os.path.join(a.out, s + ".json") for s in charted]
+    return [f for f in files if os.path.exists(f)] if existing else files
+
+
 def tool_cmd(step, a, gpus, left, charted=()):
     """The command of a step run by another of the project's tools."""
     ci = os.path.join(ROOT, "ci")
     if step == "mpi":
         return [os.path.join(ci, "gpu-scaling.sh"), "--bench", a.bench, "--out", os.path.join(a.out, "mpi")]
     if step == "charts":
-        files = [os.path.join(a.out, s + ".json") for s in charted]
+        files = charted_files(a, charted, existing=not a.dry_run)
         return [os.path.join(ROOT, "plots", "plot")] + files + \
             ["--merge", "--chart", "gpus", "--out", os.path.join(a.out, "charts")]
     lanes = 1 if step == "suite-1" else gpus
@@ -149,6 +155,9 @@ def run_step(step, a, plan, counts, gpus, deadline):
             return results.EXIT_FAIL
         os.replace(part, done_path(a, step))
         return results.EXIT_OK
+    if step == "charts" and not charted_files(a, a.charted):
+        print("%s: charts: no charted step has run yet" % TOOL, file=sys.stderr)
+        return results.EXIT_OK
     cmd = tool_cmd(step, a, gpus, left, a.charted)
     # Its own process group, so that a step cut off at the deadline takes its
     # launcher and every bench under it along (the suites stop themselves).
@@ -168,7 +177,10 @@ def run_step(step, a, plan, counts, gpus, deadline):
     if rc != 0:
         print("%s: %s failed (exit %d)" % (TOOL, step, rc), file=sys.stderr)
         return results.EXIT_FAIL
-    if not step.startswith("suite"):
+    # The charts are done once they hold every charted step; drawn from
+    # fewer (--only, or a call cut off), the next call draws them again.
+    complete = step != "charts" or len(charted_files(a, a.charted)) == len(a.charted)
+    if not step.startswith("suite") and complete:
         open(done_path(a, step), "w").close()
     return results.EXIT_OK
 

@@ -2,6 +2,7 @@
 failed step that does not stop the others, a step cut off at --max-seconds,
 and bad input as one line with exit 2. A stand-in bench records its command
 lines and writes a real run's JSON."""
+import argparse
 import contextlib
 import io
 import os
@@ -98,6 +99,20 @@ class ScaleOut(unittest.TestCase):
         self.assertIn("charts failed (exit 2)", err)
         self.assertFalse(os.path.exists(os.path.join(self.out, "charts", ".done")))
         self.assertTrue(os.path.exists(os.path.join(self.out, "kmeans.json")))
+
+    def test_charts_draw_what_has_run_and_stay_to_do_until_all_has(self):
+        rc, err = self.run_tool("--gpus", "2", "--only", "charts")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("no charted step has run yet", err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "charts", ".done")))
+        rc, err = self.run_tool("--gpus", "2", "--only", "sor-strong")
+        self.assertEqual(rc, 0, err)
+        a = argparse.Namespace(out=self.out, dry_run=False)
+        cmd = scale_out.tool_cmd("charts", a, 2, None, ["sor-strong", "sor-weak", "kmeans"])
+        self.assertEqual([c for c in cmd if c.endswith(".json")], [os.path.join(self.out, "sor-strong.json")])
+        a.dry_run = True
+        cmd = scale_out.tool_cmd("charts", a, 2, None, ["sor-strong", "sor-weak", "kmeans"])
+        self.assertEqual(len([c for c in cmd if c.endswith(".json")]), 3)
 
     def test_max_seconds_stops_a_step_and_the_rerun_redoes_it(self):
         os.environ["FAKE_SLEEP"] = "30"
