@@ -105,6 +105,32 @@ inline std::string excluded_by_profile(Profile p, const std::string& variant, co
          " <= 2^" + std::to_string(cap_log2) + " (use --profile=full)";
 }
 
+// One problem's inputs and its reference, shared by every variant that runs
+// it (shared_case below keeps the last one). The reference is built once, on
+// first use, whichever thread asks first: a variant that is unsupported never
+// pays for it. A family's Case derives from it, adding same_inputs() and an
+// accessor that hands its computation to reference_once().
+template <class ProblemT, class InputsT, class RefT>
+class CaseBase {
+ public:
+  CaseBase(const ProblemT& p, std::uint64_t base_seed, InputsT in)
+      : problem(p), seed(base_seed), inputs(std::move(in)) {}
+  const ProblemT problem;
+  const std::uint64_t seed;
+  const InputsT inputs;
+
+ protected:
+  template <class Build>
+  const RefT& reference_once(Build&& build) {
+    std::call_once(once_, [&] { build(ref_); });
+    return ref_;
+  }
+
+ private:
+  std::once_flag once_;
+  RefT ref_;
+};
+
 // The Case (inputs, and the reference built on first use) of (problem, seed),
 // reusing the previous one when CaseT::same_inputs says the two problems have
 // the same inputs and reference. Instances are registered problem by problem,

@@ -72,26 +72,20 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
 namespace pb::gemm {
 
 template <class T>
-class Case {
+class Case : public CaseBase<Problem, Inputs<T>, std::unique_ptr<Oracle<T>>> {
  public:
   // Problems with the same inputs and reference share a Case.
   static bool same_inputs(const Problem& a, const Problem& b) {
     return a.op == b.op && a.m == b.m && a.n == b.n && a.k == b.k && a.prec == b.prec;
   }
   Case(const Problem& p, std::uint64_t base_seed)
-      : problem(p), seed(base_seed), inputs(make_inputs<T>(p, base_seed)) {}
-  const Problem problem;
-  const std::uint64_t seed;
-  const Inputs<T> inputs;
-  // Built on first use: a variant that is unsupported never pays for it.
-  const Oracle<T>& oracle() {
-    std::call_once(once_, [&] { oracle_ = std::make_unique<Oracle<T>>(problem, inputs, seed); });
-    return *oracle_;
+      : CaseBase<Problem, Inputs<T>, std::unique_ptr<Oracle<T>>>(p, base_seed, make_inputs<T>(p, base_seed)) {
   }
-
- private:
-  std::once_flag once_;
-  std::unique_ptr<Oracle<T>> oracle_;
+  const Oracle<T>& oracle() {
+    return *this->reference_once([&](std::unique_ptr<Oracle<T>>& o) {
+      o = std::make_unique<Oracle<T>>(this->problem, this->inputs, this->seed);
+    });
+  }
 };
 
 // The GEMM Job: a registry entry's variant on one problem, checked against the

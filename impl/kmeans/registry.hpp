@@ -25,7 +25,7 @@ std::string nccl_version();
 // One problem's inputs and reference result, shared by every variant that
 // runs it (pb::shared_case in core/family.hpp keeps the last one).
 
-class Case {
+class Case : public CaseBase<Problem, Inputs, Result> {
  public:
   // Problems with the same inputs and reference share a Case.
   static bool same_inputs(const Problem& a, const Problem& b) {
@@ -33,21 +33,11 @@ class Case {
            a.crit.loops == b.crit.loops && a.crit.max_iter == b.crit.max_iter &&
            a.crit.min_changes == b.crit.min_changes && a.crit.precision == b.crit.precision;
   }
-  Case(const Problem& p, std::uint64_t base_seed)
-      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
-  const Problem problem;
-  const std::uint64_t seed;
-  const Inputs inputs;
-  // The reference result, computed on first use with every core (bitwise the
-  // sequential result, see kmeans.hpp).
+  Case(const Problem& p, std::uint64_t base_seed) : CaseBase(p, base_seed, make_inputs(p, base_seed)) {}
+  // The reference result with every core (bitwise the sequential result, see kmeans.hpp).
   const Result& reference() {
-    std::call_once(once_, [&] { lloyd(problem, inputs, 0, ref_); });
-    return ref_;
+    return reference_once([&](Result& r) { lloyd(problem, inputs, 0, r); });
   }
-
- private:
-  std::once_flag once_;
-  Result ref_;
 };
 
 // The k-means Job: a registry entry's variant on one problem, checked against

@@ -61,24 +61,15 @@ Problem problem_of(const Point& pt) {
 }
 
 // One problem's inputs and reference, shared by every variant that runs it.
-class Case {
+class Case : public CaseBase<Problem, Inputs, Reference> {
  public:
   static bool same_inputs(const Problem& a, const Problem& b) {
     return a.type == b.type && a.n == b.n && a.segment == b.segment;
   }
-  Case(const Problem& p, std::uint64_t base_seed)
-      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
-  const Problem problem;
-  const std::uint64_t seed;
-  const Inputs inputs;
+  Case(const Problem& p, std::uint64_t base_seed) : CaseBase(p, base_seed, make_inputs(p, base_seed)) {}
   const Reference& ref() {
-    std::call_once(once_, [&] { ref_ = reference(problem, inputs); });
-    return ref_;
+    return reference_once([&](Reference& r) { r = reference(problem, inputs); });
   }
-
- private:
-  std::once_flag once_;
-  Reference ref_;
 };
 
 class ScanJob final : public VariantJob<scan::Entry, scan::Variant, Problem, Case> {

@@ -18,31 +18,22 @@ const std::vector<Entry>& registry();
 // One problem's inputs and reference field, shared by every variant that runs
 // it (pb::shared_case in core/family.hpp keeps the last one).
 
-class Case {
+class Case : public CaseBase<Problem, Inputs, std::vector<double>> {
  public:
   // Problems with the same inputs and reference share a Case.
   static bool same_inputs(const Problem& a, const Problem& b) {
     return a.m == b.m && a.n == b.n && a.sweeps == b.sweeps && a.omega == b.omega && a.field == b.field &&
            a.h1 == b.h1 && a.h2 == b.h2;
   }
-  Case(const Problem& p, std::uint64_t base_seed)
-      : problem(p), seed(base_seed), inputs(make_inputs(p, base_seed)) {}
-  const Problem problem;
-  const std::uint64_t seed;
-  const Inputs inputs;
-  // The field after p.sweeps sweeps, computed on first use with every core
-  // (bitwise the one-thread result, sor.hpp).
+  Case(const Problem& p, std::uint64_t base_seed) : CaseBase(p, base_seed, make_inputs(p, base_seed)) {}
+  // The field after p.sweeps sweeps with every core (bitwise the one-thread
+  // result, sor.hpp).
   const std::vector<double>& reference() {
-    std::call_once(once_, [&] {
-      ref_ = inputs.u0;
-      solve(problem, ref_, 0);
+    return reference_once([&](std::vector<double>& r) {
+      r = inputs.u0;
+      solve(problem, r, 0);
     });
-    return ref_;
   }
-
- private:
-  std::once_flag once_;
-  std::vector<double> ref_;
 };
 
 // The SOR Job: a registry entry's variant on one problem, verified against the
