@@ -2,9 +2,11 @@
 // every k-means variant of one problem, so peers outside parbench
 // (peers/kmeans_peers.py: scikit-learn, PyTorch) start from the same data:
 // DIR/points.npy (float64 N x D), DIR/init.npy (float64 K x D) and
-// DIR/problem.json (N, D, K, the distribution and the seed).
+// DIR/problem.json (N, D, K, the distribution, the type and the seed). Type
+// f32 writes the same arrays with their values rounded to float (still
+// float64 files: the peer converts them).
 //
-//   kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--seed=N]
+//   kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--type=f64|f32] [--seed=N]
 //
 // Exit status: 0; 1 when DIR cannot be written; 2 on a bad argument.
 #include <cstdio>
@@ -22,7 +24,7 @@ using namespace pb;
 using namespace pb::kmeans;
 
 const char* kUsage =
-    "usage: kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--seed=N]\n"
+    "usage: kmeans-inputs --shape=NxDxK --out=DIR [--dist=uniform|blobs] [--type=f64|f32] [--seed=N]\n"
     "Writes the points and first centroids bench gives every k-means variant of that problem:\n"
     "DIR/points.npy (N x D), DIR/init.npy (K x D), DIR/problem.json.\n";
 
@@ -46,6 +48,10 @@ Args parse(int argc, char** argv) {
       const auto words = parse_word_list("--dist", v, {"uniform", "blobs"});
       if (words.size() != 1) throw UsageError("--dist: one distribution, uniform or blobs");
       a.p.dist = words[0] == "blobs" ? Dist::Blobs : Dist::Uniform;
+    } else if (flag_value(arg, "--type", v)) {
+      const auto words = parse_word_list("--type", v, {"f64", "f32"});
+      if (words.size() != 1) throw UsageError("--type: one type, f64 or f32");
+      a.p.type = words[0] == "f32" ? Type::F32 : Type::F64;
     } else if (flag_value(arg, "--seed", v)) {
       a.seed = std::uint64_t(parse_int("--seed", v, 0, std::int64_t(1) << 62));
     } else if (flag_value(arg, "--out", v)) {
@@ -56,7 +62,10 @@ Args parse(int argc, char** argv) {
   }
   if (!shape) throw UsageError("--shape=NxDxK is required");
   if (a.out.empty()) throw UsageError("--out=DIR is required");
-  validate(a.p);  // K <= N and the like
+  // K <= N and the like; the stopping rule does not shape the inputs (a
+  // fixed count, which type f32 asks for).
+  a.p.crit.fixed = true;
+  validate(a.p);
   return a;
 }
 
@@ -74,7 +83,8 @@ int main(int argc, char** argv) {
   }
   std::ofstream j(a.out + "/problem.json");
   j << "{\"parbench_kmeans_inputs\": 1, \"N\": " << a.p.n << ", \"D\": " << a.p.d << ", \"K\": " << a.p.k
-    << ", \"dist\": \"" << to_string(a.p.dist) << "\", \"seed\": " << a.seed << "}\n";
+    << ", \"dist\": \"" << to_string(a.p.dist) << "\", \"type\": \"" << to_string(a.p.type)
+    << "\", \"seed\": " << a.seed << "}\n";
   if (!j) {
     std::fprintf(stderr, "kmeans-inputs: cannot write %s/problem.json\n", a.out.c_str());
     return 1;

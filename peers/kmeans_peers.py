@@ -7,10 +7,14 @@ bench (a folder written by `kmeans-inputs`):
                  OpenMP threads unless OMP_NUM_THREADS says otherwise; its
                  time per iteration is the fit's wall time over its iterations
                  (the fit's own checks and the final assignment included);
-  PyTorch.GEMM   the GEMM form of an iteration on the GPU, float64:
+  PyTorch.GEMM   the GEMM form of an iteration on the GPU, in the inputs'
+                 type (float64, or float32 for `kmeans-inputs --type=f32`,
+                 PyTorch's default full-FP32 matmul):
                  |x|^2 - 2 x c^T + |c|^2, argmin, then the new centroids by
                  index_add_ (an empty cluster keeps its centroid), ITER
-                 iterations timed with CUDA events after one warm-up run.
+                 iterations timed with CUDA events after one warm-up run;
+  PyTorch.GEMM.TF32  (--peers torch-tf32, float32 inputs only) the same
+                 with PyTorch's matmul allowed TF32 on the tensor cores.
 
 Writes Google Benchmark JSON in parbench's schema 1, entries named like
 bench's (`KMeans/sklearn.Lloyd/cfg:custom/dist:uniform/N:.../D:.../K:...`,
@@ -69,7 +73,7 @@ def entry(name, rep, reps, seconds, iterations, inertia, aggregate=False):
     return e
 
 
-def run_sklearn(x, c, iterations, reps):
+def run_sklearn(x, c, iterations, reps, tf32=False):
     try:
         from sklearn.cluster import KMeans
     except ImportError:
@@ -85,13 +89,14 @@ def run_sklearn(x, c, iterations, reps):
     return (times, last.n_iter_, float(last.inertia_)), None
 
 
-def run_torch(x, c, iterations, reps):
+def run_torch(x, c, iterations, reps, tf32=False):
     try:
         import torch
     except ImportError:
         return None, "PyTorch is not installed"
     if not torch.cuda.is_available():
         return None, "no CUDA GPU visible to PyTorch"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
     dev = torch.device("cuda")
     X = torch.from_numpy(x).to(dev)
     xx = (X * X).sum(1, keepdim=True)
@@ -126,24 +131,34 @@ def main(argv):
     ap.add_argument("inputs", help="a folder written by kmeans-inputs")
     ap.add_argument("--iterations", type=int, default=10, help="Lloyd iterations (default 10)")
     ap.add_argument("--repetitions", type=int, default=3)
-    ap.add_argument("--peers", default="sklearn,torch", help="sklearn, torch or both (default)")
+    ap.add_argument("--peers", default="sklearn,torch",
+                    help="sklearn, torch, torch-tf32 (f32 inputs), comma-separated (default sklearn,torch)")
     ap.add_argument("--out", required=True, help="JSON file to write")
     a = ap.parse_args(argv)
     if a.iterations < 1 or a.repetitions < 1:
         fail("--iterations and --repetitions must be >= 1")
     peers = a.peers.split(",")
-    if not peers or any(p not in ("sklearn", "torch") for p in peers):
-        fail("--peers takes sklearn, torch or sklearn,torch")
+    names = {"sklearn": "sklearn.Lloyd", "torch": "PyTorch.GEMM", "torch-tf32": "PyTorch.GEMM.TF32"}
+    if not peers or any(p not in names for p in peers):
+        fail("--peers takes sklearn, torch, torch-tf32, comma-separated")
     prob, x, c = load_inputs(a.inputs)
-    shape = "cfg:custom/dist:%s/N:%d/D:%d/K:%d" % (prob["dist"], prob["N"], prob["D"], prob["K"])
+    single = prob.get("type", "f64") == "f32"
+    if "torch-tf32" in peers and not single:
+        fail("--peers torch-tf32: inputs of type f32 only (kmeans-inputs --type=f32)")
+    if single:
+        x, c = x.astype("float32"), c.astype("float32")
+    # The run name as bench writes it: type only where it is f32.
+    typed = "type:f32/" if single else ""
+    shape = "cfg:custom/%sdist:%s/N:%d/D:%d/K:%d" % (typed, prob["dist"], prob["N"], prob["D"], prob["K"])
     entries, ran, why = [], [], []
     for peer in peers:
-        result, reason = (run_sklearn if peer == "sklearn" else run_torch)(x, c, a.iterations, a.repetitions)
+        run = run_sklearn if peer == "sklearn" else run_torch
+        result, reason = run(x, c, a.iterations, a.repetitions, tf32=peer == "torch-tf32")
         if result is None:
             why.append("%s: %s" % (peer, reason))
             continue
         times, iters, inertia = result
-        name = "KMeans/%s/%s/manual_time" % ("sklearn.Lloyd" if peer == "sklearn" else "PyTorch.GEMM", shape)
+        name = "KMeans/%s/%s/manual_time" % (names[peer], shape)
         for i, t in enumerate(times):
             entries.append(entry(name, i, len(times), t, iters, inertia))
         med = statistics.median(times)

@@ -78,6 +78,15 @@ class KMeansInputs(unittest.TestCase):
             other = os.path.join(tmp, "c")
             self.assertEqual(inputs("--shape=777x3x5", "--dist=blobs", "--seed=5", "--out=" + other).returncode, 0)
             self.assertFalse(np.array_equal(x, np.load(os.path.join(other, "points.npy"))))
+            self.assertEqual(prob["type"], "f64")
+            # Type f32: the same points rounded to float.
+            single = os.path.join(tmp, "d")
+            self.assertEqual(inputs("--shape=777x3x5", "--dist=blobs", "--type=f32", "--out=" + single).returncode, 0)
+            xs = np.load(os.path.join(single, "points.npy"))
+            self.assertTrue(np.array_equal(xs, x.astype(np.float32).astype(np.float64)))
+            self.assertFalse(np.array_equal(xs, x))
+            with open(os.path.join(single, "problem.json"), encoding="utf-8") as f:
+                self.assertEqual(json.load(f)["type"], "f32")
 
     def test_bad_arguments(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -86,6 +95,7 @@ class KMeansInputs(unittest.TestCase):
                                 (["--shape=10x4x2"], "--out=DIR is required"),
                                 (["--shape=10x4x2", "--out=" + tmp, "--dist=gauss"], "gauss"),
                                 (["--shape=10x4x2", "--out=" + tmp, "--dist=uniform,blobs"], "one distribution"),
+                                (["--shape=10x4x2", "--out=" + tmp, "--type=f16"], "f16"),
                                 (["--bogus"], "unknown argument")):
                 p = inputs(*args)
                 self.assertEqual(p.returncode, 2, args)
@@ -116,6 +126,13 @@ class Peers(unittest.TestCase):
             self.assertEqual(med[0].counters()["lloyd_iterations"], 4.0)
             self.assertGreater(med[0].counters()["inertia"], 0)
             self.assertEqual(run.context["sklearn_version"], "stub")
+            # f32 inputs: the name carries the type as bench's does.
+            single = os.path.join(tmp, "in32")
+            self.assertEqual(inputs("--shape=500x4x6", "--type=f32", "--out=" + single).returncode, 0)
+            p = peers(single, "--iterations=2", "--repetitions=1", "--peers=sklearn", "--out=" + out, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            names = {e.raw["run_name"] for e in results.load(out).entries}
+            self.assertEqual(names, {"KMeans/sklearn.Lloyd/cfg:custom/type:f32/dist:uniform/N:500/D:4/K:6/manual_time"})
 
     def test_no_peer_is_one_line(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -130,6 +147,7 @@ class Peers(unittest.TestCase):
             self.assertIn("no peer could run", p.stderr)
             for args, words in (([tmp + "/none", "--out=x.json"], "not a kmeans-inputs folder"),
                                 ([data, "--peers=R", "--out=x.json"], "--peers takes"),
+                                ([data, "--peers=torch-tf32", "--out=x.json"], "inputs of type f32 only"),
                                 ([data, "--iterations=0", "--out=x.json"], "must be >= 1")):
                 p = peers(*args)
                 self.assertEqual(p.returncode, 2, args)

@@ -111,9 +111,11 @@ std::vector<std::string> default_shapes(Profile profile) {
   return out;
 }
 
-// The axes, declared once (core/axes.hpp): shape outermost, then data. Run
-// names read cfg (the named configuration a default shape belongs to, or
-// custom for a given one), dist, then the shape's N, D and K.
+// The axes, declared once (core/axes.hpp): shape outermost, then data, then
+// the element type. Run names read cfg (the named configuration a default
+// shape belongs to, or custom for a given one), type where it is f32 (f64,
+// the default, is left out so the names of double runs stay as they were),
+// dist, then the shape's N, D and K.
 const AxisSet& axes() {
   static const AxisSet a{
       "KMeans",
@@ -134,9 +136,22 @@ const AxisSet& axes() {
         false,
         {},
         {},
-        {"--dist"}}},
+        {"--dist"}},
+       {"type",
+        "type",
+        "element type: f64, or f32 (points rounded to float; variants that compute in TF32; a fixed "
+        "number of iterations, --kmeans-loops)",
+        {"f64"},
+        {"f64"},
+        {"f64"},
+        words({"f64", "f32"}),
+        false,
+        [](const std::string& v) {
+          return v == "f64" ? std::vector<std::pair<std::string, std::string>>{}
+                            : std::vector<std::pair<std::string, std::string>>{{"type", v}};
+        }}},
       {},
-      {"dist", "shapes"}};
+      {"type", "dist", "shapes"}};
   return a;
 }
 
@@ -156,6 +171,8 @@ Config config_of(const Point& pt, const Options& opt) {
 static void register_kmeans(const Options& opt) {
   declare_counter("lloyd_iterations", CounterKind::Result);
   declare_counter("inertia", CounterKind::Result);
+  declare_counter("near_ties", CounterKind::Result);
+  declare_counter("tie_gap_of_bound", CounterKind::Result);
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
   for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
     declare_counter(part, CounterKind::Time, "s");
@@ -179,6 +196,7 @@ static void register_kmeans(const Options& opt) {
     Problem p{cfg.n, cfg.d, cfg.k, pt["dist"] == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
     if (loops) p.crit = *loops;
     if (exit_rule) p.crit = *exit_rule;
+    p.type = pt["type"] == "f32" ? Type::F32 : Type::F64;
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
       const bool is_mpi = e.backend == Backend::Mpi;
@@ -202,7 +220,7 @@ static void register_kmeans(const Options& opt) {
         RegisterOptions ro;
         ro.unit = benchmark::kMillisecond;
         ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
-        ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
+        ro.rate = Rate{"GBps", "bandwidth", q.type == Type::F32 ? "gemm_tf32" : "gemm_f64"};
         register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
       }
     }

@@ -18,7 +18,16 @@
 // inertia = sum over points of the squared distance found in the last
 // assignment step (against the centroids that step used).
 //
+// Single precision (type f32): the points and initial centroids are the
+// double problem's values rounded to float, and a variant may compute the
+// distances in TF32 on the tensor cores, so its assignments may differ from
+// the exact ones on near ties and its trajectory drift from the reference's.
+// Such a run is checked on its last iteration, from the centroids that
+// iteration started from (check_last_step); it runs a fixed number of
+// iterations.
+//
 // Host-clean: no CUDA types here.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +41,8 @@ namespace pb::kmeans {
 
 enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
+enum class Type { F64, F32 };
+const char* to_string(Type t);
 
 struct Criteria {
   bool fixed = false;         // seed 000: exactly `loops` iterations
@@ -49,6 +60,7 @@ struct Problem {
   std::int64_t n = 0, d = 0, k = 0;
   Dist dist = Dist::Uniform;
   Criteria crit;
+  Type type = Type::F64;
   std::string str() const;
 };
 
@@ -66,6 +78,9 @@ struct Result {
   std::vector<double> centroids;  // K x D, final
   int iterations = 0;
   double inertia = 0.0;
+  // K x D: the centroids the last assignment started from. Single-precision
+  // variants report them (check_last_step); others may leave them empty.
+  std::vector<double> last_start;
 };
 
 // Seed 000's bottleneck split of one run, in seconds.
@@ -87,6 +102,8 @@ class Variant {
   virtual void result(Result& out) = 0;
   virtual Breakdown breakdown() const { return {}; }
   virtual void* stream() { return nullptr; }
+  // Whether it runs type f32 problems (and reports Result::last_start).
+  virtual bool single_precision() const { return false; }
   // Untimed, after result(): the last run's communication between GPUs alone.
   virtual CommProfile communication() { return {}; }
 };
@@ -138,5 +155,27 @@ void lloyd(const Problem& p, const Inputs& in, int threads, Result& out);
 // Same assignment and iteration count as the reference, and centroids /
 // inertia within a relative 1e-9 (different summation orders).
 Check compare(const Problem& p, const Result& ref, const Result& got);
+
+// A single-precision run's last iteration, from got.last_start: every point's
+// cluster is its nearest by the exact distance or a near tie within the TF32
+// bound of the distance (tf32_tie_bound), the centroids are the means of the
+// points so assigned (an empty cluster keeps its start) within a relative
+// 1e-5 (float sums), the inertia their exact distances' sum within the sum
+// of each distance's TF32 bound (and a relative 1e-5), and the
+// iteration count is the problem's. `ties` (where given) receives how many
+// points took a near tie and the largest such gap as a fraction of its bound.
+struct Ties {
+  std::int64_t points = 0;
+  double worst = 0;
+};
+Check check_last_step(const Problem& p, const Inputs& in, const Result& got, Ties* ties = nullptr);
+
+// The most two squared distances |x - c|^2 computed in TF32 products with
+// FP32 sums may err against each other, for a point of squared norm xx and
+// centroids of squared norms c1 and c2: each operand rounded to TF32 (10
+// mantissa bits, relative 2^-11) and the norms' and sums' float rounding
+// bound each distance's error by 2^-9 (xx + c), so the two by 2^-9 (2 xx +
+// c1 + c2).
+inline double tf32_tie_bound(double xx, double c1, double c2) { return std::ldexp(2 * xx + c1 + c2, -9); }
 
 }  // namespace pb::kmeans

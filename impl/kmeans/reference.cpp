@@ -51,6 +51,7 @@ void lloyd(const Problem& p, const Inputs& in, int threads, Result& out) {
       ++counts[c];
       for (std::int64_t t = 0; t < D; ++t) sums[c * D + t] += X[i * D + t];
     }
+    out.last_start = out.centroids;
     double move = finish_update(sums.data(), counts.data(), out.centroids.data(), K, D);
     ++out.iterations;
     if (p.crit.stop(out.iterations, changed, move, N)) break;
@@ -67,6 +68,9 @@ class Seq final : public Variant {
   void reset() override { out_ = Result{}; }
   void run() override { lloyd(p_, *in_, 1, out_); }
   void result(Result& out) override { out = out_; }
+  // The exact distances on the float-valued inputs: the assignments a
+  // single-precision check compares against.
+  bool single_precision() const override { return true; }
 
  private:
   Problem p_;
@@ -120,13 +124,115 @@ Check compare(const Problem& p, const Result& ref, const Result& got) {
   return {true, "", "assignment"};
 }
 
+Check check_last_step(const Problem& p, const Inputs& in, const Result& got, Ties* out_ties) {
+  char buf[320];
+  const auto N = p.n, D = p.d, K = p.k;
+  if (p.crit.fixed && got.iterations != p.crit.loops) {
+    std::snprintf(buf, sizeof buf, "ran %d iterations, the problem %d", got.iterations, p.crit.loops);
+    return {false, buf, "assignment"};
+  }
+  if (std::int64_t(got.assign.size()) != N || std::int64_t(got.centroids.size()) != K * D ||
+      std::int64_t(got.last_start.size()) != K * D)
+    return {false, "result has the wrong size (or no last_start)", "assignment"};
+  const double* C = got.last_start.data();
+  std::vector<double> cc(K);
+  for (std::int64_t c = 0; c < K; ++c) {
+    double s = 0;
+    for (std::int64_t t = 0; t < D; ++t) s += C[c * D + t] * C[c * D + t];
+    cc[c] = s;
+  }
+  // Each point against every start centroid, exactly (double on float values).
+  std::int64_t bad = -1, ties = 0;
+  // worst: the largest gap / bound of a tie; slack: the TF32 bound of the
+  // inertia, each point's distance error bound summed.
+  double worst = 0, inertia = 0, slack = 0;
+  int bad_best = 0;
+  double bad_gap = 0, bad_bound = 0;
+  const int* A = got.assign.data();
+#pragma omp parallel
+  {
+    std::int64_t my_bad = -1, my_ties = 0;
+    double my_worst = 0, my_inertia = 0, my_slack = 0, my_gap = 0, my_bound = 0;
+    int my_best = 0;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < N; ++i) {
+      const double* x = in.points.data() + i * D;
+      const int a = A[i];
+      if (a < 0 || a >= K) {
+        if (my_bad < 0) my_bad = i, my_best = -1;
+        continue;
+      }
+      double best_d, xx = 0;
+      const int best = nearest(x, C, K, D, best_d);
+      const double da = dist2(x, C + std::int64_t(a) * D, D);
+      for (std::int64_t t = 0; t < D; ++t) xx += x[t] * x[t];
+      my_inertia += da;
+      my_slack += tf32_tie_bound(xx, cc[a], cc[a]) / 4;  // one distance: 2^-10 (xx + c)
+      if (a == best) continue;
+      const double gap = da - best_d, bound = tf32_tie_bound(xx, cc[a], cc[best]);
+      if (gap <= bound) {
+        ++my_ties;
+        my_worst = std::max(my_worst, gap / bound);
+      } else if (my_bad < 0) {
+        my_bad = i, my_best = best, my_gap = gap, my_bound = bound;
+      }
+    }
+#pragma omp critical
+    {
+      ties += my_ties;
+      worst = std::max(worst, my_worst);
+      inertia += my_inertia;
+      slack += my_slack;
+      if (my_bad >= 0 && (bad < 0 || my_bad < bad))
+        bad = my_bad, bad_best = my_best, bad_gap = my_gap, bad_bound = my_bound;
+    }
+  }
+  if (bad >= 0) {
+    if (bad_best < 0)
+      std::snprintf(buf, sizeof buf, "point %lld in cluster %d of %lld", (long long)bad, A[bad],
+                    (long long)K);
+    else
+      std::snprintf(
+          buf, sizeof buf,
+          "point %lld in cluster %d, nearest %d: its distance %.6g farther, beyond the TF32 bound %.6g",
+          (long long)bad, A[bad], bad_best, bad_gap, bad_bound);
+    return {false, buf, "assignment"};
+  }
+  // The update from those assignments, in double.
+  std::vector<double> sums(K * D, 0.0);
+  std::vector<std::int64_t> counts(K, 0);
+  for (std::int64_t i = 0; i < N; ++i) {
+    ++counts[A[i]];
+    for (std::int64_t t = 0; t < D; ++t) sums[A[i] * D + t] += in.points[i * D + t];
+  }
+  std::vector<double> want(got.last_start);
+  finish_update(sums.data(), counts.data(), want.data(), K, D);
+  double scale = 1e-300;
+  for (double v : want) scale = std::max(scale, std::fabs(v));
+  for (std::int64_t j = 0; j < K * D; ++j)
+    if (!(std::fabs(got.centroids[j] - want[j]) <= 1e-5 * scale)) {
+      std::snprintf(buf, sizeof buf, "centroid %lld coordinate %lld: got %.9g, the mean of its points %.9g",
+                    (long long)(j / D), (long long)(j % D), got.centroids[j], want[j]);
+      return {false, buf, "assignment"};
+    }
+  if (!(std::fabs(got.inertia - inertia) <= 1e-5 * inertia + slack)) {
+    std::snprintf(buf, sizeof buf, "inertia %.9g, the exact distances' sum %.9g (TF32 bound %.3g)",
+                  got.inertia, inertia, slack);
+    return {false, buf, "assignment"};
+  }
+  if (out_ties) *out_ties = Ties{ties, worst};
+  return {true, "", "last-step"};
+}
+
 // The k-means problem: names, checks and the generated points (blobs or
 // uniform) with their initial centroids.
 
 const char* to_string(Dist d) { return d == Dist::Uniform ? "uniform" : "blobs"; }
+const char* to_string(Type t) { return t == Type::F64 ? "f64" : "f32"; }
 
 std::string Problem::str() const {
-  return std::to_string(n) + "x" + std::to_string(d) + " K=" + std::to_string(k) + " " + to_string(dist);
+  return std::to_string(n) + "x" + std::to_string(d) + " K=" + std::to_string(k) + " " + to_string(dist) +
+         (type == Type::F32 ? " f32" : "");
 }
 
 void validate(const Problem& p) {
@@ -138,6 +244,10 @@ void validate(const Problem& p) {
   if (p.k > std::numeric_limits<int>::max()) fail("K too large");
   const auto& c = p.crit;
   if (c.fixed && c.loops < 1) fail("loops must be >= 1");
+  if (p.type == Type::F32 && !c.fixed)
+    fail(
+        "type f32 runs a fixed number of iterations (--kmeans-loops N): its trajectory may leave the exact "
+        "one");
   if (!c.fixed) {
     if (c.max_iter < 1) fail("max iterations must be >= 1");
     if (!(c.min_changes >= 0 && c.min_changes <= 1)) fail("min changes fraction must be in [0, 1]");
@@ -166,6 +276,9 @@ Inputs make_inputs(const Problem& p, std::uint64_t base_seed) {
             10.0 * centres[b * p.d + t] + 0.5 * fixtures::unit_symmetric(fixtures::hash(jitter, i * p.d + t));
     }
   }
+  // Single precision: the same points, rounded to float.
+  if (p.type == Type::F32)
+    for (double& v : in.points) v = double(float(v));
   // Initial centroids: the points at evenly spaced indices (distinct points).
   in.init.resize(p.k * p.d);
   for (std::int64_t c = 0; c < p.k; ++c) {

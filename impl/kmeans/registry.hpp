@@ -29,12 +29,15 @@ class Case : public CaseBase<Problem, Inputs, Result> {
  public:
   // Problems with the same inputs and reference share a Case.
   static bool same_inputs(const Problem& a, const Problem& b) {
-    return a.n == b.n && a.d == b.d && a.k == b.k && a.dist == b.dist && a.crit.fixed == b.crit.fixed &&
-           a.crit.loops == b.crit.loops && a.crit.max_iter == b.crit.max_iter &&
-           a.crit.min_changes == b.crit.min_changes && a.crit.precision == b.crit.precision;
+    return a.n == b.n && a.d == b.d && a.k == b.k && a.dist == b.dist && a.type == b.type &&
+           a.crit.fixed == b.crit.fixed && a.crit.loops == b.crit.loops &&
+           a.crit.max_iter == b.crit.max_iter && a.crit.min_changes == b.crit.min_changes &&
+           a.crit.precision == b.crit.precision;
   }
   Case(const Problem& p, std::uint64_t base_seed) : CaseBase(p, base_seed, make_inputs(p, base_seed)) {}
-  // The reference result with every core (bitwise the sequential result, see kmeans.hpp).
+  // The reference result with every core (bitwise the sequential result, see
+  // kmeans.hpp). Single-precision problems have none: their runs are checked
+  // on their last step (check_last_step).
   const Result& reference() {
     return reference_once([&](Result& r) { lloyd(problem, inputs, 0, r); });
   }
@@ -47,13 +50,22 @@ class Case : public CaseBase<Problem, Inputs, Result> {
 class Job final : public VariantJob<Entry, Variant, Problem, Case> {
  public:
   using VariantJob::VariantJob;
+  Support supports() override {
+    Support s = VariantJob::supports();
+    if (s.ok() && problem_.type == Type::F32 && !variant_->single_precision())
+      return Support::no("type f32: a single-precision variant only");
+    return s;
+  }
   void reset() override { variant_->reset(); }
   Check check() override {
     Result r;
     variant_->result(r);
     iterations_ = r.iterations;
     inertia_ = r.inertia;
-    Check c = verdict([&] { return compare(problem_, case_->reference(), r); });
+    Check c = verdict([&] {
+      return problem_.type == Type::F32 ? check_last_step(problem_, case_->inputs, r, &ties_)
+                                        : compare(problem_, case_->reference(), r);
+    });
     if (c.passed) comm_ = variant_->communication();
     return c;
   }
@@ -62,8 +74,13 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
     out.emplace_back("seconds_per_iteration", runs && iterations_ ? seconds / runs / iterations_ : 0.0);
     out.emplace_back("inertia", inertia_);
+    if (problem_.type == Type::F32) {
+      out.emplace_back("near_ties", double(ties_.points));
+      out.emplace_back("tie_gap_of_bound", ties_.worst);
+    }
     // The least any variant moves: every point read once an iteration.
-    const double bytes = double(problem_.n) * double(problem_.d) * sizeof(double);
+    const double word = problem_.type == Type::F32 ? sizeof(float) : sizeof(double);
+    const double bytes = double(problem_.n) * double(problem_.d) * word;
     const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
     out.emplace_back("bytes_per_iteration", bytes);
     // The work of the direct form: a difference, a product and a sum per
@@ -85,6 +102,7 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
  private:
   int iterations_ = 0;
   double inertia_ = 0;
+  Ties ties_;  // single precision: the last step's near ties
   CommProfile comm_;
 };
 

@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "core/gpu.hpp"
@@ -143,6 +144,34 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
   EXPECT_DOUBLE_EQ(r.inertia, 0 + 1 + 0 + 4 + 1);
 }
 
+// Single precision: a variant that claims it ends each run with a last step
+// check_last_step accepts (TF32 near ties allowed), on the shapes its
+// kernels tile awkwardly; every other variant is refused by the Job.
+TEST_P(KMeansVariants, SinglePrecisionLastStep) {
+  const auto& e = find(GetParam().name);
+  const Problem problems[] = {{1000, 4, 8, Dist::Uniform, fixed(3), Type::F32},
+                              {4099, 16, 32, Dist::Blobs, fixed(3), Type::F32},
+                              {2050, 33, 70, Dist::Uniform, fixed(2), Type::F32},
+                              {3001, 64, 150, Dist::Uniform, fixed(2), Type::F32},
+                              {50, 3, 50, Dist::Uniform, fixed(2), Type::F32}};  // K = N
+  for (const auto& p : problems) {
+    kmeans::Job job(e, GetParam().knobs, p, 0x5eed);
+    const Support s = job.supports();
+    if (!e.make(GetParam().knobs)->single_precision()) {
+      EXPECT_FALSE(s.ok()) << GetParam().label << " runs f32 without claiming it";
+      continue;
+    }
+    unsupported_.clear();
+    Case data(p, 0x5eed);
+    Result r = run(p, data.inputs);
+    if (!unsupported_.empty()) continue;
+    Ties ties;
+    Check c = check_last_step(p, data.inputs, r, &ties);
+    EXPECT_TRUE(c.passed) << GetParam().label << " " << p.str() << ": " << c.message;
+    EXPECT_LE(ties.worst, 1.0);
+  }
+}
+
 PB_INSTANTIATE_CPU_AND_GPU(KMeansVariants, all_variants());
 
 // Seed 001's tiling must carry K x D far beyond shared memory.
@@ -199,6 +228,75 @@ TEST(KMeansReference, CompareCatchesDifferences) {
   bad = r;
   bad.centroids[3] *= 1 + 1e-6;
   EXPECT_FALSE(compare(p, data.reference(), bad).passed);
+}
+
+// check_last_step on three points in one dimension, centroids starting at 0
+// and 10: 4.99 is 0.2 nearer 0 (24.9001 against 25.1001), a near tie within
+// its bound 2^-9 (2 x 24.9001 + 0 + 100) = 0.29258; 3 is 40 nearer 0.
+TEST(KMeansReference, LastStepAllowsTF32TiesOnly) {
+  const Problem p{3, 1, 2, Dist::Uniform, fixed(1), Type::F32};
+  Inputs in;
+  in.points = {4.99, 3.0, 9.0};
+  in.init = {0.0, 10.0};
+  Result r;
+  r.iterations = 1;
+  r.last_start = {0.0, 10.0};
+  r.assign = {1, 0, 1};                   // 4.99 to the farther centroid: a tie
+  r.centroids = {3.0, (4.99 + 9.0) / 2};  // the means of those points
+  r.inertia = 25.1001 + 9.0 + 1.0;
+  Ties ties;
+  Check c = check_last_step(p, in, r, &ties);
+  ASSERT_TRUE(c.passed) << c.message;
+  EXPECT_EQ(ties.points, 1);
+  EXPECT_NEAR(ties.worst, 0.2 / (std::ldexp(2 * 24.9001 + 100, -9)), 1e-9);
+  EXPECT_DOUBLE_EQ(tf32_tie_bound(24.9001, 0, 100), (2 * 24.9001 + 100) / 512);
+  // The inertia within the sum of each distance's bound, 2^-10 (xx + c):
+  // (24.9001 + 100 + 9 + 0 + 81 + 100) / 1024 = 0.30752.
+  auto bad = r;
+  bad.inertia += 0.25;
+  EXPECT_TRUE(check_last_step(p, in, bad).passed);
+  bad.inertia += 0.1;
+  EXPECT_NE(check_last_step(p, in, bad).message.find("inertia"), std::string::npos);
+  bad = r;
+  bad.assign = {1, 1, 1};  // 3 to 10: 40 farther, far past its bound
+  bad.centroids = {0.0, (4.99 + 3.0 + 9.0) / 3};
+  c = check_last_step(p, in, bad);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.message.find("point 1 in cluster 1, nearest 0"), std::string::npos) << c.message;
+  bad = r;
+  bad.centroids[1] += 1e-3;
+  EXPECT_NE(check_last_step(p, in, bad).message.find("centroid 1"), std::string::npos);
+  bad = r;
+  bad.iterations = 2;
+  EXPECT_FALSE(check_last_step(p, in, bad).passed);
+  bad = r;
+  bad.last_start.clear();
+  EXPECT_FALSE(check_last_step(p, in, bad).passed);
+  bad = r;
+  bad.assign[2] = 2;
+  EXPECT_FALSE(check_last_step(p, in, bad).passed);
+}
+
+// Type f32: the double problem's points rounded to float, and a fixed
+// number of iterations.
+TEST(KMeansReference, SinglePrecisionInputsAndRules) {
+  Problem d{500, 3, 4, Dist::Blobs, fixed(2)};
+  Problem f = d;
+  f.type = Type::F32;
+  const auto a = make_inputs(d, 3), b = make_inputs(f, 3);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(b.points[i], double(float(a.points[i])));
+    moved += b.points[i] != a.points[i];
+  }
+  EXPECT_GT(moved, a.points.size() / 2);  // the f64 data are not floats already
+  EXPECT_EQ(b.init[3], b.points[125 * 3]);
+  EXPECT_NO_THROW(validate(f));
+  f.crit = Criteria{};
+  EXPECT_THROW(validate(f), UsageError);
+  EXPECT_NE(f.str().find("f32"), std::string::npos);
+  EXPECT_FALSE(Case::same_inputs(d, Problem{500, 3, 4, Dist::Blobs, fixed(2), Type::F32}));
 }
 
 TEST(KMeansReference, ObjectiveNeverIncreases) {
