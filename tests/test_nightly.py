@@ -77,7 +77,7 @@ class Nightly(unittest.TestCase):
             for night in (1, 2):
                 out = os.path.join(tmp, "night%d" % night)
                 common = ["--history", hist, "--out", out, "--suite", "smoke", "--filter", FILTER,
-                          "--build-dir", BUILD, "--skip-build", "--skip-tests", "--energy-seconds", "0.3"]
+                          "--build-dir", BUILD, "--skip-build", "--skip-tests", "--energy-seconds", "0.2"]
                 if night == 1:
                     self.check_first_call_stops(common, out)
                 p = nightly(*(common + (["--resume"] if night == 1 else [])), env=env)
@@ -95,8 +95,13 @@ class Nightly(unittest.TestCase):
                 metered = [e for e in load(os.path.join(out, "energy.json"))["benchmarks"]
                            if e.get("run_type") == "iteration" and "joules_per_call" in e]
                 self.assertTrue(metered and all(e["joules_per_call"] > 0 for e in metered), metered)
-                # Each over a window of --energy-seconds (0.3 s) at least.
-                self.assertGreaterEqual(min(e["energy_window_s"] for e in metered), 0.3)
+                # Each over a window of about --energy-seconds (0.2 s): Google
+                # Benchmark fixes a repetition's iterations from the first, so
+                # a later one may run a little under it (0.2986 s of 0.3 seen
+                # on the 2-core CI machine), but far from it (its own default
+                # 0.5 s, the nightly's 2 s) the option was lost.
+                windows = [e["energy_window_s"] for e in metered]
+                self.assertTrue(all(0.1 <= w <= 0.45 for w in windows), windows)
                 energy = load(os.path.join(out, "energy-changes.json"))
                 self.assertEqual((energy["runs"], energy["settings"]["metric"]), (night, "joules_per_call"))
                 self.assertTrue(os.path.exists(os.path.join(out, "report", "energy", "index.html")))
