@@ -73,7 +73,7 @@ def entry(name, rep, reps, seconds, iterations, inertia, aggregate=False):
     return e
 
 
-def run_sklearn(x, c, iterations, reps, tf32=False):
+def run_sklearn(x, c, iterations, reps):
     try:
         from sklearn.cluster import KMeans
     except ImportError:
@@ -152,8 +152,10 @@ def main(argv):
     shape = "cfg:custom/%sdist:%s/N:%d/D:%d/K:%d" % (typed, prob["dist"], prob["N"], prob["D"], prob["K"])
     entries, ran, why = [], [], []
     for peer in peers:
-        run = run_sklearn if peer == "sklearn" else run_torch
-        result, reason = run(x, c, a.iterations, a.repetitions, tf32=peer == "torch-tf32")
+        if peer == "sklearn":
+            result, reason = run_sklearn(x, c, a.iterations, a.repetitions)
+        else:
+            result, reason = run_torch(x, c, a.iterations, a.repetitions, tf32=peer == "torch-tf32")
         if result is None:
             why.append("%s: %s" % (peer, reason))
             continue

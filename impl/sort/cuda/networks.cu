@@ -338,7 +338,6 @@ template <class T, int B>
 __global__ void __launch_bounds__(tile_threads<T>(), 2)
     bitonic_tile_sort(const T* src, T* __restrict__ w, std::int64_t P) {
   __shared__ __align__(16) T s[std::size_t(1) << B];
-  grid_release();
   tile_sort<T, B>(src, w, P, s);
 }
 // Merge path's tile sort: twice Bitonic's tile (64 KB of words), 1,024
