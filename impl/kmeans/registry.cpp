@@ -19,6 +19,7 @@ std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
 std::unique_ptr<Variant> make_cuda_dmma(bool delta);
+std::unique_ptr<Variant> make_cuda_tf32();
 #endif
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks);
@@ -69,6 +70,8 @@ const std::vector<Entry>& registry() {
        [](const Knobs&) { return make_cuda_dmma(true); }},
       {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
        [](const Knobs&) { return make_cuda_dmma(false); }},
+      {"CUDA.TF32", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/tf32.cu",
+       [](const Knobs&) { return make_cuda_tf32(); }},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
