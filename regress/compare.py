@@ -412,10 +412,12 @@ def _code_identity(row, a, b):
         row["code"] = "same" if a.code == b.code and a.libver == b.libver else "changed"
 
 
-def _work_mismatch(a, b, kinds):
+def _work_mismatch(a, b, kinds, notes=None):
     """First counter describing the work that differs: (name, base, new), or
     None. Problem, model and knob counters must be equal; a result counter
-    (iterations, inertia) equal when integral, else within RESULT_TOLERANCE."""
+    (iterations, inertia) equal when integral, else within RESULT_TOLERANCE,
+    unless notes is a list (--results-may-differ): then a fractional result
+    that differs is described there and does not count."""
     for k in sorted(set(a.work) & set(b.work)):
         va, vb = sorted(a.work[k]), sorted(b.work[k])
         if va == vb:
@@ -426,6 +428,9 @@ def _work_mismatch(a, b, kinds):
             x, y = float(np.median(va)), float(np.median(vb))
             integral = all(float(v).is_integer() for v in va + vb)
             if x == y or (not integral and abs(x - y) <= RESULT_TOLERANCE * max(abs(x), abs(y))):
+                continue
+            if not integral and notes is not None:
+                notes.append("%s %.12g in BASE, %.12g in NEW" % (k, x, y))
                 continue
             return k, "%.12g" % x, "%.12g" % y
 
@@ -496,16 +501,23 @@ def compare(base, new, settings, kinds=None):
             row.update(verdict="NOT_SAME_WORK", reason="ran on %s in BASE, %s in NEW"
                        % (" / ".join(sorted(a.models)), " / ".join(sorted(b.models))))
             continue
-        mism = _work_mismatch(a, b, kinds)
+        notes = [] if getattr(settings, "results_may_differ", False) else None
+        mism = _work_mismatch(a, b, kinds, notes)
         if mism:
             row.update(verdict="NOT_SAME_WORK", reason="%s is %s in BASE, %s in NEW" % mism)
             continue
+        if notes:
+            row["results_differ"] = notes
         row["_a"], row["_b"] = a, b
         clock = _clock_problem(a, b)
         if clock:
             row["_unreliable"] = clock
         tests.append(row)
     _decide_rows(tests, settings)
+    for row in tests:
+        if row.get("results_differ"):
+            note = "results differ: " + ", ".join(row["results_differ"])
+            row["reason"] = (row["reason"] + "; " + note) if row.get("reason") else note
     return rows
 
 
@@ -1238,6 +1250,10 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
                         "of that size would be called, e.g. on A/A data")
     p.add_argument("--max-seconds", type=float, help="--run: start no invocation after this many seconds; "
                    "exit 4, rerun to resume")
+    p.add_argument("--results-may-differ", action="store_true",
+                   help="a fractional result counter (inertia) that differs does not make NOT_SAME_WORK: a change "
+                        "that sums floats in another order moves it; the row notes it (iteration counts and the "
+                        "problem must still match)")
     p.add_argument("--metric", help="a time, rate or energy counter to compare instead of the time per "
                    "iteration (rates mirror the time: the same verdict; joules_per_call: SLOWER is more energy)")
     p.add_argument("--floor", action="append", type=_parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
@@ -1348,6 +1364,7 @@ def main(argv=None):
         settings = Settings(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
                             metric=args.metric, noise=noise)
         settings.filter = flt
+        settings.results_may_differ = args.results_may_differ
         if args.history and mode != "files":
             raise InputError("--history is for two files; paired rounds measure their own noise")
         settings.history = args.history

@@ -375,6 +375,34 @@ class Command(CommandBase):
         self.assertEqual(v["GEMM/V3/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
         self.assertEqual(v["GEMM/V4/M:64/manual_time"]["verdict"], "SAME")
 
+    def test_results_may_differ(self):
+        # A change that sums floats in another order moves the inertia: by
+        # default not the same work; with --results-may-differ the time is
+        # compared and the row says how the result moved. An iteration count
+        # that differs stays NOT_SAME_WORK either way.
+        base, new = suite(seed=11), suite(seed=12)
+        for e in base + new:
+            e["lloyd_iterations"] = 10.0
+            e["inertia"] = 35754548.158
+        for e in new:
+            e["inertia"] = 35754505.6664
+            if e["name"].startswith("GEMM/V3/"):
+                e["lloyd_iterations"] = 11.0
+        kinds = dict(KINDS, inertia={"kind": "result"})
+        a = self.write("a.json", dict(doc(base), context=dict(CONTEXT, parbench_counters=kinds)))
+        b = self.write("b.json", dict(doc(new), context=dict(CONTEXT, parbench_counters=kinds)))
+        self.run_tool(a, b, "--json", "v.json")
+        v = self.verdicts(os.path.join(self.dir, "v.json"))
+        self.assertEqual(v["GEMM/V4/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
+        self.assertIn("inertia", v["GEMM/V4/M:64/manual_time"]["reason"])
+        self.run_tool(a, b, "--json", "w.json", "--results-may-differ")
+        w = self.verdicts(os.path.join(self.dir, "w.json"))
+        self.assertEqual(w["GEMM/V4/M:64/manual_time"]["verdict"], "SAME")
+        self.assertIn("results differ: inertia 35754548.158 in BASE, 35754505.6664 in NEW",
+                      w["GEMM/V4/M:64/manual_time"]["reason"])
+        self.assertEqual(w["GEMM/V3/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
+        self.assertIn("lloyd_iterations", w["GEMM/V3/M:64/manual_time"]["reason"])
+
     def test_a_measured_share_may_differ(self):
         # gemm_share is measured (the GEMM calls' fraction of an MLP step), not
         # the work: runs whose shares differ still compare.

@@ -46,9 +46,9 @@ struct Rate {
 // time: seconds, lower is better; rate: per second, higher is better;
 // problem: describes the input; knob: threads / block / ranks; model: work per
 // call (flops, bytes); result: what the algorithm computed; clock: GPU clock
-// readings; flag: a 0/1 fact; share: a measured fraction of a run (the GEMM
-// share of an MLP step): neither the work done nor a speed, so a comparison
-// does not require it equal.
+// readings; flag: a 0/1 fact; share: a measured part of a run (the GEMM share
+// of an MLP step, the near ties of a TF32 k-means): neither the work done nor
+// a speed, so a comparison does not require it equal.
 // Energy (joules, lower is better) and Power (watts) are measured beside the
 // time (core/energy.hpp); a family's work rates get a companion per joule.
 enum class CounterKind { Time, Rate, Problem, Knob, Model, Result, Clock, Flag, Share, Energy, Power };

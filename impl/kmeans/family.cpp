@@ -171,8 +171,10 @@ Config config_of(const Point& pt, const Options& opt) {
 static void register_kmeans(const Options& opt) {
   declare_counter("lloyd_iterations", CounterKind::Result);
   declare_counter("inertia", CounterKind::Result);
-  declare_counter("near_ties", CounterKind::Result);
-  declare_counter("tie_gap_of_bound", CounterKind::Result);
+  // Measured, not the work: a TF32 run's near ties vary with the order of its
+  // float sums, so a comparison does not ask them equal.
+  declare_counter("near_ties", CounterKind::Share);
+  declare_counter("tie_gap_of_bound", CounterKind::Share);
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
   for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
     declare_counter(part, CounterKind::Time, "s");

@@ -1,19 +1,14 @@
 // CUDA.TF32: single-precision k-means (type f32) with the distances on the
 // tensor cores. Each iteration:
-//  1. |c|^2 of every centroid (FP32, from the float centroids);
-//  2. one fused kernel a tile of 128 points: the points in shared memory
-//     (float, rows padded to D + 4 so the fragment loads are free of bank
-//     conflicts), then the centroids 128 at a time; each of the 8 warps
-//     multiplies its 16 points by the tile's centroids with mma.sync
-//     m16n8k8 TF32 (operands rounded to TF32 as they are loaded, FP32
-//     sums), keeps per point the least |c|^2 - 2 x.c (ties to the lower
-//     index, as everywhere), and at the end adds each point into its
-//     cluster's sums (float atomics), its count, and |x|^2 + that least
-//     value into the inertia;
+//  1. prep_centroids: each centroid rounded to TF32 and -|c|^2 / 2 (FP32);
+//  2. assign_tf32, one fused kernel a tile of 128 points: the distance GEMM
+//     by mma.sync m16n8k8 TF32 (FP32 sums), the nearest centroid, and the
+//     point added into its cluster's sums, count and the inertia;
 //  3. the update: each cluster's mean, an empty one keeping its centroid,
 //     after the centroids it started from are kept (Result::last_start).
-// The points and |x|^2 stay on the device. D at most 128 (the two tiles in
-// shared memory); the check is check_last_step (kmeans.hpp).
+// The points and |x|^2 stay on the device. D at most 128 (three tiles in
+// shared memory); the check is check_last_step (kmeans.hpp). The design and
+// its measurements: docs/perf/kmeans-tf32.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,115 +53,256 @@ __global__ void row_norms(const float* __restrict__ x, float* __restrict__ out, 
   }
 }
 
-// Loads rows [first, first + rows) of src (n rows, stride ld = D8 floats,
-// zero past n) into s (stride D8 + 4).
-__device__ __forceinline__ void load_rows(float* s, const float* __restrict__ src, std::int64_t first,
-                                          int rows, std::int64_t n, int d8) {
-  const int vecs = d8 / 4, stride = d8 + 4;
-  for (int q = threadIdx.x; q < rows * vecs; q += kThreads) {
-    const int r = q / vecs, v = q - r * vecs;
-    float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (first + r < n) val = reinterpret_cast<const float4*>(src + (first + r) * d8)[v];
-    *reinterpret_cast<float4*>(s + r * stride + 4 * v) = val;
+// Centroid tile prep, a warp a row: the row rounded to TF32 (Ct, the MMA's B
+// operand, so the assignment kernel converts nothing) and -|c|^2 / 2 (hc) in
+// FP32 from the float row.
+__global__ void prep_centroids(const float* __restrict__ C, float* __restrict__ Ct, float* __restrict__ hc,
+                               std::int64_t k, int d8) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
+    float s = 0;
+    for (int t = lane; t < d8; t += 32) {
+      const float v = C[c * d8 + t];
+      s = fmaf(v, v, s);
+      Ct[c * d8 + t] = __uint_as_float(to_tf32(v));
+    }
+    for (int off = 16; off; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+    if (lane == 0) hc[c] = -0.5f * s;
   }
 }
 
-__global__ void __launch_bounds__(kThreads)
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float* p) {
+  const unsigned a = unsigned(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
+
+// Per tile of 128 points: the points in shared memory rounded to TF32, then
+// the centroids 128 at a time, already in TF32 (prep_centroids); rows D8 + 4
+// floats apart (D8 + 4 = 4 mod 8 words: the 8 rows of 16 bytes an ldmatrix
+// reads fall in 32 distinct banks). A warp multiplies 32 points by 64
+// centroids of the tile (4 warps across the points, 2 across the
+// centroids: fewer shared-memory reads an MMA than 16 x 128). The
+// accumulators start at -|c|^2 / 2, so each MMA chain ends at
+// x.c - |c|^2 / 2 and the nearest centroid is the largest
+// (|x - c|^2 = |x|^2 - 2 of it); ties go to the lower index. Then each
+// point's nearest over the two halves, its count and inertia, and its offset
+// from the centroid, x - c, added into the cluster's sums: offsets keep the
+// float sums of millions of points accurate where the points themselves
+// would lose the mean's low digits.
+// Small: K below one tile of 128, so most of it is padding: fragment pairs
+// wholly past K are left out (in one kernel with the full tiles' loop the
+// two paths spill registers, and the test in the full loop keeps its loads
+// from issuing ahead of the MMAs).
+// Local: K x D8 sums fit in shared memory (kLocalSums). The block then takes
+// tile after tile (a persistent grid), sums in shared memory and adds them
+// to the global sums once: a few clusters would otherwise take every
+// block's reductions on the same addresses. Otherwise one tile a block and
+// the sums by vector reductions of 4 floats straight into global memory.
+constexpr int kWM = 2;                   // m16 tiles a warp: 32 points
+constexpr int kNF = 16 / kWM;            // n8 fragments a warp: 64 centroids
+constexpr int kRowWarps = kWarps / kWM;  // warps across the points
+constexpr int kLocalSums = 4096;         // floats of K x D8 summed in shared memory
+
+// One warp's share of a tile: acc += its 32 points x its 64 centroids over
+// the D8 columns. Partial: the fragment pairs from the first wholly past K
+// (live columns left) are left out.
+template <bool Partial>
+__device__ __forceinline__ void mma_tile(float (&acc)[kWM][kNF][4], const float* a_addr, const float* b_addr,
+                                         int stride, int d8, int live) {
+  for (int kk = 0; kk < d8; kk += 8) {
+    unsigned a[kWM][4];
+#pragma unroll
+    for (int i = 0; i < kWM; ++i) ldmatrix_x4(a[i], a_addr + 16 * i * stride + kk);
+#pragma unroll
+    for (int f = 0; f < kNF; f += 2) {
+      if (Partial && 8 * f >= live) break;
+      unsigned b[4];
+      ldmatrix_x4(b, b_addr + 8 * f * stride + kk);
+#pragma unroll
+      for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int i = 0; i < kWM; ++i)
+          asm volatile(
+              "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+              "{%8, %9}, {%0, %1, %2, %3};\n"
+              : "+f"(acc[i][f + u][0]), "+f"(acc[i][f + u][1]), "+f"(acc[i][f + u][2]), "+f"(acc[i][f + u][3])
+              : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[2 * u]), "r"(b[2 * u + 1]));
+    }
+  }
+}
+
+template <bool Local, bool Small>
+__global__ void __launch_bounds__(kThreads, 2)
     assign_tf32(const float* __restrict__ X, const float* __restrict__ xx, const float* __restrict__ C,
-                const float* __restrict__ cc, int* __restrict__ assign, float* __restrict__ sums,
-                unsigned* __restrict__ counts, double* __restrict__ inertia, std::int64_t n, int k, int d,
-                int d8) {
+                const float* __restrict__ Ct, const float* __restrict__ hc, int* __restrict__ assign,
+                float* __restrict__ sums, unsigned* __restrict__ counts, double* __restrict__ inertia,
+                std::int64_t n, int k, int d8) {
   extern __shared__ __align__(16) float smem[];
-  const int stride = d8 + 4;
-  float* xs = smem;                       // kPoints x stride
-  float* cs = smem + kPoints * stride;    // kCentroids x stride
-  float* ccs = cs + kCentroids * stride;  // kCentroids
+  const int stride = d8 + 4, vecs = d8 / 4;
+  float* xt = smem;                                                             // kPoints x stride, TF32
+  float* ct = xt + kPoints * stride;                                            // kCentroids x stride, TF32
+  float* hcs = ct + kCentroids * stride;                                        // kCentroids
+  float* sbest = hcs + kCentroids;                                              // kWM x kPoints
+  int* sarg = reinterpret_cast<int*>(sbest + kWM * kPoints);                    // kWM x kPoints
+  float* ssum = reinterpret_cast<float*>(sarg + kWM * kPoints);                 // Local: K x D8
+  unsigned* scount = reinterpret_cast<unsigned*>(ssum + (Local ? k * d8 : 0));  // Local: K
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const std::int64_t first = std::int64_t(blockIdx.x) * kPoints;
-  load_rows(xs, X, first, kPoints, n, d8);
-  // This thread's rows of its warp's 16: g and g + 8.
-  const float* xa = xs + (warp * 16 + g) * stride;
-  const float* xb = xa + 8 * stride;
-  float best[2] = {INFINITY, INFINITY};
-  int arg[2] = {0, 0};
-  for (int c0 = 0; c0 < k; c0 += kCentroids) {
-    __syncthreads();  // the last tile's reads are done (and the points are in)
-    load_rows(cs, C, c0, kCentroids, k, d8);
-    for (int j = threadIdx.x; j < kCentroids; j += kThreads) ccs[j] = c0 + j < k ? cc[c0 + j] : INFINITY;
+  const int wp = warp % kRowWarps, wn = warp / kRowWarps;
+  if (Local) {
+    for (int j = threadIdx.x; j < k * d8; j += kThreads) ssum[j] = 0.f;
+    for (int j = threadIdx.x; j < k; j += kThreads) scount[j] = 0;
+  }
+  // ldmatrix row addresses. A, per 16 points: matrices (rows 0-7, k 0-3),
+  // (8-15, 0-3), (0-7, 4-7), (8-15, 4-7) give a0..a3. B, for fragments f
+  // and f + 1: (centroids 8f..8f+7, k 0-3), (same, k 4-7), then the same
+  // for f + 1, give b0, b1 of f and of f + 1.
+  const int m = lane >> 3, row = lane & 7;
+  const float* a_addr = xt + (wp * 16 * kWM + (m & 1) * 8 + row) * stride + (m >> 1) * 4;
+  const int col0 = wn * 8 * kNF;
+  const float* b_addr = ct + (col0 + (m >> 1) * 8 + row) * stride + (m & 1) * 4;
+  const std::int64_t tiles = (n + kPoints - 1) / kPoints;
+  double part = 0;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t first = tile * kPoints;
+    __syncthreads();  // the last tile's sums read sarg (and the sums are zero)
+    for (int q = threadIdx.x; q < kPoints * vecs; q += kThreads) {
+      const int r = q / vecs, v = q - r * vecs;
+      float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (first + r < n) val = reinterpret_cast<const float4*>(X + (first + r) * d8)[v];
+      val.x = __uint_as_float(to_tf32(val.x));
+      val.y = __uint_as_float(to_tf32(val.y));
+      val.z = __uint_as_float(to_tf32(val.z));
+      val.w = __uint_as_float(to_tf32(val.w));
+      *reinterpret_cast<float4*>(xt + r * stride + 4 * v) = val;
+    }
+    float best[kWM][2];
+    int arg[kWM][2];
+#pragma unroll
+    for (int i = 0; i < kWM; ++i) best[i][0] = best[i][1] = -INFINITY, arg[i][0] = arg[i][1] = 0;
+    for (int c0 = 0; c0 < k; c0 += kCentroids) {
+      __syncthreads();  // the last tile's reads are done (and the points are in)
+      for (int q = threadIdx.x; q < kCentroids * vecs; q += kThreads) {
+        const int r = q / vecs, v = q - r * vecs;
+        float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (c0 + r < k) val = reinterpret_cast<const float4*>(Ct + std::int64_t(c0 + r) * d8)[v];
+        *reinterpret_cast<float4*>(ct + r * stride + 4 * v) = val;
+      }
+      for (int j = threadIdx.x; j < kCentroids; j += kThreads) hcs[j] = c0 + j < k ? hc[c0 + j] : -INFINITY;
+      __syncthreads();
+      float acc[kWM][kNF][4];
+#pragma unroll
+      for (int f = 0; f < kNF; ++f) {
+        const float2 h = *reinterpret_cast<const float2*>(hcs + col0 + 8 * f + 2 * t);
+#pragma unroll
+        for (int i = 0; i < kWM; ++i) {
+          acc[i][f][0] = acc[i][f][2] = h.x;
+          acc[i][f][1] = acc[i][f][3] = h.y;
+        }
+      }
+      const int live = k - c0 - col0;  // this warp's centroids left
+      if (live > 0) mma_tile<Small>(acc, a_addr, b_addr, stride, d8, live);
+        // C fragment: acc[i][f][0..1] row g, columns 8f + 2t, +1; [2..3] row g + 8.
+#pragma unroll
+      for (int i = 0; i < kWM; ++i)
+#pragma unroll
+        for (int f = 0; f < kNF; ++f)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              if (acc[i][f][2 * h + e] > best[i][h])
+                best[i][h] = acc[i][f][2 * h + e], arg[i][h] = c0 + col0 + 8 * f + 2 * t + e;
+    }
+    // The quad's four threads hold one row's columns: the largest, ties to the lower index.
+#pragma unroll
+    for (int i = 0; i < kWM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        for (int off = 1; off <= 2; off <<= 1) {
+          const float ov = __shfl_xor_sync(0xffffffffu, best[i][h], off);
+          const int oa = __shfl_xor_sync(0xffffffffu, arg[i][h], off);
+          if (ov > best[i][h] || (ov == best[i][h] && oa < arg[i][h])) best[i][h] = ov, arg[i][h] = oa;
+        }
+        if (t == 0) {
+          const int r = wp * 16 * kWM + 16 * i + g + 8 * h;
+          sbest[wn * kPoints + r] = best[i][h];
+          sarg[wn * kPoints + r] = arg[i][h];
+        }
+      }
     __syncthreads();
-    float acc[kCentroids / 8][4];
+    // A thread a point: the nearest of the two halves, its count and distance.
+    if (threadIdx.x < kPoints) {
+      const int r = threadIdx.x;
+      float b = sbest[r];
+      int a = sarg[r];
 #pragma unroll
-    for (int f = 0; f < kCentroids / 8; ++f) acc[f][0] = acc[f][1] = acc[f][2] = acc[f][3] = 0.f;
-    for (int kk = 0; kk < d8; kk += 8) {
-      // A (16 x 8, row-major): rows g, g + 8; columns t, t + 4.
-      const unsigned a0 = to_tf32(xa[kk + t]), a1 = to_tf32(xb[kk + t]), a2 = to_tf32(xa[kk + t + 4]),
-                     a3 = to_tf32(xb[kk + t + 4]);
-#pragma unroll
-      for (int f = 0; f < kCentroids / 8; ++f) {
-        // B (8 x 8, column-major): B[k][n] = centroid n's coordinate k; n = g, k = t, t + 4.
-        const float* cb = cs + (8 * f + g) * stride + kk;
-        const unsigned b0 = to_tf32(cb[t]), b1 = to_tf32(cb[t + 4]);
-        asm volatile(
-            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, "
-            "%9}, "
-            "{%0, %1, %2, %3};\n"
-            : "+f"(acc[f][0]), "+f"(acc[f][1]), "+f"(acc[f][2]), "+f"(acc[f][3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      for (int w = 1; w < kWM; ++w) {
+        const float ob = sbest[w * kPoints + r];
+        const int oa = sarg[w * kPoints + r];
+        if (ob > b || (ob == b && oa < a)) b = ob, a = oa;
+      }
+      sarg[r] = a;
+      const std::int64_t i = first + r;
+      if (i < n) {
+        assign[i] = a;
+        atomicAdd(Local ? scount + a : counts + a, 1u);
+        part += fmaxf(fmaf(-2.f, b, xx[i]), 0.f);
       }
     }
-    // C fragment: acc[f][0..1] row g, columns 8f + 2t, +1; acc[f][2..3] row g + 8.
-#pragma unroll
-    for (int f = 0; f < kCentroids / 8; ++f)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = 8 * f + 2 * t + e;
-          const float v = fmaf(-2.f, acc[f][2 * h + e], ccs[col]);
-          if (v < best[h]) best[h] = v, arg[h] = c0 + col;
-        }
-  }
-  // The quad's four threads hold one row's columns: the least, ties to the lower index.
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-    for (int off = 1; off <= 2; off <<= 1) {
-      const float ov = __shfl_xor_sync(0xffffffffu, best[h], off);
-      const int oa = __shfl_xor_sync(0xffffffffu, arg[h], off);
-      if (ov < best[h] || (ov == best[h] && oa < arg[h])) best[h] = ov, arg[h] = oa;
-    }
-  // Each of the warp's 16 points: its cluster, count, sums and distance.
-  double part = 0;
-  for (int r = 0; r < 16; ++r) {
-    const int h = r / 8, src = (r % 8) * 4;  // lane t = 0 of row r's quad
-    const int a = __shfl_sync(0xffffffffu, arg[h], src);
-    const float b = __shfl_sync(0xffffffffu, best[h], src);
-    const std::int64_t i = first + warp * 16 + r;
-    if (i >= n) continue;  // the same for every lane
-    const float* x = xs + (warp * 16 + r) * stride;
-    for (int q = lane; q < d; q += 32) atomicAdd(sums + std::int64_t(a) * d8 + q, x[q]);
-    if (lane == 0) {
-      assign[i] = a;
-      atomicAdd(counts + a, 1u);
-      part += fmaxf(xx[i] + b, 0.f);
+    __syncthreads();
+    // Each point's offset from its centroid into the sums (the padding
+    // columns add zeros); the points come again from global memory, where
+    // the tile's rows are still in L2.
+    for (int q = threadIdx.x; q < kPoints * vecs; q += kThreads) {
+      const int r = q / vecs, v = q - r * vecs;
+      if (first + r >= n) continue;
+      const std::int64_t at = std::int64_t(sarg[r]) * d8 + 4 * v;
+      const float4 x = reinterpret_cast<const float4*>(X + (first + r) * d8)[v];
+      const float4 c = *reinterpret_cast<const float4*>(C + at);
+      if (Local) {
+        atomicAdd(ssum + at, x.x - c.x);
+        atomicAdd(ssum + at + 1, x.y - c.y);
+        atomicAdd(ssum + at + 2, x.z - c.z);
+        atomicAdd(ssum + at + 3, x.w - c.w);
+      } else {
+        asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(sums + at), "f"(x.x - c.x),
+                     "f"(x.y - c.y), "f"(x.z - c.z), "f"(x.w - c.w)
+                     : "memory");
+      }
     }
   }
+  for (int off = 16; off; off >>= 1) part += __shfl_xor_sync(0xffffffffu, part, off);
   if (lane == 0 && part != 0) atomicAdd(inertia, part);
+  if (Local) {
+    __syncthreads();
+    for (int j = threadIdx.x; j < k * d8; j += kThreads)
+      if (ssum[j] != 0.f) atomicAdd(sums + j, ssum[j]);
+    for (int j = threadIdx.x; j < k; j += kThreads)
+      if (scount[j]) atomicAdd(counts + j, scount[j]);
+  }
 }
 
-// The update: each cluster's mean; an empty one keeps its centroid.
+// The update: each cluster's centroid moved by the mean of its points'
+// offsets; an empty one keeps its centroid.
 __global__ void update_means(float* __restrict__ C, const float* __restrict__ sums,
                              const unsigned* __restrict__ counts, int k, int d, int d8) {
   const std::int64_t total = std::int64_t(k) * d;
   for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < total;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t c = j / d, q = j - c * d;
-    if (counts[c]) C[c * d8 + q] = sums[c * d8 + q] / float(counts[c]);
+    if (counts[c]) C[c * d8 + q] += sums[c * d8 + q] / float(counts[c]);
   }
 }
 
 unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::min<std::int64_t>((work + threads - 1) / threads, std::int64_t(1) << 20));
 }
+
+using AssignKernel = void (*)(const float*, const float*, const float*, const float*, const float*, int*,
+                              float*, unsigned*, double*, std::int64_t, int, int);
 
 class Tf32 final : public Variant {
  public:
@@ -193,14 +329,31 @@ class Tf32 final : public Variant {
     prev_ = DeviceBuffer<float>(ch.size());
     sums_ = DeviceBuffer<float>(ch.size());
     xx_ = DeviceBuffer<float>(std::size_t(p.n));
-    cc_ = DeviceBuffer<float>(std::size_t(p.k));
+    Ct_ = DeviceBuffer<float>(ch.size());
+    hc_ = DeviceBuffer<float>(std::size_t(p.k));
     counts_ = DeviceBuffer<unsigned>(std::size_t(p.k));
     assign_ = DeviceBuffer<int>(std::size_t(p.n));
     inertia_ = DeviceBuffer<double>(1);
     PB_CUDA(cudaMemcpy(X_.get(), xh.data(), X_.bytes(), cudaMemcpyHostToDevice));
     PB_CUDA(cudaMemcpy(init_.get(), ch.data(), init_.bytes(), cudaMemcpyHostToDevice));
-    smem_ = std::size_t(kPoints + kCentroids) * (d8_ + 4) * sizeof(float) + kCentroids * sizeof(float);
-    PB_CUDA(cudaFuncSetAttribute(assign_tf32, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
+    const bool local = p.k * d8_ <= kLocalSums;
+    const bool small = p.k < kCentroids;
+    kernel_ = local ? (small ? assign_tf32<true, true> : assign_tf32<true, false>)
+                    : (small ? assign_tf32<false, true> : assign_tf32<false, false>);
+    smem_ = std::size_t(kPoints + kCentroids) * (d8_ + 4) * sizeof(float) + kCentroids * sizeof(float) +
+            std::size_t(2 * kWM) * kPoints * sizeof(float) +
+            (local ? std::size_t(p.k) * (d8_ + 1) * sizeof(float) : 0);
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
+    // Local sums: a persistent grid, as many blocks as fit at once.
+    const std::int64_t tiles = (p.n + kPoints - 1) / kPoints;
+    grid_ = unsigned(std::min<std::int64_t>(tiles, std::int64_t(1) << 30));
+    if (local) {
+      int per_sm = 0, sms = 0, dev = 0;
+      PB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, kThreads, smem_));
+      PB_CUDA(cudaGetDevice(&dev));
+      PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      grid_ = unsigned(std::min<std::int64_t>(tiles, std::int64_t(std::max(per_sm, 1)) * sms));
+    }
     row_norms<<<blocks_for(p.n * 32, 256), 256, 0, stream_.get()>>>(X_.get(), xx_.get(), p.n, int(p.d), d8_);
     PB_CUDA_LAUNCHED();
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -212,14 +365,14 @@ class Tf32 final : public Variant {
     const cudaStream_t s = stream_.get();
     const int K = int(p_.k), D = int(p_.d);
     for (int it = 0; it < p_.crit.loops; ++it) {
-      row_norms<<<blocks_for(p_.k * 32, 256), 256, 0, s>>>(C_.get(), cc_.get(), p_.k, D, d8_);
+      prep_centroids<<<blocks_for(p_.k * 32, 256), 256, 0, s>>>(C_.get(), Ct_.get(), hc_.get(), p_.k, d8_);
       PB_CUDA_LAUNCHED();
       PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s));
       PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s));
       PB_CUDA(cudaMemsetAsync(inertia_.get(), 0, inertia_.bytes(), s));
-      assign_tf32<<<unsigned((p_.n + kPoints - 1) / kPoints), kThreads, smem_, s>>>(
-          X_.get(), xx_.get(), C_.get(), cc_.get(), assign_.get(), sums_.get(), counts_.get(), inertia_.get(),
-          p_.n, K, D, d8_);
+      kernel_<<<grid_, kThreads, smem_, s>>>(X_.get(), xx_.get(), C_.get(), Ct_.get(), hc_.get(),
+                                             assign_.get(), sums_.get(), counts_.get(), inertia_.get(), p_.n,
+                                             K, d8_);
       PB_CUDA_LAUNCHED();
       PB_CUDA(cudaMemcpyAsync(prev_.get(), C_.get(), C_.bytes(), cudaMemcpyDeviceToDevice, s));
       update_means<<<blocks_for(p_.k * p_.d, 256), 256, 0, s>>>(C_.get(), sums_.get(), counts_.get(), K, D,
@@ -249,9 +402,11 @@ class Tf32 final : public Variant {
  private:
   Problem p_;
   int d8_ = 8;
+  AssignKernel kernel_ = nullptr;
+  unsigned grid_ = 1;
   std::size_t smem_ = 0;
   Stream stream_;
-  DeviceBuffer<float> X_, init_, C_, prev_, sums_, xx_, cc_;
+  DeviceBuffer<float> X_, init_, C_, prev_, sums_, xx_, Ct_, hc_;
   DeviceBuffer<unsigned> counts_;
   DeviceBuffer<int> assign_;
   DeviceBuffer<double> inertia_;
