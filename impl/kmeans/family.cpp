@@ -205,6 +205,8 @@ static void register_kmeans(const Options& opt) {
     if (p.type == Type::F32 && !p.crit.fixed && !opt.flag("--kmeans-type")) continue;
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
+      // A profile's f32 instances are the single-precision variants' only.
+      if (p.type == Type::F32 && !e.traits.single && !opt.flag("--kmeans-type")) continue;
       const bool is_mpi = e.backend == Backend::Mpi;
       if (is_mpi)
         mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,

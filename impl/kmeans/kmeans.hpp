@@ -102,8 +102,6 @@ class Variant {
   virtual void result(Result& out) = 0;
   virtual Breakdown breakdown() const { return {}; }
   virtual void* stream() { return nullptr; }
-  // Whether it runs type f32 problems (and reports Result::last_start).
-  virtual bool single_precision() const { return false; }
   // Untimed, after result(): the last run's communication between GPUs alone.
   virtual CommProfile communication() { return {}; }
 };

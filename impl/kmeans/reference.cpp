@@ -68,9 +68,6 @@ class Seq final : public Variant {
   void reset() override { out_ = Result{}; }
   void run() override { lloyd(p_, *in_, 1, out_); }
   void result(Result& out) override { out = out_; }
-  // The exact distances on the float-valued inputs: the assignments a
-  // single-precision check compares against.
-  bool single_precision() const override { return true; }
 
  private:
   Problem p_;

@@ -37,10 +37,12 @@ constexpr WorkCap kCpuParallel{30, 34, 40};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory[, library]
+  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory[, library,
+  // traits]. Seq is exact on the float-valued inputs of an f32 problem: the assignments a single-precision
+  // check compares against.
   static const std::vector<Entry> list = {
       {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, "impl/kmeans/reference.cpp",
-       [](const Knobs&) { return make_seq(); }},
+       [](const Knobs&) { return make_seq(); }, "", {true}},
       {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
        [](const Knobs& k) { return make_omp_atomic(k.threads); }},
       {"OMP.Reduce", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
@@ -71,7 +73,7 @@ const std::vector<Entry>& registry() {
       {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
        [](const Knobs&) { return make_cuda_dmma(false); }},
       {"CUDA.TF32", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/tf32.cu",
-       [](const Knobs&) { return make_cuda_tf32(); }},
+       [](const Knobs&) { return make_cuda_tf32(); }, "", {true}},
 #endif
 #ifdef PARBENCH_WITH_NCCL
       {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",

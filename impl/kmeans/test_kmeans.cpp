@@ -169,7 +169,7 @@ TEST_P(KMeansVariants, SinglePrecisionLastStep) {
   for (const auto& p : problems) {
     kmeans::Job job(e, GetParam().knobs, p, 0x5eed);
     const Support s = job.supports();
-    if (!e.make(GetParam().knobs)->single_precision()) {
+    if (!e.traits.single) {
       EXPECT_FALSE(s.ok()) << GetParam().label << " runs f32 without claiming it";
       continue;
     }

@@ -313,7 +313,6 @@ class Tf32 final : public Variant {
     if (device_sm_or_zero() < 80) return Support::no("TF32 tensor cores need sm_80 or newer");
     return Support::yes();
   }
-  bool single_precision() const override { return true; }
   void prepare(const Problem& p, const Inputs& in) override {
     p_ = p;
     d8_ = padded(p.d);
