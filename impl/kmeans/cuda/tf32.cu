@@ -1,6 +1,6 @@
 // CUDA.TF32: single-precision k-means (type f32) with the distances on the
 // tensor cores. Each iteration:
-//  1. prep_centroids: each centroid rounded to TF32 and -|c|^2 / 2 (FP32);
+//  1. row_norms: each centroid rounded to TF32 and -|c|^2 / 2 (FP32);
 //  2. assign_tf32, one fused kernel a tile of 128 points: the distance GEMM
 //     by mma.sync m16n8k8 TF32 (FP32 sums), the nearest centroid, and the
 //     point added into its cluster's sums, count and the inertia;
@@ -37,38 +37,23 @@ __device__ __forceinline__ unsigned to_tf32(float x) {
   return r;
 }
 
-// Squared norms of n rows of d floats (row stride ld): a warp a row.
-__global__ void row_norms(const float* __restrict__ x, float* __restrict__ out, std::int64_t n, int d,
-                          int ld) {
+// A warp a row of n rows of d8 floats: scale x its squared norm (FP32) into
+// out and, with rounded, the row rounded to TF32 there. The points' |x|^2
+// (scale 1) once; each iteration the centroids' -|c|^2 / 2 and their TF32
+// copy, the MMA's B operand, so the assignment kernel converts nothing.
+__global__ void row_norms(const float* __restrict__ x, float* __restrict__ out, float* __restrict__ rounded,
+                          std::int64_t n, int d8, float scale) {
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t i = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; i < n; i += warps) {
     float s = 0;
-    for (int t = lane; t < d; t += 32) {
-      const float v = x[i * ld + t];
-      s = fmaf(v, v, s);
-    }
-    for (int off = 16; off; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
-    if (lane == 0) out[i] = s;
-  }
-}
-
-// Centroid tile prep, a warp a row: the row rounded to TF32 (Ct, the MMA's B
-// operand, so the assignment kernel converts nothing) and -|c|^2 / 2 (hc) in
-// FP32 from the float row.
-__global__ void prep_centroids(const float* __restrict__ C, float* __restrict__ Ct, float* __restrict__ hc,
-                               std::int64_t k, int d8) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
-  for (std::int64_t c = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; c < k; c += warps) {
-    float s = 0;
     for (int t = lane; t < d8; t += 32) {
-      const float v = C[c * d8 + t];
+      const float v = x[i * d8 + t];
       s = fmaf(v, v, s);
-      Ct[c * d8 + t] = __uint_as_float(to_tf32(v));
+      if (rounded) rounded[i * d8 + t] = __uint_as_float(to_tf32(v));
     }
     for (int off = 16; off; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
-    if (lane == 0) hc[c] = -0.5f * s;
+    if (lane == 0) out[i] = scale * s;
   }
 }
 
@@ -80,7 +65,7 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float* p) {
 }
 
 // Per tile of 128 points: the points in shared memory rounded to TF32, then
-// the centroids 128 at a time, already in TF32 (prep_centroids); rows D8 + 4
+// the centroids 128 at a time, already in TF32 (row_norms); rows D8 + 4
 // floats apart (D8 + 4 = 4 mod 8 words: the 8 rows of 16 bytes an ldmatrix
 // reads fall in 32 distinct banks). A warp multiplies 32 points by 64
 // centroids of the tile (4 warps across the points, 2 across the
@@ -353,7 +338,8 @@ class Tf32 final : public Variant {
       PB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       grid_ = unsigned(std::min<std::int64_t>(tiles, std::int64_t(std::max(per_sm, 1)) * sms));
     }
-    row_norms<<<blocks_for(p.n * 32, 256), 256, 0, stream_.get()>>>(X_.get(), xx_.get(), p.n, int(p.d), d8_);
+    row_norms<<<blocks_for(p.n * 32, 256), 256, 0, stream_.get()>>>(X_.get(), xx_.get(), nullptr, p.n, d8_,
+                                                                    1.f);
     PB_CUDA_LAUNCHED();
     PB_CUDA(cudaStreamSynchronize(stream_.get()));
   }
@@ -364,7 +350,7 @@ class Tf32 final : public Variant {
     const cudaStream_t s = stream_.get();
     const int K = int(p_.k), D = int(p_.d);
     for (int it = 0; it < p_.crit.loops; ++it) {
-      prep_centroids<<<blocks_for(p_.k * 32, 256), 256, 0, s>>>(C_.get(), Ct_.get(), hc_.get(), p_.k, d8_);
+      row_norms<<<blocks_for(p_.k * 32, 256), 256, 0, s>>>(C_.get(), hc_.get(), Ct_.get(), p_.k, d8_, -0.5f);
       PB_CUDA_LAUNCHED();
       PB_CUDA(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), s));
       PB_CUDA(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), s));
