@@ -78,9 +78,8 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float* p) {
 // float sums of millions of points accurate where the points themselves
 // would lose the mean's low digits.
 // Small: K below one tile of 128, so most of it is padding: fragment pairs
-// wholly past K are left out (in one kernel with the full tiles' loop the
-// two paths spill registers, and the test in the full loop keeps its loads
-// from issuing ahead of the MMAs).
+// wholly past K are left out, in an instantiation of their own so that the
+// full tiles' loop carries no test (docs/perf/kmeans-tf32.md).
 // Local: K x D8 sums fit in shared memory (kLocalSums). The block then takes
 // tile after tile (a persistent grid), sums in shared memory and adds them
 // to the global sums once: a few clusters would otherwise take every
@@ -188,8 +187,10 @@ __global__ void __launch_bounds__(kThreads, 2)
         }
       }
       const int live = k - c0 - col0;  // this warp's centroids left
-      if (live > 0) mma_tile<Small>(acc, a_addr, b_addr, stride, d8, live);
-        // C fragment: acc[i][f][0..1] row g, columns 8f + 2t, +1; [2..3] row g + 8.
+      if (live > 0) {
+        mma_tile<Small>(acc, a_addr, b_addr, stride, d8, live);
+      }
+      // C fragment: acc[i][f][0..1] row g, columns 8f + 2t, +1; [2..3] row g + 8.
 #pragma unroll
       for (int i = 0; i < kWM; ++i)
 #pragma unroll
