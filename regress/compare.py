@@ -917,7 +917,8 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
                      "default_floors": {"%s/%s" % k: v for k, v in sorted(DEFAULT_FLOORS.items())
                                         if k[1] == settings.mode},
                      "tested": tested, "correction": settings.correction_name(),
-                     "run_noise_tail": settings.noise_model.tail},
+                     "run_noise_tail": settings.noise_model.tail,
+                     "results_may_differ": bool(getattr(settings, "results_may_differ", False))},
         "same_code": same_code,
         "warnings": list(warnings) + (["NEW's times multiplied by %g (--scale-new)" % settings.scale_new]
                                       if getattr(settings, "scale_new", None) else []),

@@ -402,6 +402,10 @@ class Command(CommandBase):
                       w["GEMM/V4/M:64/manual_time"]["reason"])
         self.assertEqual(w["GEMM/V3/M:64/manual_time"]["verdict"], "NOT_SAME_WORK")
         self.assertIn("lloyd_iterations", w["GEMM/V3/M:64/manual_time"]["reason"])
+        with open(os.path.join(self.dir, "w.json")) as f:
+            self.assertTrue(json.load(f)["settings"]["results_may_differ"])
+        with open(os.path.join(self.dir, "v.json")) as f:
+            self.assertFalse(json.load(f)["settings"]["results_may_differ"])
 
     def test_a_measured_share_may_differ(self):
         # gemm_share is measured (the GEMM calls' fraction of an MLP step), not

@@ -13,10 +13,12 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/device_sm.cuh"
+#include "core/gpu.hpp"
 #include "kmeans/kmeans.hpp"
 
 namespace pb::kmeans {
@@ -254,9 +256,16 @@ __global__ void __launch_bounds__(kThreads, 2)
         atomicAdd(ssum + at + 2, x.z - c.z);
         atomicAdd(ssum + at + 3, x.w - c.w);
       } else {
+#if __CUDA_ARCH__ >= 900
         asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(sums + at), "f"(x.x - c.x),
                      "f"(x.y - c.y), "f"(x.z - c.z), "f"(x.w - c.w)
                      : "memory");
+#else  // vector reductions are sm_90's
+        atomicAdd(sums + at, x.x - c.x);
+        atomicAdd(sums + at + 1, x.y - c.y);
+        atomicAdd(sums + at + 2, x.z - c.z);
+        atomicAdd(sums + at + 3, x.w - c.w);
+#endif
       }
     }
   }
@@ -287,6 +296,17 @@ unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::min<std::int64_t>((work + threads - 1) / threads, std::int64_t(1) << 20));
 }
 
+// The assignment kernel's shared memory: the point and centroid tiles, the
+// centroids' -|c|^2 / 2, the two halves' best per point, and with local sums
+// K x D8 sums and K counts.
+std::size_t smem_bytes(std::int64_t k, int d8, bool local) {
+  return std::size_t(kPoints + kCentroids) * (d8 + 4) * sizeof(float) + kCentroids * sizeof(float) +
+         std::size_t(2 * kWM) * kPoints * sizeof(float) +
+         (local ? std::size_t(k) * (d8 + 1) * sizeof(float) : 0);
+}
+
+bool local_sums(std::int64_t k, int d8) { return k * d8 <= kLocalSums; }
+
 using AssignKernel = void (*)(const float*, const float*, const float*, const float*, const float*, int*,
                               float*, unsigned*, double*, std::int64_t, int, int);
 
@@ -297,6 +317,12 @@ class Tf32 final : public Variant {
     if (p.d > kMaxD) return Support::no("D above 128: the point and centroid tiles in shared memory");
     if (p.k > (std::int64_t(1) << 30)) return Support::no("K above 2^30");
     if (device_sm_or_zero() < 80) return Support::no("TF32 tensor cores need sm_80 or newer");
+    const int d8 = padded(p.d);
+    const std::size_t need = smem_bytes(p.k, d8, local_sums(p.k, d8));
+    if (need > gpu_status().shared_optin_bytes)
+      return Support::no("point and centroid tiles need " + std::to_string(need) +
+                         " bytes of shared memory, more than the " +
+                         std::to_string(gpu_status().shared_optin_bytes) + " a block can have");
     return Support::yes();
   }
   void prepare(const Problem& p, const Inputs& in) override {
@@ -319,15 +345,15 @@ class Tf32 final : public Variant {
     counts_ = DeviceBuffer<unsigned>(std::size_t(p.k));
     assign_ = DeviceBuffer<int>(std::size_t(p.n));
     inertia_ = DeviceBuffer<double>(1);
-    PB_CUDA(cudaMemcpy(X_.get(), xh.data(), X_.bytes(), cudaMemcpyHostToDevice));
-    PB_CUDA(cudaMemcpy(init_.get(), ch.data(), init_.bytes(), cudaMemcpyHostToDevice));
-    const bool local = p.k * d8_ <= kLocalSums;
+    // On the variant's stream, which does not wait for the legacy one: the
+    // kernels below must see the copies.
+    PB_CUDA(cudaMemcpyAsync(X_.get(), xh.data(), X_.bytes(), cudaMemcpyHostToDevice, stream_.get()));
+    PB_CUDA(cudaMemcpyAsync(init_.get(), ch.data(), init_.bytes(), cudaMemcpyHostToDevice, stream_.get()));
+    const bool local = local_sums(p.k, d8_);
     const bool small = p.k < kCentroids;
     kernel_ = local ? (small ? assign_tf32<true, true> : assign_tf32<true, false>)
                     : (small ? assign_tf32<false, true> : assign_tf32<false, false>);
-    smem_ = std::size_t(kPoints + kCentroids) * (d8_ + 4) * sizeof(float) + kCentroids * sizeof(float) +
-            std::size_t(2 * kWM) * kPoints * sizeof(float) +
-            (local ? std::size_t(p.k) * (d8_ + 1) * sizeof(float) : 0);
+    smem_ = smem_bytes(p.k, d8_, local);
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
     // Local sums: a persistent grid, as many blocks as fit at once.
     const std::int64_t tiles = (p.n + kPoints - 1) / kPoints;
