@@ -60,6 +60,16 @@ class KMeansVariants : public ::testing::TestWithParam<VariantCase> {
     }
     return r;
   }
+  // A double problem, or for a single-precision-only variant the same in f32.
+  Result run_f64_or_f32(Problem p, const Inputs& in) {
+    Result r = run(p, in);
+    if (unsupported_.rfind("type f64:", 0) == 0) {
+      unsupported_.clear();
+      p.type = Type::F32;
+      r = run(p, in);
+    }
+    return r;
+  }
   std::string unsupported_;
 };
 
@@ -136,12 +146,7 @@ TEST_P(KMeansVariants, TiesAndEmptyClusters) {
   Inputs in;
   in.points = {0, 1, 2, 4, 3};  // 1 is equidistant from centroids 0 and 2; 3 from 2 and 4
   in.init = {0, 2, 100};        // nothing is near 100
-  Result r = run(p, in);
-  if (unsupported_.rfind("type f64:", 0) == 0) {  // a single-precision variant: the same in f32
-    unsupported_.clear();
-    p.type = Type::F32;
-    r = run(p, in);
-  }
+  Result r = run_f64_or_f32(p, in);
   ASSERT_TRUE(unsupported_.empty()) << unsupported_;
   EXPECT_EQ(r.assign, (std::vector<int>{0, 0, 1, 1, 1}));
   EXPECT_DOUBLE_EQ(r.centroids[0], 0.5);
@@ -170,12 +175,7 @@ TEST_P(KMeansVariants, TiesAcrossTiles) {
   std::vector<int> want(K);
   for (int j = 0; j < K; ++j) want[j] = j;
   for (const auto& g : groups) want[g[0]] = want[g[1]] = std::min(g[0], g[1]);
-  Result r = run(p, in);
-  if (unsupported_.rfind("type f64:", 0) == 0) {  // a single-precision variant: the same in f32
-    unsupported_.clear();
-    p.type = Type::F32;
-    r = run(p, in);
-  }
+  Result r = run_f64_or_f32(p, in);
   ASSERT_TRUE(unsupported_.empty()) << unsupported_;
   EXPECT_EQ(r.assign, want);
   EXPECT_EQ(r.inertia, 0.0);
