@@ -378,6 +378,7 @@ class Settings:
         self.history = None                # --history DIR
         self.correction = correction       # "holm" or "bh"
         self.family = None                 # multiple-comparison family size, when larger than the rows
+        self.results_may_differ = False    # --results-may-differ: fractional results need not match
 
     def correction_name(self):
         return "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
@@ -501,7 +502,7 @@ def compare(base, new, settings, kinds=None):
             row.update(verdict="NOT_SAME_WORK", reason="ran on %s in BASE, %s in NEW"
                        % (" / ".join(sorted(a.models)), " / ".join(sorted(b.models))))
             continue
-        notes = [] if getattr(settings, "results_may_differ", False) else None
+        notes = [] if settings.results_may_differ else None
         mism = _work_mismatch(a, b, kinds, notes)
         if mism:
             row.update(verdict="NOT_SAME_WORK", reason="%s is %s in BASE, %s in NEW" % mism)
@@ -918,7 +919,7 @@ def build_document(rows, settings, base_desc, new_desc, warnings, metric_desc, u
                                         if k[1] == settings.mode},
                      "tested": tested, "correction": settings.correction_name(),
                      "run_noise_tail": settings.noise_model.tail,
-                     "results_may_differ": bool(getattr(settings, "results_may_differ", False))},
+                     "results_may_differ": settings.results_may_differ},
         "same_code": same_code,
         "warnings": list(warnings) + (["NEW's times multiplied by %g (--scale-new)" % settings.scale_new]
                                       if getattr(settings, "scale_new", None) else []),

@@ -199,14 +199,14 @@ static void register_kmeans(const Options& opt) {
     if (loops) p.crit = *loops;
     if (exit_rule) p.crit = *exit_rule;
     p.type = pt["type"] == "f32" ? Type::F32 : Type::F64;
-    // Single precision runs a fixed number of iterations: where the profile
-    // chose f32, its converging problems have no f32 instance (where the
-    // command line asked for it, validate says why not).
-    if (p.type == Type::F32 && !p.crit.fixed && !opt.flag("--kmeans-type")) continue;
+    // Where the profile chose f32 (not the command line, where validate says
+    // why not and every variant is listed): only problems with a fixed number
+    // of iterations, and only the single-precision variants.
+    const bool profile_f32 = p.type == Type::F32 && !opt.flag("--kmeans-type");
+    if (profile_f32 && !p.crit.fixed) continue;
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
-      // A profile's f32 instances are the single-precision variants' only.
-      if (p.type == Type::F32 && !e.traits.single && !opt.flag("--kmeans-type")) continue;
+      if (profile_f32 && !e.traits.single) continue;
       const bool is_mpi = e.backend == Backend::Mpi;
       if (is_mpi)
         mpi::check_grid(opt, "KMeans/" + std::string(e.name), p.n,
