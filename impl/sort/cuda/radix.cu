@@ -13,20 +13,21 @@
 //  2. one scatter kernel a digit: a block takes the next tile of 6912 keys
 //     (18 a thread, 384 threads) from an atomic counter, so tiles start in
 //     order, and
+//     - counts its keys by the digit (a shared histogram a warp) and
+//       publishes the 256 counts for later tiles' look-back before it ranks,
+//       so a later tile's walk finds them instead of waiting;
 //     - ranks its keys by the digit, stable: warp by warp, 32 keys a round
 //       in input order; each lane ORs its bit into its digit's shared word
-//       and reads back its peers, the lower peers and the warp's earlier
-//       rounds give its rank;
-//     - publishes its 256 counts and looks back over earlier tiles' words (a
-//       tile that has its inclusive prefix ends the walk) for its exclusive
-//       prefix a digit, then publishes its own inclusive prefix;
-//     - stages the tile in shared memory in digit order, and writes it out
-//       in that order, so each digit's run (about 27 keys) goes to
-//       consecutive addresses, not one scattered word a key.
-//     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the keys are read a
-//     second time, from L1, when staged, so as not to hold them in
-//     registers through the look-back; the look-back words are 1 KB a tile
-//     (about 0.15 bytes a key), zeroed once a sort.
+//       and reads back its peers; the warp's running place of the digit
+//       plus the lower peers is the key's place in the tile, where it goes
+//       at once (shared memory, in digit order);
+//     - looks back over earlier tiles' words (a tile that has its inclusive
+//       prefix ends the walk) for its exclusive prefix a digit, then
+//       publishes its own inclusive prefix;
+//     - writes the tile out in digit order, so each digit's run (about 27
+//       keys) goes to consecutive addresses, not one scattered word a key.
+//     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the look-back words
+//     are 1 KB a tile (about 0.15 bytes a key), zeroed once a sort.
 // So a sort moves 4n + 4 x 8n = 36n bytes (keys only; pairs 68n) against
 // the 8n of reading and writing the keys once: the floor of an LSD sort
 // with 8-bit digits is those 36n.
@@ -34,7 +35,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <type_traits>
 
 #include "core/cuda/buffer.cuh"
 #include "core/gpu.hpp"
@@ -46,10 +46,10 @@ namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // The scatter kernel's shape: 384 threads a block, 18 keys a thread, three
-// blocks an SM (56 registers). The mask ranking (an OR into a shared word a
-// digit) issues fewer instructions a pass than 8 ballots a round and frees
-// the registers that let 18 keys a thread fit without spills, which is
-// faster than 16. Measurements behind these choices: docs/perf/sort-radix.md.
+// blocks an SM (56 registers, 63-66 KB of shared memory). The mask ranking
+// (an OR into a shared word a digit) stalls less than 8 ballots a round, and
+// the counts taken before the ranking let the look-back start from published
+// counts. Measurements behind these choices: docs/perf/sort-radix.md.
 constexpr int THREADS = 384, ITEMS = 18, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
@@ -129,18 +129,17 @@ __global__ void scan_kernel(std::uint32_t* hist) {
   h[d] = d ? s[d - 1] : 0;
 }
 
-// Decoupled look-back for digit d of `tile`, whose own count is `count`:
-// publishes the count, walks back over earlier tiles' words (adding counts)
-// to the first inclusive prefix, publishes its own inclusive prefix and
-// returns the exclusive one.
+// Decoupled look-back, in two halves. publish: the tile's own count of
+// digit d, for later tiles' walks (tile 0 has its inclusive prefix at once).
+__device__ __forceinline__ void publish_count(std::uint32_t* status, std::uint32_t tile, int d,
+                                              std::uint32_t count) {
+  atomicExch(status + std::size_t(tile) * RADIX + d, tile == 0 ? (kPrefix | count) : count + 1);
+}
+// walk: the sum of the counts of digit d in tiles before `tile`, back to the
+// first that has its inclusive prefix; then `tile` publishes its own.
 __device__ __forceinline__ std::uint32_t look_back(std::uint32_t* status, std::uint32_t tile, int d,
                                                    std::uint32_t count) {
-  std::uint32_t* mine = status + std::size_t(tile) * RADIX + d;
-  if (tile == 0) {
-    atomicExch(mine, kPrefix | count);
-    return 0;
-  }
-  atomicExch(mine, count + 1);  // the tile's own count, for later tiles' walks
+  if (tile == 0) return 0;
   std::uint32_t prefix = 0;
   for (std::int64_t j = std::int64_t(tile) - 1;; --j) {
     const std::uint32_t* theirs = status + std::size_t(j) * RADIX + d;
@@ -154,7 +153,7 @@ __device__ __forceinline__ std::uint32_t look_back(std::uint32_t* status, std::u
     }
     prefix += v - 1;
   }
-  atomicExch(mine, kPrefix | (prefix + count));
+  atomicExch(status + std::size_t(tile) * RADIX + d, kPrefix | (prefix + count));
   return prefix;
 }
 
@@ -168,14 +167,15 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
   return v;
 }
 
-// Dynamic shared memory of the scatter kernel: the warps' counts a digit
-// (WARPS x RADIX); then, during the ranking, two buffers of the warps' masks
-// a digit (2 x WARPS x RADIX), and afterwards, in the same place, the tile's
-// keys in digit order (TILE) and, for pairs, its values (TILE).
+// Dynamic shared memory of the scatter kernel: the warps' counts a digit,
+// then their running places (WARPS x RADIX); the tile's keys in digit order
+// (TILE); two buffers of the warps' masks a digit while ranking (2 x WARPS x
+// RADIX) and afterwards, in the same place, the values in digit order (pairs:
+// TILE).
 template <bool PAIRS>
 constexpr std::size_t scatter_shared() {
-  constexpr int stage = (PAIRS ? 2 : 1) * THREADS * ITEMS, masks = 2 * WARPS * RADIX;
-  return std::size_t(WARPS * RADIX + (stage > masks ? stage : masks)) * sizeof(std::uint32_t);
+  constexpr int masks = 2 * WARPS * RADIX, vals = PAIRS ? TILE : 0;
+  return std::size_t(WARPS * RADIX + TILE + (masks > vals ? masks : vals)) * sizeof(std::uint32_t);
 }
 
 template <bool PAIRS, class Ord>
@@ -185,23 +185,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                    int shift, const std::uint32_t* __restrict__ first /* RADIX */,
                    std::uint32_t* status /* tiles x RADIX */, std::uint32_t* counter) {
   extern __shared__ std::uint32_t shared[];
-  // The warps' counts a digit; then each warp's first place of the digit in
-  // the tile.
   std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
-  // Two buffers (alternate rounds) of a warp's lanes a digit, while ranking.
-  std::uint32_t* match = shared + WARPS * RADIX;
-  std::uint32_t* kstage = shared + WARPS * RADIX;  // then: the tile's keys in digit order
-  std::uint32_t* vstage = kstage + TILE;           // pairs: their values
+  std::uint32_t* kstage = shared + WARPS * RADIX;  // the tile's keys in digit order
+  std::uint32_t* match = kstage + TILE;            // while ranking: the masks
+  std::uint32_t* vstage = kstage + TILE;           // then (pairs): the values in digit order
   __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int i = threadIdx.x; i < 3 * WARPS * RADIX; i += THREADS) shared[i] = 0;
+  for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
+  for (int i = threadIdx.x; i < 2 * WARPS * RADIX; i += THREADS) match[i] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
   const std::int64_t tile0 = std::int64_t(tile) * TILE;
   const int tile_n = int(n - tile0 < TILE ? n - tile0 : TILE);
+  const bool full = tile_n == TILE;  // every key of the tile in range: no bounds in the ranking
   kin += tile0;
   if (PAIRS) vin += tile0;
   auto digit = [shift](std::uint32_t k) { return (Ord::of(k) >> shift) & (RADIX - 1); };
@@ -209,55 +208,27 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // Warp w's keys are the tile's [w * 32 ITEMS, (w + 1) * 32 ITEMS), round
   // i lane l holding key i * 32 + l of them: input order is (round, lane).
   const int first_of_warp = warp * 32 * ITEMS + lane;
-  std::uint32_t key[ITEMS], place[ITEMS];
+  std::uint32_t key[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int at = first_of_warp + i * 32;
     key[i] = at < tile_n ? kin[at] : 0u;
   }
-  const unsigned lower = (1u << lane) - 1u;
-  // Ranks, stable: each lane ORs its bit into its digit's word, reads back
-  // its peers (the lanes of the round holding the same digit), and the
-  // lowest peer (the leader) adds their count to the warp's; a key's rank
-  // is the warp's earlier count plus its lower peers. The leader clears the
-  // word in the next round (the buffers alternate), so two warp barriers a
-  // round. full: every key of the tile is in range (all tiles but the
-  // last), so the ranking needs no bounds.
-  auto rank = [&](auto full) {
-    constexpr bool FULL = decltype(full)::value;
-    std::uint32_t* mine[2] = {match + warp * RADIX, match + (WARPS + warp) * RADIX};
-    const unsigned me = 1u << lane;
-    unsigned led = RADIX;  // the digit this lane led last round, if any
+  // The counts first, so the tile publishes them before it ranks: a later
+  // tile's walk then finds them instead of waiting for this tile's ranking.
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const bool ok = FULL || first_of_warp + i * 32 < tile_n;
-      const unsigned d = digit(key[i]);
-      if (ok) atomicOr(mine[i & 1] + d, me);
-      __syncwarp();
-      const unsigned peers = ok ? mine[i & 1][d] : 0u;
-      const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
-      if (led < RADIX) mine[(i + 1) & 1][led] = 0;
-      __syncwarp();
-      const bool leader = ok && (peers & lower) == 0;
-      if (leader) warp_count[warp][d] = before + __popc(peers);
-      led = leader ? d : RADIX;
-      place[i] = before + __popc(peers & lower);
-    }
-  };
-  if (tile_n == TILE)
-    rank(std::true_type{});
-  else
-    rank(std::false_type{});
+  for (int i = 0; i < ITEMS; ++i)
+    if (full || first_of_warp + i * 32 < tile_n) atomicAdd(&warp_count[warp][digit(key[i])], 1u);
   __syncthreads();
 
-  // A digit a thread: the tile's count; the look-back for the tile's prefix
-  // (out_base); the scan of the counts within each warp of digits (incl,
-  // warp_total); then the digit's first place in the tile, and each warp's.
-  std::uint32_t count = 0, incl = 0;
+  // A digit a thread: the tile's count, published; the scan of the counts
+  // within each warp of digits (incl, warp_total); then the digit's first
+  // place in the tile (dstart) and each warp's, which the ranking advances.
+  std::uint32_t count = 0, incl = 0, dstart = 0;
   if (threadIdx.x < RADIX) {
     const int d = threadIdx.x;
     for (int w = 0; w < WARPS; ++w) count += warp_count[w][d];
-    out_base[d] = first[d] + look_back(status, tile, d, count);
+    publish_count(status, tile, d, count);
     incl = warp_inclusive_scan(count, lane);
     if (lane == 31) warp_total[warp] = incl;
   }
@@ -266,7 +237,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const int d = threadIdx.x;
     std::uint32_t start = incl - count;
     for (int w = 0; w < warp; ++w) start += warp_total[w];
-    out_base[d] -= start;  // + a key's place in the tile = its output position
+    dstart = start;
     for (int w = 0; w < WARPS; ++w) {
       const std::uint32_t c = warp_count[w][d];
       warp_count[w][d] = start;
@@ -275,20 +246,51 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
   __syncthreads();
 
-  // Stage the tile in digit order (values read now, not held through the
-  // ranking), then write it out in place order: runs of a digit (about
-  // TILE / RADIX keys) go to consecutive addresses.
+  // Ranks, stable: each lane ORs its bit into its digit's word, reads back
+  // its peers (the lanes of the round holding the same digit), and the
+  // lowest peer (the leader) advances the warp's place of the digit by their
+  // count; a key's place in the tile is that place plus its lower peers, and
+  // the key goes there at once. The leader clears the word in the next round
+  // (the buffers alternate), so two warp barriers a round.
+  const unsigned lower = (1u << lane) - 1u;
+  std::uint32_t* mine[2] = {match + warp * RADIX, match + (WARPS + warp) * RADIX};
+  std::uint32_t place[PAIRS ? ITEMS : 1];
+  unsigned led = RADIX;  // the digit this lane led last round, if any
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    const int at = first_of_warp + i * 32;
-    if (at < tile_n) {
-      const std::uint32_t k = kin[at];  // again (from L1): not held in registers through the look-back
-      place[i] += warp_count[warp][digit(k)];
-      kstage[place[i]] = k;
-      if (PAIRS) vstage[place[i]] = vin[at];
+    const bool ok = full || first_of_warp + i * 32 < tile_n;
+    const unsigned d = digit(key[i]);
+    if (ok) atomicOr(mine[i & 1] + d, 1u << lane);
+    __syncwarp();
+    const unsigned peers = ok ? mine[i & 1][d] : 0u;
+    const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
+    if (led < RADIX) mine[(i + 1) & 1][led] = 0;
+    __syncwarp();
+    const bool leader = ok && (peers & lower) == 0;
+    if (leader) warp_count[warp][d] = before + __popc(peers);
+    led = leader ? d : RADIX;
+    const std::uint32_t at = before + __popc(peers & lower);
+    if (ok) kstage[at] = key[i];
+    if (PAIRS) place[PAIRS ? i : 0] = at;
+  }
+  if (PAIRS) {
+    __syncthreads();  // the values' place is the masks'
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int at = first_of_warp + i * 32;
+      if (at < tile_n) vstage[place[i]] = vin[at];
     }
   }
+
+  // The walk for the tile's prefix a digit, after the ranking, when earlier
+  // tiles have mostly published theirs.
+  if (threadIdx.x < RADIX) {
+    const int d = threadIdx.x;
+    out_base[d] = first[d] + look_back(status, tile, d, count) - dstart;  // + a place = the output position
+  }
   __syncthreads();
+  // Out in place order: runs of a digit (about TILE / RADIX keys) go to
+  // consecutive addresses.
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int at = threadIdx.x + i * THREADS;
