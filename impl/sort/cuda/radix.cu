@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   const std::uint32_t tile = tile_s;
   const std::int64_t tile0 = std::int64_t(tile) * TILE;
   const int tile_n = int(n - tile0 < TILE ? n - tile0 : TILE);
-  const bool full = tile_n == TILE;  // every key of the tile in range: no bounds in the ranking
+  const bool full = tile_n == TILE;  // every key of the tile in range (all tiles but the last)
   kin += tile0;
   if (PAIRS) vin += tile0;
   auto digit = [shift](std::uint32_t k) { return (Ord::of(k) >> shift) & (RADIX - 1); };
