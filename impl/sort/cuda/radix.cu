@@ -271,9 +271,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     led = leader ? d : RADIX;
     const std::uint32_t at = before + __popc(peers & lower);
     if (ok) kstage[at] = key[i];
-    if (PAIRS) place[PAIRS ? i : 0] = at;
+    if constexpr (PAIRS) place[i] = at;
   }
-  if (PAIRS) {
+  if constexpr (PAIRS) {
     __syncthreads();  // the values' place is the masks'
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
