@@ -58,8 +58,12 @@ line on stderr ("plot: ..."); the other inputs are still drawn. Without
 not drawn, with the reason.
 """
 import argparse
+import concurrent.futures
+import gc
+import multiprocessing
 import os
 import re
+import signal
 import sys
 
 from regress import derived
@@ -68,7 +72,7 @@ from plots import report_html
 from plots import sor_field
 from plots.report_charts import CHARTS
 from plots.report_draw import Canvas
-from plots.report_stats import NoData, collect, machine
+from plots.report_stats import NoData, collect, label, machine
 
 __doc__ = __doc__ % {"noise": derived.CEILING_NOISE}
 
@@ -100,6 +104,74 @@ def prepare_out(out):
     except OSError as e:
         return "--out %s: cannot write there: %s" % (out, e.strerror or e)
     return None
+
+
+# The kinds that draw a figure a problem first, so the small kinds fill the
+# workers' ends; the rest in name order.
+HEAVY_FIRST = ("ceiling", "speedup", "strong")
+
+_JOB = None  # (stats, canvas) that forked workers inherit from draw_charts
+
+
+def _draw_kind(name, stats, cv):
+    """One chart kind into its own Canvas: (name, what it drew, why not)."""
+    part = cv.part()
+    try:
+        CHARTS[name](stats, part)
+    except NoData as e:
+        return name, part.drawn(), str(e)
+    return name, part.drawn(), None
+
+
+def _draw_kind_in_worker(name):
+    return _draw_kind(name, *_JOB)
+
+
+def _worker_signals():
+    # The parent alone answers Ctrl-C and SIGTERM (results.run_tool); it
+    # ends the workers, which then leave without a traceback of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def draw_charts(names, stats, cv, jobs):
+    """Draws the chart kinds `names` into `cv`; {name: why not} for those
+    without data. Rendering is nearly all of a report's time: with jobs > 1,
+    forked workers draw whole kinds, each kind building and rendering its
+    figures in one process (a long-lived worker reuses its heap; a process a
+    figure paid its page faults again each time). The parent absorbs what
+    each kind drew in `names` order, so the report reads the same either way."""
+    global _JOB
+    order = sorted(names, key=lambda n: (n not in HEAVY_FIRST, HEAVY_FIRST.index(n) if n in HEAVY_FIRST else 0, n))
+    if jobs > 1 and len(order) > 1 and hasattr(os, "fork"):
+        _JOB = (stats, cv)
+        gc.freeze()  # the workers' collectors leave the inherited heap alone, and so uncopied
+        try:
+            # A worker that dies (killed, out of memory) fails the pool at once
+            # (BrokenProcessPool) instead of leaving its kind waited for.
+            pool = concurrent.futures.ProcessPoolExecutor(min(jobs, len(order)), multiprocessing.get_context("fork"),
+                                                          initializer=_worker_signals)
+            try:
+                done = {r[0]: r[1:] for r in pool.map(_draw_kind_in_worker, order)}
+            except BaseException:  # Ctrl-C, SIGTERM, a failed kind: the other kinds are not waited for
+                pool.shutdown(wait=False, cancel_futures=True)
+                for p in multiprocessing.active_children():
+                    p.terminate()
+                raise
+            pool.shutdown()
+        finally:
+            _JOB = None
+            gc.unfreeze()
+    else:
+        done = {n: _draw_kind(n, stats, cv)[1:] for n in order}
+    missing = {}
+    for n in names:
+        drawn, why = done[n]
+        cv.absorb(drawn)
+        if why is not None:
+            missing[n] = why
+    return missing
 
 
 def main(argv=None):
@@ -154,21 +226,22 @@ def main(argv=None):
     for run in runs:
         src = "merged" if a.merge else run.label
         machines.setdefault(src, machine([run]))
-    cv = Canvas(a.out, machines, formats=("png", "svg") if a.svg else ("png",), jobs=os.cpu_count() or 1)
+    cv = Canvas(a.out, machines, formats=("png", "svg") if a.svg else ("png",))
+    cv.assign_styles({k for s in stats for k in (s.run.variant, label(s))},
+                     ["merged"] if a.merge else [r.label for r in runs])
     for key, what in (("parbench_git_revision", "git revisions"), ("parbench_profile", "profiles")):
         seen = sorted({str(r.context.get(key)) for r in runs if isinstance(r.context, dict) and r.context.get(key)})
         if len(seen) > 1:
             cv.finding("info", "the inputs come from %d %s (%s): compare across them with care"
                        % (len(seen), what, ", ".join(seen)), "mixed-inputs")
+    names = list(dict.fromkeys(a.chart)) if a.chart else sorted(CHARTS)
     missing = []
-    for name in a.chart or sorted(CHARTS):
-        try:
-            CHARTS[name](stats, cv)
-        except NoData as e:
-            missing.append((name, str(e)))
-            if a.chart:
-                print("plot: chart %s not drawn: %s" % (name, e), file=sys.stderr)
-                status = 2
+    for name, why in draw_charts(names, stats, cv, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                 else os.cpu_count() or 1).items():
+        missing.append((name, why))
+        if a.chart:
+            print("plot: chart %s not drawn: %s" % (name, why), file=sys.stderr)
+            status = 2
     for folder in a.sor_field:
         try:
             sor_field.draw(folder, cv)

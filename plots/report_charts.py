@@ -68,7 +68,7 @@ def chart_speedup(stats, cv):
         fig, (a1, a2) = pyplot.subplots(1, 2, figsize=(11, 4.2))
         threads = [t for pts in list(speed.values()) + list(eff.values()) for t, _ in pts]
         # One style per series, in both panels and in every chart.
-        style = {lbl: cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None) for lbl in set(speed) | set(eff)}
+        style = {lbl: cv.label_style(lbl) for lbl in set(speed) | set(eff)}
         for lbl, pts in sorted(speed.items()):
             a1.plot([t for t, _ in pts], [v for _, v in pts], label=lbl, **style[lbl])
         for lbl, pts in sorted(eff.items()):
@@ -284,7 +284,7 @@ def chart_sor_bandwidth(stats, cv):
             lines.setdefault(label(s, several), []).append((mb, per_gpu, spread))
         for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
             pts.sort()
-            st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+            st = cv.label_style(lbl)
             errorbars(ax, [p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts], label=lbl, capsize=2,
                       ms=3, **st)
         drawn = set()
@@ -403,7 +403,7 @@ def chart_blocks(stats, cv):
             pts.sort()
             errorbars(ax, [b for b, _, _ in pts], [x * 1e3 for _, x, _ in pts],
                       [None if e is None else e * 1e3 for _, _, e in pts], label=v, capsize=2,
-                      **cv.style(v.split(" [")[0], v.partition(" [")[2] or None))
+                      **cv.label_style(v))
         ax.set(xscale="log", xlabel="block size (threads or tile edge)", ylabel="ms per call")
         times = [x for p in variants.values() for _, x, _ in p if x > 0]
         if times and max(times) > 20 * min(times):  # a linear axis would flatten the fast ones
@@ -605,7 +605,7 @@ def chart_roofline(stats, cv):
                                    "ceiling was measured low" % (family, label(s, several), problem_label(s.problem()),
                                                                  rate, ai, top), "above-ceiling", s.run.variant)
         for lbl, pts in sorted(by_label.items(), key=lambda kv: natural(kv[0])):
-            st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+            st = cv.label_style(lbl)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ls="none", marker=st["marker"], color=st["color"],
                     ms=4, label=lbl)
         ax.set(xscale="log", yscale="log", xlabel="arithmetic intensity (flop per byte of the traffic model)",
@@ -644,8 +644,8 @@ def chart_energy(stats, cv):
         for s in sorted(ss, key=lambda s: natural(label(s, several))):
             j = s.counter("joules_per_call")
             pts.append((s.seconds, j))
-            ax.plot([s.seconds], [j], label=label(s, several), **dict(cv.style(label(s, several), s.source), ls="none",
-                                                                      ms=6))
+            lbl = label(s, several)
+            ax.plot([s.seconds], [j], label=lbl, **dict(cv.label_style(lbl), ls="none", ms=6))
         front = derived.pareto(pts)
         ax.plot([t for t, _ in front], [e for _, e in front], IDEAL, color="#37474f", lw=1, drawstyle="steps-post",
                 label="Pareto front")

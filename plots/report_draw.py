@@ -4,7 +4,6 @@ remembers each figure with its findings, one style per variant across the
 report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
 import collections
-import gc
 import math
 import os
 import re
@@ -36,6 +35,45 @@ def thread_axis(ax, values):
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
+_InView = None
+
+
+def in_view(locator):
+    """`locator` with its ticks outside the axis's view dropped. A locator
+    returns the ticks of whole steps or decades around the view, and
+    matplotlib builds a Tick (two marks, a grid line, two labels) for every
+    one, drawn or not: a quarter of a report's time. The drawn figure is the
+    same (docs/perf/report.md)."""
+    global _InView
+    if _InView is None:
+        import matplotlib.ticker
+
+        class InView(matplotlib.ticker.Locator):
+            def __init__(self, inner):
+                self.inner = inner
+
+            def set_axis(self, axis):
+                self.axis = axis
+                self.inner.set_axis(axis)
+
+            def __call__(self):
+                lo, hi = sorted(self.axis.get_view_interval())
+                eps = (hi - lo) * 1e-9
+                return [v for v in self.inner() if lo - eps <= v <= hi + eps]
+
+            def tick_values(self, vmin, vmax):
+                return self.inner.tick_values(vmin, vmax)
+
+            def nonsingular(self, vmin, vmax):
+                return self.inner.nonsingular(vmin, vmax)
+
+            def view_limits(self, vmin, vmax):
+                return self.inner.view_limits(vmin, vmax)
+
+        _InView = InView
+    return locator if isinstance(locator, _InView) else _InView(locator)
+
+
 MARKERS = ("o", "s", "^", "D", "v", "P")
 MEASURED, IDEAL = "-", "--"
 
@@ -50,15 +88,43 @@ class Canvas:
     wrong while drawing (findings for the report's summary) and the problems
     left out by the per-family limit. `machines`: {source: machine}."""
 
-    def __init__(self, out, machines, formats=("png",), jobs=1):
+    def __init__(self, out, machines, formats=("png",)):
         if isinstance(machines, str):
             machines = {None: machines}
         self.out, self.machines, self.made, self.findings, self.dropped = out, machines, [], [], []
         self.colours, self.sources = {}, {}
-        # Rendering a finished figure to its files is most of a report's time;
-        # with jobs > 1 a forked child renders it while the next one is built.
-        self.formats, self.jobs, self._children, self.failed = tuple(formats), jobs, {}, []
+        self.formats, self.failed = tuple(formats), []
         self._names = set()
+
+    def assign_styles(self, keys, sources):
+        """Colours and markers fixed before any chart is drawn: `keys` ("variant"
+        or "variant (knob)") in natural order, `sources` in input order. Charts
+        drawn in separate processes (plots/report.py) then agree on them."""
+        for key in sorted(keys, key=natural):
+            self.style(key)
+        for src in sources:
+            self.sources.setdefault(src, len(self.sources))
+
+    def part(self):
+        """An empty Canvas with this one's folder, machines, formats, styles and
+        file names taken: what one chart kind draws into in a worker."""
+        c = Canvas(self.out, self.machines, self.formats)
+        c.colours = {v: (colour, dict(knobs)) for v, (colour, knobs) in self.colours.items()}
+        c.sources, c._names = dict(self.sources), set(self._names)
+        return c
+
+    def drawn(self):
+        """What this Canvas drew and found, for absorb() in the parent (picklable)."""
+        return self.made, self.findings, self.dropped, self.failed, self._names
+
+    def absorb(self, drawn):
+        made, findings, dropped, failed, names = drawn
+        self.made += made
+        for f in findings:
+            self.finding(*f)
+        self.dropped += dropped
+        self.failed += failed
+        self._names |= names
 
     def machine(self, sources):
         known = [self.machines.get(src) for src in sorted(sources, key=str)] if sources else []
@@ -79,45 +145,24 @@ class Canvas:
         self.made.append((name, title, section))
 
     def _render(self, fig, name):
-        def render():
-            # The layout is most of a figure's cost: done where it renders,
-            # in the child when rendering is parallel.
+        # One layout pass: tight_layout makes room for the titles, the tick
+        # labels and a legend beside the axes, so the file is written at the
+        # figure's size without a second, "tight" bounding-box pass.
+        try:
+            for ax in fig.axes:
+                for axis in (ax.xaxis, ax.yaxis):
+                    axis.set_major_locator(in_view(axis.get_major_locator()))
+                    axis.set_minor_locator(in_view(axis.get_minor_locator()))
             fig.tight_layout()
             for ext in self.formats:
-                # bbox "tight": a legend placed beside the axes stays in the picture.
-                fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110, bbox_inches="tight")
-
-        if self.jobs <= 1 or not hasattr(os, "fork"):
-            render()
-            plt().close(fig)
-            return
-        while len(self._children) >= self.jobs:
-            self._reap()
-        # The child's collector would walk, and so copy, every page of the
-        # parent's heap: a child that lives one figure long runs without it.
-        gc.freeze()
-        pid = os.fork()
-        if pid == 0:  # the child renders and leaves at once, running nothing of the parent's
-            gc.disable()
-            code = 0
-            try:
-                render()
-            except BaseException:  # noqa: BLE001  reported by the parent as a chart not written
-                code = 1
-            os._exit(code)
-        self._children[pid] = name
-        plt().close(fig)
-
-    def _reap(self):
-        pid, status = os.wait()
-        name = self._children.pop(pid, None)
-        if name is not None and status != 0:
+                fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110)
+        except Exception:  # noqa: BLE001  reported by the caller as a chart not written
             self.failed.append(name)
+        finally:
+            plt().close(fig)
 
     def finish(self):
-        """Wait for the figures still rendering; the names of those that failed."""
-        while self._children:
-            self._reap()
+        """The names of the figures that could not be written."""
         return self.failed
 
     def style(self, key, source=None):
@@ -131,10 +176,14 @@ class Canvas:
             self.colours[variant] = (plt().get_cmap("tab20")((2 * i) % 20 + (i // 10) % 2), {})
         colour, knobs = self.colours[variant]
         knobs.setdefault(knob, len(knobs))
-        if source not in self.sources:
-            self.sources[source] = len(self.sources)
-        m = knobs[knob] + 3 * self.sources[source]
+        # No source named: the first source's markers (a report of one input).
+        m = knobs[knob] + 3 * (0 if source is None else self.sources.setdefault(source, len(self.sources)))
         return {"color": colour, "marker": MARKERS[m % len(MARKERS)], "ls": MEASURED}
+
+    def label_style(self, lbl):
+        """style() of a chart label, "variant (knob) [source]" (label() of report_stats)."""
+        key, _, src = lbl.partition(" [")
+        return self.style(key, src[:-1] if src.endswith("]") else None)
 
     def drop(self, chart, problems):
         if problems:
@@ -191,8 +240,8 @@ LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxe
 
 
 def legend(ax, n, **kw):
-    """Beside the axes, never over the data: the figure is saved with a tight
-    bounding box, so the picture grows to hold it."""
+    """Beside the axes, never over the data: the figure's tight layout
+    narrows the axes to hold it."""
     return ax.legend(fontsize=6 if n > 3 else 7, ncol=1 if n <= 24 else 2, **LEGEND_OUTSIDE, **kw)
 
 
@@ -237,7 +286,7 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
         spread = [math.nan if r[1] is None else r[1] for r in rows]
         ax.barh(range(len(rows)), [r[0] for r in rows], capsize=2,
                 xerr=None if all(math.isnan(e) for e in spread) else spread,
-                color=[cv.style(r[2].split(" [")[0], r[2].partition(" [")[2] or None)["color"] for r in rows])
+                color=[cv.label_style(r[2])["color"] for r in rows])
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([r[2] for r in rows], fontsize=6)
         ax.set(xscale="log", xlabel="%s (%s = %g)" % (ylabel, xlabel, x))
@@ -249,7 +298,7 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
     for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
         pts.sort()
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        st = cv.style(lbl.split(" [")[0], lbl.partition(" [")[2] or None)
+        st = cv.label_style(lbl)
         errorbars(ax, xs, ys, [p[2] if len(p) > 2 else None for p in pts], label=lbl, capsize=2, ms=3, **st)
     ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
     plain_log(ax.xaxis)
