@@ -12,16 +12,18 @@ the slow half (Bisections, label slow)."""
 import json
 import math
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-BENCH = r'''#!/usr/bin/env python3
-import json, os, random, re, sys
+# The interpreter running the test: `env python3` may find a slow shim first.
+BENCH = "#!%s\n" % sys.executable + r'''import json, os, random, re, sys
 SPEEDS = @SPEEDS@
 NOISE = {"Noisy": 0.04}
 args = sys.argv[1:]
@@ -45,7 +47,7 @@ json.dump({"context": {"date": "2026-11-27T00:00:00+00:00", "host_name": "h", "n
                        "library_build_type": "release"}, "benchmarks": rows}, open(out, "w"))
 '''
 BUILD = ("test ! -e broken && mkdir -p out && "
-         "python3 -c \"import os, sys; t = open('bench.py').read(); "
+         + shlex.quote(sys.executable) + " -c \"import os, sys; t = open('bench.py').read(); "
          "t = t.replace('@CRASH@', str(os.path.exists('crash'))); "
          "sys.stdout.write(t.replace('@SPEEDS@', open('speed.json').read()))\" > out/bench && chmod +x out/bench")
 

@@ -881,8 +881,8 @@ class NoiseModel(CommandBase):
 
 # A stand-in for bench: writes Google Benchmark JSON for two benchmarks, V0
 # scaled by SCALE, with a little noise; logs which binary ran.
-FAKE_BENCH = r'''#!/usr/bin/env python3
-import json, os, random, sys
+# The interpreter running the test: `env python3` may find a slow shim first.
+FAKE_BENCH = "#!%s\n" % sys.executable + r'''import json, os, random, sys
 SCALE = 1.0
 SCALE *= float(os.environ.get("FAKE_SCALE", "1"))
 args = sys.argv[1:]

@@ -354,8 +354,8 @@ class RunSuite(unittest.TestCase):
 
 # A stand-in for bench with one CPU instance that refuses its arguments
 # after a second and one two-GPU instance that hangs.
-FAKE_BENCH = r'''#!/usr/bin/env python3
-import sys, time
+# The interpreter running the test: `env python3` may find a slow shim first.
+FAKE_BENCH = "#!%s\n" % sys.executable + r'''import sys, time
 args = sys.argv[1:]
 names = {"Fam/Cpu/n:1": "cpu", "Fam/Multi/gpus:2": "gpus:2"}
 if "--benchmark_list_tests" in args:

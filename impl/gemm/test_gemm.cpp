@@ -10,8 +10,12 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "core/gpu.hpp"
@@ -132,6 +136,25 @@ const gemm::Entry<T>& find(const std::string& name, Precision prec = Precision::
   throw std::logic_error("no variant " + name);
 }
 
+// The inputs and reference of the shapes whose reference costs most to build
+// (M N K >= kCachedWork: 1000x1500x777, a second of the reference a build
+// on the 2-core machine), kept for the whole process, so every variant of a
+// shard checks against one reference per (op, precision, type). The rest
+// are rebuilt per test: their references are cheap and some are large
+// (8388609x2 holds 16 M doubles of value and bound).
+constexpr double kCachedWork = 1e8;
+
+template <class T>
+Case<T>& case_for(const Problem& p) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, int>, std::unique_ptr<Case<T>>>
+      kept;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = kept[{int(p.op), p.m, p.n, p.k, int(p.prec)}];
+  if (!slot) slot = std::make_unique<Case<T>>(p, 0x5eed);
+  return *slot;
+}
+
 template <class T>
 void check_variant(const Case_& c) {
   const auto& e = find<T>(c.variant, c.prec);
@@ -149,7 +172,9 @@ void check_variant(const Case_& c) {
       ++refused, reason = v->supports(p).reason;
       continue;
     }
-    Case<T> data(p, 0x5eed);
+    std::unique_ptr<Case<T>> own;
+    Case<T>& data = double(p.m) * p.n * p.k >= kCachedWork ? case_for<T>(p)
+                                                           : *(own = std::make_unique<Case<T>>(p, 0x5eed));
     v->prepare(p, data.inputs);
     v->run();
     std::vector<T> out;
