@@ -145,14 +145,24 @@ class Canvas:
         self.made.append((name, title, section))
 
     def _render(self, fig, name):
-        # One layout pass: tight_layout makes room for the titles, the tick
-        # labels and a legend beside the axes, so the file is written at the
-        # figure's size without a second, "tight" bounding-box pass.
+        # One layout pass: the figure widens by the width of a legend beside
+        # its axes, so the axes keep their width however many series there
+        # are, then tight_layout makes room for the titles, the tick labels
+        # and the legend; the file is written at the figure's size without a
+        # second, "tight" bounding-box pass.
         try:
+            renderer, beside = fig.canvas.get_renderer(), 0.0
             for ax in fig.axes:
                 for axis in (ax.xaxis, ax.yaxis):
                     axis.set_major_locator(in_view(axis.get_major_locator()))
                     axis.set_minor_locator(in_view(axis.get_minor_locator()))
+                leg = ax.get_legend()
+                if leg is not None:
+                    box = leg.get_window_extent(renderer)
+                    if box.x0 >= ax.get_window_extent(renderer).x1:
+                        beside = max(beside, box.width / fig.dpi)
+            if beside:
+                fig.set_figwidth(fig.get_figwidth() + beside)
             fig.tight_layout()
             for ext in self.formats:
                 fig.savefig(os.path.join(self.out, "%s.%s" % (name, ext)), dpi=110)

@@ -629,6 +629,31 @@ class ChartRules(unittest.TestCase):
             cv.finish()
         self.assertEqual([a[0] for a, _ in ylabels], ["GB/s (24 B per interior point per sweep)"])
 
+    def test_a_legend_beside_the_axes_widens_the_figure_not_narrows_the_axes(self):
+        class Kept(report_draw.Canvas):
+            def _render(self, fig, name):
+                super()._render(fig, name)
+                ax = fig.axes[0]
+                renderer = fig.canvas.get_renderer()
+                self.seen[name] = (fig.get_figwidth(), ax.get_position().width * fig.get_figwidth(),
+                                   ax.get_legend().get_window_extent(renderer).x1, fig.bbox.width)
+
+        def series(n, stem):
+            return {"%s_%02d (threads %d)" % (stem, i, 2 ** (i % 4)):
+                    [(2 ** k, (i + 1) * 2.0 ** k) for k in range(1, 6)] for i in range(n)}
+
+        with tempfile.TemporaryDirectory() as tmp:
+            cv = Kept(tmp, "m")
+            cv.seen = {}
+            report_draw.draw_lines(cv, series(3, "OMP"), "size", "s", "few", "t", "GEMM")
+            report_draw.draw_lines(cv, series(30, "OMP.Blocked_with_a_long_name"), "size", "s", "many", "t", "GEMM")
+            self.assertEqual(cv.finish(), [])
+        (few_fig, few_ax, few_leg, few_px), (many_fig, many_ax, many_leg, many_px) = cv.seen["few"], cv.seen["many"]
+        self.assertGreater(many_fig, few_fig + 2)  # two columns of long labels: inches wider
+        self.assertGreater(many_ax, 0.9 * few_ax)  # the axes keep their width
+        self.assertLessEqual(few_leg, few_px)  # each legend inside its picture
+        self.assertLessEqual(many_leg, many_px)
+
     def test_every_legend_is_outside_the_axes(self):
         docs = [synthetic(), sor_run(), mlp_run()]
         stats = [s for d in docs for s in stats_of(d["benchmarks"], "syn", d["context"])]
