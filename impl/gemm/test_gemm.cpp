@@ -137,11 +137,11 @@ const gemm::Entry<T>& find(const std::string& name, Precision prec = Precision::
 }
 
 // The inputs and reference of the shapes whose reference costs most to build
-// (M N K >= kCachedWork: 1000x1500x777, a second of the reference a build
-// on the 2-core machine), kept for the whole process, so every variant of a
-// shard checks against one reference per (op, precision, type). The rest
-// are rebuilt per test: their references are cheap and some are large
-// (8388609x2 holds 16 M doubles of value and bound).
+// (M N K >= kCachedWork: 1000x1500x777, 1.2 G multiply-adds) are kept for
+// the whole process, so every variant of a shard checks against one
+// reference per (op, precision, type). The rest are rebuilt per test: their
+// references are cheap and some are large (8388609x2 holds 16 M doubles of
+// value and as many of bound).
 constexpr double kCachedWork = 1e8;
 
 template <class T>
