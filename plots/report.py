@@ -143,7 +143,7 @@ def draw_charts(names, stats, cv, jobs):
     figure paid its page faults again each time). The parent absorbs what
     each kind drew in `names` order, so the report reads the same either way."""
     global _JOB
-    order = sorted(names, key=lambda n: (n not in HEAVY_FIRST, HEAVY_FIRST.index(n) if n in HEAVY_FIRST else 0, n))
+    order = sorted(names, key=lambda n: (HEAVY_FIRST.index(n) if n in HEAVY_FIRST else len(HEAVY_FIRST), n))
     if jobs > 1 and len(order) > 1 and hasattr(os, "fork"):
         _JOB = (stats, cv)
         gc.freeze()  # the workers' collectors leave the inherited heap alone, and so uncopied
@@ -236,8 +236,8 @@ def main(argv=None):
                        % (len(seen), what, ", ".join(seen)), "mixed-inputs")
     names = list(dict.fromkeys(a.chart)) if a.chart else sorted(CHARTS)
     missing = []
-    for name, why in draw_charts(names, stats, cv, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                 else os.cpu_count() or 1).items():
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    for name, why in draw_charts(names, stats, cv, cores).items():
         missing.append((name, why))
         if a.chart:
             print("plot: chart %s not drawn: %s" % (name, why), file=sys.stderr)
