@@ -82,8 +82,8 @@ TEST_P(SortVariants, AwkwardLengthsOneArray) {
 TEST_P(SortVariants, TileEdges) {
   // 300 pads to 512, one warp's register tile in CUDA.Bitonic (the
   // smallest, its last stage through layout 8 and back), 512 exactly;
-  // CUDA.Radix's tiles are 6912 keys: a full last tile, and one key past it.
-  for (std::int64_t n : {300, 512, 3 * 6912, 3 * 6912 + 1}) {
+  // CUDA.Radix's tiles are 7680 keys: a full last tile, and one key past it.
+  for (std::int64_t n : {300, 512, 3 * 7680, 3 * 7680 + 1}) {
     expect_sorted(make(n, n, Key::U32, Payload::Pairs, Order::Asc, Dist::Uniform));
     expect_sorted(make(n, n, Key::F32, Payload::Keys, Order::Desc, Dist::FewUnique));
   }

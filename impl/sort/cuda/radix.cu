@@ -10,24 +10,25 @@
 //     warp's atomics never share a bank; then one global add a bin a
 //     block); reads 4n bytes. A 4 x 256 exclusive scan turns them into each
 //     digit value's first output position.
-//  2. one scatter kernel a digit: a block takes the next tile of 6912 keys
-//     (18 a thread, 384 threads) from an atomic counter, so tiles start in
+//  2. one scatter kernel a digit: a block takes the next tile of 7680 keys
+//     (20 a thread, 384 threads) from an atomic counter, so tiles start in
 //     order, and
 //     - counts its keys by the digit (a shared histogram a warp) and
 //       publishes the 256 counts for later tiles' look-back before it ranks,
 //       so a later tile's walk finds them instead of waiting;
 //     - ranks its keys by the digit, stable: warp by warp, 32 keys a round
-//       in input order; each lane ORs its bit into its digit's shared word
-//       and reads back its peers; the warp's running place of the digit
+//       in input order; 8 ballots (one a digit bit) give each lane its
+//       peers, the lowest of them adds their count to the warp's running
+//       place of the digit and shuffles the old place to them; that place
 //       plus the lower peers is the key's place in the tile, where it goes
 //       at once (shared memory, in digit order);
 //     - looks back over earlier tiles' words (a tile that has its inclusive
 //       prefix ends the walk) for its exclusive prefix a digit, then
 //       publishes its own inclusive prefix;
-//     - writes the tile out in digit order, so each digit's run (about 27
+//     - writes the tile out in digit order, so each digit's run (about 30
 //       keys) goes to consecutive addresses, not one scattered word a key.
 //     Reads 4n bytes and writes 4n (pairs: 8n and 8n); the look-back words
-//     are 1 KB a tile (about 0.15 bytes a key), zeroed once a sort.
+//     are 1 KB a tile (about 0.13 bytes a key), zeroed once a sort.
 // So a sort moves 4n + 4 x 8n = 36n bytes (keys only; pairs 68n) against
 // the 8n of reading and writing the keys once: the floor of an LSD sort
 // with 8-bit digits is those 36n.
@@ -45,12 +46,14 @@ namespace pb::sort {
 namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
-// The scatter kernel's shape: 384 threads a block, 18 keys a thread, three
-// blocks an SM (56 registers, 63-66 KB of shared memory). The mask ranking
-// (an OR into a shared word a digit) stalls less than 8 ballots a round, and
-// the counts taken before the ranking let the look-back start from published
-// counts. Measurements behind these choices: docs/perf/sort-radix.md.
-constexpr int THREADS = 384, ITEMS = 18, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
+// The scatter kernel's shape: 384 threads a block, 20 keys a thread, three
+// blocks an SM (56 registers; 43 KB of shared memory a block, pairs 73 KB). The
+// peers come from ballots, not from shared memory: the shared-memory pipe,
+// not the instruction issue, is what bounds a pass, and the ballots leave
+// it a third of the accesses the masks took; the counts taken before the
+// ranking let the look-back start from published counts. Measurements
+// behind these choices: docs/perf/sort-radix.md.
+constexpr int THREADS = 384, ITEMS = 20, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
 // count in bits 0-30, up to 2^31 - 1); else the tile's own count + 1.
@@ -167,15 +170,35 @@ __device__ __forceinline__ std::uint32_t warp_inclusive_scan(std::uint32_t v, in
   return v;
 }
 
+// The lanes of the warp whose digit d equals this lane's: the AND, over the
+// digit's 8 bits, of the ballot of the lanes whose bit is set, inverted
+// where this lane's bit is clear. Each bit is a vote and a predicated NOT
+// (ptxas turns the 8 bit tests into one register-to-predicates move).
+__device__ __forceinline__ unsigned peers_of(unsigned d) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < BITS; ++b) {
+    unsigned m;
+    asm("{\n\t.reg .pred p;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(m)
+        : "r"(d), "r"(1u << b));
+    peers &= m;
+  }
+  return peers;
+}
+
 // Dynamic shared memory of the scatter kernel: the warps' counts a digit,
 // then their running places (WARPS x RADIX); the tile's keys in digit order
-// (TILE); two buffers of the warps' masks a digit while ranking (2 x WARPS x
-// RADIX) and afterwards, in the same place, the values in digit order (pairs:
-// TILE).
+// (TILE); the values in digit order (pairs: TILE). Three blocks of pairs,
+// with the static arrays and the 1 KB a block the driver keeps, take 222
+// of an SM's 228 KB.
 template <bool PAIRS>
 constexpr std::size_t scatter_shared() {
-  constexpr int masks = 2 * WARPS * RADIX, vals = PAIRS ? TILE : 0;
-  return std::size_t(WARPS * RADIX + TILE + (masks > vals ? masks : vals)) * sizeof(std::uint32_t);
+  return std::size_t(WARPS * RADIX + TILE + (PAIRS ? TILE : 0)) * sizeof(std::uint32_t);
 }
 
 template <bool PAIRS, class Ord>
@@ -187,14 +210,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   extern __shared__ std::uint32_t shared[];
   std::uint32_t(*warp_count)[RADIX] = reinterpret_cast<std::uint32_t(*)[RADIX]>(shared);
   std::uint32_t* kstage = shared + WARPS * RADIX;  // the tile's keys in digit order
-  std::uint32_t* match = kstage + TILE;            // while ranking: the masks
-  std::uint32_t* vstage = kstage + TILE;           // then (pairs): the values in digit order
+  std::uint32_t* vstage = kstage + TILE;           // pairs: the values in digit order
   __shared__ std::uint32_t out_base[RADIX];        // output position of the tile's place 0 of the digit
   __shared__ std::uint32_t warp_total[RADIX / 32];
   __shared__ std::uint32_t tile_s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int i = threadIdx.x; i < WARPS * RADIX; i += THREADS) shared[i] = 0;
-  for (int i = threadIdx.x; i < 2 * WARPS * RADIX; i += THREADS) match[i] = 0;
   if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
   __syncthreads();
   const std::uint32_t tile = tile_s;
@@ -246,35 +267,29 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
   __syncthreads();
 
-  // Ranks, stable: each lane ORs its bit into its digit's word, reads back
-  // its peers (the lanes of the round holding the same digit), and the
-  // lowest peer (the leader) advances the warp's place of the digit by their
-  // count; a key's place in the tile is that place plus its lower peers, and
-  // the key goes there at once. The leader clears the word in the next round
-  // (the buffers alternate), so two warp barriers a round.
+  // Ranks, stable, a round of 32 keys at a time: each lane finds its peers
+  // (the lanes of the round holding its digit); the lowest peer (the leader)
+  // adds their count to the warp's running place of the digit with a shared
+  // atomic, and a shuffle hands the old place to the peers; a key's place in
+  // the tile is that plus its lower peers, and the key goes there at once.
+  // The shuffle waits for the atomic, so the next round's leader of the same
+  // digit adds after this one: the places keep input order.
   const unsigned lower = (1u << lane) - 1u;
-  std::uint32_t* mine[2] = {match + warp * RADIX, match + (WARPS + warp) * RADIX};
   std::uint32_t place[PAIRS ? ITEMS : 1];
-  unsigned led = RADIX;  // the digit this lane led last round, if any
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const bool ok = full || first_of_warp + i * 32 < tile_n;
     const unsigned d = digit(key[i]);
-    if (ok) atomicOr(mine[i & 1] + d, 1u << lane);
-    __syncwarp();
-    const unsigned peers = ok ? mine[i & 1][d] : 0u;
-    const std::uint32_t before = ok ? warp_count[warp][d] : 0u;
-    if (led < RADIX) mine[(i + 1) & 1][led] = 0;
-    __syncwarp();
-    const bool leader = ok && (peers & lower) == 0;
-    if (leader) warp_count[warp][d] = before + __popc(peers);
-    led = leader ? d : RADIX;
+    unsigned peers = peers_of(d);
+    if (!full) peers &= __ballot_sync(0xffffffffu, ok);
+    std::uint32_t before = 0;
+    if (ok && (peers & lower) == 0) before = atomicAdd(&warp_count[warp][d], unsigned(__popc(peers)));
+    before = __shfl_sync(0xffffffffu, before, __ffs(peers) - 1);
     const std::uint32_t at = before + __popc(peers & lower);
     if (ok) kstage[at] = key[i];
     if constexpr (PAIRS) place[i] = at;
   }
   if constexpr (PAIRS) {
-    __syncthreads();  // the values' place is the masks'
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const int at = first_of_warp + i * 32;
