@@ -47,12 +47,14 @@ namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // The scatter kernel's shape: 384 threads a block, 20 keys a thread, three
-// blocks an SM (56 registers; 43 KB of shared memory a block, pairs 73 KB). The
-// peers come from ballots, not from shared memory: the shared-memory pipe,
-// not the instruction issue, is what bounds a pass, and the ballots leave
-// it a third of the accesses the masks took; the counts taken before the
-// ranking let the look-back start from published counts. Measurements
-// behind these choices: docs/perf/sort-radix.md.
+// blocks an SM (56 registers; 43 KB of shared memory a block, pairs 73 KB).
+// The ranking takes its peers from ballots and its running place from one
+// atomic of a digit's leader, not from shared-memory masks: the shared-memory
+// pipe is what bounds it, and this leaves it about half the accesses. 20
+// keys a thread is the most with no spill in any keys-only kernel (u32 or
+// f32). The counts taken before the ranking let the look-back start from
+// published counts.
+// Measurements behind these choices: docs/perf/sort-radix.md.
 constexpr int THREADS = 384, ITEMS = 20, MIN_BLOCKS = 3, WARPS = THREADS / 32, TILE = THREADS * ITEMS;
 static_assert(THREADS >= RADIX, "a thread a digit in the look-back and the scan");
 // Look-back words: 0 = nothing yet; bit 31 set = inclusive prefix (the
