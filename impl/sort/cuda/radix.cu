@@ -47,7 +47,8 @@ namespace {
 
 constexpr int BITS = 8, RADIX = 256, PASSES = 4;
 // The scatter kernel's shape: 384 threads a block, 20 keys a thread, three
-// blocks an SM (56 registers; 43 KB of shared memory a block, pairs 73 KB).
+// blocks an SM (56 registers; 43 KiB of shared memory a block with its
+// static arrays, pairs 73 KiB).
 // The ranking takes its peers from ballots and its running place from one
 // atomic of a digit's leader, not from shared-memory masks: the shared-memory
 // pipe is what bounds it, and this leaves it about half the accesses. 20
