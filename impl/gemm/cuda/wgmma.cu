@@ -16,7 +16,9 @@
 //    straight from the swizzled tiles through matrix descriptors, 128 float
 //    accumulators a thread;
 //  - setmaxnreg moves registers from the producer (40) to the consumers (232).
-//  - one K tile's wgmma group stays in flight while the next is issued.
+//  - one K tile's wgmma group stays in flight while the next is issued;
+//  - ABtC's accumulators start at C, loaded while the first operand tiles
+//    are in flight, so the epilogue only stores.
 // wgmma reads BF16 operands K-major (contiguous along k) or MN-major (along i
 // or j: A of AtB, B of AB and AtB), so BF16 reads all three ops in place; TF32
 // it reads K-major only, so there an MN-major operand is first transposed into
@@ -128,56 +130,14 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std:
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row)
       : "memory");
 }
-
-// Cluster helpers (sm_90): the rank of this block in its cluster, a barrier
-// of all threads of the cluster, an arrival on the mbarrier at bar's offset
-// in block `cta` of the cluster, and a wait that sees such remote arrivals.
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
-}
-__device__ __forceinline__ void arrive_in(std::uint64_t* bar, unsigned cta) {
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
-      "r"(cta)
-      : "memory");
-}
-__device__ __forceinline__ void wait_cluster(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
-}
-// As tma_load, written at the same offset into the shared memory of every
-// block of the cluster in `ctas`, each completing bytes on its own bar.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar,
-                                                   int k, int row, unsigned short ctas) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row), "h"(ctas)
-      : "memory");
-}
-__device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
-}
 #endif
 
 // Accumulator i of a consumer thread: row row_base + 8 ((i / 2) % 2), column
-// n0 + 8 (i / 4) + 2 (lane % 4) of the output, row_base = m0 + 64 c + 16 warp
-// + lane / 4 (c: the consumer, 64 x 256 of the 128 x 256 tile). ABtC starts
-// them at C, so the epilogue only stores and the loads of C meet the wait
-// for the tile's first operands instead of following its last product.
+// n0 + 8 (i / 4) + 2 (lane % 4) of the output, where row_base = m0 + 64 c +
+// 16 warp + lane / 4 (c: the consumer's 64 x 256 slice of the 128 x 256
+// tile). ABtC starts them at C, so the loads of C overlap the wait for the
+// tile's first operands, where an epilogue that adds C waits for them after
+// the last product.
 template <bool addC>
 __device__ __forceinline__ void start_accumulators(float (&d)[128], const float* __restrict__ C, int M, int N,
                                                    int row_base, int n0, int lane, bool vec2) {
@@ -197,23 +157,17 @@ __device__ __forceinline__ void start_accumulators(float (&d)[128], const float*
   }
 }
 __device__ __forceinline__ void store_accumulators(const float (&d)[128], float* __restrict__ D, int M, int N,
-                                                   int row_base, int n0, int lane, bool vec2,
-                                                   const float* __restrict__ Cadd = nullptr) {
+                                                   int row_base, int n0, int lane, bool vec2) {
 #pragma unroll
   for (int i = 0; i < 128; i += 2) {
     const int row = row_base + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
     if (row >= M) continue;
     const std::int64_t at = std::int64_t(row) * N + col;
     if (vec2 && col + 1 < N) {
-      float2 v = make_float2(d[i], d[i + 1]);
-      if (Cadd) {
-        const float2 cc = *reinterpret_cast<const float2*>(Cadd + at);
-        v.x += cc.x, v.y += cc.y;
-      }
-      *reinterpret_cast<float2*>(D + at) = v;
+      *reinterpret_cast<float2*>(D + at) = make_float2(d[i], d[i + 1]);
     } else {
-      if (col < N) D[at] = d[i] + (Cadd ? Cadd[at] : 0.f);
-      if (col + 1 < N) D[at + 1] = d[i + 1] + (Cadd ? Cadd[at + 1] : 0.f);
+      if (col < N) D[at] = d[i];
+      if (col + 1 < N) D[at + 1] = d[i + 1];
     }
   }
 }
@@ -223,8 +177,7 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[128], float*
 template <Precision P, bool addC, bool a_mn, bool b_mn>
 __global__ void __launch_bounds__(THREADS, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
-                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
-                 bool c_at_end) {
+                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2) {
 #ifdef PB_WGMMA_BUILT
   using F = Fmt<P>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -248,9 +201,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0)
       for (int kt = 0; kt < ktiles; ++kt) {
-        if (addC && c_at_end && kt == 0)
-          for (int r = m0; r < min(m0 + BM, M); ++r)
-            prefetch_l2(C + std::int64_t(r) * N + n0, unsigned(min(BN, N - n0)) * 4u);
         const int s = kt % STAGES;
         if (kt >= STAGES) mbarrier::wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
         mbarrier::expect_bytes(&full[s], STAGE_BYTES);
@@ -273,10 +223,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int c = wg - 1, warp = tid / 32, lane = tid % 32;
   const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
   float d[128];
-  if (c_at_end)
-    start_accumulators<false>(d, C, M, N, row_base, n0, lane, vec2);
-  else
-    start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2);
+  start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2);
   // One K tile's wgmma group stays in flight while the next is issued; a
   // stage is released once the group that read it has completed.
   for (int kt = 0; kt < ktiles; ++kt) {
@@ -302,143 +249,9 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
   for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
 
-  store_accumulators(d, D, M, N, row_base, n0, lane, vec2, addC && c_at_end ? C : nullptr);
+  store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
 #else
   __trap();  // not built for this GPU; supports() refuses before a launch
-#endif
-}
-
-// The persistent form: one block an SM for the whole product, blocks in
-// clusters of two that take 128-row output tiles m and m + 1 of one 256-wide
-// column; each block loads half of the shared B tile and multicasts it to
-// both, so B crosses from L2 once per pair. The producer moves on to the
-// next tile's loads while the consumers store the last one, and (ABtC)
-// prefetches the C tile into L2 ahead of its epilogue.
-
-template <Precision P, bool addC, bool a_mn, bool b_mn, int CLUSTER>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
-    wgmma_persistent(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
-                     const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
-                     bool c_rows16) {
-#ifdef PB_WGMMA_BUILT
-  using F = Fmt<P>;
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  unsigned char* smem =
-      smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // the same offset in every block
-  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-  const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
-  constexpr int GROUP_PAIRS = GROUP_M / CLUSTER;
-
-  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + F::BK - 1) / F::BK;
-  const int pairs_m = (tiles_m + CLUSTER - 1) / CLUSTER, units = pairs_m * tiles_n;
-  const int first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
-  // Unit u: output tile rows 2 pm and 2 pm + 1 of column pn, walked in
-  // groups of GROUP_PAIRS pair rows; this block takes row 2 pm + rank.
-  auto origin = [&](int u, int& m0, int& n0) {
-    const int per_group = GROUP_PAIRS * tiles_n, first = (u / per_group) * GROUP_PAIRS;
-    const int rows = min(pairs_m - first, GROUP_PAIRS);
-    m0 = ((first + (u % per_group) % rows) * CLUSTER + int(rank)) * BM, n0 = ((u % per_group) / rows) * BN;
-  };
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s)
-      mbarrier::init(&full[s], 1), mbarrier::init(&empty[s], CLUSTER * CONSUMERS * 4);
-    mbarrier::fence_init();
-  }
-  cluster_sync();  // both blocks' barriers exist before either copies or arrives
-
-  if (wg == 0) {  // producer
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (tid == 0) {
-      int it = 0;
-      for (int u = first_unit; u < units; u += unit_step) {
-        int m0, n0;
-        origin(u, m0, n0);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
-          // C of this block's next tile into L2 while this one is multiplied.
-          if (addC && c_rows16 && kt == 0 && u + unit_step < units) {
-            int m1, n1;
-            origin(u + unit_step, m1, n1);
-            for (int r = m1; r < min(m1 + BM, M); ++r)
-              prefetch_l2(C + std::int64_t(r) * N + n1, unsigned(min(BN, N - n1)) * 4u);
-          }
-          const int s = it % STAGES;
-          if (it >= STAGES) wait_cluster(&empty[s], (it / STAGES - 1) & 1);  // both blocks released it
-          mbarrier::expect_bytes(&full[s], STAGE_BYTES);
-          unsigned char* sa = smem + s * STAGE_BYTES;
-          if (a_mn)
-            for (int q = 0; q < BM / 64; ++q)
-              tma_load(sa + q * F::BK * ROW_BYTES, &ta, &full[s], m0 + 64 * q, kt * F::BK);
-          else
-            tma_load(sa, &ta, &full[s], kt * F::BK, m0);
-          // This block's half of B, into both blocks.
-          if (CLUSTER == 1) {
-            if (b_mn)
-              for (int q = 0; q < BN / 64; ++q)
-                tma_load(sa + A_BYTES + q * F::BK * ROW_BYTES, &tb, &full[s], n0 + 64 * q, kt * F::BK);
-            else
-              tma_load(sa + A_BYTES, &tb, &full[s], kt * F::BK, n0);
-          } else if (b_mn)
-            for (int q = int(rank) * BN / 64 / CLUSTER; q < (int(rank) + 1) * BN / 64 / CLUSTER; ++q)
-              tma_load_multicast(sa + A_BYTES + q * F::BK * ROW_BYTES, &tb, &full[s], n0 + 64 * q, kt * F::BK,
-                                 (1u << CLUSTER) - 1);
-          else
-            tma_load_multicast(sa + A_BYTES + rank * (BN / CLUSTER) * ROW_BYTES, &tb, &full[s], kt * F::BK,
-                               n0 + int(rank) * (BN / CLUSTER), (1u << CLUSTER) - 1);
-        }
-      }
-    }
-  } else {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int c = wg - 1, warp = tid / 32, lane = tid % 32;
-    // A stage is released to both blocks once the group that read it here
-    // has completed.
-    auto release = [&](int at) {
-      if (lane == 0) {
-        if (CLUSTER == 1)
-          mbarrier::arrive(&empty[at % STAGES]);
-        else
-          for (unsigned r = 0; r < CLUSTER; ++r) arrive_in(&empty[at % STAGES], r);
-      }
-    };
-    int it = 0;
-    for (int u = first_unit; u < units; u += unit_step) {
-      int m0, n0;
-      origin(u, m0, n0);
-      const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
-      float d[128];
-      start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2);
-      for (int kt = 0; kt < ktiles; ++kt, ++it) {
-        const int s = it % STAGES;
-        mbarrier::wait(&full[s], (it / STAGES) & 1);
-        const unsigned a = smem_addr(smem + s * STAGE_BYTES), b = a + A_BYTES;
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < F::BK / F::KSTEP; ++kk) {
-          const unsigned kbytes = kk * F::KSTEP * unsigned(sizeof(typename F::E)),
-                         krows = kk * F::KSTEP * ROW_BYTES;
-          const std::uint64_t da = a_mn ? descriptor(a + c * F::BK * ROW_BYTES + krows, F::BK * ROW_BYTES)
-                                        : descriptor(a + c * 64 * ROW_BYTES + kbytes);
-          const std::uint64_t db = b_mn ? descriptor(b + krows, F::BK * ROW_BYTES) : descriptor(b + kbytes);
-          Mma<P, a_mn, b_mn>::run(d, da, db);
-        }
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-        if (kt > 0) release(it - 1);
-      }
-      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-      if (ktiles > 0) release(it - 1);
-#pragma unroll
-      for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
-
-      store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
-    }
-  }
-  __syncwarp();
-  cluster_sync();  // neither block leaves while the other may still write into or arrive on it
-#else
-  __trap();
 #endif
 }
 
@@ -485,8 +298,6 @@ CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t inner, std::int
 
 class CudaWgmma final : public TensorVariant {
  public:
-  explicit CudaWgmma(int persistent)
-      : persistent_(persistent > 0 && persistent < 3), cluster_(std::max(persistent, 1)) {}
   Support supports(const Problem& p) const override {
     auto s = TensorVariant::supports(p);
     if (!s.ok()) return s;
@@ -524,29 +335,9 @@ class CudaWgmma final : public TensorVariant {
     ta_ = a_mn_ ? tensor_map(a_src, bf16(), p.m, p.k, p.m, bk)
                 : tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
     tb_ = b_mn_ ? tensor_map(b_src, bf16(), p.n, p.k, p.n, bk)
-                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, persistent_ ? BN / cluster_ : BN);
-    if (!persistent_) {
-      kernel_ = pick();
-      PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
-      return;
-    }
-    pkernel_ = pick_persistent();
-    PB_CUDA(cudaFuncSetAttribute(pkernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
-    cudaLaunchConfig_t cfg{};
-    const int CLUSTER = cluster_;
-    cfg.gridDim = dim3(CLUSTER * 64);
-    cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = kShared;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = CLUSTER, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
-    cfg.attrs = &cluster, cfg.numAttrs = 1;
-    int resident = 0;  // clusters of two blocks the GPU holds at once
-    PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(pkernel_), &cfg));
-    if (resident < 1) throw std::runtime_error("no cluster of two 193 KiB blocks fits on this GPU");
-    const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-    const std::int64_t units = (tiles_m + CLUSTER - 1) / CLUSTER * tiles_n;
-    grid_ = CLUSTER * int(std::min<std::int64_t>(resident, units));
+                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN);
+    kernel_ = pick();
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
   }
   void run() override {
     const auto& p = p_;
@@ -554,18 +345,13 @@ class CudaWgmma final : public TensorVariant {
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
     const int tiles = int(((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN));
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    if (persistent_)
-      pkernel_<<<grid_, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                                 vec2, p.n % 4 == 0);
-    else
-      kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                                vec2, cluster_ == 3 && p.n % 4 == 0);
+    kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+                                              vec2);
     PB_CUDA_LAUNCHED();
   }
 
  private:
-  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
-                          bool);
+  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool);
   Kernel pick() const {
     const bool add_c = p_.op == Op::ABtC;
     if (!bf16())
@@ -577,24 +363,6 @@ class CudaWgmma final : public TensorVariant {
                    : wgmma_kernel<Precision::BF16, false, true, false>;
     return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true>
                  : wgmma_kernel<Precision::BF16, false, false, false>;
-  }
-  using PKernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
-                           bool);
-  template <int CL>
-  PKernel pick_persistent_cl() const {
-    const bool add_c = p_.op == Op::ABtC;
-    if (!bf16())
-      return add_c ? wgmma_persistent<Precision::TF32, true, false, false, CL>
-                   : wgmma_persistent<Precision::TF32, false, false, false, CL>;
-    if (add_c) return wgmma_persistent<Precision::BF16, true, false, false, CL>;
-    if (a_mn_)
-      return b_mn_ ? wgmma_persistent<Precision::BF16, false, true, true, CL>
-                   : wgmma_persistent<Precision::BF16, false, true, false, CL>;
-    return b_mn_ ? wgmma_persistent<Precision::BF16, false, false, true, CL>
-                 : wgmma_persistent<Precision::BF16, false, false, false, CL>;
-  }
-  PKernel pick_persistent() const {
-    return cluster_ == 2 ? pick_persistent_cl<2>() : pick_persistent_cl<1>();
   }
 
  private:
@@ -625,10 +393,6 @@ class CudaWgmma final : public TensorVariant {
       go(float{});
   }
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
-  bool persistent_ = false;
-  int cluster_ = 1;
-  int grid_ = 0;
-  PKernel pkernel_ = nullptr;
   Kernel kernel_ = nullptr;
   std::int64_t kp_ = 0;
   DeviceBuffer<float> wa_, wb_;
@@ -636,8 +400,6 @@ class CudaWgmma final : public TensorVariant {
 };
 }  // namespace
 
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int persistent) {
-  return std::make_unique<CudaWgmma>(persistent);
-}
+std::unique_ptr<Variant<float>> make_cuda_wgmma() { return std::make_unique<CudaWgmma>(); }
 
 }  // namespace pb::gemm
