@@ -133,11 +133,10 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std:
 #endif
 
 // Accumulator i of a consumer thread: row row_base + 8 ((i / 2) % 2), column
-// n0 + 8 (i / 4) + 2 (lane % 4) of the output, where row_base = m0 + 64 c +
-// 16 warp + lane / 4 (c: the consumer's 64 x 256 slice of the 128 x 256
-// tile). ABtC starts them at C, so the loads of C overlap the wait for the
-// tile's first operands, where an epilogue that adds C waits for them after
-// the last product.
+// n0 + 8 (i / 4) + 2 (lane % 4) + i % 2 of the output, where row_base = m0 +
+// 64 c + 16 warp + lane / 4 (c: the consumer's 64 x 256 slice of the 128 x
+// 256 tile). ABtC starts them at C: the loads of C then overlap the wait for
+// the tile's first operands instead of following its last product.
 template <bool addC>
 __device__ __forceinline__ void start_accumulators(float (&d)[128], const float* __restrict__ C, int M, int N,
                                                    int row_base, int n0, int lane, bool vec2) {
