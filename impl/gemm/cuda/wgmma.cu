@@ -136,23 +136,27 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std:
 // n0 + 8 (i / 4) + 2 (lane % 4) + i % 2 of the output, where row_base = m0 +
 // 64 c + 16 warp + lane / 4 (c: the consumer's 64 x 256 slice of the 128 x
 // 256 tile). ABtC starts them at C: the loads of C then overlap the wait for
-// the tile's first operands instead of following its last product.
+// the tile's first operands instead of following its last product. The
+// loads are predicated instructions, not branches: accumulators defined
+// under a branch make ptxas serialize the wgmma chain (its warning C7515).
+// use_c false: zeros.
 template <bool addC>
 __device__ __forceinline__ void start_accumulators(float (&d)[128], const float* __restrict__ C, int M, int N,
-                                                   int row_base, int n0, int lane, bool vec2) {
+                                                   int row_base, int n0, int lane, bool vec2,
+                                                   bool use_c = true) {
 #pragma unroll
   for (int i = 0; i < 128; i += 2) {
     const int row = row_base + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
     d[i] = 0.f, d[i + 1] = 0.f;
-    if (!addC || row >= M) continue;
-    const std::int64_t at = std::int64_t(row) * N + col;
-    if (vec2 && col + 1 < N) {
-      const float2 cc = *reinterpret_cast<const float2*>(C + at);
-      d[i] = cc.x, d[i + 1] = cc.y;
-    } else {
-      if (col < N) d[i] = C[at];
-      if (col + 1 < N) d[i + 1] = C[at + 1];
-    }
+    if (!addC) continue;
+    const float* at = C + std::int64_t(row) * N + col;  // read only under its predicate
+    const bool in = use_c && row < M;
+    const unsigned v2 = in && vec2 && col + 1 < N, s0 = in && !v2 && col < N, s1 = in && !v2 && col + 1 < N;
+    asm("{\n .reg .pred p, q, r;\n setp.ne.u32 p, %2, 0;\n setp.ne.u32 q, %3, 0;\n setp.ne.u32 r, %4, 0;\n"
+        " @p ld.global.nc.v2.f32 {%0, %1}, [%5];\n @q ld.global.nc.f32 %0, [%5];\n"
+        " @r ld.global.nc.f32 %1, [%5 + 4];\n}\n"
+        : "+f"(d[i]), "+f"(d[i + 1])
+        : "r"(v2), "r"(s0), "r"(s1), "l"(at));
   }
 }
 __device__ __forceinline__ void store_accumulators(const float (&d)[128], float* __restrict__ D, int M, int N,
