@@ -130,6 +130,46 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std:
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row)
       : "memory");
 }
+
+// Cluster helpers (sm_90): the rank of this block in its cluster, a barrier
+// of all threads of the cluster, an arrival on the mbarrier at bar's offset
+// in block `cta` of the cluster, and a wait that sees such remote arrivals.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+__device__ __forceinline__ void arrive_in(std::uint64_t* bar, unsigned cta) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
+      "r"(cta)
+      : "memory");
+}
+__device__ __forceinline__ void wait_cluster(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+}
+// As tma_load, written at the same offset into the shared memory of every
+// block of the cluster in `ctas`, each completing bytes on its own bar.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                                   int k, int row, unsigned short ctas) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(k), "r"(row), "h"(ctas)
+      : "memory");
+}
 #endif
 
 // Accumulator i of a consumer thread: row row_base + 8 ((i / 2) % 2), column
@@ -258,6 +298,216 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
+// The persistent form: one cluster of two blocks on every pair of SMs for
+// the whole product. A work unit is output tiles m and m + 1 of one 256-wide
+// column, one a block; each block loads half of the unit's B tile and
+// multicasts it to both, so B crosses from L2 once per pair.
+//
+// Stream-K tail: with U units on W clusters, all but the last one or two
+// rounds go unit by unit (U / W - 1 full rounds); the K tiles of the units
+// left, between W and 2 W - 1 of them, are shared out evenly and in order
+// among the W clusters, so no cluster idles through a last, partial round.
+// A unit split this way has one owner, the cluster that multiplies its
+// first K tiles: the others write their partial sums to a workspace and
+// count them in on the unit's flag; the owner waits for the count, adds the
+// partials in order of K (the same sum in every run) and stores. A
+// cluster's share ends inside at most one unit and starts inside at most
+// one, so it waits at most once, at its end, and only for clusters that
+// posted at their start: no cycle. That needs every cluster resident at
+// once, which the grid (the GPU's resident clusters at most) ensures.
+constexpr int PAIR = 2;
+
+struct StreamK {
+  int units;        // pair units in all
+  int dp_units;     // the first dp_units go unit by unit
+  int parts;        // the most clusters that share one stream-K unit
+  int shares;       // the clusters that take the stream-K units' K tiles
+  float* partials;  // (units - dp_units) x (parts - 1) x PAIR x BM x BN floats
+  int* flags;       // (units - dp_units) x PAIR counters, zero between launches
+};
+
+// The cluster whose share of the stream-K iterations holds iteration i:
+// shares are [T c / W, T (c + 1) / W).
+__host__ __device__ inline int share_of(long long i, long long T, int W) {
+  int c = int(i * W / T);
+  while (c + 1 < W && T * (c + 1) / W <= i) ++c;
+  while (c > 0 && T * c / W > i) --c;
+  return c;
+}
+
+#ifdef PB_WGMMA_BUILT
+// Calls f(u, k0, k1) for each piece of work of cluster c of W, in order:
+// its data-parallel units whole, then the K tiles [k0, k1) of the units of
+// its stream-K share.
+// The stream-K shares go to the first sk.shares clusters (at most T, so
+// none is empty).
+template <class F>
+__device__ __forceinline__ void for_each_piece(const StreamK& sk, int ktiles, int c, int W, F&& f) {
+  for (int u = c; u < sk.dp_units; u += W) f(u, 0, ktiles);
+  const long long T = (long long)(sk.units - sk.dp_units) * ktiles;
+  const int shares = sk.shares;
+  if (c >= shares) return;
+  const long long end = T * (c + 1) / shares;
+  for (long long pos = T * c / shares; pos < end;) {
+    const int us = int(pos / ktiles), k0 = int(pos % ktiles);
+    const int k1 = int(min((long long)ktiles, k0 + (end - pos)));
+    f(sk.dp_units + us, k0, k1);
+    pos += k1 - k0;
+  }
+}
+
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
+#endif
+
+template <Precision P, bool addC, bool a_mn, bool b_mn>
+__global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
+    wgmma_streamk(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                  const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
+                  StreamK sk) {
+#ifdef PB_WGMMA_BUILT
+  using F = Fmt<P>;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  unsigned char* smem =
+      smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // the same offset in every block
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  const unsigned rank = cluster_rank();
+  const int tiles_m = (M + BM - 1) / BM, ktiles = (K + F::BK - 1) / F::BK;
+  const int tiles_n = (N + BN - 1) / BN, pairs_m = (tiles_m + PAIR - 1) / PAIR;
+  const int cl = blockIdx.x / PAIR, W = gridDim.x / PAIR;
+  constexpr int GROUP_PAIRS = GROUP_M / PAIR;
+  // Unit u: output tile rows 2 pm and 2 pm + 1 of column pn, walked in
+  // groups of GROUP_PAIRS pair rows; this block takes row 2 pm + rank.
+  auto origin = [&](int u, int& m0, int& n0) {
+    const int per_group = GROUP_PAIRS * tiles_n, first = (u / per_group) * GROUP_PAIRS;
+    const int rows = min(pairs_m - first, GROUP_PAIRS);
+    m0 = ((first + (u % per_group) % rows) * PAIR + int(rank)) * BM, n0 = ((u % per_group) / rows) * BN;
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s)
+      mbarrier::init(&full[s], 1), mbarrier::init(&empty[s], PAIR * CONSUMERS * 4);
+    mbarrier::fence_init();
+  }
+  cluster_sync();  // both blocks' barriers exist before either copies or arrives
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0) {
+      int it = 0;
+      for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
+        int m0, n0;
+        origin(u, m0, n0);
+        for (int kt = k0; kt < k1; ++kt, ++it) {
+          const int s = it % STAGES;
+          if (it >= STAGES) wait_cluster(&empty[s], (it / STAGES - 1) & 1);  // both blocks released it
+          mbarrier::expect_bytes(&full[s], STAGE_BYTES);
+          unsigned char* sa = smem + s * STAGE_BYTES;
+          if (a_mn)
+            for (int q = 0; q < BM / 64; ++q)
+              tma_load(sa + q * F::BK * ROW_BYTES, &ta, &full[s], m0 + 64 * q, kt * F::BK);
+          else
+            tma_load(sa, &ta, &full[s], kt * F::BK, m0);
+          // This block's half of B, into both blocks.
+          if (b_mn)
+            for (int q = int(rank) * BN / 64 / PAIR; q < (int(rank) + 1) * BN / 64 / PAIR; ++q)
+              tma_load_multicast(sa + A_BYTES + q * F::BK * ROW_BYTES, &tb, &full[s], n0 + 64 * q, kt * F::BK,
+                                 (1u << PAIR) - 1);
+          else
+            tma_load_multicast(sa + A_BYTES + rank * (BN / PAIR) * ROW_BYTES, &tb, &full[s], kt * F::BK,
+                               n0 + int(rank) * (BN / PAIR), (1u << PAIR) - 1);
+        }
+      });
+    }
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int c = wg - 1, warp = tid / 32, lane = tid % 32, ct = threadIdx.x - 128;  // ct: 0..255
+    // A stage is released to both blocks once the group that read it here
+    // has completed.
+    auto release = [&](int at) {
+      if (lane == 0)
+        for (unsigned r = 0; r < PAIR; ++r) arrive_in(&empty[at % STAGES], r);
+    };
+    const long long T = (long long)(sk.units - sk.dp_units) * ktiles;
+    const int shares = sk.shares;
+    int it = 0;
+    for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
+      int m0, n0;
+      origin(u, m0, n0);
+      const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
+      float d[128];
+      start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2,
+                               k0 == 0);  // C once, with the first K tile
+      for (int kt = k0; kt < k1; ++kt, ++it) {
+        const int s = it % STAGES;
+        mbarrier::wait(&full[s], (it / STAGES) & 1);
+        const unsigned a = smem_addr(smem + s * STAGE_BYTES), b = a + A_BYTES;
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < F::BK / F::KSTEP; ++kk) {
+          const unsigned kbytes = kk * F::KSTEP * unsigned(sizeof(typename F::E)),
+                         krows = kk * F::KSTEP * ROW_BYTES;
+          const std::uint64_t da = a_mn ? descriptor(a + c * F::BK * ROW_BYTES + krows, F::BK * ROW_BYTES)
+                                        : descriptor(a + c * 64 * ROW_BYTES + kbytes);
+          const std::uint64_t db = b_mn ? descriptor(b + krows, F::BK * ROW_BYTES) : descriptor(b + kbytes);
+          Mma<P, a_mn, b_mn>::run(d, da, db);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (kt > k0) release(it - 1);
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      if (k1 > k0) release(it - 1);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
+
+      if (k1 - k0 < ktiles) {  // a piece of a stream-K unit
+        const int us = u - sk.dp_units;
+        const long long first = (long long)us * ktiles;
+        const int owner = share_of(first, T, shares),
+                  parts = share_of(first + ktiles - 1, T, shares) - owner + 1;
+        int* flag = sk.flags + us * PAIR + rank;
+        // Partial p (1..parts-1) of this block: float4 j of consumer thread
+        // ct at (j * 256 + ct), so a warp's stores are 512 contiguous bytes.
+        auto slot = [&](int part) {
+          return reinterpret_cast<float4*>(sk.partials) +
+                 ((std::size_t(us) * (sk.parts - 1) + (part - 1)) * PAIR + rank) * (BM * BN / 4);
+        };
+        if (cl != owner) {
+          float4* out = slot(cl - owner);
+#pragma unroll
+          for (int j = 0; j < 32; ++j)
+            __stcg(out + j * 256 + ct, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
+          __threadfence();
+          consumers_sync();
+          if (ct == 0) atomicAdd(flag, 1);
+          return;
+        }
+        if (ct == 0) {
+          while (atomicAdd(flag, 0) < parts - 1) __nanosleep(256);
+          __threadfence();
+        }
+        consumers_sync();
+        for (int part = 1; part < parts; ++part) {
+          const float4* in = slot(part);
+#pragma unroll
+          for (int j = 0; j < 32; ++j) {
+            const float4 v = __ldcg(in + j * 256 + ct);
+            d[4 * j] += v.x, d[4 * j + 1] += v.y, d[4 * j + 2] += v.z, d[4 * j + 3] += v.w;
+          }
+        }
+        if (ct == 0) *flag = 0;  // ready for the next launch
+      }
+      store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
+    });
+  }
+  __syncwarp();
+  cluster_sync();  // neither block leaves while the other may still write into or arrive on it
+#else
+  __trap();
+#endif
+}
+
 // out[r][k] (row stride ld_out) from in[r][k] (row stride ld_in): rows
 // padded to TMA's 16-byte rule.
 template <class E>
@@ -301,6 +551,7 @@ CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t inner, std::int
 
 class CudaWgmma final : public TensorVariant {
  public:
+  explicit CudaWgmma(int mode) : mode_(mode) {}
   Support supports(const Problem& p) const override {
     auto s = TensorVariant::supports(p);
     if (!s.ok()) return s;
@@ -338,9 +589,55 @@ class CudaWgmma final : public TensorVariant {
     ta_ = a_mn_ ? tensor_map(a_src, bf16(), p.m, p.k, p.m, bk)
                 : tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
     tb_ = b_mn_ ? tensor_map(b_src, bf16(), p.n, p.k, p.n, bk)
-                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN);
-    kernel_ = pick();
-    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, mode_ ? BN / PAIR : BN);
+    if (mode_ == 0) {
+      kernel_ = pick();
+      PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+      return;
+    }
+    skernel_ = pick_streamk();
+    PB_CUDA(cudaFuncSetAttribute(skernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(PAIR * 64);
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = kShared;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = PAIR, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+    cfg.attrs = &cluster, cfg.numAttrs = 1;
+    int resident = 0;  // clusters of two blocks the GPU holds at once
+    PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(skernel_), &cfg));
+    if (resident < 1) throw std::runtime_error("no cluster of two 193 KiB blocks fits on this GPU");
+    const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
+    const std::int64_t ktiles = (p.k + bk - 1) / bk;
+    sk_ = StreamK{int(units), int(units), 1, 0, nullptr, nullptr};
+    if (mode_ == 1 || units % resident == 0 || ktiles == 0) {
+      grid_ = PAIR * int(std::min<std::int64_t>(resident, units));
+      return;
+    }
+    // All but the last one or two rounds unit by unit; the rest as shares
+    // of their K tiles.
+    const std::int64_t rounds = units / resident;
+    sk_.dp_units = int(std::max<std::int64_t>(mode_ == 3 ? rounds : rounds - 1, 0) * resident);
+    const long long T = (long long)(units - sk_.dp_units) * ktiles;
+    // A share of at least half a unit: a unit is split at most three ways.
+    const int shares =
+        int(std::clamp<long long>(T / std::max<std::int64_t>(ktiles / 2, 1),
+                                  std::min<long long>({units - sk_.dp_units, T, resident}), resident));
+    sk_.shares = shares;
+    for (std::int64_t us = 0; us < units - sk_.dp_units; ++us) {
+      const long long first = us * ktiles;
+      sk_.parts =
+          std::max(sk_.parts, share_of(first + ktiles - 1, T, shares) - share_of(first, T, shares) + 1);
+    }
+    const std::int64_t sk_units = units - sk_.dp_units;
+    if (sk_.parts > 1)
+      partials_ = DeviceBuffer<float>(std::size_t(sk_units) * (sk_.parts - 1) * PAIR * BM * BN);
+    flags_ = DeviceBuffer<int>(std::size_t(sk_units) * PAIR);
+    PB_CUDA(cudaMemsetAsync(flags_.get(), 0, flags_.bytes(), s()));
+    sk_.partials = partials_.get(), sk_.flags = flags_.get();
+    grid_ = PAIR * resident;
   }
   void run() override {
     const auto& p = p_;
@@ -348,8 +645,12 @@ class CudaWgmma final : public TensorVariant {
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
     const int tiles = int(((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN));
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                              vec2);
+    if (mode_)
+      skernel_<<<grid_, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+                                                 vec2, sk_);
+    else
+      kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+                                                vec2);
     PB_CUDA_LAUNCHED();
   }
 
@@ -366,6 +667,20 @@ class CudaWgmma final : public TensorVariant {
                    : wgmma_kernel<Precision::BF16, false, true, false>;
     return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true>
                  : wgmma_kernel<Precision::BF16, false, false, false>;
+  }
+  using SKernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
+                           StreamK);
+  SKernel pick_streamk() const {
+    const bool add_c = p_.op == Op::ABtC;
+    if (!bf16())
+      return add_c ? wgmma_streamk<Precision::TF32, true, false, false>
+                   : wgmma_streamk<Precision::TF32, false, false, false>;
+    if (add_c) return wgmma_streamk<Precision::BF16, true, false, false>;
+    if (a_mn_)
+      return b_mn_ ? wgmma_streamk<Precision::BF16, false, true, true>
+                   : wgmma_streamk<Precision::BF16, false, true, false>;
+    return b_mn_ ? wgmma_streamk<Precision::BF16, false, false, true>
+                 : wgmma_streamk<Precision::BF16, false, false, false>;
   }
 
  private:
@@ -396,6 +711,12 @@ class CudaWgmma final : public TensorVariant {
       go(float{});
   }
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
+  int mode_ = 0;  // 0: a block a tile; 1: persistent clusters; 2: the same with a stream-K tail
+  int grid_ = 0;
+  StreamK sk_{};
+  DeviceBuffer<float> partials_;
+  DeviceBuffer<int> flags_;
+  SKernel skernel_ = nullptr;
   Kernel kernel_ = nullptr;
   std::int64_t kp_ = 0;
   DeviceBuffer<float> wa_, wb_;
@@ -403,6 +724,6 @@ class CudaWgmma final : public TensorVariant {
 };
 }  // namespace
 
-std::unique_ptr<Variant<float>> make_cuda_wgmma() { return std::make_unique<CudaWgmma>(); }
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int mode) { return std::make_unique<CudaWgmma>(mode); }
 
 }  // namespace pb::gemm
