@@ -24,7 +24,7 @@ template <class T>
 std::unique_ptr<Variant<T>> make_cuda_dmma(int tile);
 template <class T>
 std::unique_ptr<Variant<T>> make_cublas();
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int mode);
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds = -1);  // -1: the kernel's own
 std::unique_ptr<Variant<float>> make_cublas_tensor();
 #endif
 
@@ -71,13 +71,7 @@ const std::vector<Entry<float>>& tensor_registry() {
   static const std::vector<Entry<float>> list = {
 #ifdef PARBENCH_WITH_CUDA
       {"CUDA.WGMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
-       [](const Knobs&) { return make_cuda_wgmma(0); }},
-      {"CUDA.WGMMAP", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
-       [](const Knobs&) { return make_cuda_wgmma(1); }},
-      {"CUDA.WGMMASK", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
-       [](const Knobs&) { return make_cuda_wgmma(2); }},
-      {"CUDA.WGMMASK1", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
-       [](const Knobs&) { return make_cuda_wgmma(3); }},
+       [](const Knobs&) { return make_cuda_wgmma(); }},
       {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
        [](const Knobs&) { return make_cublas_tensor(); }, "cublas"},
 #endif

@@ -31,8 +31,9 @@ using namespace pb::gemm;
 
 #ifdef PARBENCH_WITH_CUDA
 namespace pb::gemm {
-const std::vector<std::string>& pipelined_tiles();  // gemm/cuda/pipelined.cu
-const std::vector<std::string>& dmma_tiles();       // gemm/cuda/dmma.cu
+const std::vector<std::string>& pipelined_tiles();                    // gemm/cuda/pipelined.cu
+const std::vector<std::string>& dmma_tiles();                         // gemm/cuda/dmma.cu
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds);  // gemm/cuda/wgmma.cu
 }  // namespace pb::gemm
 #endif
 
@@ -206,6 +207,39 @@ TEST_P(GemmVariants, MatchReferenceOnAwkwardShapes) {
 }
 
 PB_INSTANTIATE_CPU_AND_GPU(GemmVariants, all_cases());
+
+#ifdef PARBENCH_WITH_CUDA
+// CUDA.WGMMA shares a long run's last partial round out by K tiles
+// (stream-K) only past 8 full rounds of its persistent grid, far above the
+// shapes above. Forced on from round 0 here, every shape runs some or all
+// of its units split among clusters, up to three a unit; 1000 x 4200 and
+// 520 x 8200 also have whole rounds before their split units. Each problem
+// runs twice before the check: the unit flags must be back at zero for the
+// second launch.
+TEST(GpuWgmma, StreamKTailMatchesReference) {
+  PB_SKIP_WITHOUT_GPU();
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.push_back({1000, 4200, 333});
+  shapes.push_back({520, 8200, 1000});
+  for (Precision prec : {Precision::TF32, Precision::BF16})
+    for (Op op : {Op::AB, Op::AtB, Op::ABtC})
+      for (const auto& s : shapes) {
+        const Problem p{op, s.m, s.n, s.k, prec};
+        auto v = make_cuda_wgmma(0);
+        const auto support = v->supports(p);
+        if (!support.ok() && support.reason.find("needs sm_") == 0) GTEST_SKIP() << support.reason;
+        ASSERT_TRUE(support.ok()) << p.str() << ": " << support.reason;
+        Case<float> data(p, 0x5eed);
+        v->prepare(p, data.inputs);
+        v->run();
+        v->run();
+        std::vector<float> out;
+        v->result(out);
+        const Check r = data.oracle().check(out);
+        EXPECT_TRUE(r.passed) << p.str() << ": " << r.message;
+      }
+}
+#endif
 
 // The oracle must fail what is wrong, say where, and pass what is right.
 TEST(GemmProblem, WorkAndLeastTrafficModels) {

@@ -18,7 +18,10 @@
 //  - setmaxnreg moves registers from the producer (40) to the consumers (232).
 //  - one K tile's wgmma group stays in flight while the next is issued;
 //  - ABtC's accumulators start at C, loaded while the first operand tiles
-//    are in flight, so the epilogue only stores.
+//    are in flight, so the epilogue only stores;
+//  - the grid is persistent, clusters of two blocks that share B by TMA
+//    multicast, and a long run's last partial round is shared out by K
+//    tiles (stream-K), as described at wgmma_kernel.
 // wgmma reads BF16 operands K-major (contiguous along k) or MN-major (along i
 // or j: A of AtB, B of AB and AtB), so BF16 reads all three ops in place; TF32
 // it reads K-major only, so there an MN-major operand is first transposed into
@@ -217,109 +220,33 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[128], float*
 
 // D = A B^T (+ C): A M x K and B N x K behind the tensor maps, K-major, or
 // MN-major (a_mn, b_mn: stored k by k, BF16 only).
-template <Precision P, bool addC, bool a_mn, bool b_mn>
-__global__ void __launch_bounds__(THREADS, 1)
-    wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
-                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2) {
-#ifdef PB_WGMMA_BUILT
-  using F = Fmt<P>;
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  unsigned char* smem =
-      smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024);  // swizzle atoms: 1024-aligned
-  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-
-  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, ktiles = (K + F::BK - 1) / F::BK;
-  const int t = blockIdx.x, per_group = GROUP_M * tiles_n, first_m = (t / per_group) * GROUP_M;
-  const int group_rows = min(tiles_m - first_m, GROUP_M);
-  const int m0 = (first_m + (t % per_group) % group_rows) * BM, n0 = ((t % per_group) / group_rows) * BN;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) mbarrier::init(&full[s], 1), mbarrier::init(&empty[s], CONSUMERS * 4);
-    mbarrier::fence_init();
-  }
-  __syncthreads();
-
-  if (wg == 0) {  // producer
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (tid == 0)
-      for (int kt = 0; kt < ktiles; ++kt) {
-        const int s = kt % STAGES;
-        if (kt >= STAGES) mbarrier::wait(&empty[s], (kt / STAGES - 1) & 1);  // its last use is released
-        mbarrier::expect_bytes(&full[s], STAGE_BYTES);
-        // An MN-major operand comes in blocks of 64 columns by BK rows of k.
-        unsigned char* sa = smem + s * STAGE_BYTES;
-        if (a_mn)
-          for (int q = 0; q < BM / 64; ++q)
-            tma_load(sa + q * F::BK * ROW_BYTES, &ta, &full[s], m0 + 64 * q, kt * F::BK);
-        else
-          tma_load(sa, &ta, &full[s], kt * F::BK, m0);
-        if (b_mn)
-          for (int q = 0; q < BN / 64; ++q)
-            tma_load(sa + A_BYTES + q * F::BK * ROW_BYTES, &tb, &full[s], n0 + 64 * q, kt * F::BK);
-        else
-          tma_load(sa + A_BYTES, &tb, &full[s], kt * F::BK, n0);
-      }
-    return;
-  }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-  const int c = wg - 1, warp = tid / 32, lane = tid % 32;
-  const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
-  float d[128];
-  start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2);
-  // One K tile's wgmma group stays in flight while the next is issued; a
-  // stage is released once the group that read it has completed.
-  for (int kt = 0; kt < ktiles; ++kt) {
-    const int s = kt % STAGES;
-    mbarrier::wait(&full[s], (kt / STAGES) & 1);
-    const unsigned a = smem_addr(smem + s * STAGE_BYTES), b = a + A_BYTES;
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-    for (int kk = 0; kk < F::BK / F::KSTEP; ++kk) {
-      // K-major: 32 bytes along the rows a step; MN-major: KSTEP rows of k.
-      const unsigned kbytes = kk * F::KSTEP * unsigned(sizeof(typename F::E)),
-                     krows = kk * F::KSTEP * ROW_BYTES;
-      const std::uint64_t da = a_mn ? descriptor(a + c * F::BK * ROW_BYTES + krows, F::BK * ROW_BYTES)
-                                    : descriptor(a + c * 64 * ROW_BYTES + kbytes);
-      const std::uint64_t db = b_mn ? descriptor(b + krows, F::BK * ROW_BYTES) : descriptor(b + kbytes);
-      Mma<P, a_mn, b_mn>::run(d, da, db);
-    }
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (kt > 0 && lane == 0) mbarrier::arrive(&empty[(kt - 1) % STAGES]);  // this warp is done with it
-  }
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // not read before the wait
-
-  store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
-#else
-  __trap();  // not built for this GPU; supports() refuses before a launch
-#endif
-}
-
-// The persistent form: one cluster of two blocks on every pair of SMs for
-// the whole product. A work unit is output tiles m and m + 1 of one 256-wide
-// column, one a block; each block loads half of the unit's B tile and
-// multicasts it to both, so B crosses from L2 once per pair.
 //
-// Stream-K tail: with U units on W clusters, all but the last one or two
-// rounds go unit by unit (U / W - 1 full rounds); the K tiles of the units
-// left, between W and 2 W - 1 of them, are shared out evenly and in order
-// among the W clusters, so no cluster idles through a last, partial round.
-// A unit split this way has one owner, the cluster that multiplies its
-// first K tiles: the others write their partial sums to a workspace and
-// count them in on the unit's flag; the owner waits for the count, adds the
-// partials in order of K (the same sum in every run) and stores. A
-// cluster's share ends inside at most one unit and starts inside at most
-// one, so it waits at most once, at its end, and only for clusters that
-// posted at their start: no cycle. That needs every cluster resident at
-// once, which the grid (the GPU's resident clusters at most) ensures.
+// Persistent: one cluster of two blocks on every pair of SMs for the whole
+// product. A work unit is output tiles m and m + 1 of one 256-wide column,
+// one a block; each block loads half of the unit's B tile and multicasts it
+// to both, so B crosses from L2 once per pair. The producer runs on into
+// the next unit while the consumers store the last one.
+//
+// Stream-K tail (sk.dp_units < sk.units): with U units on W clusters, the
+// first W floor(U / W) units go unit by unit and the K tiles of the rest
+// are shared out evenly and in order among sk.shares clusters, so no
+// cluster idles through a last, partial round. A cluster takes the pieces
+// of its share last to first. A unit split this way is finished by the
+// cluster that holds its last K tile; the others write their partial sums
+// to a workspace and count them in on the unit's flag, and the finisher
+// adds them in order of K (the same sum in every run) and stores. A
+// finisher waits only for clusters of lower index, and they post at the
+// start of their share (a share inside one unit: at its end), so a wait
+// never depends on a cluster that launches later.
 constexpr int PAIR = 2;
+// Stream-K only from this many full rounds: below it, sharing the tail cost
+// more than the idle tail (docs/perf/gemm-cuda.md). Tests lower it to reach
+// the stream-K path on small shapes.
+constexpr int kStreamKRounds = 8;
 
 struct StreamK {
   int units;        // pair units in all
-  int dp_units;     // the first dp_units go unit by unit
+  int dp_units;     // the first dp_units go unit by unit (all: no stream-K)
   int parts;        // the most clusters that share one stream-K unit
   int shares;       // the clusters that take the stream-K units' K tiles
   float* partials;  // (units - dp_units) x (parts - 1) x PAIR x BM x BN floats
@@ -338,21 +265,19 @@ __host__ __device__ inline int share_of(long long i, long long T, int W) {
 #ifdef PB_WGMMA_BUILT
 // Calls f(u, k0, k1) for each piece of work of cluster c of W, in order:
 // its data-parallel units whole, then the K tiles [k0, k1) of the units of
-// its stream-K share.
-// The stream-K shares go to the first sk.shares clusters (at most T, so
-// none is empty).
+// its stream-K share, last piece first. The shares go to the first
+// sk.shares clusters (at most T, so none is empty).
 template <class F>
 __device__ __forceinline__ void for_each_piece(const StreamK& sk, int ktiles, int c, int W, F&& f) {
   for (int u = c; u < sk.dp_units; u += W) f(u, 0, ktiles);
+  if (c >= sk.shares) return;
   const long long T = (long long)(sk.units - sk.dp_units) * ktiles;
-  const int shares = sk.shares;
-  if (c >= shares) return;
-  const long long end = T * (c + 1) / shares;
-  for (long long pos = T * c / shares; pos < end;) {
-    const int us = int(pos / ktiles), k0 = int(pos % ktiles);
-    const int k1 = int(min((long long)ktiles, k0 + (end - pos)));
-    f(sk.dp_units + us, k0, k1);
-    pos += k1 - k0;
+  const long long begin = T * c / sk.shares;
+  for (long long pos = T * (c + 1) / sk.shares; pos > begin;) {
+    const long long us = (pos - 1) / ktiles, first = us * ktiles;
+    const long long k0 = max(begin, first) - first;
+    f(sk.dp_units + int(us), int(k0), int(pos - first));
+    pos = first + k0;
   }
 }
 
@@ -361,9 +286,9 @@ __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, 256
 
 template <Precision P, bool addC, bool a_mn, bool b_mn>
 __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
-    wgmma_streamk(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
-                  const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
-                  StreamK sk) {
+    wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
+                 StreamK sk) {
 #ifdef PB_WGMMA_BUILT
   using F = Fmt<P>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -436,8 +361,8 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
       origin(u, m0, n0);
       const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
       float d[128];
-      start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2,
-                               k0 == 0);  // C once, with the first K tile
+      // C once, in the piece with the first K tile.
+      start_accumulators<addC>(d, C, M, N, row_base, n0, lane, vec2, k0 == 0);
       for (int kt = k0; kt < k1; ++kt, ++it) {
         const int s = it % STAGES;
         mbarrier::wait(&full[s], (it / STAGES) & 1);
@@ -464,17 +389,17 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
       if (k1 - k0 < ktiles) {  // a piece of a stream-K unit
         const int us = u - sk.dp_units;
         const long long first = (long long)us * ktiles;
-        const int owner = share_of(first, T, shares),
-                  parts = share_of(first + ktiles - 1, T, shares) - owner + 1;
+        const int lowest = share_of(first, T, shares), finisher = share_of(first + ktiles - 1, T, shares);
         int* flag = sk.flags + us * PAIR + rank;
-        // Partial p (1..parts-1) of this block: float4 j of consumer thread
-        // ct at (j * 256 + ct), so a warp's stores are 512 contiguous bytes.
+        // Partial p (0..parts-2, from cluster lowest + p) of this block:
+        // float4 j of consumer thread ct at (j * 256 + ct), so a warp's
+        // stores are 512 contiguous bytes.
         auto slot = [&](int part) {
           return reinterpret_cast<float4*>(sk.partials) +
-                 ((std::size_t(us) * (sk.parts - 1) + (part - 1)) * PAIR + rank) * (BM * BN / 4);
+                 ((std::size_t(us) * (sk.parts - 1) + part) * PAIR + rank) * (BM * BN / 4);
         };
-        if (cl != owner) {
-          float4* out = slot(cl - owner);
+        if (cl != finisher) {
+          float4* out = slot(cl - lowest);
 #pragma unroll
           for (int j = 0; j < 32; ++j)
             __stcg(out + j * 256 + ct, make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
@@ -484,11 +409,11 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
           return;
         }
         if (ct == 0) {
-          while (atomicAdd(flag, 0) < parts - 1) __nanosleep(256);
+          while (atomicAdd(flag, 0) < finisher - lowest) __nanosleep(256);
           __threadfence();
         }
         consumers_sync();
-        for (int part = 1; part < parts; ++part) {
+        for (int part = 0; part < finisher - lowest; ++part) {
           const float4* in = slot(part);
 #pragma unroll
           for (int j = 0; j < 32; ++j) {
@@ -551,7 +476,7 @@ CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t inner, std::int
 
 class CudaWgmma final : public TensorVariant {
  public:
-  explicit CudaWgmma(int mode) : mode_(mode) {}
+  explicit CudaWgmma(int streamk_rounds) : streamk_rounds_(streamk_rounds) {}
   Support supports(const Problem& p) const override {
     auto s = TensorVariant::supports(p);
     if (!s.ok()) return s;
@@ -589,14 +514,9 @@ class CudaWgmma final : public TensorVariant {
     ta_ = a_mn_ ? tensor_map(a_src, bf16(), p.m, p.k, p.m, bk)
                 : tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
     tb_ = b_mn_ ? tensor_map(b_src, bf16(), p.n, p.k, p.n, bk)
-                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, mode_ ? BN / PAIR : BN);
-    if (mode_ == 0) {
-      kernel_ = pick();
-      PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
-      return;
-    }
-    skernel_ = pick_streamk();
-    PB_CUDA(cudaFuncSetAttribute(skernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+                : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN / PAIR);
+    kernel_ = pick();
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(PAIR * 64);
     cfg.blockDim = dim3(THREADS);
@@ -606,20 +526,17 @@ class CudaWgmma final : public TensorVariant {
     cluster.val.clusterDim.x = PAIR, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
     cfg.attrs = &cluster, cfg.numAttrs = 1;
     int resident = 0;  // clusters of two blocks the GPU holds at once
-    PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(skernel_), &cfg));
+    PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(kernel_), &cfg));
     if (resident < 1) throw std::runtime_error("no cluster of two 193 KiB blocks fits on this GPU");
     const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
     const std::int64_t ktiles = (p.k + bk - 1) / bk;
     sk_ = StreamK{int(units), int(units), 1, 0, nullptr, nullptr};
-    if (mode_ == 1 || units % resident == 0 || ktiles == 0) {
-      grid_ = PAIR * int(std::min<std::int64_t>(resident, units));
-      return;
-    }
-    // All but the last one or two rounds unit by unit; the rest as shares
-    // of their K tiles.
+    grid_ = PAIR * int(std::min<std::int64_t>(resident, units));
     const std::int64_t rounds = units / resident;
-    sk_.dp_units = int(std::max<std::int64_t>(mode_ == 3 ? rounds : rounds - 1, 0) * resident);
+    if (rounds < streamk_rounds_ || units % resident == 0 || ktiles == 0) return;
+    sk_.dp_units = int(rounds * resident);
+    grid_ = PAIR * resident;  // shares may outnumber the units
     const long long T = (long long)(units - sk_.dp_units) * ktiles;
     // A share of at least half a unit: a unit is split at most three ways.
     const int shares =
@@ -637,25 +554,20 @@ class CudaWgmma final : public TensorVariant {
     flags_ = DeviceBuffer<int>(std::size_t(sk_units) * PAIR);
     PB_CUDA(cudaMemsetAsync(flags_.get(), 0, flags_.bytes(), s()));
     sk_.partials = partials_.get(), sk_.flags = flags_.get();
-    grid_ = PAIR * resident;
   }
   void run() override {
     const auto& p = p_;
     if (pack_a_) pack(a(), wa_.get(), p.m, p.op == Op::AtB, p.op == Op::AtB ? p.m : p.k);
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
-    const int tiles = int(((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN));
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    if (mode_)
-      skernel_<<<grid_, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                                 vec2, sk_);
-    else
-      kernel_<<<tiles, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                                vec2);
+    kernel_<<<grid_, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+                                              vec2, sk_);
     PB_CUDA_LAUNCHED();
   }
 
  private:
-  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool);
+  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
+                          StreamK);
   Kernel pick() const {
     const bool add_c = p_.op == Op::ABtC;
     if (!bf16())
@@ -667,20 +579,6 @@ class CudaWgmma final : public TensorVariant {
                    : wgmma_kernel<Precision::BF16, false, true, false>;
     return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true>
                  : wgmma_kernel<Precision::BF16, false, false, false>;
-  }
-  using SKernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
-                           StreamK);
-  SKernel pick_streamk() const {
-    const bool add_c = p_.op == Op::ABtC;
-    if (!bf16())
-      return add_c ? wgmma_streamk<Precision::TF32, true, false, false>
-                   : wgmma_streamk<Precision::TF32, false, false, false>;
-    if (add_c) return wgmma_streamk<Precision::BF16, true, false, false>;
-    if (a_mn_)
-      return b_mn_ ? wgmma_streamk<Precision::BF16, false, true, true>
-                   : wgmma_streamk<Precision::BF16, false, true, false>;
-    return b_mn_ ? wgmma_streamk<Precision::BF16, false, false, true>
-                 : wgmma_streamk<Precision::BF16, false, false, false>;
   }
 
  private:
@@ -711,12 +609,11 @@ class CudaWgmma final : public TensorVariant {
       go(float{});
   }
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
-  int mode_ = 0;  // 0: a block a tile; 1: persistent clusters; 2: the same with a stream-K tail
+  int streamk_rounds_;
   int grid_ = 0;
   StreamK sk_{};
   DeviceBuffer<float> partials_;
   DeviceBuffer<int> flags_;
-  SKernel skernel_ = nullptr;
   Kernel kernel_ = nullptr;
   std::int64_t kp_ = 0;
   DeviceBuffer<float> wa_, wb_;
@@ -724,6 +621,8 @@ class CudaWgmma final : public TensorVariant {
 };
 }  // namespace
 
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int mode) { return std::make_unique<CudaWgmma>(mode); }
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds) {
+  return std::make_unique<CudaWgmma>(streamk_rounds < 0 ? kStreamKRounds : streamk_rounds);
+}
 
 }  // namespace pb::gemm
