@@ -21,6 +21,7 @@
 #include "core/gpu.hpp"
 #include "gemm/cpu/simd.hpp"
 #include "gemm/cuda/raster.hpp"
+#include "gemm/cuda/streamk.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/registry.hpp"
 #include "tests/gpu_test.hpp"
@@ -336,6 +337,101 @@ TEST(GemmRaster, GroupedOrderWalksEachGroupColumnByColumnAndCoversEveryTileOnce)
     }
     EXPECT_EQ(std::int64_t(seen.size()), tm * tn) << tm << "x" << tn << " group " << g;
   }
+}
+
+// CUDA.WGMMA's work schedule (gemm/cuda/streamk.hpp), run on the CPU for
+// many unit counts, K lengths, GPU sizes and thresholds. Every K tile of
+// every unit is covered once; stream-K only from min_rounds full rounds on
+// and only for the last partial round; every cluster with a share is in the
+// grid; a split unit has at most three parts, and its finisher's piece is
+// the last in the finisher's order while every other piece of it comes
+// first in its own cluster's order (or is that cluster's whole share), so a
+// finisher waits only for clusters of lower index that posted early.
+TEST(GemmStreamK, ScheduleCoversEveryTileOnceAndFinishersWaitOnlyDownward) {
+  using streamk::plan;
+  // 4096^3 BF16 on an H200 (256 units, 66 clusters): no stream-K; 8192^3
+  // (1024 units, 128 K tiles): the last 34 units over 66 shares.
+  const auto s4096 = plan(256, 66, 64, 8), s8192 = plan(1024, 66, 128, 8);
+  EXPECT_EQ(s4096.dp_units, 256);
+  EXPECT_EQ(s4096.clusters, 66);
+  EXPECT_EQ(s8192.dp_units, 990);
+  EXPECT_EQ(s8192.shares, 66);
+  EXPECT_EQ(s8192.parts, 3);
+  EXPECT_EQ(s8192.clusters, 66);
+  // Forced below one round: one unit of 3 K tiles over 3 shares, and the
+  // grid holds all 3 clusters, not one a unit.
+  const auto s1 = plan(1, 66, 3, 0);
+  EXPECT_EQ(s1.dp_units, 0);
+  EXPECT_EQ(s1.shares, 3);
+  EXPECT_EQ(s1.parts, 3);
+  EXPECT_EQ(s1.clusters, 66);
+
+  int split_units = 0;
+  for (int min_rounds : {0, 8})
+    for (int resident : {1, 2, 7, 57, 66})
+      for (std::int64_t units : {1, 2, 5, 17, 65, 66, 67, 131, 133, 300, 529, 1024})
+        for (int ktiles : {1, 2, 3, 16, 64, 127}) {
+          const auto s = plan(units, resident, ktiles, min_rounds);
+          const std::string at = std::to_string(units) + " units, " + std::to_string(ktiles) + " K tiles, " +
+                                 std::to_string(resident) + " clusters, from " + std::to_string(min_rounds);
+          const std::int64_t rounds = units / resident;
+          const bool sk = s.dp_units < s.units;
+          ASSERT_EQ(s.units, units) << at;
+          ASSERT_EQ(sk, rounds >= min_rounds && units % resident != 0) << at;
+          if (sk) {
+            ASSERT_EQ(s.dp_units, rounds * resident) << at;
+          }
+          ASSERT_LE(s.clusters, resident) << at;
+          ASSERT_LE(s.shares, s.clusters) << at;
+          const std::int64_t left = units - s.dp_units;
+          std::vector<int> dp_seen(std::size_t(s.dp_units), 0), tile_owner(std::size_t(left * ktiles), -1);
+          struct Piece {
+            int c, order, last;
+          };
+          std::map<int, std::vector<Piece>> pieces;  // split units' pieces
+          for (int c = 0; c < s.clusters; ++c) {
+            std::vector<std::array<int, 3>> mine;
+            streamk::for_each_piece(s, ktiles, c, s.clusters, [&](int u, int k0, int k1) {
+              mine.push_back({u, k0, k1});
+            });
+            int order = 0, sk_pieces = 0;
+            for (const auto& [u, k0, k1] : mine) sk_pieces += u >= s.dp_units;
+            for (const auto& [u, k0, k1] : mine) {
+              ASSERT_LT(k0, k1) << at;
+              if (u < s.dp_units) {
+                ASSERT_EQ(u % s.clusters, c) << at;
+                ASSERT_TRUE(k0 == 0 && k1 == ktiles) << at;
+                ++dp_seen[std::size_t(u)];
+                continue;
+              }
+              for (int k = k0; k < k1; ++k) {
+                int& owner = tile_owner[std::size_t((u - s.dp_units) * std::int64_t(ktiles) + k)];
+                ASSERT_EQ(owner, -1) << at << ": unit " << u << " K tile " << k << " twice";
+                owner = c;
+              }
+              if (k1 - k0 < ktiles) pieces[u].push_back({c, order, sk_pieces - 1});
+              ++order;
+            }
+          }
+          for (int n : dp_seen) ASSERT_EQ(n, 1) << at;
+          for (int owner : tile_owner) ASSERT_NE(owner, -1) << at;
+          const long long T = left * ktiles;
+          for (const auto& [u, ps] : pieces) {
+            ++split_units;
+            const auto split = streamk::split_of(T, s.shares, u - s.dp_units, ktiles);
+            ASSERT_EQ(int(ps.size()), split.finisher - split.lowest + 1) << at << ": unit " << u;
+            ASSERT_LE(int(ps.size()), std::min(3, s.parts)) << at;
+            for (const Piece& p : ps) {
+              ASSERT_TRUE(p.c >= split.lowest && p.c <= split.finisher) << at;
+              if (p.c == split.finisher) {
+                ASSERT_EQ(p.order, p.last) << at << ": unit " << u << " finished before the cluster's end";
+              } else {
+                ASSERT_EQ(p.order, 0) << at << ": unit " << u << " posted after other stream-K work";
+              }
+            }
+          }
+        }
+  EXPECT_GT(split_units, 1000);  // the loop reaches split units, many of them
 }
 
 // The tuned table: a problem takes the choice of the swept shape nearest in

@@ -41,6 +41,7 @@
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/mbarrier.cuh"
 #include "gemm/cuda/device_variant.cuh"
+#include "gemm/cuda/streamk.hpp"
 #include "gemm/cuda/tensor_operands.cuh"
 #include "gemm/cuda/transpose.cuh"
 
@@ -244,43 +245,15 @@ constexpr int PAIR = 2;
 // the stream-K path on small shapes.
 constexpr int kStreamKRounds = 8;
 
-struct StreamK {
-  int units;        // pair units in all
-  int dp_units;     // the first dp_units go unit by unit (all: no stream-K)
-  int parts;        // the most clusters that share one stream-K unit
-  int shares;       // the clusters that take the stream-K units' K tiles
-  float* partials;  // (units - dp_units) x (parts - 1) x PAIR x BM x BN floats
-  int* flags;       // (units - dp_units) x PAIR counters, zero between launches
+// The schedule (gemm/cuda/streamk.hpp) and the stream-K workspace:
+// partials holds (units - dp_units) x (parts - 1) x PAIR x BM x BN floats,
+// flags (units - dp_units) x PAIR counters, zero between launches.
+struct StreamK : streamk::Schedule {
+  float* partials = nullptr;
+  int* flags = nullptr;
 };
 
-// The cluster whose share of the stream-K iterations holds iteration i:
-// shares are [T c / W, T (c + 1) / W).
-__host__ __device__ inline int share_of(long long i, long long T, int W) {
-  int c = int(i * W / T);
-  while (c + 1 < W && T * (c + 1) / W <= i) ++c;
-  while (c > 0 && T * c / W > i) --c;
-  return c;
-}
-
 #ifdef PB_WGMMA_BUILT
-// Calls f(u, k0, k1) for each piece of work of cluster c of W, in order:
-// its data-parallel units whole, then the K tiles [k0, k1) of the units of
-// its stream-K share, last piece first. The shares go to the first
-// sk.shares clusters (at most T, so none is empty).
-template <class F>
-__device__ __forceinline__ void for_each_piece(const StreamK& sk, int ktiles, int c, int W, F&& f) {
-  for (int u = c; u < sk.dp_units; u += W) f(u, 0, ktiles);
-  if (c >= sk.shares) return;
-  const long long T = (long long)(sk.units - sk.dp_units) * ktiles;
-  const long long begin = T * c / sk.shares;
-  for (long long pos = T * (c + 1) / sk.shares; pos > begin;) {
-    const long long us = (pos - 1) / ktiles, first = us * ktiles;
-    const long long k0 = max(begin, first) - first;
-    f(sk.dp_units + int(us), int(k0), int(pos - first));
-    pos = first + k0;
-  }
-}
-
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
 #endif
 
@@ -320,7 +293,7 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
-      for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
+      streamk::for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
         int m0, n0;
         origin(u, m0, n0);
         for (int kt = k0; kt < k1; ++kt, ++it) {
@@ -353,10 +326,9 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
       if (lane == 0)
         for (unsigned r = 0; r < PAIR; ++r) arrive_in(&empty[at % STAGES], r);
     };
-    const long long T = (long long)(sk.units - sk.dp_units) * ktiles;
-    const int shares = sk.shares;
+    const long long T = (long long)(sk.units - sk.dp_units) * ktiles;  // stream-K K tiles
     int it = 0;
-    for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
+    streamk::for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
       int m0, n0;
       origin(u, m0, n0);
       const int row_base = m0 + c * 64 + warp * 16 + lane / 4;
@@ -388,8 +360,8 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
 
       if (k1 - k0 < ktiles) {  // a piece of a stream-K unit
         const int us = u - sk.dp_units;
-        const long long first = (long long)us * ktiles;
-        const int lowest = share_of(first, T, shares), finisher = share_of(first + ktiles - 1, T, shares);
+        const streamk::Split split = streamk::split_of(T, sk.shares, us, ktiles);
+        const int lowest = split.lowest, finisher = split.finisher;
         int* flag = sk.flags + us * PAIR + rank;
         // Partial p (0..parts-2, from cluster lowest + p) of this block:
         // float4 j of consumer thread ct at (j * 256 + ct), so a warp's
@@ -531,23 +503,9 @@ class CudaWgmma final : public TensorVariant {
     const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
     const std::int64_t ktiles = (p.k + bk - 1) / bk;
-    sk_ = StreamK{int(units), int(units), 1, 0, nullptr, nullptr};
-    grid_ = PAIR * int(std::min<std::int64_t>(resident, units));
-    const std::int64_t rounds = units / resident;
-    if (rounds < streamk_rounds_ || units % resident == 0 || ktiles == 0) return;
-    sk_.dp_units = int(rounds * resident);
-    grid_ = PAIR * resident;  // shares may outnumber the units
-    const long long T = (long long)(units - sk_.dp_units) * ktiles;
-    // A share of at least half a unit: a unit is split at most three ways.
-    const int shares =
-        int(std::clamp<long long>(T / std::max<std::int64_t>(ktiles / 2, 1),
-                                  std::min<long long>({units - sk_.dp_units, T, resident}), resident));
-    sk_.shares = shares;
-    for (std::int64_t us = 0; us < units - sk_.dp_units; ++us) {
-      const long long first = us * ktiles;
-      sk_.parts =
-          std::max(sk_.parts, share_of(first + ktiles - 1, T, shares) - share_of(first, T, shares) + 1);
-    }
+    static_cast<streamk::Schedule&>(sk_) = streamk::plan(units, resident, ktiles, streamk_rounds_);
+    grid_ = PAIR * sk_.clusters;
+    if (sk_.dp_units == sk_.units) return;
     const std::int64_t sk_units = units - sk_.dp_units;
     if (sk_.parts > 1)
       partials_ = DeviceBuffer<float>(std::size_t(sk_units) * (sk_.parts - 1) * PAIR * BM * BN);
