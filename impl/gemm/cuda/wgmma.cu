@@ -235,7 +235,7 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[128], float*
 // of its share last to first. A unit split this way is finished by the
 // cluster that holds its last K tile; the others write their partial sums
 // to a workspace and count them in on the unit's flag, and the finisher
-// adds them in order of K (the same sum in every run) and stores. A
+// adds them in a fixed order (the same sum in every run) and stores. A
 // finisher waits only for clusters of lower index, and they post at the
 // start of their share (a share inside one unit: at its end), so a wait
 // never depends on a cluster that launches later.
@@ -503,6 +503,8 @@ class CudaWgmma final : public TensorVariant {
     const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
     const std::int64_t ktiles = (p.k + bk - 1) / bk;
+    sk_ = StreamK{};  // nothing of an earlier problem's workspace stays
+    partials_ = DeviceBuffer<float>(), flags_ = DeviceBuffer<int>();
     static_cast<streamk::Schedule&>(sk_) = streamk::plan(units, resident, ktiles, streamk_rounds_);
     grid_ = PAIR * sk_.clusters;
     if (sk_.dp_units == sk_.units) return;
