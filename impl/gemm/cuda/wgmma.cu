@@ -228,17 +228,13 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[128], float*
 // to both, so B crosses from L2 once per pair. The producer runs on into
 // the next unit while the consumers store the last one.
 //
-// Stream-K tail (sk.dp_units < sk.units): with U units on W clusters, the
-// first W floor(U / W) units go unit by unit and the K tiles of the rest
-// are shared out evenly and in order among sk.shares clusters, so no
-// cluster idles through a last, partial round. A cluster takes the pieces
-// of its share last to first. A unit split this way is finished by the
-// cluster that holds its last K tile; the others write their partial sums
-// to a workspace and count them in on the unit's flag, and the finisher
-// adds them in a fixed order (the same sum in every run) and stores. A
-// finisher waits only for clusters of lower index, and they post at the
-// start of their share (a share inside one unit: at its end), so a wait
-// never depends on a cluster that launches later.
+// Stream-K tail (sk.dp_units < sk.units): the last, partial round of units
+// is shared out by K tiles; gemm/cuda/streamk.hpp says who takes which
+// pieces, in which order, and why a wait never depends on a cluster that
+// launches later. A split unit's other clusters write their partial sums
+// to a workspace and count them in on the unit's flag; its finisher waits
+// for the count, adds them in a fixed order (the same sum in every run),
+// resets the flag and stores.
 constexpr int PAIR = 2;
 // Stream-K only from this many full rounds: below it, sharing the tail cost
 // more than the idle tail (docs/perf/gemm-cuda.md). Tests lower it to reach
@@ -455,7 +451,7 @@ class CudaWgmma final : public TensorVariant {
     if (p.m > 2147483647 - 2 * BN || p.n > 2147483647 - 2 * BN || p.k > 2147483647 - 2 * BN)
       return Support::no("dimension beyond TMA's 32-bit coordinates");
     if (((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN) > 2147483647)
-      return Support::no("more output tiles than a grid holds");
+      return Support::no("more output tiles than the kernel's 32-bit unit counts hold");
     const int sm = device_sm_or_zero();
     if (sm == 0) return Support::no("no usable CUDA device");
     if (sm != 90)
@@ -490,7 +486,7 @@ class CudaWgmma final : public TensorVariant {
     kernel_ = pick();
     PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
     cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(PAIR * 64);
+    cfg.gridDim = dim3(PAIR * 64);  // any multiple of the cluster: the answer does not depend on it
     cfg.blockDim = dim3(THREADS);
     cfg.dynamicSmemBytes = kShared;
     cudaLaunchAttribute cluster{};
