@@ -136,8 +136,8 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std:
 }
 
 // Cluster helpers (sm_90): the rank of this block in its cluster, a barrier
-// of all threads of the cluster, an arrival on the mbarrier at bar's offset
-// in block `cta` of the cluster, and a wait that sees such remote arrivals.
+// of all threads of the cluster, and an arrival on the mbarrier at bar's
+// offset in block `cta` of the cluster (mbarrier::wait sees it).
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -153,16 +153,6 @@ __device__ __forceinline__ void arrive_in(std::uint64_t* bar, unsigned cta) {
       " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
       "r"(cta)
       : "memory");
-}
-__device__ __forceinline__ void wait_cluster(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity)
-        : "memory");
 }
 // As tma_load, written at the same offset into the shared memory of every
 // block of the cluster in `ctas`, each completing bytes on its own bar.
@@ -186,8 +176,7 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
 // use_c false: zeros.
 template <bool addC>
 __device__ __forceinline__ void start_accumulators(float (&d)[128], const float* __restrict__ C, int M, int N,
-                                                   int row_base, int n0, int lane, bool vec2,
-                                                   bool use_c = true) {
+                                                   int row_base, int n0, int lane, bool vec2, bool use_c) {
 #pragma unroll
   for (int i = 0; i < 128; i += 2) {
     const int row = row_base + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
@@ -294,7 +283,7 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
         origin(u, m0, n0);
         for (int kt = k0; kt < k1; ++kt, ++it) {
           const int s = it % STAGES;
-          if (it >= STAGES) wait_cluster(&empty[s], (it / STAGES - 1) & 1);  // both blocks released it
+          if (it >= STAGES) mbarrier::wait(&empty[s], (it / STAGES - 1) & 1);  // both blocks released it
           mbarrier::expect_bytes(&full[s], STAGE_BYTES);
           unsigned char* sa = smem + s * STAGE_BYTES;
           if (a_mn)
@@ -397,7 +386,7 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
   __syncwarp();
   cluster_sync();  // neither block leaves while the other may still write into or arrive on it
 #else
-  __trap();
+  __trap();  // not built for this GPU; supports() refuses before a launch
 #endif
 }
 
