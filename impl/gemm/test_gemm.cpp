@@ -343,7 +343,8 @@ TEST(GemmRaster, GroupedOrderWalksEachGroupColumnByColumnAndCoversEveryTileOnce)
 
 // CUDA.WGMMA's work schedule (gemm/cuda/streamk.hpp), run on the CPU for
 // many unit counts, K lengths, GPU sizes and thresholds. Every K tile of
-// every unit is covered once; stream-K only from min_rounds full rounds on
+// every unit is covered once, stream-K tiles by the share share_of names;
+// stream-K only from min_rounds full rounds on
 // and only for the last partial round; every cluster with a share is in the
 // grid; a split unit has at most three parts, and its finisher's piece is
 // the last in the finisher's order while every other piece of it comes
@@ -418,6 +419,9 @@ TEST(GemmStreamK, ScheduleCoversEveryTileOnceAndFinishersWaitOnlyDownward) {
           for (int n : dp_seen) ASSERT_EQ(n, 1) << at;
           for (int owner : tile_owner) ASSERT_NE(owner, -1) << at;
           const long long T = left * ktiles;
+          for (long long i = 0; i < T; ++i)
+            ASSERT_EQ(streamk::share_of(i, T, s.shares), tile_owner[std::size_t(i)])
+                << at << ": K tile " << i;
           for (const auto& [u, ps] : pieces) {
             ++split_units;
             const auto split = streamk::split_of(T, s.shares, u - s.dp_units, ktiles);

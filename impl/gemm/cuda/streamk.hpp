@@ -22,12 +22,10 @@ struct Schedule {
   int clusters = 0;  // the grid, in clusters
 };
 
-// The share that holds stream-K iteration i of T.
+// The share that holds stream-K iteration i of T: the last share c that
+// begins at or before i, T c / shares <= i, that is T c < (i + 1) shares.
 PB_HOST_DEVICE inline int share_of(long long i, long long T, int shares) {
-  int c = int(i * shares / T);
-  while (c + 1 < shares && T * (c + 1) / shares <= i) ++c;
-  while (c > 0 && T * c / shares > i) --c;
-  return c;
+  return int(((i + 1) * shares - 1) / T);
 }
 
 // Of stream-K unit us (counted from dp_units) of ktiles K tiles, with T
