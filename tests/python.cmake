@@ -82,3 +82,6 @@ set_tests_properties(sor_solve PROPERTIES TIMEOUT 300)
 # kmeans-inputs and the k-means peers script (peers/kmeans_peers.py).
 parbench_python_test(kmeans_peers smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans_peers.py $<TARGET_FILE:kmeans-inputs>)
 set_tests_properties(kmeans_peers PROPERTIES TIMEOUT 300)
+# The comparator's and the trends' outputs on committed inputs, byte for byte
+# against tests/data/behaviour/golden.json.gz: a restructuring changes none.
+parbench_python_test(behaviour unit ${CMAKE_CURRENT_SOURCE_DIR}/test_behaviour.py)
