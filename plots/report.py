@@ -46,7 +46,7 @@ Charts (--chart NAME draws only those named):
               variant, the Pareto front (nothing both faster and cheaper) ringed
   per_joule   work per joule (GFLOP/J, keys/J ...) vs work per call per variant
 
-Derived figures are defined in regress/derived.py.
+Derived figures are defined in regress/load/derived.py.
 
 Exit status: 0 when every input was read and every requested chart drawn;
 2 when an input is bad input, refused as every tool refuses it
@@ -66,8 +66,8 @@ import re
 import signal
 import sys
 
-from regress import derived
-from regress import results
+from regress.load import derived
+from regress.load import results
 from plots import report_html
 from plots import sor_field
 from plots.report_charts import CHARTS

@@ -4,8 +4,8 @@ figures through the Canvas (report_draw.py) or raises NoData saying what the
 input lacks, and CHARTS, the table of them by the name --chart takes."""
 import math
 
-from regress import derived
-from regress import results
+from regress.load import derived
+from regress.load import results
 from plots.report_draw import (IDEAL, MAX_FIGS, FamilyLimit, _grid, draw_fractions, draw_lines, errorbars,
                                legend, plain_log, plt, thread_axis)
 from plots.report_stats import (NoData, at_most_threads, baselines, by_family, ceilings, fractions, label,

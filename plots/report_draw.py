@@ -9,7 +9,7 @@ import os
 import re
 import textwrap
 
-from regress import derived
+from regress.load import derived
 from plots.report_stats import label, natural, problem_label
 
 MAX_FIGS = 6  # per chart kind and family: the problems with the most data points

@@ -32,9 +32,10 @@ import math
 import os
 import re
 
-from regress import derived
-from regress import results
-from regress.fmt import fmt_time, sig4
+from regress.load import derived
+from regress.load import results
+from regress.load import fmt
+from regress.load.fmt import fmt_time, sig4
 
 DISPOSITIONS = results.DISPOSITIONS
 ERRORS = results.ERROR_DISPOSITIONS
@@ -169,10 +170,6 @@ def fmt_num(v):
     if float(v).is_integer():
         return str(int(v))
     return "%.4g" % v
-
-
-def fmt_pct(x):
-    return "" if x is None else "%.3g%%" % (100 * x)
 
 
 def fmt_bytes(n):
@@ -380,7 +377,8 @@ def cell(row, col):
     if k == "cv":
         if row.cv is None:
             return "", "", "num"
-        return repr(row.cv), fmt_pct(row.cv), "num hicv" if row.cv > derived.HIGH_CV else "num"
+        return (repr(row.cv), fmt.pct(row.cv, digits=3, missing="", sig=True),
+                "num hicv" if row.cv > derived.HIGH_CV else "num")
     if k == "status":
         if row.disposition in ERRORS:
             text = DISPOSITION_LABEL[row.disposition] + (": " + row.reason if row.reason else "")
@@ -425,7 +423,8 @@ def suspicious(insts, runs, labels, findings):
     for r in sorted(insts, key=lambda r: -(r.cv or 0)):  # the noisiest first
         if r.cv is not None and r.cv > derived.HIGH_CV:
             items.append(("info", "cv", r.variant, "%s%s: CV %s over %d repetitions (above %s)"
-                          % (pre(r.src), r.name, fmt_pct(r.cv), r.n, fmt_pct(derived.HIGH_CV))))
+                          % (pre(r.src), r.name, fmt.pct(r.cv, digits=3, missing="", sig=True), r.n,
+                             fmt.pct(derived.HIGH_CV, digits=3, missing="", sig=True))))
     for r in insts:
         if r.throttled:
             lo = [e.counter("sm_clock_min_mhz") for e in r.entries if e.counter("sm_clock_min_mhz") is not None]
@@ -450,7 +449,8 @@ SUSPICIOUS_GROUPS = (
     ("above-ceiling", "Faster than the ceiling measured in the same run", False),
     ("low-efficiency", "Slower with more threads than one thread would be", False),
     ("superlinear", "Superlinear efficiency", False),
-    ("cv", "Noisy repetitions (coefficient of variation above %s)" % fmt_pct(derived.HIGH_CV), False),
+    ("cv", "Noisy repetitions (coefficient of variation above %s)"
+     % fmt.pct(derived.HIGH_CV, digits=3, missing="", sig=True), False),
     ("loader", "Warnings about the input", False),
     ("heatmap", "Heatmaps drawn in part or not at all", False),
     ("other", "Other findings of the charts", False),

@@ -6,8 +6,8 @@ matplotlib here."""
 import math
 import re
 
-from regress import derived
-from regress import results
+from regress.load import derived
+from regress.load import results
 
 
 class NoData(Exception):

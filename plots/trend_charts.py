@@ -10,9 +10,11 @@ import numpy as np
 
 from plots import report_html
 from regress import alerts as alerts_mod
-from regress import changepoint
+from regress.stats import changepoint
 from regress import history
-from regress.trends import BASELINE_RUNS, measured, commit_range, family_stem, pct, short_rev, upct, when
+from regress.load import fmt
+from regress.load.fmt import commit_range, family_stem, short_rev, when
+from regress.stats.series import BASELINE_RUNS, measured
 
 MAX_TICKS = 40           # x tick labels at most (every k-th run beyond)
 MAX_THIN_LINES = 40      # a family chart draws each benchmark faintly up to this many
@@ -167,7 +169,8 @@ def draw_benchmark(s, labels, machine_label, out):
                         s.centre / (1 + t) / scale, s.centre * (1 + t) / scale, color="#bbbbbb", alpha=0.3, lw=0,
                         zorder=0)
         handles.append(Patch(color="#bbbbbb", alpha=0.5,
-                             label="\u00b1 threshold (%s) around the latest median" % upct(t)))
+                             label="\u00b1 threshold (%s) around the latest median"
+                             % fmt.pct(t, signed=False, digits=1, missing="")))
     # the series, one line per machine segment, with the repetitions' spread
     for a, b in s.segments:
         xs = [s.x[i] for i in range(a, b) if measured(s.points[i])]
@@ -215,7 +218,8 @@ def draw_benchmark(s, labels, machine_label, out):
                    zorder=5)
         if tentative:
             ax.axvspan(x0, x1, facecolor="none", edgecolor=color, hatch="///", lw=0, alpha=0.35, zorder=1)
-        text = "%s, %s%s" % (commit_range(c), pct(c["step"]), " (tentative)" if tentative else "")
+        text = "%s, %s%s" % (commit_range(c), fmt.pct(c["step"], digits=1, missing=""),
+                             " (tentative)" if tentative else "")
         _vline_label(labels_, x, text, color, top=True, alpha=0.7 if tentative else 1.0)
         kinds.add((c["direction"], tentative))
     for direction, tentative in sorted(kinds):
@@ -303,7 +307,8 @@ def draw_family(family, series, labels, run_bounds, machine_label, out):
             mine = [c for c in cs if c["direction"] == d]
             if mine:
                 worst = max(mine, key=lambda c: abs(c["step"]))
-                parts.append("%s%s (%d %s)" % ("up to " if len(mine) > 1 else "", pct(worst["step"]), len(mine), d))
+                parts.append("%s%s (%d %s)" % ("up to " if len(mine) > 1 else "",
+                                               fmt.pct(worst["step"], digits=1, missing=""), len(mine), d))
         worst = max(slower or cs, key=lambda c: abs(c["step"]))
         ax.axvline(x - 0.5, color=color, lw=1.5, ls="--", zorder=4)
         _vline_label(labels_, x - 0.5, "%s, %s" % (", ".join(parts), commit_range(worst)), color, top=True)
@@ -344,7 +349,7 @@ def aa_section(nights, totals):
         h.append("<p class='summary %s'>%d false alarm%s in %d comparisons over %d night%s (%s).</p>" % (
             "bad" if totals["false_alarms"] else "good", totals["false_alarms"],
             "" if totals["false_alarms"] == 1 else "s", totals["compared"], totals["nights"],
-            "" if totals["nights"] == 1 else "s", upct(totals["rate"], 2)))
+            "" if totals["nights"] == 1 else "s", fmt.pct(totals["rate"], signed=False, digits=2, missing="")))
         verdicts = sorted({k for n in nights for k, v in n["counts"].items() if v} | {"SAME", "SLOWER", "FASTER"})
         h.append("<div class='scroll'><table class='kv'><thead><tr><th>date</th><th>revision</th><th>compared</th>%s"
                  "<th>false alarms</th></tr></thead><tbody>" % "".join("<th>%s</th>" % esc(v) for v in verdicts))
@@ -384,7 +389,7 @@ def alerts_section(alerts, settings):
         culprit = "" if not a["culprit"] else "%s %s" % (a["culprit"][:12], a["culprit_subject"] or "")
         cells = [("num", str(a["id"]), "#%d" % a["id"]), ("status", a["state"], esc(a["state"].replace("_", " "))),
                  ("text", a["direction"], esc(a["direction"])),
-                 ("num", repr(a["worst_step"]), esc(pct(a["worst_step"]))),
+                 ("num", repr(a["worst_step"]), esc(fmt.pct(a["worst_step"], digits=1, missing=""))),
                  ("name", shown, "%d: %s" % (len(names), esc(shown))),
                  ("text", "", esc("%s..%s" % (short_rev(a["revision_before"]), short_rev(a["revision_after"])))),
                  ("text", a["culprit"] or "", esc(culprit)), ("text", triage, esc(triage))]
@@ -436,12 +441,13 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
                                     if c.get("alert") else "")
             cells = [("status", status, esc(status)),
                      ("name", c["name"], name),
-                     ("num", repr(c["step"]), esc(pct(c["step"]))),
+                     ("num", repr(c["step"]), esc(fmt.pct(c["step"], digits=1, missing=""))),
                      ("text", commit_range(c), esc(commit_range(c))),
                      ("text", c["date"] or "", esc(when(c["date"]))),
                      ("num", repr(c["p"]), esc(fmt_p(c["p"]))),
-                     ("num", repr(c["threshold"]), esc(upct(c["threshold"]))),
-                     ("num", "" if c["noise"] is None else repr(c["noise"]), esc(upct(c["noise"], 2))),
+                     ("num", repr(c["threshold"]), esc(fmt.pct(c["threshold"], signed=False, digits=1, missing=""))),
+                     ("num", "" if c["noise"] is None else repr(c["noise"]),
+                      esc(fmt.pct(c["noise"], signed=False, digits=2, missing=""))),
                      ("num", str(c["runs_after"]), str(c["runs_after"]))]
             if culprits:
                 k = c.get("culprit")
@@ -495,7 +501,8 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
         h.append("<div class='charts wide'>")
         for s in drawn:
             cs = sorted(s.changes, key=lambda c: c["index"])
-            text = "; ".join("%s %s %s at %s" % (c["status"], c["direction"], pct(c["step"]), commit_range(c))
+            text = "; ".join("%s %s %s at %s" % (c["status"], c["direction"], fmt.pct(c["step"], digits=1, missing=""),
+                                                 commit_range(c))
                              for c in cs) or "no change"
             h.append("<figure id='b-%s'><figcaption><b>%s</b></figcaption><p class='changes'>%s</p>"
                      "<a href='charts/%s.svg'><img src='charts/%s.png' alt='%s'></a></figure>" % (
@@ -519,7 +526,7 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
              "E-Divisive means (Matteson &amp; James) proposes splits; a split is kept when the t-test between "
              "the runs it separates gives p &le; %g and its step exceeds the threshold max(floor, %g x noise), "
              "as the comparator's SLOWER needs both. Floors: %s. A change with fewer than %d runs from it on is "
-             "tentative; only a confirmed regression fails the nightly job (exit 1). regress/changepoint.py "
+             "tentative; only a confirmed regression fails the nightly job (exit 1). regress/stats/changepoint.py "
              "describes the method.</p>" % (
                  changepoint.MAX_PVALUE, settings["multiple"], esc(settings["floors_text"]), settings["confirm"]))
     h.append(report_html.SCRIPT + "</body></html>")

@@ -31,7 +31,7 @@ The alerts live in DIR/alerts.sqlite, beside the runs' archive, or, for a
 history in PostgreSQL (--history postgresql://...), in its database:
 unlike the run index they are not derived from the runs, so they are never
 rebuilt; the schema carries a version and is migrated forward on open.
-Writers take the database's write lock (regress/db.py), so two commands at
+Writers take the database's write lock (regress/store/db.py), so two commands at
 once are applied one after the other; one that waits past the timeout says
 so and changes nothing.
 
@@ -45,9 +45,9 @@ import sqlite3
 import statistics
 import sys
 
-from regress import db as dbm
-from regress import fmt
-from regress import results
+from regress.store import db as dbm
+from regress.load import fmt
+from regress.load import results
 
 TOOL = "alerts"
 EXIT_OK, EXIT_INPUT = 0, 2

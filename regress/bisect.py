@@ -42,7 +42,7 @@ chances over the steps that led to it (and is printed).
 
 Output: the report (--out, default bisect-report/): report.json and
 report.md with every step (commit, verdicts, intervals, p, rounds) and, per
-culprit, its evidence (regress/evidence.py).
+culprit, its evidence (regress/run/evidence.py).
 
 Exit status: 0 done (culprits found, or none); 2 bad input, one line
 ("bisect: ..."); 4 stopped by --max-seconds (rerun with --resume).
@@ -56,7 +56,9 @@ import subprocess
 import sys
 import time
 
-from regress import fmt, launch, results
+from regress.load import fmt, results
+
+from regress.run import launch, rounds
 
 TOOL = "bisect"
 EXIT_OK, EXIT_INPUT, EXIT_INCOMPLETE = 0, 2, 4
@@ -185,7 +187,7 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
     """Paired sequential rounds of A against B on `names`: {name: row} of
     the comparator's verdict JSON, or None when --max-seconds stopped it.
     Raises Crashed when a bench process fails."""
-    out = rounds_file(state_dir, a_sha, b_sha)
+    out = rounds.rounds_file(state_dir, a_sha, b_sha)
     work = out[:-len(".json")]
     if os.path.isfile(out):
         return _rows(out)
@@ -208,11 +210,6 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
         raise Crashed((p.stderr.strip().splitlines() or ["compare exited %d" % p.returncode])[-1])
     os.replace(out + ".part", out)
     return _rows(out)
-
-
-def rounds_file(state_dir, a_sha, b_sha):
-    """The comparator's verdicts of A against B, once their rounds are done."""
-    return os.path.join(state_dir, "rounds", "%s-%s.json" % (a_sha[:12], b_sha[:12]))
 
 
 def _write_json(path, doc):
@@ -337,8 +334,8 @@ class Search:
         _write_json(os.path.join(self.p["state"], "builds.json"), builds)
 
     def _compared(self, sha):
-        rounds = os.path.join(self.p["state"], "rounds")
-        return os.path.isdir(rounds) and any(f.endswith(".json") and sha[:12] in f for f in os.listdir(rounds))
+        kept = os.path.join(self.p["state"], "rounds")
+        return os.path.isdir(kept) and any(f.endswith(".json") and sha[:12] in f for f in os.listdir(kept))
 
     def ensure(self, sha, end=False):
         """Whether the commit builds: known from this bisection's state (a
@@ -381,7 +378,7 @@ class Search:
             raise Stopped()
 
     def compare(self, a, b, names):
-        if not os.path.isfile(rounds_file(self.p["state"], a, b)):
+        if not os.path.isfile(rounds.rounds_file(self.p["state"], a, b)):
             self.need(a)
             self.need(b)
         rows = compare_pair(self.p["state"], a, b, self.binaries, self.p["bench_args"], names, self.deadline,
@@ -740,7 +737,7 @@ def main(argv=None):
             # resumes with the search already done.
             if deadline is not None and time.monotonic() >= deadline:
                 raise Stopped()
-            from regress import evidence as ev
+            from regress.run import evidence as ev
             evidence = ev.gather(search, params, log)
         doc = report(search, params, evidence)
     except Bad as e:

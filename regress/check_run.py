@@ -19,7 +19,7 @@ import argparse
 import subprocess
 import sys
 
-from regress import results
+from regress.load import results
 
 TOOL = "check-run"
 

@@ -7,7 +7,7 @@ repetitions were written but whose aggregates were not (its median would be a
 guess) and every malformed entry, and records what was done in the context as
 "truncated_repair" (a file already repaired keeps its record). Writes the
 result to OUT (never in place) as strict JSON (a value that is not finite
-becomes null). The recovery is the one the loader (regress/results.py)
+becomes null). The recovery is the one the loader (regress/load/results.py)
 applies when it reads such a file tolerantly.
 
 A file it cannot mend is refused with the line every tool gives it
@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 
-from regress import results
+from regress.load import results
 
 TOOL = "close-truncated"
 

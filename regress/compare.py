@@ -16,7 +16,7 @@ Two modes (docs/tools/compare.md):
       Two files, entries paired by run name, every repetition used: the
       Mann-Whitney U test and the Hodges-Lehmann shift with its interval.
       The run-to-run noise of each benchmark (--noise, --history or the
-      prior: regress/noise.py) bounds the offset of each side's process.
+      prior: regress/stats/noise.py) bounds the offset of each side's process.
 
 Verdict per benchmark, on the time per iteration (or --metric):
   SLOWER / FASTER  significant after the multiple-comparison correction,
@@ -53,11 +53,15 @@ import time
 
 import numpy as np
 
-from regress import results, rounds
-from regress import fmt
-from regress.fmt import fmt_time
-from regress import stats
-from regress import noise as noise_mod
+from regress.load import results
+
+from regress.run import rounds
+from regress.load import fmt
+from regress.load.fmt import fmt_time
+from regress.stats import ranks as stats
+from regress.stats.decide import (ALPHA, LEVEL, RUN_MULTIPLE, decide_paired, decide_unpaired, verdicts)
+from regress.stats import noise as noise_mod
+from regress.store import noise as history_noise
 
 TOOL = "compare"
 FORMAT = 1
@@ -79,15 +83,6 @@ DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
 # reported, whatever the rounds prove. Two files: the spread of the
 # repetitions within each file.
 DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
-# Two files hold one process offset per side, which their repetitions do not
-# see (on the H200 5-30% for launch-bound kernels while repetitions agree
-# within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLE x the
-# run-to-run noise (regress/noise.py): the difference of two heavy-tailed
-# offsets stays inside it for all but ~1e-4 of benchmarks
-# (tests/test_compare_accuracy.py).
-RUN_MULTIPLE = 8.0
-ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
-LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
 MIN_ROUNDS = 8
 CLOCK_TOLERANCE = 0.02   # SM clock medians further apart than this: UNRELIABLE
 RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers must match
@@ -117,8 +112,7 @@ class Sample:
     def __init__(self, name, entry):
         self.name, self.entry = name, entry
         self.family = entry.run.family
-        self.device, self.library = entry.device, entry.raw.get("parbench", {}).get("library") \
-            if isinstance(entry.raw.get("parbench"), dict) else None
+        self.device, self.library = entry.device, entry.library
         self.values = []        # log metric per repetition (files) or per round (paired)
         self.errors = []        # why an entry is an error: "incorrect: ...", ...
         self.unsupported = []
@@ -163,7 +157,7 @@ def collect(run, metric=None, higher_better=False, group=False):
     for e in run.entries:
         if e.aggregate:
             continue
-        name = e.raw.get("run_name", e.name)
+        name = e.run_name
         s = out.get(name)
         if s is None:
             s = out[name] = Sample(name, e)
@@ -181,14 +175,9 @@ def collect(run, metric=None, higher_better=False, group=False):
                 s.no_metric = True  # a passed entry without the --metric counter: left out
             continue
         per_run.setdefault(name, []).append(v)
-        pb = e.raw.get("parbench")
-        if isinstance(pb, dict):
-            if isinstance(pb.get("code"), str):
-                s.code.add(pb["code"])
-            if isinstance(pb.get("library_version"), str):
-                s.libver.add(pb["library_version"])
-            if isinstance(pb.get("gpu"), str):
-                s.models.add(pb["gpu"])
+        for have, key in ((s.code, e.code), (s.libver, e.library_version), (s.models, e.gpu)):
+            if key is not None:
+                have.add(key)
         for k in work_keys:
             w = e.counter(k)
             if w is not None:
@@ -284,86 +273,6 @@ def fingerprint_check(base_ctx, new_ctx, scopes):
 
 # ---------------------------------------------------------------- decisions
 
-def thresholds(noise, floor, multiple):
-    """max(floor, multiple x noise), elementwise; a NaN noise counts as 0
-    (the floor alone)."""
-    noise = np.nan_to_num(np.asarray(noise, dtype=float))
-    return np.maximum(floor, multiple * noise)
-
-
-def decide_unpaired(X, Y, level=LEVEL, extra_noise=None):
-    """The statistics of a batch of benchmarks with equal repetition counts:
-    X (rows x n) BASE, Y (rows x m) NEW, log metric values (larger = slower);
-    extra_noise: run-to-run noise per row (--noise) or None. A dict of arrays
-    (est, lo, hi, p_up, p_down, p_two, noise, run_noise, min_p) for verdicts()."""
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    n, m = X.shape[1], Y.shape[1]
-    r = stats.shift_test(stats.unpaired_effects(X, Y), "mw", n, m, level)
-    # The spread of the repetitions, pooled over both sides (each about its own median).
-    if n + m >= 6 and min(n, m) >= 2:
-        noise = stats.robust_sd(np.concatenate([X - np.median(X, axis=1, keepdims=True),
-                                                Y - np.median(Y, axis=1, keepdims=True)], axis=1))
-    else:
-        noise = np.full(X.shape[0], np.nan)
-    r["noise"] = noise
-    r["run_noise"] = np.full(X.shape[0], np.nan) if extra_noise is None else np.asarray(extra_noise, dtype=float)
-    r["min_p"] = np.full(X.shape[0], stats.min_two_sided_p("mw", n, m))
-    return r
-
-
-def decide_paired(D, level=LEVEL, extra_noise=None):
-    """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE)."""
-    D = np.asarray(D, dtype=float)
-    n = D.shape[1]
-    r = stats.shift_test(stats.walsh_averages(D), "wsr", n, 0, level)
-    # The noise of one run: a pair's difference has twice its variance.
-    noise = stats.robust_sd(D) / math.sqrt(2.0) if n >= 3 else np.full(D.shape[0], np.nan)
-    if extra_noise is not None:
-        noise = np.fmax(noise, extra_noise)
-    r["noise"] = noise
-    r["run_noise"] = np.full(D.shape[0], np.nan)
-    r["min_p"] = np.full(D.shape[0], stats.min_two_sided_p("wsr", n))
-    return r
-
-
-def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None):
-    """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
-    (object array) to a result dict of decide_*; the multiple-comparison
-    family is every row of r.
-
-    threshold: max(floor, multiple x noise), the smallest change of interest.
-    margin: RUN_MULTIPLE x run_noise x tail, how far two processes' offsets
-    can plausibly disagree (two files; 0 where run_noise is NaN). SLOWER needs
-    the change significant, its estimate beyond the threshold and its whole
-    interval beyond the margin; SAME needs the interval inside +-threshold.
-    correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
-    discovery rate; under no change at all also family-wise). family: the
-    size of the multiple-comparison family when it holds more benchmarks
-    than these rows (a sequential look at the undecided ones: the others
-    count as p = 1)."""
-    rows = len(r["est"])
-    thr = thresholds(r["noise"], floor, multiple)
-    tau = np.log1p(thr)
-    margin = RUN_MULTIPLE * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
-    m = int(np.sum(~np.isnan(r["p_two"])))
-    pad = max(0, (family or 0) - m)
-    p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.ones(pad)])
-    p_adj = (stats.holm(p_all) if correction == "holm" else stats.bh(p_all))[:rows]
-    m += pad
-    decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
-    v = np.full(rows, "AMBIGUOUS", dtype=object)
-    same = (r["lo"] > -tau) & (r["hi"] < tau)
-    v[same] = "SAME"
-    sig = p_adj <= alpha
-    v[sig & (r["est"] > tau) & (r["lo"] > margin)] = "SLOWER"
-    v[sig & (r["est"] < -tau) & (r["hi"] < -margin)] = "FASTER"
-    r.update(threshold=thr, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable, verdict=v)
-    return r
-
-
-# ------------------------------------------------------------- comparison
-
 class Settings:
     def __init__(self, mode, alpha=ALPHA, level=LEVEL, floors=None, multiple=None, metric=None,
                  noise=None, correction="holm"):
@@ -399,7 +308,7 @@ def _bound(thr, negative):
 
 def _source_words(source):
     if source == "prior":
-        return "the prior for this device and family (regress/noise.py)"
+        return "the prior for this device and family (regress/stats/noise.py)"
     if source == "A/A":
         return "--noise"
     return "--history, %s runs" % source.split()[-1] if source and source.startswith("history") else str(source)
@@ -999,12 +908,12 @@ def compare_files(base_path, new_path, settings, warn):
     if settings.history:
         try:
             measured = sorted(k for k in a if k in b and a[k].values and b[k].values)
-            noise_mod.load_history(settings.noise_model, settings.history, new.context, measured, warn)
+            history_noise.load_history(settings.noise_model, settings.history, new.context, measured, warn)
         except noise_mod.NoiseError as e:
             raise InputError(str(e))
     elif not settings.noise_given:
         settings.noise_model.describe.append(
-            "run-to-run noise from the prior per device and family (regress/noise.py); --history DIR gives "
+            "run-to-run noise from the prior per device and family (regress/stats/noise.py); --history DIR gives "
             "this machine's own")
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
     for what, run in (("BASE", base), ("NEW", new)):

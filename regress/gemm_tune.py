@@ -21,7 +21,7 @@ import re
 import statistics
 import sys
 
-from regress import results
+from regress.load import results
 
 TOOL = "gemm_tune"
 

@@ -63,8 +63,8 @@ import struct
 import sys
 import zlib
 
-from regress import results
-from regress import fmt
+from regress.load import results
+from regress.load import fmt
 
 TOOL = "history"
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -289,7 +289,7 @@ def entry_rows(run):
     groups = {}
     for e in run.entries:
         if not e.aggregate:
-            groups.setdefault(e.raw.get("run_name", e.name), []).append(e)
+            groups.setdefault(e.run_name, []).append(e)
     rows = []
     for name, es in groups.items():
         errors = [e for e in es if e.is_error]
@@ -318,8 +318,7 @@ def read_run(path):
     # A run's series are filed under the machine its context names: entries
     # that ran on another GPU model (ci/run-suite records each entry's) would
     # join that machine's series under another model's times.
-    models = {e.raw["parbench"]["gpu"] for e in run.entries
-              if isinstance(e.raw.get("parbench"), dict) and isinstance(e.raw["parbench"].get("gpu"), str)}
+    models = {e.gpu for e in run.entries if e.gpu is not None}
     other = sorted(m for m in models if m != run.context.get("gpu"))
     if other:
         raise Refused("%s: entries ran on %s, not the context's GPU (%s): a history files a run under one machine"
@@ -796,11 +795,11 @@ PG_MIGRATIONS = [
 class PgHistory(History):
     """A history in a PostgreSQL database (--history postgresql://...): the
     same commands, tables and reading as a directory's; ingests from several
-    machines at once are applied one after the other (regress/db.py), each
+    machines at once are applied one after the other (regress/store/db.py), each
     in one transaction, so a run is stored whole or not at all."""
 
     def __init__(self, url, create=False, log=None, check=True, retries=1):
-        from regress import db as dbm
+        from regress.store import db as dbm
         self._dbm, self.url, self.retries = dbm, url, retries
         self.dir = dbm.redact(url)
         self.log = log or _stderr
@@ -880,7 +879,7 @@ class PgHistory(History):
 
 def open_history(spec, create=False, log=None, check=True):
     """The history `spec` names: a PostgreSQL URL or a directory."""
-    from regress import db as dbm
+    from regress.store import db as dbm
     if dbm.is_url(spec):
         return PgHistory(spec, create=create, log=log, check=check)
     return History(spec, create=create, log=log, check=check)

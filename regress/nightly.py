@@ -58,7 +58,8 @@ import time
 
 from regress import alerts
 from regress import history as historymod
-from regress import launch, results
+from regress.run import launch
+from regress.load import results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -148,7 +149,7 @@ def repetitions_needed(instances, alpha=0.05):
     """The repetitions per side that let a two-file comparison of this many
     instances decide at all: the exact Mann-Whitney test's smallest p must
     pass Holm's first step (alpha / instances)."""
-    from regress import stats
+    from regress.stats import ranks as stats
     return stats.sizes_for(alpha / max(1, instances), "mw") or 64
 
 
@@ -246,10 +247,9 @@ def energy_night(bench, bench_args, names, out, hist, report, timeout, seconds=E
     except results.LoadError as e:
         log("energy: the metered run did not finish (exit %d): %s" % (rc, e))
         return "done: no figures (the metered run failed: %s)" % os.path.join(out, "energy.log")
-    metered = [e for e in entries if not e.aggregate and isinstance(e.raw.get(ENERGY_METRIC), (int, float))]
+    metered = [e for e in entries if not e.aggregate and e.counter(ENERGY_METRIC) is not None]
     if not metered:
-        why = next((str(e.raw.get("parbench", {}).get("energy")) for e in entries
-                    if not e.aggregate and e.raw.get("parbench", {}).get("energy")), "no entry says why")
+        why = next((e.energy for e in entries if not e.aggregate and e.energy), "no entry says why")
         log("energy: no figures: %s" % why)
         return "done: no figures (%s)" % why
     store = os.path.join(hist, ENERGY_HISTORY)
@@ -338,7 +338,7 @@ def aa_subset(run_, device, size=AA_SIZE):
             continue
         t = e.seconds()
         if t is not None and t > 0:
-            times.setdefault(e.raw.get("run_name", e.name), []).append(t)
+            times.setdefault(e.run_name, []).append(t)
     spread = []
     for name, ts in times.items():
         if len(ts) < 2 or statistics.median(ts) > AA_MAX_SECONDS:

@@ -19,7 +19,7 @@ import sys
 import urllib.error
 import urllib.request
 
-from regress import results
+from regress.load import results
 
 TOOL = "pr-comment"
 EXIT_OK, EXIT_INPUT = 0, 2

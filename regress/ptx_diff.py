@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import sys
 
-from regress import results
+from regress.load import results
 
 
 TOOL = "ptx-diff"

@@ -56,7 +56,9 @@ import sys
 import threading
 import time
 
-from regress import launch, results
+from regress.run import launch
+
+from regress.load import results
 
 
 TOOL = "run-suite"
@@ -174,7 +176,7 @@ def _done_in_log(path, names):
 
 
 def run_part(bench, args, names, path, timeout, deadline=None, tick=None, env=None, cpus=None):
-    """Runs bench on exactly `names` (regress/launch.py); returns (rc,
+    """Runs bench on exactly `names` (regress/run/launch.py); returns (rc,
     timed_out, stopped, seconds). Every `tick[0]` seconds it calls
     tick[1](instances finished so far)."""
     every = None

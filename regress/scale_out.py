@@ -32,7 +32,9 @@ import subprocess
 import sys
 import time
 
-from regress import launch, results
+from regress.run import launch
+
+from regress.load import results
 
 TOOL = "scale-out"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

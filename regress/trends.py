@@ -4,7 +4,7 @@
               [--floor [FAMILY/]DEVICE=PCT] [--confirm N] [--all]
 
 For one machine of the history (regress/history.py; the only one, or --machine),
-every benchmark's series is searched for change points (regress/changepoint.py:
+every benchmark's series is searched for change points (regress/stats/changepoint.py:
 E-Divisive means, a t-test between the segments, the comparator's threshold
 max(floor, 2 x the run-to-run noise)). A history is per machine fingerprint; a
 driver, toolkit or compiler change starts a new segment of it, and the
@@ -34,29 +34,25 @@ Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
 or usage (one line "trends: ...")."""
 import argparse
 import datetime
-import hashlib
 import glob
 import json
 import math
 import os
-import re
 import sys
 
-import numpy as np
-
 from regress import alerts
-from regress import changepoint
+from regress.stats import changepoint
 from regress import compare
-from regress import db
+from regress.store import db
 from regress import history
-from regress import results
-from regress import stats
+from regress.load import fmt, results
+from regress.load.fmt import commit_range, day, family_stem, short_rev, when
+from regress.stats.series import Series, measured
 
 TOOL = "trends"
 FORMAT = 1
 EXIT_OK, EXIT_REGRESSION, EXIT_INPUT = 0, 1, 2
 MODE = "files"           # the floors of compare for two files: one nightly run against another
-BASELINE_RUNS = 3  # a family chart divides each benchmark by its median over these first runs
 AA_LEDGER = "aa-ledger.jsonl"  # the nightly's A/A false alarms, in the history directory
 
 
@@ -69,28 +65,6 @@ def _stderr(line):
 
 
 # ------------------------------------------------------------------ helpers
-
-def short_rev(rev):
-    """A git hash shortened to 8 digits (a "-dirty" suffix kept); other text as it is."""
-    if not rev:
-        return "?"
-    m = re.fullmatch(r"([0-9a-fA-F]{12,})(.*)", rev)
-    return m.group(1)[:8] + m.group(2) if m else rev
-
-
-def day(date):
-    return date[:10] if isinstance(date, str) and date else ""
-
-
-def when(date):
-    """A history date (ISO, UTC when it had an offset) as "YYYY-MM-DD HH:MM"."""
-    if not isinstance(date, str):
-        return ""
-    m = re.match(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(\+00:00|Z)?$", date)
-    if not m:
-        return date
-    return "%s %s%s" % (m.group(1), m.group(2), " UTC" if m.group(3) else "")
-
 
 def run_labels(runs):
     """A chart label per run: its day and revision; the time of day where two
@@ -113,38 +87,6 @@ def instant(date):
     return d if d.tzinfo is not None else d.replace(tzinfo=datetime.timezone.utc)
 
 
-def commit_range(c):
-    return "%s..%s" % (short_rev(c["revision_before"]), short_rev(c["revision_after"]))
-
-
-def pct(x, digits=1):
-    return "" if x is None else "%+.*f%%" % (digits, 100 * x)
-
-
-def upct(x, digits=1):
-    return "" if x is None else "%.*f%%" % (digits, 100 * x)
-
-
-def chart_stem(name):
-    """A file name for a benchmark's chart: its name made safe, and a hash of it (names differ in
-    characters the safe form drops)."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80]
-    return "%s_%s" % (safe or "benchmark", hashlib.sha1(name.encode("utf-8")).hexdigest()[:8])
-
-
-def family_stem(family):
-    return "family_" + (re.sub(r"[^A-Za-z0-9._-]+", "_", family or "none").strip("_") or "none")
-
-
-def finite_or_none(v):
-    if v is None:
-        return None
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
-# ---------------------------------------------------------------- analysis
-
 def parse_floor(spec):
     try:
         return compare._parse_floor(spec)
@@ -162,12 +104,6 @@ def benchmark_info(h, machine):
         if name not in best or key > best[name][0]:
             best[name] = (key, family, device)
     return {name: (family, device) for name, (_, family, device) in best.items()}
-
-
-def split_segments(points):
-    """[(start, end)] of the runs of one machine segment each (a point with new_segment starts one)."""
-    bounds = [0] + [i for i, p in enumerate(points) if i and p.get("new_segment")] + [len(points)]
-    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
 
 
 def metric_points(points, metric):
@@ -201,70 +137,6 @@ def check_metric(metric, runs):
                                   "(joules_per_call, a time)" % (metric, k.get("better") or "neither way"))
             return
     raise TrendsError("--metric %s: no run of the machine declares that counter" % metric)
-
-
-def measured(p):
-    """Whether a point of a series holds a time (a failed run holds none)."""
-    m = p.get("median")
-    return m is not None and m > 0 and math.isfinite(m)
-
-
-class Series:
-    """One benchmark on the machine: its points, change points, segments and threshold."""
-
-    def __init__(self, name, family, device, floor, points, ordinal, confirm, multiple):
-        self.name, self.family, self.device, self.floor = name, family, device, floor
-        self.points = points
-        self.x = [ordinal[p["run_id"]] for p in points]
-        self.stem = chart_stem(name)
-        self.changes = []          # detect's dicts, index into points, and segment
-        self.pieces = []           # (first x, last x, median) of the detector's segments
-        self.segments = split_segments(points)
-        for a, b in self.segments:
-            sub = points[a:b]
-            found = changepoint.detect(sub, floor, multiple=multiple, confirm=confirm)
-            for c in found:
-                c = dict(c)
-                c["index"] += a
-                c["segment"] = points[a]["segment"]
-                self.changes.append(c)
-            cuts = [a] + [c["index"] + a for c in found] + [b]
-            for i in range(len(cuts) - 1):
-                js = [j for j in range(cuts[i], cuts[i + 1]) if measured(points[j])]
-                if js:
-                    self.pieces.append((self.x[js[0]], self.x[js[-1]],
-                                        float(np.median([points[j]["median"] for j in js]))))
-        # The threshold of the latest segment (detect gives it with each change; the
-        # same rule here when it found none), and the median it is drawn around.
-        self.threshold, self.noise, self.centre = None, None, None
-        if self.segments:
-            a, b = self.segments[-1]
-            mine = [c for c in self.changes if a <= c["index"] < b]
-            if mine:
-                self.threshold, self.noise = mine[-1]["threshold"], mine[-1]["noise"]
-            else:
-                logs = np.log([p["median"] for p in points[a:b] if measured(p)])
-                noise = stats.robust_sd(logs - np.median(logs), axis=0) if logs.size >= 3 else float("nan")
-                self.noise = finite_or_none(noise)
-                self.threshold = changepoint.threshold(noise, floor, multiple)
-            last = [pc for pc in self.pieces if pc[1] >= self.x[a]]
-            if last:
-                self.centre = last[-1][2]
-
-    def prev_x(self, c):
-        """The x of the last measured run before change c (the commit range's start)."""
-        for i in range(c["index"] - 1, -1, -1):
-            if measured(self.points[i]):
-                return self.x[i]
-        return self.x[c["index"]] - 1
-
-    def baseline(self):
-        """The median of the first BASELINE_RUNS measured runs of the benchmark's latest segment."""
-        for a, b in reversed(self.segments):
-            vals = [p["median"] for p in self.points[a:b] if measured(p)]
-            if vals:
-                return float(np.median(vals[:BASELINE_RUNS]))
-        return None
 
 
 def rank(c):
@@ -485,7 +357,8 @@ def run(args, out=print):
         ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
         (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
     floors_text = "GPU %s, CPU %s (compare's two-file floors)%s" % (
-        upct(compare.DEFAULT_FLOORS[("gpu", MODE)], 0), upct(compare.DEFAULT_FLOORS[("cpu", MODE)], 0),
+        fmt.pct(compare.DEFAULT_FLOORS[("gpu", MODE)], signed=False, digits=0, missing=""),
+        fmt.pct(compare.DEFAULT_FLOORS[("cpu", MODE)], signed=False, digits=0, missing=""),
         "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
                                  for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
     if args.metric:
@@ -544,7 +417,8 @@ def run(args, out=print):
 
     out(info["summary_line"])
     for c in changes:
-        out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], pct(c["step"]), commit_range(c),
+        out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], fmt.pct(c["step"], digits=1, missing=""),
+                                                 commit_range(c),
                                                  c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
     if alert_sync and (alert_sync["raised"] or alert_sync["closed"]):
         out("alerts: %d raised (%s), %d detected fixed (%s); ci/alerts --history %s list" % (

@@ -35,7 +35,7 @@ import statistics
 import sys
 import tempfile
 
-from regress import results
+from regress.load import results
 
 
 TOOL = "upgrade_json"

@@ -98,7 +98,7 @@ class Store(unittest.TestCase):
             self.assertEqual(store.alert(2)["state"], "untriaged")
 
     def test_recovery_in_exact_numbers(self):
-        from regress.trends import measured
+        from regress.stats.series import measured
         pts = [{"run_id": i, "segment": "s", "median": m} for i, m in
                enumerate([1.0, 1.0, 1.0, 1.10, 1.10, 1.10, 1.01, 1.02, 1.0])]
         ordinal = {i: i for i in range(9)}

@@ -182,10 +182,10 @@ class BadInput(Base):
 
 
 class Evidence(unittest.TestCase):
-    """regress/evidence.py's readers, on the text their tools print."""
+    """regress/run/evidence.py's readers, on the text their tools print."""
 
     def test_resource_usage_and_profiles(self):
-        from regress import evidence
+        from regress.run import evidence
         text = ("Fatbin elf code:\n================\narch = sm_90\n\nResource usage:\n Common:\n  GLOBAL:0\n"
                 " Function _Z4tileILi16EEvPKfS1_Pfi:\n  REG:40 STACK:0 SHARED:8192 LOCAL:0 CONSTANT[0]:380\n"
                 " Function _Z5naivePKfS0_Pfi:\n  REG:26 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:380\n")
@@ -242,7 +242,7 @@ class Evidence(unittest.TestCase):
 
     @unittest.skipUnless(shutil.which("g++") and shutil.which("objdump"), "needs g++ and objdump")
     def test_object_code_diff_ignores_placement(self):
-        from regress import evidence
+        from regress.run import evidence
         src = ("int g[100];\n%s"
                "__attribute__((noinline)) int bar(int x) { return x * 3 + g[x & 7]; }\n"
                "__attribute__((noinline)) int foo(int n) { int s = 0; for (int i = 0; i < n; ++i) s += %s;"
@@ -268,7 +268,7 @@ class Evidence(unittest.TestCase):
             self.assertIn("new `baz(int)`", "\n".join(lines))
 
     def test_code_section(self):
-        from regress import evidence
+        from regress.run import evidence
         prints = {"G/A": {"base": ("aa", None, "cpu"), "new": ("bb", None, "cpu")},
                   "G/B": {"base": ("cc", "13.0", "gpu"), "new": ("cc", "13.1", "gpu")},
                   "G/C": {"base": ("dd", None, "gpu"), "new": ("dd", None, "gpu")},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the change-point detector (regress/changepoint.py).
+"""Tests of the change-point detector (regress/stats/changepoint.py).
 
 1. The energy statistic against exact numbers and a brute-force double loop;
    the t-tests against scipy.
@@ -20,7 +20,7 @@ import unittest
 import numpy as np
 from scipy import stats as sps
 
-from regress import changepoint as cp
+from regress.stats import changepoint as cp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

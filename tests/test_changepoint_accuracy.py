@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Accuracy and speed of the change-point detector (regress/changepoint.py;
+"""Accuracy and speed of the change-point detector (regress/stats/changepoint.py;
 the unit tests are tests/test_changepoint.py).
 
 Its accuracy on synthetic nightly series (log-normal noise of 1%, floor 2%,
@@ -24,7 +24,7 @@ import unittest
 
 import numpy as np
 
-from regress import changepoint as cp
+from regress.stats import changepoint as cp
 from test_changepoint import FLOOR, NOISE, STEP, points, report
 
 

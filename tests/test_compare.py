@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the comparator (regress/compare.py, regress/stats.py, ci/compare).
+"""Tests of the comparator (regress/compare.py, regress/stats/ranks.py, ci/compare).
 
 1. Its statistics against exact numbers (the null distributions, Holm).
 2. The command: verdicts of every kind, rates mirroring times, work that is
@@ -20,8 +20,9 @@ import unittest
 import numpy as np
 
 from regress import compare
-from regress import rounds
-from regress import stats
+from regress.stats import decide
+from regress.run import rounds
+from regress.stats import ranks as stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -87,7 +88,7 @@ class Statistics(unittest.TestCase):
         self.assertEqual(rounds.round_order(1), ("new", "base"))
 
     def test_threshold_is_floor_or_noise_multiple(self):
-        t = compare.thresholds([0.001, 0.01, float("nan")], 0.02, 4.0)
+        t = decide.thresholds([0.001, 0.01, float("nan")], 0.02, 4.0)
         self.assertTrue(np.allclose(t, [0.02, 0.04, 0.02]))
 
 
@@ -742,10 +743,10 @@ class Command(CommandBase):
 
 
 class NoiseModel(CommandBase):
-    """regress/noise.py: the prior, a series' noise, --history; code identity and controls."""
+    """regress/stats/noise.py: the prior, a series' noise, --history; code identity and controls."""
 
     def test_the_prior_is_the_reference_runs_90th_percentile(self):
-        from regress import noise
+        from regress.stats import noise
         root = os.path.dirname(HERE)
         for device, paths in noise.PRIOR_SOURCES.items():
             table = noise.prior_table([os.path.join(root, p) for p in paths])
@@ -756,7 +757,7 @@ class NoiseModel(CommandBase):
         self.assertEqual(noise.prior(None, "GEMM"), 0.105)
 
     def test_series_noise_from_first_differences(self):
-        from regress import noise
+        from regress.stats import noise
         # log steps 0.01, -0.02, 0.03, -0.01, 0.02: median 0.01, absolute
         # deviations 0, .03, .02, .02, .01, their median 0.02.
         x = np.cumsum([0.0, 0.01, -0.02, 0.03, -0.01, 0.02])

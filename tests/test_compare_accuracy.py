@@ -29,6 +29,7 @@ import unittest
 import numpy as np
 
 from regress import compare
+from regress.stats import decide
 from test_compare import CommandBase, doc, series
 
 
@@ -71,15 +72,15 @@ def sequential(rng, within, process, shift, suites, cap=compare.SEQUENTIAL_CAP):
     used = np.zeros(rows, dtype=int)
     undecided = np.ones(rows, dtype=bool)
     for k, n in enumerate(looks):
-        r = compare.decide_paired(D[:, :n], settings.level)
+        r = decide.decide_paired(D[:, :n], settings.level)
         for s in range(suites):
             idx = np.arange(s * BENCHMARKS, (s + 1) * BENCHMARKS)
             idx = idx[undecided[idx]]
             if not idx.size:
                 continue
             part = {key: v[idx] for key, v in r.items()}
-            v = compare.verdicts(part, compare.DEFAULT_FLOORS[("gpu", "paired")], compare.DEFAULT_MULTIPLE["paired"],
-                                 settings.alpha, correction="bh", family=BENCHMARKS)["verdict"]
+            v = decide.verdicts(part, compare.DEFAULT_FLOORS[("gpu", "paired")], compare.DEFAULT_MULTIPLE["paired"],
+                                settings.alpha, correction="bh", family=BENCHMARKS)["verdict"]
             final = (v != "AMBIGUOUS") | (k == len(looks) - 1)
             verdict[idx[final]] = v[final]
             used[idx[final]] = n
@@ -111,11 +112,11 @@ def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
         Y = one_run(rng, within, process, 15) + shift
         # The run-to-run noise as paired A/A rounds measure it (--noise).
         known = np.sqrt(process ** 2 + (within ** 2) / 3.0) if offsets else np.full(rows, 0.0025)
-        r = compare.decide_unpaired(X, Y, extra_noise=known)
+        r = decide.decide_unpaired(X, Y, extra_noise=known)
     for s in range(suites):
         sl = slice(s * BENCHMARKS, (s + 1) * BENCHMARKS)
         part = {k: v[sl] for k, v in r.items()}
-        out[s] = compare.verdicts(part, 0.02, compare.DEFAULT_MULTIPLE[mode])["verdict"]
+        out[s] = decide.verdicts(part, 0.02, compare.DEFAULT_MULTIPLE[mode])["verdict"]
     return out, None
 
 

@@ -150,7 +150,7 @@ class Backends(unittest.TestCase):
         self.need_pg()
         url = self.server.database("h_gone")
         import psycopg2
-        from regress import db as dbm
+        from regress.store import db as dbm
         admin = psycopg2.connect(url)
         admin.autocommit = True
         real = dbm.Db.executemany

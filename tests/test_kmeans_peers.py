@@ -18,7 +18,7 @@ import unittest
 
 import numpy as np
 
-from regress import results
+from regress.load import results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -10,7 +10,9 @@ import re
 import tempfile
 import unittest
 
-from regress import nightly, results
+from regress import nightly
+
+from regress.load import results
 
 NAMES = [
     "Fam/Base/n:8/manual_time",

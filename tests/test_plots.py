@@ -15,8 +15,8 @@ import sys
 import tempfile
 import unittest
 
-from regress import derived
-from regress import results
+from regress.load import derived
+from regress.load import results
 from plots import report_charts
 from plots import report_draw
 from plots import report_stats

@@ -12,8 +12,8 @@ import statistics
 import tempfile
 import unittest
 
-from regress import derived
-from regress import results
+from regress.load import derived
+from regress.load import fmt, results
 from plots import report_html
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -257,7 +257,7 @@ class Summary(ReportTest):
         self.assertIn("failed %s: launch failed" % REGBLOCK, sus)
         want_cv = derived.cv([1.0, 2.0, 4.0])
         self.assertGreater(want_cv, derived.HIGH_CV)
-        self.assertIn("%s: CV %s over 3 repetitions" % (NAIVE, report_html.fmt_pct(want_cv)), sus)
+        self.assertIn("%s: CV %s over 3 repetitions" % (NAIVE, fmt.pct(want_cv, digits=3, missing="", sig=True)), sus)
         self.assertIn("%s: GPU throttled in 1 of 2 repetitions; SM clock down to 1700 MHz" % CUBLAS, sus)
         self.assertNotIn(SHARED, sus)  # unsupported is not suspicious
         self.assertNotIn("Nothing suspicious", page)

@@ -14,7 +14,7 @@ import tempfile
 import time
 import unittest
 
-from regress import results
+from regress.load import results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

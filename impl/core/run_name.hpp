@@ -2,7 +2,7 @@
 // The one run-name grammar:  Family/Variant/key:value/key:value...
 // Google Benchmark may append "/manual_time" or "/real_time" and, for
 // aggregates, "_mean", "_median", "_stddev", "_cv". format() writes names;
-// the tools read them with regress/results.py (parse_run_name), the one parser.
+// the tools read them with regress/load/results.py (parse_run_name), the one parser.
 #include <optional>
 #include <string>
 #include <utility>

@@ -2,7 +2,7 @@
 // Why a number is missing. Every benchmark instance ends in one disposition:
 // passed (timed), or one of the reasons below, which becomes the entry's
 // message in the JSON. The message prefixes are the grammar the plots and the
-// comparator read (see regress/results.py).
+// comparator read (see regress/load/results.py).
 #include <stdexcept>
 #include <string>
 

@@ -27,7 +27,7 @@ import re
 import shutil
 import subprocess
 
-from regress import launch
+from regress.run import launch, rounds
 from regress import ptx_diff
 
 NCU_METRICS = ("gpu__time_duration.sum", "dram__bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
@@ -431,8 +431,7 @@ def gather(search, params, log):
         info = commit_info(params["repo"], parent, culprit)
         ev["json"]["diffstat"] = info["diffstat"]
         ev["markdown"].append(["### The commit", "", "```"] + info["diffstat"] + ["```"])
-        from regress import bisect
-        prints = fingerprints(bisect.rounds_file(params["state"], parent, culprit)[:-len(".json")])
+        prints = fingerprints(rounds.rounds_file(params["state"], parent, culprit)[:-len(".json")])
         rows, _ = code_section(prints, names)
         ev["json"]["code"] = [{"benchmark": n, "parent": b, "culprit": a, "says": s} for n, b, a, s in rows]
         ev["markdown"].append(["### The code", "", "| benchmark | parent | culprit | |", "| --- | --- | --- | --- |"] +

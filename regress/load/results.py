@@ -243,6 +243,12 @@ class Entry:
     roof         the compute ceiling kind bounding its flops where the rate is read against another
                  kind (parbench.rate.roof, e.g. "gemm_f64" for a bandwidth-rated stencil), or None
     source       the label of the Run it belongs to (None outside a Run)
+    run_name     its "run_name" (the name without aggregate suffix), else its name
+    library      parbench.library: the vendor library a library variant calls, or None
+    code         parbench.code: the fingerprint of the code it ran, or None
+    library_version  parbench.library_version: that library's version, or None
+    gpu          parbench.gpu: the GPU model it ran on (ci/run-suite), or None
+    energy       parbench.energy: why the entry has no energy reading, or None
 
     Raises EntryError (a ValueError) when the entry is malformed."""
 
@@ -271,7 +277,9 @@ class Entry:
             raise EntryError("unknown time_unit %r" % unit)
         self.aggregate = raw.get("aggregate_name", "") or self.run.aggregate
         self.disposition, self.message, self.reason = legacy_disposition(raw)
+        self.run_name = raw.get("run_name", self.name)
         self.role = self.device = self.rate = self.roof = self.source = None
+        self.library = self.code = self.library_version = self.gpu = self.energy = None
         pb = raw.get("parbench")
         if pb is not None:
             self._read_parbench(pb)
@@ -303,6 +311,13 @@ class Entry:
             self.reason = pb["reason"]
         elif d == "passed":
             self.reason = ""
+        # Descriptive strings: a value of another type is left unread, as the
+        # tools always have.
+        for key in ("library", "code", "library_version", "gpu"):
+            if isinstance(pb.get(key), str):
+                setattr(self, key, pb[key])
+        if pb.get("energy"):
+            self.energy = str(pb["energy"])
         for key, allowed in (("role", ROLES), ("device", DEVICES)):
             if key in pb:
                 if pb[key] not in allowed:

@@ -2,7 +2,7 @@
 interleaved on this machine, A B, B A, A B ..., each run's JSON kept in a
 work folder with a manifest, so an interrupted or --max-seconds run resumes
 where it stopped. regress/compare.py reads the rounds (analyse_paired);
-regress/launch.py starts each bench process.
+regress/run/launch.py starts each bench process.
 """
 import hashlib
 import json
@@ -10,7 +10,9 @@ import os
 import shutil
 import time
 
-from regress import launch, results
+from regress.run import launch
+
+from regress.load import results
 
 SIDES = ("base", "new")
 
@@ -180,3 +182,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
             os.replace(out + ".part", out)
             log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
     return True
+
+
+def rounds_file(state_dir, a_sha, b_sha):
+    """Where a bisection keeps the comparator's verdicts of A against B, once their rounds are done."""
+    return os.path.join(state_dir, "rounds", "%s-%s.json" % (a_sha[:12], b_sha[:12]))

@@ -125,7 +125,7 @@ happens, so that a reported step always exceeds the threshold, and over its
 segments: a median of 5 runs has a standard error of half the noise, and
 the local steps alone let changes of chance pass (0.61% of no-step series
 ever confirmed, instead of 0.35%; 10000 series checked every night). The threshold is the comparator's rule
-(compare.thresholds): max(floor, multiple x noise); a series with no noise
+(decide.thresholds): max(floor, multiple x noise); a series with no noise
 (a constant one) has the floor alone. So a change is reported when it is both
 significant (p) and larger than the threshold (step), as the comparator's
 SLOWER needs both. Every segment has at least min_size = 2 runs, a segment's
@@ -155,8 +155,8 @@ import math
 import numpy as np
 from scipy import stats as sps
 
-from regress import compare
-from regress import stats
+from regress.stats import decide
+from regress.stats import ranks as stats
 
 MIN_SIZE = 2
 MAX_PVALUE = 0.0002
@@ -511,9 +511,9 @@ def _level(v, other, lim):
 
 
 def threshold(noise, floor, multiple=MULTIPLE):
-    """The comparator's rule, compare.thresholds: max(floor, multiple x noise);
+    """The comparator's rule, decide.thresholds: max(floor, multiple x noise);
     no noise (NaN, None) counts as 0."""
-    return float(compare.thresholds(np.nan if noise is None else noise, floor, multiple))
+    return float(decide.thresholds(np.nan if noise is None else noise, floor, multiple))
 
 
 def _log_median(point):

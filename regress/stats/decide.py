@@ -1,0 +1,102 @@
+"""The comparator's decision rule over a batch of benchmarks, as arrays: the
+rank tests' estimates and intervals (decide_unpaired, two files;
+decide_paired, paired rounds), the thresholds, and the verdict of each row
+after the multiple-comparison correction (verdicts). Pure statistics: the
+rows, their reasons and their rendering are regress.verdict's and
+regress.report's."""
+import math
+
+import numpy as np
+
+from regress.stats import ranks as stats
+
+# Two files hold one process offset per side, which their repetitions do not
+# see (on the H200 5-30% for launch-bound kernels while repetitions agree
+# within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLE x the
+# run-to-run noise (regress.stats.noise): the difference of two heavy-tailed
+# offsets stays inside it for all but ~1e-4 of benchmarks
+# (tests/test_compare_accuracy.py).
+RUN_MULTIPLE = 8.0
+ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
+LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
+
+
+def thresholds(noise, floor, multiple):
+    """max(floor, multiple x noise), elementwise; a NaN noise counts as 0
+    (the floor alone)."""
+    noise = np.nan_to_num(np.asarray(noise, dtype=float))
+    return np.maximum(floor, multiple * noise)
+
+
+def decide_unpaired(X, Y, level=LEVEL, extra_noise=None):
+    """The statistics of a batch of benchmarks with equal repetition counts:
+    X (rows x n) BASE, Y (rows x m) NEW, log metric values (larger = slower);
+    extra_noise: run-to-run noise per row (--noise) or None. A dict of arrays
+    (est, lo, hi, p_up, p_down, p_two, noise, run_noise, min_p) for verdicts()."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    n, m = X.shape[1], Y.shape[1]
+    r = stats.shift_test(stats.unpaired_effects(X, Y), "mw", n, m, level)
+    # The spread of the repetitions, pooled over both sides (each about its own median).
+    if n + m >= 6 and min(n, m) >= 2:
+        noise = stats.robust_sd(np.concatenate([X - np.median(X, axis=1, keepdims=True),
+                                                Y - np.median(Y, axis=1, keepdims=True)], axis=1))
+    else:
+        noise = np.full(X.shape[0], np.nan)
+    r["noise"] = noise
+    r["run_noise"] = np.full(X.shape[0], np.nan) if extra_noise is None else np.asarray(extra_noise, dtype=float)
+    r["min_p"] = np.full(X.shape[0], stats.min_two_sided_p("mw", n, m))
+    return r
+
+
+def decide_paired(D, level=LEVEL, extra_noise=None):
+    """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE)."""
+    D = np.asarray(D, dtype=float)
+    n = D.shape[1]
+    r = stats.shift_test(stats.walsh_averages(D), "wsr", n, 0, level)
+    # The noise of one run: a pair's difference has twice its variance.
+    noise = stats.robust_sd(D) / math.sqrt(2.0) if n >= 3 else np.full(D.shape[0], np.nan)
+    if extra_noise is not None:
+        noise = np.fmax(noise, extra_noise)
+    r["noise"] = noise
+    r["run_noise"] = np.full(D.shape[0], np.nan)
+    r["min_p"] = np.full(D.shape[0], stats.min_two_sided_p("wsr", n))
+    return r
+
+
+def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None):
+    """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
+    (object array) to a result dict of decide_*; the multiple-comparison
+    family is every row of r.
+
+    threshold: max(floor, multiple x noise), the smallest change of interest.
+    margin: RUN_MULTIPLE x run_noise x tail, how far two processes' offsets
+    can plausibly disagree (two files; 0 where run_noise is NaN). SLOWER needs
+    the change significant, its estimate beyond the threshold and its whole
+    interval beyond the margin; SAME needs the interval inside +-threshold.
+    correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
+    discovery rate; under no change at all also family-wise). family: the
+    size of the multiple-comparison family when it holds more benchmarks
+    than these rows (a sequential look at the undecided ones: the others
+    count as p = 1)."""
+    rows = len(r["est"])
+    thr = thresholds(r["noise"], floor, multiple)
+    tau = np.log1p(thr)
+    margin = RUN_MULTIPLE * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
+    m = int(np.sum(~np.isnan(r["p_two"])))
+    pad = max(0, (family or 0) - m)
+    p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.ones(pad)])
+    p_adj = (stats.holm(p_all) if correction == "holm" else stats.bh(p_all))[:rows]
+    m += pad
+    decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
+    v = np.full(rows, "AMBIGUOUS", dtype=object)
+    same = (r["lo"] > -tau) & (r["hi"] < tau)
+    v[same] = "SAME"
+    sig = p_adj <= alpha
+    v[sig & (r["est"] > tau) & (r["lo"] > margin)] = "SLOWER"
+    v[sig & (r["est"] < -tau) & (r["hi"] < -margin)] = "FASTER"
+    r.update(threshold=thr, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable, verdict=v)
+    return r
+
+
+# ------------------------------------------------------------- comparison

@@ -1,0 +1,92 @@
+"""One benchmark's series in a machine's history, analysed: its segments
+(runs between changes of driver or library), the change points the
+detector finds in each, the pieces between them, the threshold of the
+latest segment, and the baseline a family chart divides by."""
+import math
+
+import numpy as np
+
+from regress.load.fmt import chart_stem
+from regress.stats import changepoint
+from regress.stats import ranks as stats
+
+BASELINE_RUNS = 3  # a family chart divides each benchmark by its median over these first runs
+
+
+def finite_or_none(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+# ---------------------------------------------------------------- analysis
+
+def split_segments(points):
+    """[(start, end)] of the runs of one machine segment each (a point with new_segment starts one)."""
+    bounds = [0] + [i for i, p in enumerate(points) if i and p.get("new_segment")] + [len(points)]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
+
+
+def measured(p):
+    """Whether a point of a series holds a time (a failed run holds none)."""
+    m = p.get("median")
+    return m is not None and m > 0 and math.isfinite(m)
+
+
+class Series:
+    """One benchmark on the machine: its points, change points, segments and threshold."""
+
+    def __init__(self, name, family, device, floor, points, ordinal, confirm, multiple):
+        self.name, self.family, self.device, self.floor = name, family, device, floor
+        self.points = points
+        self.x = [ordinal[p["run_id"]] for p in points]
+        self.stem = chart_stem(name)
+        self.changes = []          # detect's dicts, index into points, and segment
+        self.pieces = []           # (first x, last x, median) of the detector's segments
+        self.segments = split_segments(points)
+        for a, b in self.segments:
+            sub = points[a:b]
+            found = changepoint.detect(sub, floor, multiple=multiple, confirm=confirm)
+            for c in found:
+                c = dict(c)
+                c["index"] += a
+                c["segment"] = points[a]["segment"]
+                self.changes.append(c)
+            cuts = [a] + [c["index"] + a for c in found] + [b]
+            for i in range(len(cuts) - 1):
+                js = [j for j in range(cuts[i], cuts[i + 1]) if measured(points[j])]
+                if js:
+                    self.pieces.append((self.x[js[0]], self.x[js[-1]],
+                                        float(np.median([points[j]["median"] for j in js]))))
+        # The threshold of the latest segment (detect gives it with each change; the
+        # same rule here when it found none), and the median it is drawn around.
+        self.threshold, self.noise, self.centre = None, None, None
+        if self.segments:
+            a, b = self.segments[-1]
+            mine = [c for c in self.changes if a <= c["index"] < b]
+            if mine:
+                self.threshold, self.noise = mine[-1]["threshold"], mine[-1]["noise"]
+            else:
+                logs = np.log([p["median"] for p in points[a:b] if measured(p)])
+                noise = stats.robust_sd(logs - np.median(logs), axis=0) if logs.size >= 3 else float("nan")
+                self.noise = finite_or_none(noise)
+                self.threshold = changepoint.threshold(noise, floor, multiple)
+            last = [pc for pc in self.pieces if pc[1] >= self.x[a]]
+            if last:
+                self.centre = last[-1][2]
+
+    def prev_x(self, c):
+        """The x of the last measured run before change c (the commit range's start)."""
+        for i in range(c["index"] - 1, -1, -1):
+            if measured(self.points[i]):
+                return self.x[i]
+        return self.x[c["index"]] - 1
+
+    def baseline(self):
+        """The median of the first BASELINE_RUNS measured runs of the benchmark's latest segment."""
+        for a, b in reversed(self.segments):
+            vals = [p["median"] for p in self.points[a:b] if measured(p)]
+            if vals:
+                return float(np.median(vals[:BASELINE_RUNS]))
+        return None
