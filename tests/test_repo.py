@@ -144,14 +144,14 @@ def text_outside_results():
 class ResultsPolicy(unittest.TestCase):
     def test_only_reference_evidence_under_results(self):
         bad = [f for f in tracked_files("results") if not allowed_under_results(f)]
-        self.assertEqual(bad, [], "results/ keeps only results/reference/<gpu-kind>/{README.md,*.json.gz}; "
+        self.assertEqual(bad, [], "results/ keeps only results/reference/<kind>/{README.md,*.json.gz}; "
                                   "run scripts, logs and run folders stay out (git history keeps them)")
 
     def test_each_reference_folder_names_its_files(self):
         ref = os.path.join(ROOT, "results", "reference")
         self.assertTrue(os.path.isdir(ref), "results/reference/ is missing")
         kinds = [k for k in sorted(os.listdir(ref)) if os.path.isdir(os.path.join(ref, k))]
-        self.assertTrue(kinds, "results/reference/ holds no GPU kind")
+        self.assertTrue(kinds, "results/reference/ holds no machine kind")
         for kind in kinds:
             folder = os.path.join(ref, kind)
             readme = os.path.join(folder, "README.md")
