@@ -6,8 +6,10 @@
 #
 #   ci/gpu-scaling.sh [--bench PATH] [--out DIR] [--ranks LIST] [-- more bench arguments]
 #
-# Defaults: the shapes (SOR 16386^2, k-means 32M x 16 x 16 and
-# 1M x 100 x 1000, 10 iterations), 3 repetitions, DIR=$OUT or out/gpu-scaling.
+# Defaults: the shapes the family pages quote for scaling over GPUs, large
+# enough that four GPUs still have work each (SOR 16386^2; k-means
+# 32M x 16 x 16 on OneRead's step and 1M x 100 x 1000 on DMMA.Full's, 10
+# iterations), 3 repetitions, DIR=$OUT or out/gpu-scaling.
 # Under -np P the GPU axis is P x 1, P x 2, ... GPUs up to the host's, so
 # ranks:1 also runs every GPU count in one process. Across hosts use
 # ci/slurm/gpu-scaling.sbatch. Bench arguments after -- override these (the

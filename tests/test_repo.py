@@ -3,9 +3,13 @@
 
     test_repo.py [--bench PATH]
 
-- results/ holds only results/reference/<gpu-kind>/: gzipped JSON evidence
+- results/ holds only results/reference/<kind>/: gzipped JSON evidence
   and one README.md a folder that names each of its files; no run scripts,
   logs or run folders.
+- Every evidence file is cited by its path outside results/ (docs, README,
+  code); each README table row is one line of at most 400 characters with
+  the four columns file, what it shows, command, revision; no numbered
+  twins (name-1 and name-2, or name and name-2).
 - Every path that README.md and docs/ cite (in backticks or as a relative
   link) exists.
 - Every flag that `bench --help` prints is documented somewhere in docs/
@@ -77,23 +81,77 @@ def cited_paths(md_path):
 
 
 def allowed_under_results(path):
-    """The results policy: results/reference/<gpu-kind>/ holds its README and gzipped JSON, nothing else."""
+    """The results policy: results/reference/<kind>/ holds its README and gzipped JSON, nothing else."""
     parts = path.split("/")
     return (len(parts) == 4 and parts[:2] == ["results", "reference"]
             and (parts[3] == "README.md" or parts[3].endswith(".json.gz")))
 
 
+README_HEADER = ["file", "what it shows", "command", "revision"]
+ROW_MAX = 400
+
+# Numbered twins that code reads by path, with where: renamed there and here
+# together, never one without the other.
+KNOWN_TWINS = {
+    "results/reference/nvidia-h200/compare-paired-aa-2.json.gz": "regress/noise.py PRIOR_SOURCES",
+}
+
+
+def cells(row):
+    """The cells of a Markdown table row; a pipe escaped as \\| stays inside its cell."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+
+
+def row_problems(line):
+    """What is wrong with one README table row (an empty list: nothing)."""
+    problems = []
+    if len(line) > ROW_MAX:
+        problems.append(f"{len(line)} characters (at most {ROW_MAX})")
+    if not (line.startswith("| ") and line.rstrip().endswith("|")):
+        problems.append("not one whole row on one line")
+    elif len(cells(line)) != len(README_HEADER):
+        problems.append(f"{len(cells(line))} columns, not {len(README_HEADER)}")
+    return problems
+
+
+def numbered_twins(names):
+    """The names of one folder that are numbered twins: stem-N beside stem or another stem-M."""
+    stems = {n[:-len(".json.gz")] for n in names if n.endswith(".json.gz")}
+    twins = []
+    for stem in sorted(stems):
+        m = re.fullmatch(r"(.+)-(\d+)", stem)
+        if not m:
+            continue
+        base = m.group(1)
+        if base in stems or any(t != stem and re.fullmatch(re.escape(base) + r"-\d+", t) for t in stems):
+            twins.append(stem + ".json.gz")
+    return twins
+
+
+def text_outside_results():
+    """Every tracked text file outside results/ but this one, joined: where evidence is cited."""
+    parts = []
+    for f in tracked_files("."):
+        if f.startswith("results/") or os.path.abspath(os.path.join(ROOT, f)) == os.path.abspath(__file__):
+            continue
+        with open(os.path.join(ROOT, f), "rb") as fh:
+            data = fh.read()
+        if b"\0" not in data[:8192]:
+            parts.append(data.decode("utf-8", errors="replace"))
+    return "\n".join(parts)
+
+
 class ResultsPolicy(unittest.TestCase):
     def test_only_reference_evidence_under_results(self):
         bad = [f for f in tracked_files("results") if not allowed_under_results(f)]
-        self.assertEqual(bad, [], "results/ keeps only results/reference/<gpu-kind>/{README.md,*.json.gz}; "
+        self.assertEqual(bad, [], "results/ keeps only results/reference/<kind>/{README.md,*.json.gz}; "
                                   "run scripts, logs and run folders stay out (git history keeps them)")
 
     def test_each_reference_folder_names_its_files(self):
         ref = os.path.join(ROOT, "results", "reference")
         self.assertTrue(os.path.isdir(ref), "results/reference/ is missing")
         kinds = [k for k in sorted(os.listdir(ref)) if os.path.isdir(os.path.join(ref, k))]
-        self.assertTrue(kinds, "results/reference/ holds no GPU kind")
+        self.assertTrue(kinds, "results/reference/ holds no machine kind")
         for kind in kinds:
             folder = os.path.join(ref, kind)
             readme = os.path.join(folder, "README.md")
@@ -112,6 +170,59 @@ class ResultsPolicy(unittest.TestCase):
         self.assertFalse(allowed_under_results("results/nvidia-h100/issue20/targets-run/kmeans.json"))
         self.assertFalse(allowed_under_results("results/reference/nvidia-h100/old/kmeans.json.gz"))
 
+    def test_every_evidence_file_is_cited(self):
+        text = text_outside_results()
+        uncited = [f for f in tracked_files("results") if f.endswith(".json.gz") and f not in text]
+        self.assertEqual(uncited, [], "cite each file by its path where the figure it backs is stated "
+                                      "(docs/, README.md, a code comment), or delete it (git history keeps it)")
+
+    def test_each_readme_row_is_one_line_of_four_columns(self):
+        bad = []
+        for readme in sorted(f for f in tracked_files("results") if f.endswith("/README.md")):
+            lines = read(os.path.join(ROOT, readme)).splitlines()
+            folder = os.path.dirname(os.path.join(ROOT, readme))
+            first_cells = ""
+            in_table = False
+            for no, line in enumerate(lines, 1):
+                if not line.startswith("|"):
+                    if in_table and line.strip():
+                        bad.append(f"{readme}:{no}: a row goes on past its line")
+                    in_table = False
+                    continue
+                if not in_table:
+                    in_table = True
+                    if cells(line) != README_HEADER:
+                        bad.append(f"{readme}:{no}: the header is not | {' | '.join(README_HEADER)} |")
+                    continue
+                if set(line.replace("|", "").split()) <= {"---"}:
+                    continue
+                bad += [f"{readme}:{no}: {p}" for p in row_problems(line)]
+                if not row_problems(line):
+                    first_cells += cells(line)[0] + " "
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".json.gz") and f"`{name}`" not in first_cells:
+                    bad.append(f"{readme}: no row names `{name}` in its file column")
+        self.assertEqual(bad, [], "one line a topic: | file | what it shows | command | revision |")
+
+    def test_no_numbered_twins(self):
+        ref = os.path.join(ROOT, "results", "reference")
+        twins = []
+        for kind in sorted(os.listdir(ref)):
+            if os.path.isdir(os.path.join(ref, kind)):
+                twins += [f"results/reference/{kind}/{n}" for n in numbered_twins(os.listdir(os.path.join(ref, kind)))]
+        twins = [t for t in twins if t not in KNOWN_TWINS]
+        self.assertEqual(twins, [], "a re-measurement replaces its file; the two inputs of one comparison "
+                                    "are <topic>-base and <topic>-new")
+
+    def test_the_rules_on_made_up_names_and_rows(self):
+        self.assertEqual(numbered_twins(["a-1.json.gz", "a-2.json.gz", "gemm-4096.json.gz", "b.json.gz",
+                                         "b-2.json.gz", "c-base.json.gz", "c-new.json.gz", "README.md"]),
+                         ["a-1.json.gz", "a-2.json.gz", "b-2.json.gz"])
+        self.assertEqual(row_problems("| `a.json.gz` | a figure | `bench --benchmark_filter='^(A\\|B)/'` | `abc1234` |"),
+                         [])
+        self.assertEqual(row_problems("| `a.json.gz` | a figure | `bench` |"), ["3 columns, not 4"])
+        long_row = "| `a.json.gz` | " + "x" * ROW_MAX + " | `bench` | `abc1234` |"
+        self.assertEqual(row_problems(long_row), [f"{len(long_row)} characters (at most {ROW_MAX})"])
 
 class Docs(unittest.TestCase):
     def test_every_cited_path_exists(self):
