@@ -67,6 +67,7 @@ import signal
 import sys
 
 from regress.load import derived
+from regress import cli
 from regress.load import results
 from plots import report_html
 from plots import sor_field
@@ -128,7 +129,7 @@ def _draw_kind_in_worker(name):
 
 
 def _worker_signals():
-    # The parent alone answers Ctrl-C and SIGTERM (results.run_tool); it
+    # The parent alone answers Ctrl-C and SIGTERM (cli.run_tool); it
     # ends the workers, which then leave without a traceback of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -175,8 +176,8 @@ def draw_charts(names, stats, cv, jobs):
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "plots/plot", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(TOOL, "plots/plot", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="Google Benchmark JSON written by bench")
     ap.add_argument("--out", required=True, help="folder for the charts and the report")
     ap.add_argument("--label", action="append", default=[], help="name of an input in charts and tables "
@@ -200,7 +201,7 @@ def main(argv=None):
         except results.LoadError as e:
             # Refused as every tool refuses it; the other inputs are still drawn.
             print("%s: %s" % (TOOL, e), file=sys.stderr)
-            status = results.EXIT_INPUT
+            status = cli.EXIT_INPUT
             continue
         for w in run.warnings:  # about the context only: the entries are all there
             print("%s: %s: warning: %s" % (TOOL, path, w), file=sys.stderr)
@@ -266,4 +267,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

@@ -13,6 +13,7 @@ import re
 import statistics
 import sys
 
+from regress import cli
 from regress.load import results
 
 TOOL = "table"
@@ -45,8 +46,8 @@ def reference(rows, rn, variant):
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "ci/table", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(TOOL, "ci/table", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--filter", default="", help="regex on the run name")
     ap.add_argument("--counter", default="GFLOPS")
@@ -56,7 +57,7 @@ def main(argv=None):
         pat = re.compile(a.filter)
     except re.error as e:
         print("%s: --filter %r is not a regular expression: %s" % (TOOL, a.filter, e), file=sys.stderr)
-        return results.EXIT_INPUT
+        return cli.EXIT_INPUT
     run = results.load_or_exit(a.json, TOOL)
     rows = medians(run, a.counter)
     print("%-72s %12s %12s %4s %8s" % ("instance", "median time", a.counter, "n", "ratio"))
@@ -73,8 +74,8 @@ def main(argv=None):
         print("%-72s %10.4g s %s %4d %8s" % (base, secs, shown, n, ratio))
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
-    return results.EXIT_OK
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

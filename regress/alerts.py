@@ -47,7 +47,8 @@ import sys
 
 from regress.store import db as dbm
 from regress.load import fmt
-from regress.load import results
+from regress import cli
+
 
 TOOL = "alerts"
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -341,12 +342,12 @@ def describe(a):
 
 
 def make_parser():
-    p = results.ArgumentParser(TOOL, "ci/alerts", description=__doc__.split("\n\n")[0],
-                               formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-                               epilog=__doc__.split("\n\n", 1)[1])
+    p = cli.ArgumentParser(TOOL, "ci/alerts", description=__doc__.split("\n\n")[0],
+                           formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+                           epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--history", required=True, help="the history directory (ci/history)")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND",
-                           parser_class=lambda **kw: results.ArgumentParser(TOOL, "ci/alerts", **kw))
+                           parser_class=lambda **kw: cli.ArgumentParser(TOOL, "ci/alerts", **kw))
     s = sub.add_parser("list", help="the alerts, worst first (open ones; --all for every one)")
     s.add_argument("--machine", help="one machine's alerts")
     s.add_argument("--state", action="append", choices=STATES, help="only alerts in this state (repeatable)")
@@ -399,4 +400,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

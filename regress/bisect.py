@@ -56,8 +56,8 @@ import subprocess
 import sys
 import time
 
-from regress.load import fmt, results
-
+from regress import cli
+from regress.load import fmt
 from regress.run import launch, rounds
 
 TOOL = "bisect"
@@ -643,10 +643,10 @@ def render_markdown(doc):
 # -------------------------------------------------------------------- main
 
 def make_parser():
-    p = results.ArgumentParser(TOOL, "ci/bisect", description=__doc__.split("\n\n")[0],
-                               formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-                               epilog="exit status: 0 done (culprits found, or none); 2 bad input; 4 stopped by "
-                                      "--max-seconds (rerun with --resume)")
+    p = cli.ArgumentParser(TOOL, "ci/bisect", description=__doc__.split("\n\n")[0],
+                           formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+                           epilog="exit status: 0 done (culprits found, or none); 2 bad input; 4 stopped by "
+                                  "--max-seconds (rerun with --resume)")
     p.add_argument("good", nargs="?", metavar="GOOD", help="a revision without the change")
     p.add_argument("bad", nargs="?", metavar="BAD", help="a later revision with it")
     p.add_argument("--repo", default=".", help="the git repository (default: the current directory)")
@@ -721,7 +721,7 @@ def _params(args, bench_args):
 
 
 def main(argv=None):
-    argv, bench_args = results.split_at_dashes(argv)
+    argv, bench_args = cli.split_at_dashes(argv)
     args = make_parser().parse_args(argv)
 
     def log(line):
@@ -751,7 +751,7 @@ def main(argv=None):
         return EXIT_INCOMPLETE
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "report.json"), "w") as f:
-        results.dump(doc, f)
+        cli.dump(doc, f)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(render_markdown(doc))
     print("bisect: %s (report: %s)" % (doc["summary"], os.path.join(args.out, "report.md")))
@@ -759,4 +759,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

@@ -19,14 +19,15 @@ import argparse
 import subprocess
 import sys
 
+from regress import cli
 from regress.load import results
 
 TOOL = "check-run"
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "ci/check-run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(TOOL, "ci/check-run", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("--require", action="append", default=[],
                     help="Family/Variant that must have at least one passed entry")
@@ -54,7 +55,7 @@ def main(argv=None):
             required += listed_variants(a.require_every, run.context.get("parbench_profile", "default"), devices)
         except OSError as e:
             print("%s: %s" % (TOOL, e), file=sys.stderr)
-            return results.EXIT_INPUT
+            return cli.EXIT_INPUT
     ok = not run.warnings or a.allow_warnings
     for e in run.errors():
         print("ERROR %s: %s: %s" % (e.name, e.disposition, e.reason))
@@ -83,7 +84,7 @@ def main(argv=None):
     print("%s: %s%s" % (a.json, ", ".join("%d %s" % (counts[d], d) for d in results.DISPOSITIONS),
                         "; %d warning%s (on stderr)" % (len(run.warnings), "s" * (len(run.warnings) != 1))
                         if run.warnings else ""))
-    return results.EXIT_OK if ok else results.EXIT_FAIL
+    return cli.EXIT_OK if ok else cli.EXIT_FAIL
 
 
 def listed_variants(bench, profile, devices):
@@ -110,4 +111,4 @@ def listed_variants(bench, profile, devices):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

@@ -20,6 +20,7 @@ import argparse
 import os
 import sys
 
+from regress import cli
 from regress.load import results
 
 TOOL = "close-truncated"
@@ -50,8 +51,8 @@ def repair(data, cut):
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "ci/close-truncated", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(TOOL, "ci/close-truncated", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("input")
     ap.add_argument("out")
     a = ap.parse_args(argv)
@@ -60,25 +61,25 @@ def main(argv=None):
         done = repair(data, cut)
     except results.DocumentError as e:
         print("%s: %s" % (TOOL, results.BadInput(a.input, str(e))), file=sys.stderr)
-        return results.EXIT_INPUT
+        return cli.EXIT_INPUT
     ctx = data["context"]
     if done or "truncated_repair" not in ctx:
         ctx["truncated_repair"] = "; ".join(x for x in (ctx.get("truncated_repair") if done else None, done)
                                             if isinstance(x, str)) or "complete"
     if os.path.isdir(a.out):
         print("%s: %s: is a directory (OUT is the file to write)" % (TOOL, a.out), file=sys.stderr)
-        return results.EXIT_INPUT
+        return cli.EXIT_INPUT
     try:
-        text = results.dumps(data)
+        text = cli.dumps(data)
         with open(a.out, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
         print("%s: %s: cannot write: %s" % (TOOL, a.out, e.strerror or e), file=sys.stderr)
-        return results.EXIT_INPUT
+        return cli.EXIT_INPUT
     kept = len(data["benchmarks"])
     print("%s: %d entries kept%s" % (a.out, kept, "; " + done if done else ""))
-    return results.EXIT_OK
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

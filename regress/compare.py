@@ -53,8 +53,8 @@ import time
 
 import numpy as np
 
+from regress import cli
 from regress.load import results
-
 from regress.run import rounds
 from regress.load import fmt
 from regress.load.fmt import fmt_time
@@ -857,7 +857,7 @@ def write_outputs(doc, args, out=sys.stdout):
             f.write(render_markdown(doc))
     if args.json:
         with open(args.json, "w") as f:
-            results.dump(doc, f)
+            cli.dump(doc, f)
     if args.plot:
         from plots import compare_plot
         compare_plot.plot(doc, doc["benchmarks"], args.plot)
@@ -1091,7 +1091,7 @@ def _parse_floor(spec):
 def _load_noise(path):
     """{name: run-to-run noise} from the verdict JSON of a paired comparison."""
     try:
-        doc = results.strict_loads(results.read_text(path))  # plain or gzip-compressed
+        doc = cli.strict_loads(results.read_text(path))  # plain or gzip-compressed
     except (results.DocumentError, ValueError) as e:
         raise InputError("--noise %s: %s" % (path, e))
     if not isinstance(doc, dict) or doc.get("parbench_compare") != FORMAT or \
@@ -1110,7 +1110,7 @@ def _load_noise(path):
 
 
 def make_parser():
-    p = results.ArgumentParser(
+    p = cli.ArgumentParser(
         TOOL, "ci/compare",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
@@ -1223,7 +1223,7 @@ def run_sequential(args, bench_args, settings, warn):
 
 
 def main(argv=None):
-    argv, bench_args = results.split_at_dashes(argv)
+    argv, bench_args = cli.split_at_dashes(argv)
     parser = make_parser()
     args = parser.parse_args(argv)
 
@@ -1334,4 +1334,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

@@ -21,6 +21,7 @@ import re
 import statistics
 import sys
 
+from regress import cli
 from regress.load import results
 
 TOOL = "gemm_tune"
@@ -100,7 +101,7 @@ def summary(table, defaults):
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "ci/tune-gemm", description=__doc__.split("\n\n")[0])
+    ap = cli.ArgumentParser(TOOL, "ci/tune-gemm", description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
     ap.add_argument("--out", help="the table file (default impl/gemm/cuda/tuned_sm<NN>.inc)")
     ap.add_argument("--summary", help="write the Markdown summary here instead of stdout")

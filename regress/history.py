@@ -63,6 +63,7 @@ import struct
 import sys
 import zlib
 
+from regress import cli
 from regress.load import results
 from regress.load import fmt
 
@@ -597,7 +598,7 @@ class History:
                      _text(ctx.get("parbench_git_revision")), _text(ctx.get("parbench_profile")), machine_of(ctx),
                      segment_of(ctx), _text(ctx.get("host_name")),
                      _text(ctx.get("gpu")), _text(ctx.get("cpu_model")),
-                     json.dumps(results.finite(ctx), sort_keys=True), run_id))
+                     json.dumps(cli.finite(ctx), sort_keys=True), run_id))
         rows = entry_rows(run)
         con.executemany("INSERT INTO entries(%s) VALUES (%s)" % (", ".join(ENTRY_COLUMNS),
                                                                  ", ".join("?" * len(ENTRY_COLUMNS))),
@@ -1112,4 +1113,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

@@ -59,6 +59,7 @@ import time
 from regress import alerts
 from regress import history as historymod
 from regress.run import launch
+from regress import cli
 from regress.load import results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -452,8 +453,8 @@ def accept_baseline(path, hist, reason):
 
 
 def main(argv=None):
-    p = results.ArgumentParser(TOOL, "ci/nightly", description=__doc__.split("\n\n")[1],
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.ArgumentParser(TOOL, "ci/nightly", description=__doc__.split("\n\n")[1],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--history", default="history", help="the history directory (default %(default)s): the "
                    "runs, and the nightly's own files (baselines, the A/A ledger, bisections)")
     p.add_argument("--store", metavar="URL", help="keep the runs in this history instead (a PostgreSQL URL "
@@ -804,4 +805,4 @@ def night(args, summary, codes):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main, "; the same command with --resume goes on")
+    cli.run_tool(TOOL, main, "; the same command with --resume goes on")

@@ -19,7 +19,8 @@ import sys
 import urllib.error
 import urllib.request
 
-from regress.load import results
+from regress import cli
+
 
 TOOL = "pr-comment"
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -80,9 +81,9 @@ def post(api, repo, pr, token, key, body):
 
 
 def make_parser():
-    p = results.ArgumentParser(TOOL, "ci/pr-comment", description=__doc__.split("\n\n")[0],
-                               formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-                               epilog=__doc__.split("\n\n", 1)[1])
+    p = cli.ArgumentParser(TOOL, "ci/pr-comment", description=__doc__.split("\n\n")[0],
+                           formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+                           epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--repo", required=True, help="OWNER/NAME")
     p.add_argument("--pr", required=True, type=int, help="the pull request's number")
     p.add_argument("--key", required=True, help="which check's comment (letters, digits, '-')")
@@ -115,4 +116,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

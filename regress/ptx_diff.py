@@ -28,8 +28,7 @@ import shutil
 import subprocess
 import sys
 
-from regress.load import results
-
+from regress import cli
 
 TOOL = "ptx-diff"
 
@@ -382,4 +381,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

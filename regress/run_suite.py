@@ -57,7 +57,7 @@ import threading
 import time
 
 from regress.run import launch
-
+from regress import cli
 from regress.load import results
 
 
@@ -278,7 +278,7 @@ def write_merged(out, instances, got, context, kinds, suite):
         context["parbench_counters"] = kinds
     context["parbench_suite"] = suite
     with open(out + ".part", "w") as f:
-        results.dump({"context": context, "benchmarks": merged}, f)
+        cli.dump({"context": context, "benchmarks": merged}, f)
     os.replace(out + ".part", out)
     return merged
 
@@ -564,7 +564,7 @@ def run_suite(bench, args, out, split, timeout, workdir, log, resume=False, max_
 
 
 def main(argv=None):
-    argv, bench_args = results.split_at_dashes(argv)
+    argv, bench_args = cli.split_at_dashes(argv)
     p = argparse.ArgumentParser(prog="run-suite", description=__doc__.split("\n\n")[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", help="the bench binary (not with --merge-stopped)")
@@ -634,4 +634,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main, "; the bench process it ran was killed; the same command with --resume goes on")
+    cli.run_tool(TOOL, main, "; the bench process it ran was killed; the same command with --resume goes on")

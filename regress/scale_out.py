@@ -33,8 +33,8 @@ import sys
 import time
 
 from regress.run import launch
+from regress import cli
 
-from regress.load import results
 
 TOOL = "scale-out"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -150,16 +150,16 @@ def run_step(step, a, plan, counts, gpus, deadline):
         log = os.path.join(a.out, step + ".log")
         rc, _, stopped, _ = launch.run(a.bench, bench_args(plan[step], counts), part, log, deadline=deadline)
         if stopped:
-            return results.EXIT_STOPPED
+            return cli.EXIT_STOPPED
         check = subprocess.run([os.path.join(ROOT, "ci", "check-run"), part]).returncode if rc == 0 else rc
         if rc != 0 or check != 0:
             print("%s: %s failed (exit %d; %s)" % (TOOL, step, rc or check, log), file=sys.stderr)
-            return results.EXIT_FAIL
+            return cli.EXIT_FAIL
         os.replace(part, done_path(a, step))
-        return results.EXIT_OK
+        return cli.EXIT_OK
     if step == "charts" and not charted_files(a, a.charted):
         print("%s: charts: no charted step has run yet" % TOOL, file=sys.stderr)
-        return results.EXIT_OK
+        return cli.EXIT_OK
     cmd = tool_cmd(step, a, gpus, left, a.charted)
     # Its own process group, so that a step cut off at the deadline takes its
     # launcher and every bench under it along (the suites stop themselves).
@@ -169,22 +169,22 @@ def run_step(step, a, plan, counts, gpus, deadline):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return results.EXIT_STOPPED
+        return cli.EXIT_STOPPED
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
-    if rc == results.EXIT_STOPPED:
+    if rc == cli.EXIT_STOPPED:
         return rc
     if rc != 0:
         print("%s: %s failed (exit %d)" % (TOOL, step, rc), file=sys.stderr)
-        return results.EXIT_FAIL
+        return cli.EXIT_FAIL
     # The charts are done once they hold every charted step; drawn from
     # fewer (--only, or a call cut off), the next call draws them again.
     complete = step != "charts" or len(charted_files(a, a.charted)) == len(a.charted)
     if not step.startswith("suite") and complete:
         open(done_path(a, step), "w").close()
-    return results.EXIT_OK
+    return cli.EXIT_OK
 
 
 def main(argv=None):
@@ -201,7 +201,7 @@ def main(argv=None):
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
-        return results.EXIT_OK if e.code == 0 else results.EXIT_INPUT
+        return cli.EXIT_OK if e.code == 0 else cli.EXIT_INPUT
     try:
         steps = read_plan(a.plan)
         order = [n for n, _, _ in steps] + TOOL_STEPS
@@ -223,7 +223,7 @@ def main(argv=None):
             raise UsageError("--bench: %s is not an executable (ci/gpu.sh builds build/gpu/bench)" % a.bench)
     except UsageError as e:
         print("%s: %s" % (TOOL, e), file=sys.stderr)
-        return results.EXIT_INPUT
+        return cli.EXIT_INPUT
     counts = gpu_counts(gpus)
     deadline = None if a.max_seconds is None else time.monotonic() + a.max_seconds
     if not a.dry_run:
@@ -241,12 +241,12 @@ def main(argv=None):
         if deadline is not None and time.monotonic() >= deadline:
             print("%s: stopped before %s (--max-seconds): run the same command again" % (TOOL, step),
                   file=sys.stderr)
-            return results.EXIT_STOPPED
+            return cli.EXIT_STOPPED
         print("%s: %s [%s]" % (TOOL, step, time.strftime("%H:%M:%S")), file=sys.stderr, flush=True)
         if step == "charts" and os.path.isdir(os.path.join(a.out, "charts")):
             shutil.rmtree(os.path.join(a.out, "charts"))
         rc = run_step(step, a, plan, counts, gpus, deadline)
-        if rc == results.EXIT_STOPPED:
+        if rc == cli.EXIT_STOPPED:
             print("%s: stopped in %s (--max-seconds): run the same command again" % (TOOL, step), file=sys.stderr)
             return rc
         codes.append(rc)
@@ -255,7 +255,7 @@ def main(argv=None):
         if s["ratio"] is not None:
             print("%s: the suite on %d GPUs took %.0f s against %.0f s on one: %.3f" % (
                 TOOL, gpus, s["suite_seconds_all_gpus"], s["suite_seconds_1_gpu"], s["ratio"]), file=sys.stderr)
-    return max(codes, default=results.EXIT_OK)
+    return max(codes, default=cli.EXIT_OK)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ from regress.stats import changepoint
 from regress import compare
 from regress.store import db
 from regress import history
-from regress.load import fmt, results
+from regress import cli
+from regress.load import fmt
 from regress.load.fmt import commit_range, day, family_stem, short_rev, when
 from regress.stats.series import Series, measured
 
@@ -407,7 +408,7 @@ def run(args, out=print):
                        "culprit": a["culprit"], "benchmarks": [b["name"] for b in a["benchmarks"]]}
                       for a in alert_rows],
            "aa": {"summary": aa_totals, "nights": aa_nights}}
-    text = json.dumps(results.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    text = json.dumps(cli.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
         try:
             with open(path, "w", encoding="utf-8") as f:
@@ -500,4 +501,4 @@ def main(argv=None, out=print):
 
 
 if __name__ == "__main__":
-    results.run_tool(TOOL, main)
+    cli.run_tool(TOOL, main)

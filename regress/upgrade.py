@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 
+from regress import cli
 from regress.load import results
 
 
@@ -238,7 +239,7 @@ def upgrade_text(text):
     """(new text, what was done) for the text of a whole file; raises Failed."""
     fixed = null_nonfinite(text)
     try:
-        doc = results.strict_loads(fixed)
+        doc = cli.strict_loads(fixed)
         results._check_shape(doc)  # noqa: SLF001 (the loader's own check)
     except (ValueError, RecursionError) as e:
         raise Failed("not a whole Google Benchmark JSON file (%s); close a cut file with "
@@ -274,7 +275,7 @@ def upgrade_text(text):
     for pos, ins in sorted(edits, key=lambda e: e[0], reverse=True):
         out = out[:pos] + ins + out[pos:]
     try:
-        got = results.strict_loads(out)
+        got = cli.strict_loads(out)
     except ValueError as e:
         raise Failed("internal error: the upgraded text is not JSON (%s)" % e)
     if json.dumps(got) != json.dumps(expected):
@@ -299,8 +300,8 @@ def write(path, text):
 
 
 def main(argv=None):
-    ap = results.ArgumentParser(TOOL, "ci/upgrade-json", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(TOOL, "ci/upgrade-json", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--out", help="write here instead of in place: a file (one FILE) or an existing folder")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")

@@ -6,19 +6,24 @@
 # end to end with this build's binaries), slow (accuracy, Monte-Carlo and
 # speed studies, exhaustive fuzzing, the long end-to-end runs, Chromium
 # renders).
+#
+# A test file listed below gets its name, label, arguments and properties
+# here; every other tests/test_*.py runs as the unit test named after it
+# (test_layers.py: `layers`), so a new tool's test needs no line.
 set(PARBENCH_PYTHON ${PROJECT_SOURCE_DIR}/ci/python)
-function(parbench_python_test name label)
-  add_test(NAME ${name} COMMAND ${PARBENCH_PYTHON} ${ARGN})
+function(parbench_python_test name label script)
+  add_test(NAME ${name} COMMAND ${PARBENCH_PYTHON} ${script} ${ARGN})
   set_tests_properties(${name} PROPERTIES LABELS ${label})
+  set_property(GLOBAL APPEND PROPERTY parbench_python_listed ${script})
 endfunction()
 
 # The loader: schema 1, older files, strict JSON, robustness (every cut,
 # random bytes and mutations: 2 s), the tools around it.
-parbench_python_test(plots_loader unit ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.py)
+parbench_python_test(loader unit ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.py)
 # Charts and the report: derived figures, chart data, bad input; then every
 # chart drawn end to end; the report rendered in headless Chromium (skipped,
 # saying so, without Chromium).
-parbench_python_test(plots_unit unit ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
+parbench_python_test(plots unit ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
 parbench_python_test(plots_charts slow ${CMAKE_CURRENT_SOURCE_DIR}/test_plots_charts.py)
 parbench_python_test(plots_report_html unit ${CMAKE_CURRENT_SOURCE_DIR}/test_report_html.py)
 # The smoke run's report within its time budget, timed alone.
@@ -68,11 +73,6 @@ parbench_python_test(run_suite slow ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.p
 # test that uses the GPU (tests/CMakeLists.txt), so none runs beside it.
 set_tests_properties(run_suite PROPERTIES TIMEOUT 300 RESOURCE_LOCK "gpu_tests;gpu_smoke;gpu_nightly")
 # The scale-out driver with a stand-in bench: steps kept, a failure, a cut-off.
-parbench_python_test(scale_out unit ${CMAKE_CURRENT_SOURCE_DIR}/test_scale_out.py)
-parbench_python_test(gemm_tune unit ${CMAKE_CURRENT_SOURCE_DIR}/test_gemm_tune.py)
-parbench_python_test(ptx_diff unit ${CMAKE_CURRENT_SOURCE_DIR}/test_ptx_diff.py)
-# The CI workflows parse and name only commands and options that exist.
-parbench_python_test(workflows unit ${CMAKE_CURRENT_SOURCE_DIR}/test_workflows.py)
 # clang-format and flake8 over the tree (skipped where they are not installed).
 add_test(NAME check_format COMMAND ${PROJECT_SOURCE_DIR}/ci/check-format)
 set_tests_properties(check_format PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
@@ -82,6 +82,18 @@ set_tests_properties(sor_solve PROPERTIES TIMEOUT 300)
 # kmeans-inputs and the k-means peers script (peers/kmeans_peers.py).
 parbench_python_test(kmeans_peers smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_kmeans_peers.py $<TARGET_FILE:kmeans-inputs>)
 set_tests_properties(kmeans_peers PROPERTIES TIMEOUT 300)
-# The comparator's and the trends' outputs on committed inputs, byte for byte
-# against tests/data/behaviour/golden.json.gz: a restructuring changes none.
-parbench_python_test(behaviour unit ${CMAKE_CURRENT_SOURCE_DIR}/test_behaviour.py)
+# Every other test file: a unit test of its own name (called at the end of
+# tests/CMakeLists.txt, after the tests it registers by hand). Among them the
+# comparator's and the trends' outputs held byte for byte (behaviour), the
+# layers of the Python package (layers), the CI workflows (workflows).
+function(parbench_python_rest)
+  get_property(listed GLOBAL PROPERTY parbench_python_listed)
+  file(GLOB scripts CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.py)
+  foreach(script IN LISTS scripts)
+    if(NOT script IN_LIST listed)
+      get_filename_component(stem ${script} NAME_WE)
+      string(REGEX REPLACE "^test_" "" name ${stem})
+      parbench_python_test(${name} unit ${script})
+    endif()
+  endforeach()
+endfunction()

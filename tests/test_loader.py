@@ -16,6 +16,7 @@ import sys
 import tempfile
 import unittest
 
+from regress import cli
 from regress.load import results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,7 +142,7 @@ class Tmp(unittest.TestCase):
 
 class Fuzz(Tmp):
     def test_cut_at_every_character(self):
-        text = results.dumps(small_doc())
+        text = cli.dumps(small_doc())
         full = json.loads(text)["benchmarks"]
         path = os.path.join(self.tmp, "cut.json")
         recovered = errors = 0
@@ -172,7 +173,7 @@ class Fuzz(Tmp):
 
     def test_random_bytes_and_mutations(self):
         rng = random.Random(20261122)
-        text = results.dumps(small_doc())
+        text = cli.dumps(small_doc())
         for i in range(300):
             n = rng.choice((1, 2, 10, 100, 1000))
             data = bytes(rng.randrange(256) for _ in range(n))
@@ -196,7 +197,7 @@ class Fuzz(Tmp):
             self.load_robust(self.write("m.json", "".join(t)))
 
     def test_cut_inside_context_and_before_first_entry(self):
-        text = results.dumps(small_doc())
+        text = cli.dumps(small_doc())
         for at, why in ((text.index('"host_name"') + 3, "truncated inside 'context'"),
                         (text.index('"benchmarks"') + 15, "truncated before its first complete entry"),
                         (text.index('"run_name"') + 3, "truncated before its first complete entry")):
@@ -215,7 +216,7 @@ class Fuzz(Tmp):
         self.assertTrue(run.warnings[0].startswith("cut off mid-run"))
 
     def test_corruption_in_the_middle_is_not_a_cut(self):
-        text = results.dumps(small_doc())
+        text = cli.dumps(small_doc())
         at = text.index('"Fam/Other/type:f32/M:128')
         with self.assertRaises(results.LoadError) as cm:
             results.load(self.write("mid.json", text[:at] + "@@" + text[at:]))
@@ -341,7 +342,7 @@ class Fuzz(Tmp):
 
 class Dispositions(Tmp):
     def test_schema_1_reads_the_parbench_object(self):
-        run = results.load(self.write("s.json", results.dumps(small_doc())), label="mine")
+        run = results.load(self.write("s.json", cli.dumps(small_doc())), label="mine")
         self.assertEqual(run.schema, 1)
         self.assertEqual(run.label, "mine")
         self.assertEqual(run.kind_of("GFLOPS"), "rate")
@@ -364,7 +365,7 @@ class Dispositions(Tmp):
         self.assertEqual(run.errors(), [e[-1]])
         self.assertEqual((e[4].aggregate, e[4].run.base()), ("mean", "Fam/Other/type:f32/M:128/threads:2"))
         self.assertAlmostEqual(e[2].seconds(), 1.0)
-        self.assertEqual(results.load(self.write("s.json", results.dumps(small_doc()))).label, "s")
+        self.assertEqual(results.load(self.write("s.json", cli.dumps(small_doc()))).label, "s")
 
     def test_parbench_disposition_wins_over_the_message(self):
         doc = small_doc()
@@ -444,17 +445,17 @@ class StrictJson(Tmp):
         files = committed_json()
         self.assertGreater(len(files), 20)
         for path in files:
-            results.strict_loads(read(path))
+            cli.strict_loads(read(path))
 
     def test_strict_loads_and_dump(self):
         for bad in ('{"a": NaN}', '[Infinity]', '[-Infinity]'):
             with self.assertRaises(ValueError):
-                results.strict_loads(bad)
+                cli.strict_loads(bad)
         path = os.path.join(self.tmp, "d.json")
         with open(path, "w") as f:
-            results.dump({"a": float("nan"), "b": [float("inf"), 1.5, {"c": -float("inf")}]}, f)
+            cli.dump({"a": float("nan"), "b": [float("inf"), 1.5, {"c": -float("inf")}]}, f)
         text = read(path)
-        self.assertEqual(results.strict_loads(text), {"a": None, "b": [None, 1.5, {"c": None}]})
+        self.assertEqual(cli.strict_loads(text), {"a": None, "b": [None, 1.5, {"c": None}]})
         self.assertIn('\n  "a": null', text)
 
     def test_close_truncated_writes_strict_json(self):
@@ -465,7 +466,7 @@ class StrictJson(Tmp):
         out = os.path.join(self.tmp, "out.json")
         p = tool("close_truncated.py", cut, out)
         self.assertEqual(p.returncode, 0, p.stderr)
-        got = results.strict_loads(read(out))
+        got = cli.strict_loads(read(out))
         self.assertEqual([e["name"] for e in got["benchmarks"]], [e["name"] for e in doc["benchmarks"][:2]])
         self.assertIn("cut off mid-run", got["context"]["truncated_repair"])
         # A cut after the repetitions, before their aggregates: those are dropped.
@@ -473,7 +474,7 @@ class StrictJson(Tmp):
         at = text.rindex("},", 0, at) + 1
         p = tool("close_truncated.py", self.write("cut2.json", text[:at]), out)
         self.assertEqual(p.returncode, 0, p.stderr)
-        got = results.strict_loads(read(out))
+        got = cli.strict_loads(read(out))
         self.assertEqual(len(got["benchmarks"]), 2)
         self.assertIn("dropped Fam/Other/type:f32/M:128/threads:2/manual_time (2 repetitions",
                       got["context"]["truncated_repair"])
@@ -495,11 +496,11 @@ class Tools(Tmp):
             self.check_fails(tool("check_run.py", path), 2, "check-run")
             self.check_fails(tool("table.py", path), 2, "table")
             self.check_fails(tool("close_truncated.py", path, os.path.join(self.tmp, "o.json")), 2, "close-truncated")
-        good = self.write("good.json", results.dumps(small_doc()))
+        good = self.write("good.json", cli.dumps(small_doc()))
         self.check_fails(tool("table.py", good, "--filter", "(unclosed"), 2, "table")
 
     def test_outputs_that_cannot_be_written(self):
-        good = self.write("good.json", results.dumps(small_doc()))
+        good = self.write("good.json", cli.dumps(small_doc()))
         for out in (self.tmp, os.path.join(self.tmp, "no", "such", "dir.json"), os.path.join(good, "x.json"),
                     "/dev/full"):
             if out == "/dev/full" and not os.path.exists(out):
@@ -510,14 +511,14 @@ class Tools(Tmp):
 
     def test_check_run_counts_dispositions_and_warns(self):
         doc = small_doc()
-        good = self.write("good.json", results.dumps(doc))
+        good = self.write("good.json", cli.dumps(doc))
         p = tool("check_run.py", good)
         self.assertEqual(p.returncode, 1)  # the out_of_memory entry
         self.assertIn("ERROR Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time: out_of_memory: cudaMalloc failed",
                       p.stdout)
         self.assertIn("3 passed, 1 unsupported, 0 incorrect, 1 out_of_memory, 0 failed", p.stdout)
         doc["benchmarks"].pop()
-        text = results.dumps(doc)
+        text = cli.dumps(doc)
         self.assertEqual(tool("check_run.py", self.write("ok.json", text)).returncode, 0)
         p = tool("check_run.py", self.write("ok.json", text), "--no-unsupported")
         self.assertEqual(p.returncode, 1)
@@ -537,7 +538,7 @@ class Tools(Tmp):
         # A repetition timed at 0 is an error entry: the gate fails on it.
         zero = copy.deepcopy(doc)
         zero["benchmarks"][0]["real_time"] = 0.0
-        p = tool("check_run.py", self.write("zero.json", results.dumps(zero)))
+        p = tool("check_run.py", self.write("zero.json", cli.dumps(zero)))
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("ERROR Fam/Base/type:f32/M:64/manual_time: failed: passed with a time per iteration of 0.0: "
                       "not a measurement", p.stdout)
@@ -549,7 +550,7 @@ class Tools(Tmp):
         doc = small_doc()
         doc["benchmarks"].pop()  # the out_of_memory entry
         doc["context"]["parbench_profile"] = "smoke"
-        good = self.write("ok.json", results.dumps(doc))
+        good = self.write("ok.json", cli.dumps(doc))
         fake = self.write("bench", "#!/bin/sh\n[ \"$1\" = --profile=smoke ] || exit 3\n"
                                    "echo 'cpu Fam/Base/type:f32/M:64/manual_time'\n"
                                    "echo 'gpu Fam/Dev.Kernel/type:f32/M:128/block:32/manual_time'\n")
@@ -578,7 +579,7 @@ class Table(Tmp):
         bench = [entry("Fam/%s/M:64/threads:%d/manual_time" % k, 1.0, GFLOPS=v, M=64.0) for k, v in names.items()]
         bench.append(entry("Fam/Loop/M:64/manual_time", 1.0, GFLOPS=2.0, M=64.0))
         doc = {"context": {"parbench_schema": 1, "parbench_counters": COUNTERS}, "benchmarks": bench}
-        path = self.write("t.json", results.dumps(doc))
+        path = self.write("t.json", cli.dumps(doc))
 
         def ratios(ref):
             out = tool("table.py", path, "--ratio-to", ref).stdout.splitlines()[1:]
@@ -603,7 +604,7 @@ class Upgrade(Tmp):
             p = subprocess.run([sys.executable, *UPGRADE, path], capture_output=True, text=True, timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
             text = read(path)
-            got = results.strict_loads(text)
+            got = cli.strict_loads(text)
             committed["benchmarks"][0]["throttled"] = None
             self.assertEqual(got, committed)
             p = subprocess.run([sys.executable, *UPGRADE, path], capture_output=True, text=True, timeout=120)
@@ -791,7 +792,7 @@ class Contract(Tmp):
         copy_["context"]["num_cpus"] = 8.0                    # another number spelling
         copy_["benchmarks"][0]["GFLOPS"] = None               # NaN as strict writers write it
         copy_["context"]["truncated_repair"] = "complete"     # closed by ci/close-truncated: the same run
-        same = [json.dumps(copy_, sort_keys=True, separators=(",", ":")), results.dumps(copy_),
+        same = [json.dumps(copy_, sort_keys=True, separators=(",", ":")), cli.dumps(copy_),
                 "{\n" + json.dumps(copy_, indent=7)[1:]]
         for i, text in enumerate(same):
             self.assertEqual(results.load(self.write("b%d.json" % i, text)).content_sha256(), base, i)

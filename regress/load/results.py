@@ -41,16 +41,16 @@ Both raise only LoadError; its subclass BadInput carries the one line
 "[WHAT: ]PATH: DEFECT" that a tool prints after "TOOL: ". Only the Python
 standard library is used, so the checks in tests/ run with any python3.
 """
-import argparse
 import gzip
 import hashlib
 import json
 import math
 import os
 import re
-import signal
 import sys
 import zlib
+
+from regress.cli import EXIT_INPUT
 
 SCHEMA = 1
 DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
@@ -97,13 +97,6 @@ _NOT_COUNTERS = frozenset(_STR_FIELDS + _BOOL_FIELDS + ("parbench",))
 _GB_NUMBERS = frozenset(("family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads",
                          "iterations", "real_time", "cpu_time", "rms", "complexity_n"))
 
-
-# Exit status shared by every tool (docs/tools/README.md, "Exit status").
-EXIT_OK = 0           # done, nothing failed
-EXIT_FAIL = 1         # the tool's own check failed: a regression, an error entry, a gate
-EXIT_INPUT = 2        # bad input or usage, or an internal error: one line "TOOL: ..."
-EXIT_INCOMPARABLE = 3  # two readable inputs that must not be compared (another machine or build)
-EXIT_STOPPED = 4      # stopped by --max-seconds; the same command with --resume goes on
 
 # The defects of a file, by kind, in the order they are checked: load() raises
 # "unreadable"; load_strict() raises every kind. The wording of each is made
@@ -855,96 +848,3 @@ def load_or_exit(path, tool, label=None, warn=True, strict=True):
         for w in run.warnings:
             print("%s: %s: warning: %s" % (tool, path, w), file=sys.stderr)
     return run
-
-
-# ------------------------------------------------------------ strict JSON
-
-def _reject_constant(name):
-    raise ValueError("%s is not JSON" % name)
-
-
-def strict_loads(text):
-    """json.loads that rejects NaN, Infinity and -Infinity (ValueError)."""
-    return json.loads(text, parse_constant=_reject_constant)
-
-
-def finite(obj):
-    """A copy of obj with every float that is not finite replaced by None."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [finite(v) for v in obj]
-    return obj
-
-
-def dumps(doc):
-    """Strict JSON text (non-finite floats as null, indent 2, ending in a newline)."""
-    return json.dumps(finite(doc), indent=2, allow_nan=False) + "\n"
-
-
-def dump(doc, file):
-    """Write doc to the open text file as strict JSON (see dumps): every tool that writes JSON uses this."""
-    file.write(dumps(doc))
-
-
-# ------------------------------------------------------------ tool mains
-
-def split_at_dashes(argv=None):
-    """(the tool's arguments, those after the first "--", for bench)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" not in argv:
-        return argv, []
-    i = argv.index("--")
-    return argv[:i], argv[i + 1:]
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse for a tool: a usage error is one line on stderr, "TOOL: MESSAGE
-    (see COMMAND --help)", and exit status EXIT_INPUT, as a bad file is."""
-
-    def __init__(self, tool, command, **kw):
-        kw.setdefault("prog", command)
-        super().__init__(**kw)
-        self.tool, self.command = tool, command
-
-    def error(self, message):
-        print("%s: %s (see %s --help)" % (self.tool, message, self.command), file=sys.stderr)
-        sys.exit(EXIT_INPUT)
-
-
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP reached a tool run by run_tool (a CI step's time
-    limit, `timeout`). A KeyboardInterrupt, so every `finally` and cleanup
-    that handles Ctrl-C (killing a child process) handles it too."""
-
-    def __init__(self, signum):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _stop(signum, _frame):
-    raise Stopped(signum)
-
-
-def run_tool(tool, main, on_stop=""):
-    """sys.exit(main()) for a command-line tool: Ctrl-C, SIGTERM and SIGHUP
-    stop it with one line ("TOOL: stopped by SIGTERM" and on_stop) and exit
-    128+N, a closed pipe is exit 0, and an unexpected exception (a bug) one
-    line "TOOL: internal error ..." and exit 2, never a traceback, and never
-    exit 1, which gates read as a regression or an error entry."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _stop)
-    try:
-        code = main()
-    except KeyboardInterrupt as e:
-        signum = getattr(e, "signum", signal.SIGINT)
-        print("%s: stopped by %s%s" % (tool, signal.Signals(signum).name, on_stop), file=sys.stderr)
-        code = 128 + int(signum)
-    except BrokenPipeError:
-        code = 0
-    except Exception as e:  # noqa: BLE001 (a bug: one line)
-        print("%s: internal error (please report): %s: %s" % (tool, type(e).__name__, e), file=sys.stderr)
-        code = 2
-    sys.exit(code)

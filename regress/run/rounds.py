@@ -12,6 +12,7 @@ import time
 
 from regress.run import launch
 
+from regress import cli
 from regress.load import results
 
 SIDES = ("base", "new")
@@ -153,7 +154,7 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
         _same_comparison(workdir, old, manifest, extra)
         manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
     with open(manifest_path, "w") as f:
-        results.dump(manifest, f)
+        cli.dump(manifest, f)
     started = time.monotonic()
     bins = {"base": base_bin, "new": new_bin}
     args = bench_args if select is None else launch.strip_filter(bench_args) + [
