@@ -59,7 +59,9 @@ from regress.run import rounds
 from regress.load import fmt
 from regress.load.fmt import fmt_time
 from regress.stats import ranks as stats
-from regress.stats.decide import (ALPHA, LEVEL, RUN_MULTIPLE, decide_paired, decide_unpaired, verdicts)
+from regress.stats import decide
+from regress.stats.decide import (ALPHA, DEFAULT_FLOORS, DEFAULT_MULTIPLE, LEVEL, RUN_MULTIPLE, decide_paired,
+                                  decide_unpaired, verdicts)
 from regress.stats import noise as noise_mod
 from regress.store import noise as history_noise
 
@@ -72,17 +74,6 @@ VERDICTS = ("ERROR", "SLOWER", "NOT_SAME_WORK", "UNRELIABLE", "MISSING", "NEW",
             "AMBIGUOUS", "FASTER", "SAME")
 GATING = ("ERROR", "SLOWER")
 
-# Default floors (fraction of the time) by device and mode: the smallest
-# change worth a verdict. Paired GPU rounds resolve 1% (the noise of one run
-# has a median of 0.2-0.7% on the H200); CPU entries on a shared machine move
-# 2-5% a run, hence 5% paired and 10% for two files (docs/tools/compare.md).
-DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
-                  ("cpu", "paired"): 0.05, ("cpu", "files"): 0.10}
-# threshold = max(floor, MULTIPLE x noise). Paired: the noise of one run,
-# measured over the rounds: a change smaller than one run's noise is not
-# reported, whatever the rounds prove. Two files: the spread of the
-# repetitions within each file.
-DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
 MIN_ROUNDS = 8
 CLOCK_TOLERANCE = 0.02   # SM clock medians further apart than this: UNRELIABLE
 RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers must match
@@ -293,11 +284,7 @@ class Settings:
         return "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
 
     def floor(self, family, device):
-        device = device or "cpu"
-        for key in ((family, device), (None, device)):
-            if key in self.floors:
-                return self.floors[key]
-        return DEFAULT_FLOORS[(device, self.mode)]
+        return decide.floor_for(self.floors, self.mode, family, device)
 
 
 def _bound(thr, negative):
@@ -1081,13 +1068,6 @@ def analyse_paired(workdir, settings, warn, sequential=None):
 
 # -------------------------------------------------------------------- main
 
-def _parse_floor(spec):
-    m = re.match(r"^(?:([A-Za-z0-9_.-]+)/)?(cpu|gpu)=([0-9]*\.?[0-9]+)%?$", spec)
-    if not m:
-        raise argparse.ArgumentTypeError("--floor %r is not [FAMILY/]cpu|gpu=PERCENT" % spec)
-    return (m.group(1), m.group(2)), float(m.group(3)) / 100.0
-
-
 def _load_noise(path):
     """{name: run-to-run noise} from the verdict JSON of a paired comparison."""
     try:
@@ -1167,7 +1147,7 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
                         "problem must still match)")
     p.add_argument("--metric", help="a time, rate or energy counter to compare instead of the time per "
                    "iteration (rates mirror the time: the same verdict; joules_per_call: SLOWER is more energy)")
-    p.add_argument("--floor", action="append", type=_parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
+    p.add_argument("--floor", action="append", type=decide.parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
                    help="minimum effect, e.g. gpu=2, cpu=10, Sort/gpu=3 (repeatable)")
     p.add_argument("--multiple", type=float, help="threshold >= this x the measured noise (default %g paired, "
                    "%g two files)" % (DEFAULT_MULTIPLE["paired"], DEFAULT_MULTIPLE["files"]))

@@ -11,7 +11,7 @@ driver, toolkit or compiler change starts a new segment of it, and the
 detector runs on each segment's runs apart: a change of segment is drawn as
 such, never reported as a change of the code.
 
-Floors: compare.DEFAULT_FLOORS for two files ("files": GPU 2%, CPU 10%), by
+Floors: decide.DEFAULT_FLOORS for two files ("files": GPU 2%, CPU 10%), by
 the benchmark's device (CPU when unknown); --floor overrides them as in
 ci/compare. A change with fewer than --confirm runs from it on (its own
 included) is tentative; only a confirmed regression fails (exit 1).
@@ -42,12 +42,12 @@ import sys
 
 from regress import alerts
 from regress.stats import changepoint
-from regress import compare
 from regress.store import db
 from regress import history
 from regress import cli
 from regress.load import fmt
 from regress.load.fmt import commit_range, day, family_stem, short_rev, when
+from regress.stats import decide
 from regress.stats.series import Series, measured
 
 TOOL = "trends"
@@ -90,7 +90,7 @@ def instant(date):
 
 def parse_floor(spec):
     try:
-        return compare._parse_floor(spec)
+        return decide.parse_floor(spec)
     except argparse.ArgumentTypeError as e:
         raise TrendsError(str(e))
 
@@ -216,7 +216,7 @@ def make_parser():
     p.add_argument("--json", metavar="FILE", help="also write changes.json here")
     p.add_argument("--floor", action="append", default=[], metavar="[FAMILY/]DEVICE=PCT",
                    help="the smallest change reported, per device or family (default: GPU %g%%%%, CPU %g%%%%)"
-                   % (100 * compare.DEFAULT_FLOORS[("gpu", MODE)], 100 * compare.DEFAULT_FLOORS[("cpu", MODE)]))
+                   % (100 * decide.DEFAULT_FLOORS[("gpu", MODE)], 100 * decide.DEFAULT_FLOORS[("cpu", MODE)]))
     p.add_argument("--confirm", type=int, default=changepoint.CONFIRM, metavar="N",
                    help="runs from a change on that confirm it (default: %(default)s)")
     p.add_argument("--metric", metavar="COUNTER", help="follow this counter instead of the time: one that is "
@@ -277,7 +277,6 @@ def run(args, out=print):
     if confirm < 1:
         raise TrendsError("--confirm %d: give 1 or more runs" % confirm)
     floors = dict(parse_floor(f) for f in args.floor)
-    settings = compare.Settings(MODE, floors=floors)
     multiple = changepoint.MULTIPLE
     try:
         h = history.open_history(args.history, log=_stderr)
@@ -298,7 +297,7 @@ def run(args, out=print):
         for name in h.names(machine):
             family, device = info_of.get(name, (None, None))
             device = device if device in ("cpu", "gpu") else "cpu"
-            floor = settings.floor(family, device)
+            floor = decide.floor_for(floors, MODE, family, device)
             points = h.series(name, machine)
             if args.metric:
                 points = metric_points(points, args.metric)
@@ -358,8 +357,8 @@ def run(args, out=print):
         ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
         (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
     floors_text = "GPU %s, CPU %s (compare's two-file floors)%s" % (
-        fmt.pct(compare.DEFAULT_FLOORS[("gpu", MODE)], signed=False, digits=0, missing=""),
-        fmt.pct(compare.DEFAULT_FLOORS[("cpu", MODE)], signed=False, digits=0, missing=""),
+        fmt.pct(decide.DEFAULT_FLOORS[("gpu", MODE)], signed=False, digits=0, missing=""),
+        fmt.pct(decide.DEFAULT_FLOORS[("cpu", MODE)], signed=False, digits=0, missing=""),
         "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
                                  for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
     if args.metric:
@@ -398,7 +397,7 @@ def run(args, out=print):
                         "max_pvalue": changepoint.MAX_PVALUE,
                         "floors": {"%s%s" % ("" if f is None else f + "/", d): v
                                    for (f, d), v in sorted(floors.items(), key=str)},
-                        "default_floors": {d: compare.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
+                        "default_floors": {d: decide.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
            "summary": dict(summary, fails_nightly=bool(gating)),
            "summary_line": info["summary_line"],
            "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],

@@ -25,7 +25,7 @@ from regress.stats import changepoint as cp
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-FLOOR = 0.02   # the comparator's GPU floor (compare.DEFAULT_FLOORS)
+FLOOR = 0.02   # the comparator's GPU floor (decide.DEFAULT_FLOORS)
 NOISE = 0.01   # 1% log-normal run-to-run noise
 STEP = math.log(1.05)
 

@@ -79,7 +79,7 @@ def sequential(rng, within, process, shift, suites, cap=compare.SEQUENTIAL_CAP):
             if not idx.size:
                 continue
             part = {key: v[idx] for key, v in r.items()}
-            v = decide.verdicts(part, compare.DEFAULT_FLOORS[("gpu", "paired")], compare.DEFAULT_MULTIPLE["paired"],
+            v = decide.verdicts(part, decide.DEFAULT_FLOORS[("gpu", "paired")], decide.DEFAULT_MULTIPLE["paired"],
                                 settings.alpha, correction="bh", family=BENCHMARKS)["verdict"]
             final = (v != "AMBIGUOUS") | (k == len(looks) - 1)
             verdict[idx[final]] = v[final]
@@ -116,7 +116,7 @@ def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
     for s in range(suites):
         sl = slice(s * BENCHMARKS, (s + 1) * BENCHMARKS)
         part = {k: v[sl] for k, v in r.items()}
-        out[s] = decide.verdicts(part, 0.02, compare.DEFAULT_MULTIPLE[mode])["verdict"]
+        out[s] = decide.verdicts(part, 0.02, decide.DEFAULT_MULTIPLE[mode])["verdict"]
     return out, None
 
 

@@ -4,12 +4,25 @@ decide_paired, paired rounds), the thresholds, and the verdict of each row
 after the multiple-comparison correction (verdicts). Pure statistics: the
 rows, their reasons and their rendering are regress.verdict's and
 regress.report's."""
+import argparse
 import math
+import re
 
 import numpy as np
 
 from regress.stats import ranks as stats
 
+# Default floors (fraction of the time) by device and mode: the smallest
+# change worth a verdict. Paired GPU rounds resolve 1% (the noise of one run
+# has a median of 0.2-0.7% on the H200); CPU entries on a shared machine move
+# 2-5% a run, hence 5% paired and 10% for two files (docs/tools/compare.md).
+DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
+                  ("cpu", "paired"): 0.05, ("cpu", "files"): 0.10}
+# threshold = max(floor, MULTIPLE x noise). Paired: the noise of one run,
+# measured over the rounds: a change smaller than one run's noise is not
+# reported, whatever the rounds prove. Two files: the spread of the
+# repetitions within each file.
+DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
 # Two files hold one process offset per side, which their repetitions do not
 # see (on the H200 5-30% for launch-bound kernels while repetitions agree
 # within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLE x the
@@ -19,6 +32,26 @@ from regress.stats import ranks as stats
 RUN_MULTIPLE = 8.0
 ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
 LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
+
+
+def parse_floor(spec):
+    """A --floor value, [FAMILY/]cpu|gpu=PERCENT, as ((family or None, device),
+    fraction); argparse's ArgumentTypeError, with the one line, otherwise."""
+    m = re.match(r"^(?:([A-Za-z0-9_.-]+)/)?(cpu|gpu)=([0-9]*\.?[0-9]+)%?$", spec)
+    if not m:
+        raise argparse.ArgumentTypeError("--floor %r is not [FAMILY/]cpu|gpu=PERCENT" % spec)
+    return (m.group(1), m.group(2)), float(m.group(3)) / 100.0
+
+
+def floor_for(floors, mode, family, device):
+    """The floor of a benchmark: the family's own for its device in `floors`
+    ({(family or None, device): fraction}), else the device's there, else
+    DEFAULT_FLOORS for the mode ("paired" or "files")."""
+    device = device or "cpu"
+    for key in ((family, device), (None, device)):
+        if key in floors:
+            return floors[key]
+    return DEFAULT_FLOORS[(device, mode)]
 
 
 def thresholds(noise, floor, multiple):
