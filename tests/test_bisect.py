@@ -151,7 +151,7 @@ class BadInput(Base):
         self.assertEqual(self.p.git("rev-list", "HEAD").split(), s[::-1])
 
     def test_classify_and_chance(self):
-        from regress import bisect
+        from regress.run import bisect
         same = {"verdict": "SAME", "change": 0.001, "ci": [-0.01, 0.012], "level": 0.975}
         slow = {"verdict": "SLOWER", "change": 0.3, "ci": [0.28, 0.32], "level": 0.975}
         self.assertEqual(bisect.classify(same, slow), "later")
