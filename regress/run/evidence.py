@@ -21,12 +21,12 @@ where it is not:
 gather(search, params, log) returns {culprit commit: {"json": {...},
 "markdown": [[lines], ...]}} for regress/bisect.py's report.
 """
-import json
 import os
 import re
 import shutil
 import subprocess
 
+from regress.load import results
 from regress.run import launch, rounds
 from regress.run import ptx
 
@@ -60,16 +60,12 @@ def fingerprints(rounds_dir):
     """{benchmark: (code, library_version)} of both sides of a comparison's first round."""
     out = {}
     for side in ("base", "new"):
-        path = os.path.join(rounds_dir, "round-01-%s.json" % side)
         try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
+            run = results.load(os.path.join(rounds_dir, "round-01-%s.json" % side))
+        except results.LoadError:
             continue
-        for e in doc.get("benchmarks", []):
-            pb = e.get("parbench") if isinstance(e.get("parbench"), dict) else {}
-            name = e.get("run_name", e.get("name"))
-            out.setdefault(name, {})[side] = (pb.get("code"), pb.get("library_version"), pb.get("device"))
+        for e in run.entries:
+            out.setdefault(e.run_name, {})[side] = (e.code, e.library_version, e.device)
     return out
 
 
