@@ -151,7 +151,7 @@ class BadInput(Base):
         self.assertEqual(self.p.git("rev-list", "HEAD").split(), s[::-1])
 
     def test_classify_and_chance(self):
-        from regress import bisect
+        from regress.run import bisect
         same = {"verdict": "SAME", "change": 0.001, "ci": [-0.01, 0.012], "level": 0.975}
         slow = {"verdict": "SLOWER", "change": 0.3, "ci": [0.28, 0.32], "level": 0.975}
         self.assertEqual(bisect.classify(same, slow), "later")
@@ -387,7 +387,8 @@ class Bisections(Base):
         self.assertEqual([c["commit"] for c in self.report()["culprits"]], [topic])
 
     def test_the_nightly_bisects_its_confirmed_changes(self):
-        from regress import nightly, trends
+        from regress import trends
+        from regress.run import nightly_steps
         self.p.series([FLAT] * 3 + [dict(FLAT, B=1.3)] * 3)
         s = self.p.shas
         hist = os.path.join(self.tmp, "hist")
@@ -399,14 +400,14 @@ class Bisections(Base):
         with open(changes, "w") as f:
             json.dump({"changes": [change, one, dirty, dict(change, status="tentative", name="X")]}, f)
         lines = []
-        done = nightly.bisect_changes(changes, hist, self.p.root, ["--benchmark_min_time=0.01s"], 600,
-                                      log=lines.append, build=BUILD, bench="out/bench")
+        done = nightly_steps.bisect_changes(changes, hist, self.p.root, ["--benchmark_min_time=0.01s"], 600,
+                                            log=lines.append, build=BUILD, bench="out/bench")
         by_range = {tuple(d["range"]): d for d in done}
         self.assertEqual(len(done), 3)  # the tentative change is not bisected
         self.assertEqual(by_range[(s[0], s[-1])]["exit"], 0, lines)
         self.assertIn("one commit", by_range[(s[4], s[-1])]["why"])
         self.assertIn("not commits", by_range[("abc123-dirty", s[-1])]["why"])
-        where = nightly.bisect_dir(hist, s[0], s[-1])
+        where = nightly_steps.bisect_dir(hist, s[0], s[-1])
         with open(os.path.join(where, "report.json")) as f:
             self.assertEqual([c["commit"] for c in json.load(f)["culprits"]], [s[3]])
         rows = [dict(change)]

@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 
-from regress import nightly as nightlymod
+from regress.run import nightly_select
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -185,7 +185,7 @@ class Nightly(unittest.TestCase):
 
     def test_the_role_survey_reads_roles_from_bench(self):
         with tempfile.TemporaryDirectory() as tmp:
-            roles = nightlymod.survey_roles(os.path.join(BUILD, "bench"), tmp, {"GEMM/Naive", "GEMM/OpenBLAS"})
+            roles = nightly_select.survey_roles(os.path.join(BUILD, "bench"), tmp, {"GEMM/Naive", "GEMM/OpenBLAS"})
         self.assertEqual(roles, {"GEMM/Naive": "baseline", "GEMM/OpenBLAS": "variant"})
 
 

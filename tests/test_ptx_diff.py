@@ -6,7 +6,7 @@ import subprocess
 import tempfile
 import unittest
 
-from regress import ptx_diff
+from regress.run import ptx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -49,7 +49,7 @@ def run(*args):
 
 class PtxDiff(unittest.TestCase):
     def test_kernels_are_entry_blocks_without_comments(self):
-        k = ptx_diff.kernels(PTX % ("1", "add.s32 %r1, %r2, 1;"))
+        k = ptx.kernels(PTX % ("1", "add.s32 %r1, %r2, 1;"))
         self.assertEqual(sorted(k), ["_Z4copyPfS_i", "_Z5scaleIfEvPT_"])
         self.assertNotIn("comment", k["_Z4copyPfS_i"])
         self.assertIn("add.s32", k["_Z4copyPfS_i"])
@@ -91,7 +91,7 @@ class PtxDiff(unittest.TestCase):
         return self.ANON % (h1, h2, h1, h2, body)
 
     def test_internal_linkage_kernels_count_and_their_build_hash_is_ignored(self):
-        k = ptx_diff.kernels(PTX % ("1", "ret;") + self.anon("10fffb4b", "2a48d72e"))
+        k = ptx.kernels(PTX % ("1", "ret;") + self.anon("10fffb4b", "2a48d72e"))
         self.assertEqual(len(k), 3, sorted(k))
         with tempfile.TemporaryDirectory() as t:
             write(os.path.join(t, "a"), "n.cu.ptx", self.anon("10fffb4b", "2a48d72e"))
@@ -152,7 +152,7 @@ class PtxDiff(unittest.TestCase):
     def test_a_namespace_ending_in_a_digit_and_a_header_kernel_in_two_files(self):
         # pb::v2 mangles as 2v2, so the identifier's length 44 reads "244".
         v2 = self.anon("10fffb4b", "2a48d72e").replace("_ZN2pb4sort44", "_ZN2pb2v244")
-        k = ptx_diff.kernels(v2)
+        k = ptx.kernels(v2)
         self.assertEqual(len(k), 1, k)
         self.assertIn("_GLOBAL__N_networks_cu", next(iter(k)))
         with tempfile.TemporaryDirectory() as t:
@@ -182,7 +182,7 @@ class PtxDiff(unittest.TestCase):
             write(os.path.join(t, "a"), "x.cu.ptx", PTX % ("1", "ret;"))
             # copy(float*, float*, int) becomes copy(float*, float*, int, bool).
             write(os.path.join(t, "b"), "x.cu.ptx", (PTX % ("1", "ret;")).replace("_Z4copyPfS_i", "_Z4copyPfS_ib"))
-            d = ptx_diff.diff(os.path.join(t, "a"), os.path.join(t, "b"))
+            d = ptx.diff(os.path.join(t, "a"), os.path.join(t, "b"))
             self.assertEqual(d["signature"], [(("x.cu.ptx", "_Z4copyPfS_i"), ("x.cu.ptx", "_Z4copyPfS_ib"))])
             self.assertEqual((d["gone"], d["new"], d["changed"]), ([], [], []))
             p = run("compare", os.path.join(t, "a"), os.path.join(t, "b"))
@@ -190,7 +190,7 @@ class PtxDiff(unittest.TestCase):
             self.assertIn("1 changed, 0 gone, 0 new, 0 moved to another file unchanged; 1 of the changed in their "
                           "parameters too", p.stdout)
             self.assertIn("changed copy(float*, float*, int, bool)  (x.cu.ptx; its parameters changed)", p.stdout)
-        self.assertEqual(ptx_diff.strip_params("void ns::(anonymous namespace)::k<1, (char)2>(int, void (*)(int))"),
+        self.assertEqual(ptx.strip_params("void ns::(anonymous namespace)::k<1, (char)2>(int, void (*)(int))"),
                          "void ns::(anonymous namespace)::k<1, (char)2>")
 
     def fake_cuobjdump(self, d, text):
@@ -210,28 +210,28 @@ class PtxDiff(unittest.TestCase):
         other = one.replace("_Z4copyPfS_i", "_Z4zeroPfS_i").replace("_Z5scaleIfEvPT_", "_Z5shiftIfEvPT_")
         with tempfile.TemporaryDirectory() as t:
             named = (head % "identifier = /w/impl/a.cu\n") + one + (head % "identifier = /w/impl/b.cu\n") + other
-            self.assertEqual([i for i, _ in ptx_diff.split_cuobjdump_ptx(named)], ["/w/impl/a.cu", "/w/impl/b.cu"])
-            self.assertEqual(ptx_diff.snapshot_binary("bench", os.path.join(t, "a"),
-                                                      self.fake_cuobjdump(t, named)), 2)
+            self.assertEqual([i for i, _ in ptx.split_cuobjdump_ptx(named)], ["/w/impl/a.cu", "/w/impl/b.cu"])
+            self.assertEqual(ptx.snapshot_binary("bench", os.path.join(t, "a"),
+                                                 self.fake_cuobjdump(t, named)), 2)
             self.assertEqual(sorted(os.listdir(os.path.join(t, "a"))), ["a.cu.ptx", "b.cu.ptx"])
             # Without identifiers: one file, read by kernel name.
             changed = (head % "") + one.replace("add.s32 %r1, %r2, 1;", "add.s32 %r1, %r2, 2;") + (head % "") + other
-            self.assertEqual(ptx_diff.snapshot_binary("bench", os.path.join(t, "b"),
-                                                      self.fake_cuobjdump(t, changed)), 2)
+            self.assertEqual(ptx.snapshot_binary("bench", os.path.join(t, "b"),
+                                                 self.fake_cuobjdump(t, changed)), 2)
             self.assertEqual(os.listdir(os.path.join(t, "b")), ["binary.ptx"])
             same = (head % "") + one + (head % "") + other
-            ptx_diff.snapshot_binary("bench", os.path.join(t, "c"), self.fake_cuobjdump(t, same))
-            d = ptx_diff.diff(os.path.join(t, "c"), os.path.join(t, "b"))
+            ptx.snapshot_binary("bench", os.path.join(t, "c"), self.fake_cuobjdump(t, same))
+            d = ptx.diff(os.path.join(t, "c"), os.path.join(t, "b"))
             self.assertEqual(d["changed"], [("binary.ptx", "_Z4copyPfS_i")])
             self.assertEqual((d["before"], d["after"], d["gone"], d["new"]), (4, 4, [], []))
-            self.assertIn("changed", ptx_diff.report(d)[1])
+            self.assertIn("changed", ptx.report(d)[1])
             # A binary without PTX is one clear error.
-            with self.assertRaises(ptx_diff.Bad):
-                ptx_diff.snapshot_binary("bench", os.path.join(t, "e"), self.fake_cuobjdump(t, "Fatbin elf code:\n"))
+            with self.assertRaises(ptx.Bad):
+                ptx.snapshot_binary("bench", os.path.join(t, "e"), self.fake_cuobjdump(t, "Fatbin elf code:\n"))
 
     def test_ptx_command_replaces_the_object_output(self):
-        cmd = ptx_diff.ptx_command({"command": "/usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -c x.cu -o x.cu.o",
-                                    "directory": "/b", "file": "x.cu"}, "/o/x.ptx")
+        cmd = ptx.ptx_command({"command": "/usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -c x.cu -o x.cu.o",
+                               "directory": "/b", "file": "x.cu"}, "/o/x.ptx")
         self.assertEqual(cmd, ["/usr/local/cuda/bin/nvcc", "-O3", "-arch=sm_90", "x.cu", "-ptx", "-o", "/o/x.ptx"])
 
 

@@ -21,14 +21,14 @@ where it is not:
 gather(search, params, log) returns {culprit commit: {"json": {...},
 "markdown": [[lines], ...]}} for regress/bisect.py's report.
 """
-import json
 import os
 import re
 import shutil
 import subprocess
 
+from regress.load import results
 from regress.run import launch, rounds
-from regress import ptx_diff
+from regress.run import ptx
 
 NCU_METRICS = ("gpu__time_duration.sum", "dram__bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
                "smsp__inst_issued.sum")
@@ -60,16 +60,12 @@ def fingerprints(rounds_dir):
     """{benchmark: (code, library_version)} of both sides of a comparison's first round."""
     out = {}
     for side in ("base", "new"):
-        path = os.path.join(rounds_dir, "round-01-%s.json" % side)
         try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
+            run = results.load(os.path.join(rounds_dir, "round-01-%s.json" % side))
+        except results.LoadError:
             continue
-        for e in doc.get("benchmarks", []):
-            pb = e.get("parbench") if isinstance(e.get("parbench"), dict) else {}
-            name = e.get("run_name", e.get("name"))
-            out.setdefault(name, {})[side] = (pb.get("code"), pb.get("library_version"), pb.get("device"))
+        for e in run.entries:
+            out.setdefault(e.run_name, {})[side] = (e.code, e.library_version, e.device)
     return out
 
 
@@ -107,10 +103,10 @@ def ptx_section(search, parent, culprit):
             for sha in (parent, culprit):
                 out = os.path.join(b.cache, sha, "ptx-binary")
                 if not os.path.isdir(out):
-                    ptx_diff.snapshot_binary(search.binaries[sha], out + ".part", tool)
+                    ptx.snapshot_binary(search.binaries[sha], out + ".part", tool)
                     os.replace(out + ".part", out)
                 snaps[sha] = out
-        except (ptx_diff.Bad, OSError):
+        except (ptx.Bad, OSError):
             snaps = {}
     if not snaps:
         build_dir = os.path.join(b.work, os.path.dirname(b.bench) or ".")
@@ -125,19 +121,19 @@ def ptx_section(search, parent, culprit):
             out = os.path.join(b.cache, sha, "ptx")
             if not os.path.isdir(out):
                 try:
-                    ptx_diff.snapshot(build_dir, out)
+                    ptx.snapshot(build_dir, out)
                 except Exception as e:  # noqa: BLE001  any failure is reported, the report goes on
                     return None, None, "ci/ptx-diff snapshot failed: %s" % e
             snaps[sha] = out
     try:
-        d = ptx_diff.diff(snaps[parent], snaps[culprit])
+        d = ptx.diff(snaps[parent], snaps[culprit])
     except Exception as e:  # noqa: BLE001
         return None, None, "ci/ptx-diff compare failed: %s" % e
-    return d, ptx_diff.report(d), None
+    return d, ptx.report(d), None
 
 
 def _tool(name):
-    return ptx_diff.cuda_tool(name)
+    return ptx.cuda_tool(name)
 
 
 def resource_usage(binary):
@@ -194,8 +190,8 @@ def kernel_keys(names):
     """{kernel's mangled name: the name it is matched by across two builds}:
     demangled, without the anonymous namespace's build hash or the parameter
     list, so a kernel whose parameters changed is still the same kernel."""
-    unhashed = {n: ptx_diff._unhash(n) for n in names}
-    base = ptx_diff.base_names(sorted(set(unhashed.values())))
+    unhashed = {n: ptx._unhash(n) for n in names}
+    base = ptx.base_names(sorted(set(unhashed.values())))
     return {n: base[u] for n, u in unhashed.items()}
 
 
@@ -328,7 +324,7 @@ def object_diff(before, after, most=15):
     changed = [(f, len(before[f]), len(after[f])) for f in before if f in after and before[f] != after[f]]
     gone = [(f, len(before[f]), 0) for f in before if f not in after]
     new = [(f, 0, len(after[f])) for f in after if f not in before]
-    pretty = ptx_diff.demangle(sorted({r[0] for r in changed + gone + new}))
+    pretty = ptx.demangle(sorted({r[0] for r in changed + gone + new}))
     doc = {"functions": [len(before), len(after)]}
     lines = ["Object code (objdump): %d functions before, %d after; %d changed, %d gone, %d new" % (
         len(before), len(after), len(changed), len(gone), len(new))]
