@@ -56,8 +56,8 @@ import subprocess
 import sys
 import time
 
-from regress import alerts
-from regress import history as historymod
+from regress.store import alerts
+from regress.store import history as historymod
 from regress.run import launch
 from regress import cli
 from regress.load import results

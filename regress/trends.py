@@ -40,10 +40,10 @@ import math
 import os
 import sys
 
-from regress import alerts
+from regress.store import alerts
 from regress.stats import changepoint
 from regress.store import db
-from regress import history
+from regress.store import history
 from regress import cli
 from regress.load import fmt
 from regress.load.fmt import commit_range, day, family_stem, short_rev, when
@@ -239,7 +239,7 @@ def choose_machine(h, wanted):
             raise TrendsError(str(e))
     elif len(machines) > 1:
         raise TrendsError("the history holds %d machines: choose one with --machine (%s)" % (
-            len(machines), "; ".join(history._describe_machine(m) for m in machines)))
+            len(machines), "; ".join(history.describe_machine(m) for m in machines)))
     else:
         mid = machines[0]["machine"]
     return next(m for m in machines if m["machine"] == mid)

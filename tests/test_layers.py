@@ -31,12 +31,10 @@ MAX_FUNCTION = 100
 # What the restructuring has still to move: each entry leaves with its step,
 # and the list ends empty (test_nothing_left_to_move).
 NOT_YET = {
-    "plots.trend_charts -> regress.alerts", "plots.trend_charts -> regress.history",
     "regress.nightly -> regress.alerts", "regress.nightly -> regress.bisect", "regress.nightly -> regress.history",
-    "regress.run.evidence -> regress.ptx_diff", "regress.store.noise -> regress.history",
-    "regress.trends -> regress.alerts", "regress.trends -> regress.history",
+    "regress.run.evidence -> regress.ptx_diff",
     "plots.report_charts", "plots.report_html", "plots.report_html.write_report", "plots.trend_charts.write_page",
-    "regress.bisect", "regress.compare", "regress.compare._decide_rows", "regress.compare.main", "regress.history",
+    "regress.bisect", "regress.compare", "regress.compare._decide_rows", "regress.compare.main",
     "regress.load.results", "regress.nightly", "regress.nightly.night", "regress.run_suite",
     "regress.run_suite.run_suite", "regress.trends.run",
 }

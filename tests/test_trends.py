@@ -30,7 +30,7 @@ import unittest
 
 import numpy as np
 
-from regress import history
+from regress.store import history
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
