@@ -9,9 +9,9 @@ import re
 import numpy as np
 
 from plots import report_html
-from regress import alerts as alerts_mod
+from regress.store import alerts as alerts_mod
 from regress.stats import changepoint
-from regress import history
+from regress.store import history
 from regress.load import fmt
 from regress.load.fmt import commit_range, family_stem, short_rev, when
 from regress.stats.series import BASELINE_RUNS, measured

@@ -3,7 +3,7 @@
     ci/trends --history DIR --out OUTDIR [--machine ID] [--json FILE]
               [--floor [FAMILY/]DEVICE=PCT] [--confirm N] [--all]
 
-For one machine of the history (regress/history.py; the only one, or --machine),
+For one machine of the history (regress/store/history.py; the only one, or --machine),
 every benchmark's series is searched for change points (regress/stats/changepoint.py:
 E-Divisive means, a t-test between the segments, the comparator's threshold
 max(floor, 2 x the run-to-run noise)). A history is per machine fingerprint; a
@@ -33,28 +33,27 @@ changes are reported, not raised as alerts (those follow the time).
 Exit status: 0 no confirmed regression; 1 a confirmed regression; 2 bad input
 or usage (one line "trends: ...")."""
 import argparse
-import datetime
-import glob
+import dataclasses
 import json
-import math
 import os
 import sys
 
-from regress import alerts
-from regress.stats import changepoint
-from regress.store import db
-from regress import history
 from regress import cli
 from regress.load import fmt
 from regress.load.fmt import commit_range, day, family_stem, short_rev, when
+from regress.stats import changepoint
 from regress.stats import decide
-from regress.stats.series import Series, measured
+from regress.stats import series as series_mod
+from regress.stats.series import measured
+from regress.store import alerts
+from regress.store import db
+from regress.store import history
+from regress.store import trends as store
+from regress.store.trends import MODE, attach_culprits
 
 TOOL = "trends"
 FORMAT = 1
 EXIT_OK, EXIT_REGRESSION, EXIT_INPUT = 0, 1, 2
-MODE = "files"           # the floors of compare for two files: one nightly run against another
-AA_LEDGER = "aa-ledger.jsonl"  # the nightly's A/A false alarms, in the history directory
 
 
 class TrendsError(Exception):
@@ -63,6 +62,26 @@ class TrendsError(Exception):
 
 def _stderr(line):
     print("%s: %s" % (TOOL, line), file=sys.stderr, flush=True)
+
+
+@dataclasses.dataclass
+class Trends:
+    """One machine's trends, as the steps of run() find them."""
+    machine: dict               # its row of History.machines(): machine, gpu, cpu, ...
+    runs: list                  # History.runs(machine), in series order
+    ordinal: dict               # run id -> its place in runs
+    series: list                # [stats.series.Series]
+    confirm: int
+    floors: dict
+    multiple: float = changepoint.MULTIPLE
+    files: str = None           # where the nightly keeps its A/A ledger and bisection reports
+    bounds: list = dataclasses.field(default_factory=list)     # store.run_segments
+    changes: list = dataclasses.field(default_factory=list)    # worst first
+    alert_rows: list = dataclasses.field(default_factory=list)
+    alert_sync: dict = None
+    gating: list = dataclasses.field(default_factory=list)     # the confirmed regressions that fail
+    summary: dict = None
+    aa: tuple = None            # the A/A ledger: (nights, totals)
 
 
 # ------------------------------------------------------------------ helpers
@@ -77,120 +96,11 @@ def run_labels(runs):
     return [t + (" (run %d)" % r["id"] if timed.count(t) > 1 else "") for t, r in zip(timed, runs)]
 
 
-def instant(date):
-    """An ISO date as an aware datetime (UTC when it has no offset), or None."""
-    if not isinstance(date, str):
-        return None
-    try:
-        d = datetime.datetime.fromisoformat(date.strip())
-    except ValueError:
-        return None
-    return d if d.tzinfo is not None else d.replace(tzinfo=datetime.timezone.utc)
-
-
 def parse_floor(spec):
     try:
         return decide.parse_floor(spec)
     except argparse.ArgumentTypeError as e:
         raise TrendsError(str(e))
-
-
-def benchmark_info(h, machine):
-    """{name: (family, device)} of the machine's entries (the most frequent when they vary)."""
-    rows = h._query("SELECT e.name, e.family, e.device, count(*) FROM entries e JOIN runs r ON r.id = e.run_id "
-                    "WHERE r.machine = ? GROUP BY e.name, e.family, e.device", (machine,))
-    best = {}
-    for name, family, device, n in rows:
-        key = (device is not None, n, family or "", device or "")
-        if name not in best or key > best[name][0]:
-            best[name] = (key, family, device)
-    return {name: (family, device) for name, (_, family, device) in best.items()}
-
-
-def metric_points(points, metric):
-    """A series' points with the counter `metric` (its median over the run's
-    repetitions) in the place of the time; a run without it is unmeasured."""
-    out = []
-    for p in points:
-        q = dict(p)
-        v = (p.get("counters") or {}).get(metric)
-        ok = isinstance(v, (int, float)) and v > 0 and math.isfinite(v)
-        q.update(median=float(v) if ok else None, low=float(v) if ok else None, high=float(v) if ok else None,
-                 mad=None, times=[float(v)] if ok else [])
-        out.append(q)
-    return out
-
-
-def check_metric(metric, runs):
-    """TrendsError unless the runs declare `metric` a counter that is better
-    lower (parbench_counters); the newest declaration holds."""
-    for r in reversed(runs):
-        ctx = r["context"]
-        try:
-            ctx = json.loads(ctx) if isinstance(ctx, str) else (ctx or {})
-        except ValueError:
-            continue
-        kinds = ctx.get("parbench_counters") or {}
-        k = kinds.get(metric)
-        if isinstance(k, dict):
-            if k.get("better") != "lower":
-                raise TrendsError("--metric %s: it is better %s; trends follow a counter that is better lower "
-                                  "(joules_per_call, a time)" % (metric, k.get("better") or "neither way"))
-            return
-    raise TrendsError("--metric %s: no run of the machine declares that counter" % metric)
-
-
-def rank(c):
-    """Worst first: confirmed regressions, tentative regressions, then improvements (confirmed
-    first); by size within each."""
-    group = {("confirmed", "slower"): 0, ("tentative", "slower"): 1,
-             ("confirmed", "faster"): 2, ("tentative", "faster"): 3}[(c["status"], c["direction"])]
-    return (group, -abs(c["step"]), c["name"], c["index"])
-
-
-def run_segments(runs):
-    """[(ordinal, run, [[key, old, new]])] where the machine's runs start a new segment."""
-    out = []
-    for i in range(1, len(runs)):
-        if runs[i]["segment"] != runs[i - 1]["segment"]:
-            out.append((i, runs[i], [list(c) for c in history.segment_changes(runs[i - 1]["context"],
-                                                                              runs[i]["context"])]))
-    return out
-
-
-# ------------------------------------------------------------------ charts
-
-def read_aa_ledger(hist, machine):
-    """The nightly job's A/A checks of this machine (HISTORY/aa-ledger.jsonl,
-    one line per night: the comparator run with one binary on both sides, so
-    every SLOWER or FASTER is a false alarm). Returns (nights, totals);
-    unreadable lines are counted in totals["unreadable"], not fatal."""
-    nights, unreadable = [], 0
-    path = os.path.join(hist, AA_LEDGER) if hist else None
-    if path and os.path.exists(path):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                try:
-                    e = json.loads(line)
-                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict):
-                        raise ValueError
-                    compared, alarms = int(e["compared"]), int(e["false_alarms"])
-                except (ValueError, KeyError, TypeError):
-                    unreadable += 1
-                    continue
-                if e.get("machine") == machine:
-                    nights.append({"date": e.get("date"), "revision": e.get("revision"), "compared": compared,
-                                   "false_alarms": alarms,
-                                   "counts": {str(k): int(v) for k, v in sorted(e["counts"].items())
-                                              if isinstance(v, int)}})
-    nights.sort(key=lambda n: n["date"] or "")
-    compared = sum(n["compared"] for n in nights)
-    alarms = sum(n["false_alarms"] for n in nights)
-    totals = {"nights": len(nights), "compared": compared, "false_alarms": alarms,
-              "rate": alarms / compared if compared else None, "unreadable": unreadable}
-    return nights, totals
 
 
 # -------------------------------------------------------------------- main
@@ -228,23 +138,6 @@ def make_parser():
     return p
 
 
-def choose_machine(h, wanted):
-    machines = h.machines()
-    if not machines:
-        raise TrendsError("%s holds no runs (ci/history ingest FILE adds one)" % h.dir)
-    if wanted:
-        try:
-            mid = h.resolve_machine(wanted)
-        except history.HistoryError as e:
-            raise TrendsError(str(e))
-    elif len(machines) > 1:
-        raise TrendsError("the history holds %d machines: choose one with --machine (%s)" % (
-            len(machines), "; ".join(history._describe_machine(m) for m in machines)))
-    else:
-        mid = machines[0]["machine"]
-    return next(m for m in machines if m["machine"] == mid)
-
-
 def prepare_out(out):
     if os.path.exists(out) and not os.path.isdir(out):
         raise TrendsError("--out %s is a file, not a directory" % out)
@@ -273,102 +166,113 @@ def summary_line(summary, one_run):
 
 
 def run(args, out=print):
-    confirm = args.confirm
-    if confirm < 1:
-        raise TrendsError("--confirm %d: give 1 or more runs" % confirm)
+    """ci/trends: read the machine's series, find their changes, draw and
+    write the page and changes.json, say what changed."""
+    t = read_trends(args)
+    charts_dir = prepare_out(args.out)
+    from plots import trend_charts  # matplotlib: only once the input has been read
+    t.bounds = store.run_segments(t.runs)
+    t.files = args.files or (None if db.is_url(args.history) else args.history)
+    find_changes(t, args)
+    info = page_info(t, args)
+    draw_page(trend_charts, t, args, info, charts_dir)
+    write_changes(t, args, info)
+    say(t, args, info, out)
+    return EXIT_REGRESSION if t.gating else EXIT_OK
+
+
+def read_trends(args):
+    """The settings checked and the machine's runs and series read (TrendsError, one line, when they cannot be)."""
+    if args.confirm < 1:
+        raise TrendsError("--confirm %d: give 1 or more runs" % args.confirm)
     floors = dict(parse_floor(f) for f in args.floor)
-    multiple = changepoint.MULTIPLE
     try:
         h = history.open_history(args.history, log=_stderr)
     except history.HistoryError as e:
         raise TrendsError(str(e))
     with h:
-        m = choose_machine(h, args.machine)
-        machine = m["machine"]
-        runs = h.runs(machine)
+        m = _checked(store.choose_machine, h, args.machine)
+        runs = h.runs(m["machine"])
         if not runs:
-            raise TrendsError("machine %s has no runs" % machine)
+            raise TrendsError("machine %s has no runs" % m["machine"])
         if args.metric:
-            check_metric(args.metric, runs)
+            _checked(store.check_metric, args.metric, runs)
         ordinal = {r["id"]: i for i, r in enumerate(runs)}
-        labels = run_labels(runs)
-        info_of = benchmark_info(h, machine)
-        series = []
-        for name in h.names(machine):
-            family, device = info_of.get(name, (None, None))
-            device = device if device in ("cpu", "gpu") else "cpu"
-            floor = decide.floor_for(floors, MODE, family, device)
-            points = h.series(name, machine)
-            if args.metric:
-                points = metric_points(points, args.metric)
-                if not any(measured(p) for p in points):
-                    continue
-            series.append(Series(name, family, device, floor, points, ordinal, confirm, multiple))
-            series[-1].metric = args.metric
-    charts_dir = prepare_out(args.out)
-    from plots import trend_charts  # matplotlib: only once the input has been read
-    one_run = len(runs) == 1
-    bounds = run_segments(runs)
+        series = store.read_series(h, m["machine"], ordinal, floors, args.confirm, changepoint.MULTIPLE, args.metric)
+    return Trends(m, runs, ordinal, series, args.confirm, floors)
 
-    changes = []
-    for s in series:
-        for c in s.changes:
-            d = dict(c)
-            d.update(name=s.name, family=s.family, device=s.device, floor=s.floor, stem=s.stem,
-                     run_id=s.points[c["index"]]["run_id"])
-            changes.append(d)
-    changes.sort(key=rank)
-    files = args.files or (None if db.is_url(args.history) else args.history)
-    attach_culprits(changes, files)
+
+def _checked(step, *args):
+    """step(*args), its HistoryError the tool's one line."""
+    try:
+        return step(*args)
+    except history.HistoryError as e:
+        raise TrendsError(str(e))
+
+
+def find_changes(t, args):
+    """The changes of every series, worst first, with their culprits, whether
+    a baseline accepted them, and their alerts (none for --metric); the
+    regressions that fail the job, and the counts."""
+    t.changes = series_mod.changes_of(t.series)
+    attach_culprits(t.changes, t.files)
     accepted_through = None
     if args.accepted_through is not None:
-        accepted_through = instant(args.accepted_through)
+        accepted_through = series_mod.instant(args.accepted_through)
         if accepted_through is None:
             raise TrendsError("--accepted-through %r: not an ISO date (e.g. 2026-11-23T12:32:06+00:00)"
                               % args.accepted_through)
-    for c in changes:
-        d = instant(c["date"])
-        c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
-                             and d <= accepted_through)
+    series_mod.mark_accepted(t.changes, accepted_through)
     if args.metric:
-        alert_rows, alert_sync = [], None
-        for c in changes:
+        for c in t.changes:
             c["alert"] = None
     else:
-        alert_rows, alert_sync = sync_alerts(args.history, machine, changes, series, ordinal)
-    gating = changepoint.gating(changes)
-    accepted = [c for c in changes if c["accepted"] and c["status"] == "confirmed"]
-    summary = {"benchmarks": len(series), "changed": sum(1 for s in series if s.changes),
-               "confirmed_regressions": len(gating), "accepted_regressions": len(accepted),
-               "tentative_regressions": sum(1 for c in changes if c["direction"] == "slower"
-                                            and c["status"] != "confirmed"),
-               "improvements": sum(1 for c in changes if c["direction"] == "faster"),
-               "confirmed_improvements": sum(1 for c in changes if c["direction"] == "faster"
-                                             and c["status"] == "confirmed"),
-               "alerts_open": sum(1 for a in alert_rows if a["state"] in alerts.OPEN)}
-    hardware = m["gpu"] or m["cpu"] or "unknown hardware"
-    machine_label = "machine %s: %s" % (machine, "; ".join(x for x in (m["gpu"], m["cpu"]) if x) or hardware)
-    revs = [r["revision"] for r in runs if r["revision"]]
-    dates = [r["date"] for r in runs if r["date"]]
-    description = "History %s, machine %s (GPU: %s; CPU: %s): %d run%s%s%s; %d segment%s." % (
-        args.history, machine, m["gpu"] or "none", m["cpu"] or "not named", len(runs), "" if one_run else "s",
-        " from %s to %s" % (when(dates[0]), when(dates[-1])) if len(dates) > 1 else
-        (" on %s" % when(dates[0]) if dates else ""),
-        ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
-        (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
-    floors_text = "GPU %s, CPU %s (compare's two-file floors)%s" % (
+        try:
+            t.alert_rows, t.alert_sync = store.sync_alerts(args.history, t.machine["machine"], t.changes, t.series,
+                                                           t.ordinal)
+        except alerts.AlertError as e:
+            _stderr("trends: alerts not updated: %s" % e)
+            t.alert_rows, t.alert_sync = [], None
+    t.gating = changepoint.gating(t.changes)
+    t.summary = store.summarise(t.series, t.changes, t.gating, t.alert_rows)
+
+
+def floors_text(floors):
+    """The floors in words: the defaults and any --floor."""
+    return "GPU %s, CPU %s (compare's two-file floors)%s" % (
         fmt.pct(decide.DEFAULT_FLOORS[("gpu", MODE)], signed=False, digits=0, missing=""),
         fmt.pct(decide.DEFAULT_FLOORS[("cpu", MODE)], signed=False, digits=0, missing=""),
         "; --floor " + ", ".join("%s%s=%g%%" % (f + "/" if f else "", d, 100 * v)
                                  for (f, d), v in sorted(floors.items(), key=str)) if floors else "")
+
+
+def page_info(t, args):
+    """What the page says of the history: hardware, a description, the summary and its line."""
+    m, runs, bounds = t.machine, t.runs, t.bounds
+    one_run = len(runs) == 1
+    revs = [r["revision"] for r in runs if r["revision"]]
+    dates = [r["date"] for r in runs if r["date"]]
+    description = "History %s, machine %s (GPU: %s; CPU: %s): %d run%s%s%s; %d segment%s." % (
+        args.history, m["machine"], m["gpu"] or "none", m["cpu"] or "not named", len(runs), "" if one_run else "s",
+        " from %s to %s" % (when(dates[0]), when(dates[-1])) if len(dates) > 1 else
+        (" on %s" % when(dates[0]) if dates else ""),
+        ", revisions %s .. %s" % (short_rev(revs[0]), short_rev(revs[-1])) if len(revs) > 1 else
+        (", revision %s" % short_rev(revs[0]) if revs else ""), len(bounds) + 1, "" if not bounds else "s")
     if args.metric:
         description += " Series: %s (the median over each run's repetitions), not the time." % args.metric
-    info = {"hardware": hardware, "description": description, "summary": summary,
-            "summary_line": summary_line(summary, one_run), "one_run": one_run}
+    return {"hardware": m["gpu"] or m["cpu"] or "unknown hardware", "description": description,
+            "summary": t.summary, "summary_line": summary_line(t.summary, one_run), "one_run": one_run}
 
-    # charts
+
+def draw_page(trend_charts, t, args, info, charts_dir):
+    """The charts (a changed benchmark's, every one's with --all; one per
+    family) and OUTDIR/index.html."""
+    m, series = t.machine, t.series
+    machine_label = "machine %s: %s" % (m["machine"], "; ".join(x for x in (m["gpu"], m["cpu"]) if x)
+                                        or info["hardware"])
+    labels = run_labels(t.runs)
     bench_charts, family_charts = set(), []
-    if not one_run:
+    if not info["one_run"]:
         for s in series:
             if (s.changes or args.all) and any(measured(p) for p in s.points):
                 trend_charts.draw_benchmark(s, labels, machine_label, charts_dir)
@@ -376,36 +280,43 @@ def run(args, out=print):
         families = sorted({s.family or "" for s in series}, key=trend_charts.family_key)
         for fam in families:
             mine = [s for s in series if (s.family or "") == fam]
-            if trend_charts.draw_family(fam or None, mine, labels, bounds, machine_label, charts_dir):
+            if trend_charts.draw_family(fam or None, mine, labels, t.bounds, machine_label, charts_dir):
                 family_charts.append((fam or "(no family)", family_stem(fam or None)))
+    aa = store.read_aa_ledger(t.files, m["machine"])
+    trend_charts.write_page(os.path.join(args.out, "index.html"), info, t.changes, series, family_charts,
+                            bench_charts, t.bounds, {"confirm": t.confirm, "multiple": t.multiple,
+                                                     "floors_text": floors_text(t.floors), "history": args.history,
+                                                     "metric": args.metric}, aa, t.alert_rows)
+    t.aa = aa
 
-    aa_nights, aa_totals = read_aa_ledger(files, machine)
-    trend_charts.write_page(os.path.join(args.out, "index.html"), info, changes, series, family_charts, bench_charts,
-                            bounds, {"confirm": confirm, "multiple": multiple, "floors_text": floors_text,
-                                     "history": args.history, "metric": args.metric},
-                            (aa_nights, aa_totals), alert_rows)
 
+def write_changes(t, args, info):
+    """OUTDIR/changes.json (and --json FILE): every change and the counts, byte-identical when rerun."""
+    m, runs = t.machine, t.runs
+    revs = [r["revision"] for r in runs if r["revision"]]
+    dates = [r["date"] for r in runs if r["date"]]
     keys = ("name", "family", "device", "segment", "floor", "index", "run_id", "revision_before", "revision_after",
             "date", "step", "direction", "p", "threshold", "noise", "runs_after", "status", "accepted", "culprit",
             "alert")
+    aa_nights, aa_totals = t.aa
     doc = {"parbench_trends": FORMAT,
-           "machine": {"id": machine, "gpu": m["gpu"], "cpu": m["cpu"]},
+           "machine": {"id": m["machine"], "gpu": m["gpu"], "cpu": m["cpu"]},
            "runs": len(runs), "first": dates[0] if dates else None, "last": dates[-1] if dates else None,
            "revisions": [revs[0], revs[-1]] if revs else [],
-           "settings": {"accepted_through": args.accepted_through, "confirm": confirm, "multiple": multiple,
+           "settings": {"accepted_through": args.accepted_through, "confirm": t.confirm, "multiple": t.multiple,
                         "metric": args.metric,
                         "max_pvalue": changepoint.MAX_PVALUE,
                         "floors": {"%s%s" % ("" if f is None else f + "/", d): v
-                                   for (f, d), v in sorted(floors.items(), key=str)},
+                                   for (f, d), v in sorted(t.floors.items(), key=str)},
                         "default_floors": {d: decide.DEFAULT_FLOORS[(d, MODE)] for d in ("cpu", "gpu")}},
-           "summary": dict(summary, fails_nightly=bool(gating)),
+           "summary": dict(t.summary, fails_nightly=bool(t.gating)),
            "summary_line": info["summary_line"],
            "segments": [{"run_id": r["id"], "date": r["date"], "revision": r["revision"], "segment": r["segment"],
-                         "changed": ch} for _, r, ch in bounds],
-           "changes": [{k: c.get(k) for k in keys} for c in changes],
+                         "changed": ch} for _, r, ch in t.bounds],
+           "changes": [{k: c.get(k) for k in keys} for c in t.changes],
            "alerts": [{"id": a["id"], "state": a["state"], "direction": a["direction"], "worst_step": a["worst_step"],
                        "culprit": a["culprit"], "benchmarks": [b["name"] for b in a["benchmarks"]]}
-                      for a in alert_rows],
+                      for a in t.alert_rows],
            "aa": {"summary": aa_totals, "nights": aa_nights}}
     text = json.dumps(cli.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
@@ -415,79 +326,20 @@ def run(args, out=print):
         except OSError as e:
             raise TrendsError("cannot write %s: %s" % (path, e.strerror or e))
 
+
+def say(t, args, info, out):
+    """The summary line, every change, the alerts raised or closed, and where the page is."""
     out(info["summary_line"])
-    for c in changes:
+    for c in t.changes:
         out("  %-9s %-6s %7s  %s  %s  (%s%s)" % (c["status"], c["direction"], fmt.pct(c["step"], digits=1, missing=""),
                                                  commit_range(c),
                                                  c["name"], day(c["date"]), ", accepted" if c["accepted"] else ""))
-    if alert_sync and (alert_sync["raised"] or alert_sync["closed"]):
+    sync = t.alert_sync
+    if sync and (sync["raised"] or sync["closed"]):
         out("alerts: %d raised (%s), %d detected fixed (%s); ci/alerts --history %s list" % (
-            len(alert_sync["raised"]), ", ".join("#%d" % i for i in alert_sync["raised"]) or "-",
-            len(alert_sync["closed"]), ", ".join("#%d" % i for i in alert_sync["closed"]) or "-", args.history))
+            len(sync["raised"]), ", ".join("#%d" % i for i in sync["raised"]) or "-",
+            len(sync["closed"]), ", ".join("#%d" % i for i in sync["closed"]) or "-", args.history))
     out("report: %s" % os.path.join(args.out, "index.html"))
-    return EXIT_REGRESSION if gating else EXIT_OK
-
-
-def sync_alerts(hist, machine, changes, series, ordinal):
-    """Raise and close the machine's alerts (regress/alerts.py) from the
-    confirmed changes; each change gets "alert" (id and state), and
-    "triaged" when its alert is closed, which keeps it from failing the
-    nightly. ([alerts worst first], sync result), or ([], None) with one
-    line on stderr when the store cannot be written."""
-    by_name = {s.name: s for s in series}
-    confirmed = [c for c in changes if c["status"] == "confirmed"]
-    for c in changes:
-        c["alert"] = None
-    for c in confirmed:
-        c["ordinal"] = by_name[c["name"]].x[c["index"]]
-
-    def recovered(row):
-        s = by_name.get(row["name"])
-        if s is None:
-            return False, "no longer in the history"
-        return alerts.recovery(s.points, ordinal, row, measured)
-
-    # A history without a confirmed change, and no alert yet, stays as it was.
-    if not confirmed and not os.path.exists(os.path.join(hist, alerts.FILE)):
-        return [], None
-    try:
-        with alerts.Alerts(hist) as store:
-            result = store.sync(machine, confirmed, recovered)
-            rows = store.alerts(machine)
-    except alerts.AlertError as e:
-        _stderr("trends: alerts not updated: %s" % e)
-        return [], None
-    for c in confirmed:
-        if c["alert"] and c["alert"]["state"] not in alerts.OPEN:
-            c["triaged"] = c["alert"]["state"]
-    return rows, result
-
-
-def attach_culprits(changes, hist):
-    """Each change whose commit range ci/bisect searched (the nightly keeps
-    its reports in HIST/bisect/RANGE/report.json) gets "culprit": the commit
-    it named for this benchmark, its subject, the chance it is wrong and the
-    report's path."""
-    reports = {}
-    for path in sorted(glob.glob(os.path.join(hist, "bisect", "*", "report.json")) if hist else []):
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            reports[(doc["good"][:12], doc["bad"][:12])] = (path, doc)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    for c in changes:
-        c["culprit"] = None
-        a, b = c.get("revision_before") or "", c.get("revision_after") or ""
-        found = reports.get((a[:12], b[:12]))
-        if not found:
-            continue
-        path, doc = found
-        for k in doc.get("culprits", []):
-            if c["name"] in k.get("benchmarks", []):
-                c["culprit"] = {"commit": k["commit"], "subject": k.get("subject"),
-                                "chance_wrong": k.get("chance_wrong"), "candidates": k.get("candidates"),
-                                "report": os.path.join(os.path.dirname(path), "report.md")}
 
 
 def main(argv=None, out=print):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the alerts (regress/alerts.py, ci/alerts): raised by ci/trends
+"""Tests of the alerts (regress/store/alerts.py, ci/alerts): raised by ci/trends
 from confirmed changes, grouped by culprit or run, triaged with who and why,
 detected fixed when the series returns, an invalid change never raised
 again; the store under four processes at once; bad input in one line."""
@@ -14,7 +14,7 @@ import unittest
 
 import numpy as np
 
-from regress import alerts
+from regress.store import alerts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -162,7 +162,7 @@ class Store(unittest.TestCase):
     def test_four_processes_triage_at_once(self):
         with alerts.Alerts(self.dir) as store:
             store.sync("m", [change("B%d" % i, 10 * i) for i in range(4)], never)
-        code = ("import sys\nfrom regress import alerts\n"
+        code = ("import sys\nfrom regress.store import alerts\n"
                 "with alerts.Alerts(sys.argv[1]) as s:\n"
                 "    for k in range(25):\n"
                 "        s.triage(1 + k % 4, ('acknowledged', 'untriaged')[k % 2], who='p' + sys.argv[2])\n")

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats as sps
 
 from regress.stats import changepoint as cp
+from regress.stats import ttests as tt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -88,17 +89,17 @@ class EnergyStatistic(unittest.TestCase):
             a, b = rng.normal(0, 1, n1), rng.normal(0.7, 2, n2)
             for ev in (True, False):
                 ref = sps.ttest_ind(a, b, equal_var=ev)
-                t, p = cp.ttest(a, b, equal_var=ev)
+                t, p = tt.ttest(a, b, equal_var=ev)
                 self.assertAlmostEqual(t, -ref.statistic, places=10)
                 self.assertAlmostEqual(p, ref.pvalue, places=12)
         # No variance: equal means are no change, different ones are certain.
-        self.assertEqual(cp.ttest([1, 1, 1], [1, 1])[1], 1.0)
-        self.assertEqual(cp.ttest([1, 1, 1], [2, 2])[1], 0.0)
+        self.assertEqual(tt.ttest([1, 1, 1], [1, 1])[1], 1.0)
+        self.assertEqual(tt.ttest([1, 1, 1], [2, 2])[1], 0.0)
 
     def test_side_median_resists_one_outlier(self):
-        self.assertEqual(cp.side_median([0.0, 20.0], other=0.0), 0.0)
-        self.assertEqual(cp.side_median([0.0, 20.0], other=30.0), 20.0)
-        self.assertEqual(cp.side_median([20.0, 1.0, 2.0], other=0.0), 2.0)
+        self.assertEqual(tt.side_median([0.0, 20.0], other=0.0), 0.0)
+        self.assertEqual(tt.side_median([0.0, 20.0], other=30.0), 20.0)
+        self.assertEqual(tt.side_median([20.0, 1.0, 2.0], other=0.0), 2.0)
 
 
 class Detection(unittest.TestCase):
@@ -337,19 +338,19 @@ class Outliers(unittest.TestCase):
     def test_robust_ttest_leaves_out_gross_and_tames_moderate_outliers(self):
         left = np.array([0.0, 0.01, -0.01, 0.005, -0.005])
         right = left + 0.05
-        p0 = cp.robust_ttest(left, right, 0.01)
-        self.assertAlmostEqual(p0, cp.ttest(left, right)[1], places=15)
+        p0 = tt.robust_ttest(left, right, 0.01)
+        self.assertAlmostEqual(p0, tt.ttest(left, right)[1], places=15)
         # Beyond 8 x noise: left out, p as without it.
         gross = np.append(left, 0.5)
-        self.assertAlmostEqual(cp.robust_ttest(gross, right, 0.01), p0, places=15)
+        self.assertAlmostEqual(tt.robust_ttest(gross, right, 0.01), p0, places=15)
         # 5 x noise: kept, pulled in to 4 x noise from the side's median.
         left = left[1:]
         moderate = np.append(left, 0.055)
         self.assertEqual(np.median(moderate), 0.005)
-        p = cp.robust_ttest(moderate, right, 0.01)
-        self.assertAlmostEqual(p, cp.ttest(np.append(left, 0.045), right)[1], places=15)
-        self.assertGreater(p, cp.ttest(left, right)[1])
-        self.assertLess(p, cp.ttest(moderate, right)[1])
+        p = tt.robust_ttest(moderate, right, 0.01)
+        self.assertAlmostEqual(p, tt.ttest(np.append(left, 0.045), right)[1], places=15)
+        self.assertGreater(p, tt.ttest(left, right)[1])
+        self.assertLess(p, tt.ttest(moderate, right)[1])
 
     def test_outlier_split_off_when_the_best_split_fails(self):
         # 11 runs: an outlier of +15.5% at the start, a 10% step at run 5.
@@ -360,7 +361,7 @@ class Outliers(unittest.TestCase):
         x = np.array([14.4, -0.3, 1.6, 0.5, -0.7, 10.0, 8.4, 10.5, 9.3, 10.2, 7.7]) / 100
         noise = cp.diff_noise(x)
         self.assertFalse(cp.isolated_outliers(x, noise).any())
-        self.assertGreater(cp.robust_ttest(x[:5], x[5:], noise), cp.MAX_PVALUE)
+        self.assertGreater(tt.robust_ttest(x[:5], x[5:], noise), cp.MAX_PVALUE)
         self.assertEqual(list(np.flatnonzero(cp.isolated_outliers(x, noise, cp.OUTLIER_CUT))), [0])
         self.assert_one_change(x, 5, 0.10, max_p=1e-5)
 

@@ -778,7 +778,7 @@ class NoiseModel(CommandBase):
         self.assertEqual(noise.series_noise([1.0, float("nan"), 0.0, -1, None, 1.0]), (None, []))
 
     def history(self, runs, **ctx):
-        from regress import history
+        from regress.store import history
         h = os.path.join(self.dir, "hist")
         with history.History(h, create=True, log=lambda line: None) as store:
             for i in range(runs):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the history store (regress/history.py, ci/history).
+"""Tests of the history store (regress/store/, ci/history).
 
 Ingesting runs, listing them, one benchmark's series (order and exact
 values), re-ingesting as a no-op, .json.gz input, the index rebuilt from the
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import unittest
 
-from regress import history
+from regress.store import history
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -15,8 +15,8 @@ import unittest
 
 import numpy as np
 
-from regress import alerts
-from regress import history
+from regress.store import alerts
+from regress.store import history
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -30,7 +30,7 @@ except ImportError:
 WHY_NOT = pg_server.available()
 WORKER = """
 import json, random, sys
-from regress import alerts, history
+from regress.store import alerts, history
 spec, files, seed = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
 random.Random(seed).shuffle(files)
 added = 0

@@ -31,13 +31,8 @@ MAX_FUNCTION = 100
 # What the restructuring has still to move: each entry leaves with its step,
 # and the list ends empty (test_nothing_left_to_move).
 NOT_YET = {
-    "plots.trend_charts -> regress.alerts", "plots.trend_charts -> regress.history",
-    "regress.run.nightly -> regress.history", "regress.run.nightly_steps -> regress.alerts",
-    "regress.store.noise -> regress.history",
-    "regress.trends -> regress.alerts", "regress.trends -> regress.history",
     "plots.report_charts", "plots.report_html", "plots.report_html.write_report", "plots.trend_charts.write_page",
-    "regress.compare", "regress.compare._decide_rows", "regress.compare.main", "regress.history",
-    "regress.stats.changepoint", "regress.trends.run",
+    "regress.compare", "regress.compare._decide_rows", "regress.compare.main",
 }
 
 

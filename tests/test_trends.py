@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of the trend report (regress/trends.py, ci/trends).
 
-A synthetic nightly history, ingested with regress/history.py: 12 runs
+A synthetic nightly history, ingested with regress/store/history.py: 12 runs
 (revisions r1..r12) of 4 benchmarks in 2 families, 1% run-to-run noise; one
 GPU benchmark 8% slower from r7 on; a driver update at r10 that moves another
 benchmark by 10% and changes no code; another failed in r3. Expected: exactly one change, confirmed
@@ -30,7 +30,7 @@ import unittest
 
 import numpy as np
 
-from regress import history
+from regress.store import history
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -14,7 +14,7 @@ import unittest
 
 import numpy as np
 
-from regress import history
+from regress.store import history
 from test_trends import CHROMIUM, STEPPED, TrendsBase, build_history, nightly, run_tool
 
 

@@ -43,7 +43,7 @@ import os
 import shutil
 import time
 
-from regress import history
+from regress.store import history
 from regress.load import results
 from regress.run import launch
 from regress.run.nightly_select import (aa_choice, repetitions_needed, select_exclusions, survey_roles,

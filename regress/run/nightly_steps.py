@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from regress import alerts
+from regress.store import alerts
 from regress.load import results
 from regress.run import launch
 

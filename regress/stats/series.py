@@ -1,7 +1,10 @@
 """One benchmark's series in a machine's history, analysed: its segments
 (runs between changes of driver or library), the change points the
 detector finds in each, the pieces between them, the threshold of the
-latest segment, and the baseline a family chart divides by."""
+latest segment, and the baseline a family chart divides by; and the changes
+of a machine's series together, worst first, those accepted with a
+baseline marked."""
+import datetime
 import math
 
 import numpy as np
@@ -90,3 +93,62 @@ class Series:
             if vals:
                 return float(np.median(vals[:BASELINE_RUNS]))
         return None
+
+
+def metric_points(points, metric):
+    """A series' points with the counter `metric` (its median over the run's
+    repetitions) in the place of the time; a run without it is unmeasured."""
+    out = []
+    for p in points:
+        q = dict(p)
+        v = (p.get("counters") or {}).get(metric)
+        ok = isinstance(v, (int, float)) and v > 0 and math.isfinite(v)
+        q.update(median=float(v) if ok else None, low=float(v) if ok else None, high=float(v) if ok else None,
+                 mad=None, times=[float(v)] if ok else [])
+        out.append(q)
+    return out
+
+
+# ---------------------------------------------------------------- the changes
+
+def rank(c):
+    """Worst first: confirmed regressions, tentative regressions, then improvements (confirmed
+    first); by size within each."""
+    group = {("confirmed", "slower"): 0, ("tentative", "slower"): 1,
+             ("confirmed", "faster"): 2, ("tentative", "faster"): 3}[(c["status"], c["direction"])]
+    return (group, -abs(c["step"]), c["name"], c["index"])
+
+
+def changes_of(series):
+    """Every change of the series, worst first (rank): detect's dicts with
+    the benchmark's name, family, device, floor, chart stem and run id."""
+    changes = []
+    for s in series:
+        for c in s.changes:
+            d = dict(c)
+            d.update(name=s.name, family=s.family, device=s.device, floor=s.floor, stem=s.stem,
+                     run_id=s.points[c["index"]]["run_id"])
+            changes.append(d)
+    changes.sort(key=rank)
+    return changes
+
+
+def instant(date):
+    """An ISO date as an aware datetime (UTC when it has no offset), or None."""
+    if not isinstance(date, str):
+        return None
+    try:
+        d = datetime.datetime.fromisoformat(date.strip())
+    except ValueError:
+        return None
+    return d if d.tzinfo is not None else d.replace(tzinfo=datetime.timezone.utc)
+
+
+def mark_accepted(changes, accepted_through):
+    """Each change gets "accepted": a regression first measured at or before
+    `accepted_through` (an aware datetime, or None: none is) was accepted
+    with the machine's baseline of that date."""
+    for c in changes:
+        d = instant(c["date"])
+        c["accepted"] = bool(accepted_through is not None and d is not None and c["direction"] == "slower"
+                             and d <= accepted_through)

@@ -3,7 +3,7 @@ history store (compare --history): the statistics are regress.stats.noise's,
 the series are the store's."""
 import os
 
-from regress import history
+from regress.store import history
 from regress.stats.noise import HISTORY_POINTS, MIN_POINTS, NoiseError, series_noise, tail_factor
 
 
