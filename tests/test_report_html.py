@@ -14,6 +14,7 @@ import unittest
 
 from regress.load import derived
 from regress.load import fmt, results
+from plots import report_format
 from plots import report_html
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -447,16 +448,16 @@ class ContextAndEscaping(ReportTest):
         self.assertIn("GFLOPS (GFLOP/s, higher)", page)  # the declared counters, as a small table
 
     def test_value_formatting(self):
-        f = report_html.fmt_value
+        f = report_format.fmt_value
         self.assertEqual(f([1, "a", True, None]), "1, a, true, null")
         self.assertEqual(f({"x": [1, 2], "y": {"z": 1.5}}), "x: 1, 2; y: z: 1.5")
-        self.assertEqual(report_html.fmt_num(1234.5678), "1235")
-        self.assertEqual(report_html.fmt_num(42181.3), "42180")
-        self.assertEqual(report_html.fmt_num(137438953472.0), "137.4G")
-        self.assertEqual(report_html.fmt_num(0.000123456), "0.0001235")
-        self.assertEqual(report_html.fmt_time(0.0027), "2.7 ms")
-        self.assertEqual(report_html.fmt_time(9.0718e-5), "90.72 \u00b5s")
-        self.assertEqual(report_html.fmt_time(2.5e-8), "25 ns")
+        self.assertEqual(report_format.fmt_num(1234.5678), "1235")
+        self.assertEqual(report_format.fmt_num(42181.3), "42180")
+        self.assertEqual(report_format.fmt_num(137438953472.0), "137.4G")
+        self.assertEqual(report_format.fmt_num(0.000123456), "0.0001235")
+        self.assertEqual(report_format.fmt_time(0.0027), "2.7 ms")
+        self.assertEqual(report_format.fmt_time(9.0718e-5), "90.72 \u00b5s")
+        self.assertEqual(report_format.fmt_time(2.5e-8), "25 ns")
 
     def test_special_characters_escaped(self):
         doc = synthetic()
