@@ -69,10 +69,9 @@ def chart_roofline(stats, cv):
             kind = s.rate[1] if s.rate and s.rate[1] in kinds else s.roof if s.roof in kinds else ""
             groups.setdefault((s.run.family, s.device, s.source, kind), []).append((s, ai, rate))
         else:
-            no_roof.add("%s on %s%s" % (s.run.family, s.device, source_suffix(s, several_sources(stats))))
-    if no_roof:
-        cv.drop("roofline", ["%s (no ceiling of that device in the same source: run the Ceiling family too)" % w
-                             for w in sorted(no_roof)])
+            no_roof.add((s.run.family, "on %s%s" % (s.device, source_suffix(s, several_sources(stats)))))
+    cv.drop("roofline", sorted(no_roof), "rooflines without a ceiling of their device in the same source (run the "
+                                         "Ceiling family too)")
     if not groups:
         raise NoData("no Ceiling entries of the devices the modelled entries ran on, in the same source: run bench "
                      "with the Ceiling family too (e.g. --benchmark_filter='^(GEMM|Ceiling)/')")

@@ -363,7 +363,7 @@ def not_drawn(missing, h, md):
     for reason, ds in left.items():
         charts = ", ".join(d.chart for d in ds)
         line = dropped_line(reason, ds)
-        names = "".join("<li>%s: %s</li>" % (esc(d.chart), esc("; ".join(w for _, w in d.items))) for d in ds)
+        names = "".join("<li>%s: %s</li>" % (esc(d.chart), esc("; ".join("%s %s" % it for it in d.items))) for d in ds)
         lines.append("<li><b>%s</b>: %s <details class='dropped'><summary>the %d, by chart</summary><ul>%s</ul>"
                      "</details></li>" % (esc(charts), esc(line), sum(len(d.items) for d in ds), names))
         md.append("- **%s**: %s" % (md_esc(charts), md_esc(line)))
@@ -381,7 +381,10 @@ def dropped_line(reason, ds):
             fams[fam] = fams.get(fam, 0) + 1
     by_chart = ", ".join("%s %d" % (d.chart, len(d.items)) for d in ds) if len(ds) > 1 else ""
     by_fam = "by family: " + ", ".join("%s %d" % kv for kv in sorted(fams.items(), key=lambda kv: (-kv[1], kv[0])))
-    return "%d %s (%s)" % (n, reason, "; ".join(x for x in (by_chart, by_fam) if x))
+    noun, _, rest = reason.partition(" ")
+    if n == 1 and noun.endswith("s"):  # the reason's first word is its plural noun
+        noun = noun[:-1]
+    return "%d %s %s (%s)" % (n, noun, rest, "; ".join(x for x in (by_chart, by_fam) if x))
 
 
 def machine_and_build(rep, h, md):

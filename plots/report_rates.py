@@ -271,7 +271,7 @@ def chart_rate(stats, cv):
             lines.setdefault(label(s, several), []).append((s.arg(axis, float), v, s.counter_stdev(counter)))
         draw_lines(cv, lines, axis, "%s%s (error bars: spread of repetitions)" % (counter, " (%s)" % unit if unit
                                                                                   else ""),
-                   cv.name("rate", family, counter, axis, *[v for _, v in rest]),
+                   cv.name("rate", family, counter, axis, *["%s %s" % kv for kv in rest]),
                    "%s %s vs %s%s" % (family, counter, axis, ": " + problem_label(rest) if rest else ""), family,
                    {s.source for s in ss})
     limit.done()
