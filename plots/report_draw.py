@@ -80,20 +80,22 @@ MEASURED, IDEAL = "-", "--"
 # A source's measured lines: the first (or only) source solid, the next ones
 # dotted and dash-dotted, never dashed (IDEAL); each with a marker of its own.
 SOURCE_LINES = (MEASURED, ":", "-.", (0, (6, 1.5, 1, 1.5, 1, 1.5)))
-# A variant's knob values (threads, block, GPUs) run from its hue mixed with
-# white (the smallest) to its hue mixed with black (the largest).
-RAMP_LIGHT, RAMP_DARK = 0.55, 0.45
+# A variant's knob values (threads, block, GPUs) are its hue from light to
+# dark: HLS lightness RAMP_LIGHT (the smallest value) to RAMP_DARK (the
+# largest), saturation at least RAMP_SATURATION, so the lightest shade of a
+# pale hue still reads on white.
+RAMP_LIGHT, RAMP_DARK, RAMP_SATURATION = 0.68, 0.22, 0.45
 
 
 def ramp(colour, i, n):
     """The i-th of n shades of `colour` (RGB or RGBA), light to dark; the colour itself when n is 1."""
-    r, g, b = colour[:3]
+    import colorsys
+
     if n <= 1:
-        return (r, g, b, 1.0)
-    t = i / (n - 1)
-    light = [c + (1 - c) * RAMP_LIGHT for c in (r, g, b)]
-    dark = [c * (1 - RAMP_DARK) for c in (r, g, b)]
-    return tuple(lo + (hi - lo) * t for lo, hi in zip(light, dark)) + (1.0,)
+        return tuple(colour[:3]) + (1.0,)
+    h, _, sat = colorsys.rgb_to_hls(*colour[:3])
+    light = RAMP_LIGHT + (RAMP_DARK - RAMP_LIGHT) * i / (n - 1)
+    return colorsys.hls_to_rgb(h, light, max(sat, RAMP_SATURATION)) + (1.0,)
 
 
 def knob_text(lbl):

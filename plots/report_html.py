@@ -433,7 +433,7 @@ def declared_counters(runs, h, md):
 
 # A family page shows the overview first (roofline, rate against size), then
 # scaling, then the details; the summary's thumbnail is the first of them.
-CHART_ORDER = ("roofline", "gflops", "throughput", "iteration", "sor_bandwidth", "mlp_throughput", "speedup",
+CHART_ORDER = ("roofline", "gflops", "throughput", "iteration", "sor_bandwidth", "mlp_throughput", "rate", "speedup",
                "strong", "gpus", "heatmap", "blocks", "breakdown", "mlp_share", "field", "ceiling")
 
 
