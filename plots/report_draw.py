@@ -95,7 +95,7 @@ def ramp(colour, i, n):
         return tuple(colour[:3]) + (1.0,)
     h, _, sat = colorsys.rgb_to_hls(*colour[:3])
     light = RAMP_LIGHT + (RAMP_DARK - RAMP_LIGHT) * i / (n - 1)
-    return colorsys.hls_to_rgb(h, light, max(sat, RAMP_SATURATION)) + (1.0,)
+    return tuple(min(max(c, 0.0), 1.0) for c in colorsys.hls_to_rgb(h, light, max(sat, RAMP_SATURATION))) + (1.0,)
 
 
 def knob_text(lbl):

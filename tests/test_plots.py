@@ -81,6 +81,21 @@ def synthetic():
                         "parbench_counters": DECLARED}, "benchmarks": b}
 
 
+def scan_run():
+    """A family no rate chart of its own draws: GBps against n, segmented or not."""
+    bw = ("GBps", "bandwidth")
+    b = []
+    for n in (1000, 65537, 1 << 20):
+        for seg in ("none", "7"):
+            b.append(entry("Scan/Seq/type:u32/n:%d/segment:%s/manual_time" % (n, seg), n * 1e-9,
+                           role="baseline", rate=bw, GBps=8.0))
+            for t in (1, 2):
+                b.append(entry("Scan/OMP/type:u32/n:%d/segment:%s/threads:%d/manual_time" % (n, seg, t),
+                               n * 1e-9 / t, rate=bw, GBps=8.0 * t))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1,
+                        "parbench_counters": DECLARED}, "benchmarks": b}
+
+
 def stats_of(benchmarks, label="syn", context=None):
     return report_stats.collect([results.Run(label, context or {}, [results.Entry(b) for b in benchmarks],
                                              label=label)])
@@ -714,6 +729,16 @@ class Distinguishable(unittest.TestCase):
             self.assertAlmostEqual(x, 128.0, places=9)  # (M*N*K)^(1/3)
             self.assertEqual((y, c), (128.0 * t, colour["OMP (threads %d)" % t]))
 
+    def test_every_shade_of_every_hue_is_a_colour(self):
+        import matplotlib.colors
+        hues = [report_draw.plt().get_cmap("tab20")(i) for i in range(20)]
+        for hue in hues:
+            for n in (1, 2, 5, 16):
+                shades = [report_draw.ramp(hue, i, n) for i in range(n)]
+                for c in shades:  # within [0, 1]: rounding in HLS must not leave it
+                    self.assertTrue(matplotlib.colors.is_color_like(c), c)
+                self.assertEqual(len(set(shades)), n)
+
     def test_two_labels_are_two_line_styles_and_markers(self):
         runs = [results.Run(lbl, {}, [results.Entry(b) for b in self.gemm((1, 2), scale)], label=lbl)
                 for lbl, scale in (("before", 1.0), ("after", 0.5))]
@@ -754,18 +779,10 @@ class Distinguishable(unittest.TestCase):
         self.assertIn("M=64 N=64 K=64: efficiency 0.000625 at 2 threads", low[0])
 
     def test_a_family_without_a_chart_of_its_own_gets_its_rate_against_size(self):
-        bw = ("GBps", "bandwidth")
-        b = []
-        for n in (1000, 65537, 1 << 20):
-            for seg in ("none", "7"):
-                b.append(entry("Scan/Seq/type:u32/n:%d/segment:%s/manual_time" % (n, seg), n * 1e-9,
-                               role="baseline", rate=bw, GBps=8.0))
-                for t in (1, 2):
-                    b.append(entry("Scan/OMP/type:u32/n:%d/segment:%s/threads:%d/manual_time" % (n, seg, t),
-                                   n * 1e-9 / t, rate=bw, GBps=8.0 * t))
+        doc = scan_run()
         with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
             cv = report_draw.Canvas(tmp, "m")
-            report_charts.chart_rate(stats_of(b, context={"parbench_counters": DECLARED}), cv)
+            report_charts.chart_rate(stats_of(doc["benchmarks"], "scan", doc["context"]), cv)
             self.assertEqual(cv.finish(), [])
         self.assertEqual(sorted(name for name, _, _ in cv.made),
                          ["rate_scan_gbps_n_type-u32_segment-7", "rate_scan_gbps_n_type-u32_segment-none"])
