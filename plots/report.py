@@ -25,7 +25,7 @@ Charts (--chart NAME draws only those named):
   strong      strong scaling: time vs threads, log-log, with the ideal line
   gpus        scaling over GPUs: time and efficiency vs GPU count, strong (ideal
               t(1)/g) and weak (scaling:weak entries: ideal t(1), efficiency t(1)/t)
-  gflops      GEMM GFLOP/s vs size per variant, error bars from repetitions
+  gflops      GFLOP/s vs size (M, N, K) per variant, error bars from repetitions
   iteration   k-means time per iteration vs N per variant
   throughput  sorts: elements per second vs total per variant (one array each)
   blocks      time vs CUDA block size
@@ -45,6 +45,8 @@ Charts (--chart NAME draws only those named):
   energy      where energy was metered: time against energy per call per
               variant, the Pareto front (nothing both faster and cheaper) ringed
   per_joule   work per joule (GFLOP/J, keys/J ...) vs work per call per variant
+  rate        any family the charts above do not draw against size: each
+              entry's rate counter (its JSON's rate) vs each numeric argument
 
 Derived figures are defined in regress/load/derived.py.
 

@@ -4,6 +4,7 @@ remembers each figure with its findings, one style per variant across the
 report, the per-family figure limit (MAX_FIGS), legends, log and thread axes,
 and the two shared figure kinds: log-log lines and fraction-of-ceiling bars."""
 import collections
+import dataclasses
 import math
 import os
 import re
@@ -76,11 +77,58 @@ def in_view(locator):
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
 MEASURED, IDEAL = "-", "--"
+# A source's measured lines: the first (or only) source solid, the next ones
+# dotted and dash-dotted, never dashed (IDEAL); each with a marker of its own.
+SOURCE_LINES = (MEASURED, ":", "-.", (0, (6, 1.5, 1, 1.5, 1, 1.5)))
+# A variant's knob values (threads, block, GPUs) are its hue from light to
+# dark: HLS lightness RAMP_LIGHT (the smallest value) to RAMP_DARK (the
+# largest), saturation at least RAMP_SATURATION, so the lightest shade of a
+# pale hue still reads on white.
+RAMP_LIGHT, RAMP_DARK, RAMP_SATURATION = 0.68, 0.22, 0.45
+
+
+def ramp(colour, i, n):
+    """The i-th of n shades of `colour` (RGB or RGBA), light to dark; the colour itself when n is 1."""
+    import colorsys
+
+    if n <= 1:
+        return tuple(colour[:3]) + (1.0,)
+    h, _, sat = colorsys.rgb_to_hls(*colour[:3])
+    light = RAMP_LIGHT + (RAMP_DARK - RAMP_LIGHT) * i / (n - 1)
+    return tuple(min(max(c, 0.0), 1.0) for c in colorsys.hls_to_rgb(h, light, max(sat, RAMP_SATURATION))) + (1.0,)
+
+
+def knob_text(lbl):
+    """The knob values of a chart label, "V (threads 4) [a]" -> "4",
+    "V (ranks 2, threads 4)" -> "ranks 2, threads 4"; "" without knobs."""
+    knob = lbl.partition(" [")[0].partition(" (")[2].rstrip(")")
+    parts = [k for k in knob.split(", ") if k]
+    return parts[0].rpartition(" ")[2] if len(parts) == 1 else ", ".join(parts)
+
+
+def end_label(ax, xs, ys, lbl, colour):
+    """The knob value of a line written at its last point, in its colour: the
+    shades of one variant read without the legend."""
+    text = knob_text(lbl)
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None and y == y]
+    if text and pts:
+        ax.annotate(text, pts[-1], xytext=(3, 0), textcoords="offset points", fontsize=6, color=colour,
+                    va="center", ha="left", annotation_clip=False)
 
 
 # What a chart found while drawing, for the report's "Suspicious": its cause
 # (the group it is listed under) and the variant it concerns, where one does.
 Finding = collections.namedtuple("Finding", "severity text cause variant", defaults=("other", None))
+
+
+@dataclasses.dataclass(frozen=True)
+class Dropped:
+    """What a chart kind left out, for "Charts not drawn": the report gives
+    one line per reason, with the count by kind and family. items: (family,
+    what) pairs, "what" the problem or device left out."""
+    chart: str
+    reason: str
+    items: tuple
 
 
 class Canvas:
@@ -176,29 +224,43 @@ class Canvas:
         return self.failed
 
     def style(self, key, source=None):
-        """The same colour for the same variant in every chart of the report
-        (20 distinct hues: tab20's strong ones, then its light ones); its knob
-        values and the sources differ by marker. A measured line is solid,
-        an ideal one dashed (IDEAL), in every chart."""
+        """The same hue for the same variant in every chart of the report (20
+        distinct hues: tab20's strong ones, then its light ones); its knob
+        values (threads, block size, GPUs) are shades of that hue, light to
+        dark in their natural order (assign_styles fixes them all first);
+        each source has a line style and a marker of its own (SOURCE_LINES,
+        MARKERS). An ideal line is dashed (IDEAL), in every chart."""
         variant, _, knob = key.partition(" (")
         if variant not in self.colours:
             i = len(self.colours)
             self.colours[variant] = (plt().get_cmap("tab20")((2 * i) % 20 + (i // 10) % 2), {})
-        colour, knobs = self.colours[variant]
-        knobs.setdefault(knob, len(knobs))
-        # No source named: the first source's markers (a report of one input).
-        m = knobs[knob] + 3 * (0 if source is None else self.sources.setdefault(source, len(self.sources)))
-        return {"color": colour, "marker": MARKERS[m % len(MARKERS)], "ls": MEASURED}
+        hue, knobs = self.colours[variant]
+        if knob:
+            knobs.setdefault(knob, len(knobs))
+        colour = ramp(hue, knobs[knob], len(knobs)) if knob else tuple(hue)
+        # No source named: the first source's style (a report of one input).
+        src = 0 if source is None else self.sources.setdefault(source, len(self.sources))
+        return {"color": colour, "marker": MARKERS[src % len(MARKERS)], "ls": SOURCE_LINES[src % len(SOURCE_LINES)]}
+
+    def styles(self, labels):
+        """{label: label_style} of one chart's labels, every knob value known
+        before a shade is taken, so the shades agree within the chart also
+        where assign_styles did not fix them first."""
+        labels = sorted(labels, key=natural)
+        for lbl in labels:
+            self.label_style(lbl)
+        return {lbl: self.label_style(lbl) for lbl in labels}
 
     def label_style(self, lbl):
         """style() of a chart label, "variant (knob) [source]" (label() of report_stats)."""
         key, _, src = lbl.partition(" [")
         return self.style(key, src[:-1] if src.endswith("]") else None)
 
-    def drop(self, chart, problems):
-        if problems:
-            self.dropped.append((chart, "not drawn for %d more problem%s (at most %d a family): %s" % (
-                len(problems), "" if len(problems) == 1 else "s", MAX_FIGS, "; ".join(problems))))
+    def drop(self, chart, items, reason=None):
+        """`items` (family, what) that `chart` left out; the default reason is the per-family limit."""
+        if items:
+            self.dropped.append(Dropped(chart, reason or "problems beyond the %d a family draws" % MAX_FIGS,
+                                        tuple(items)))
 
     def name(self, stem, *what):
         """A chart's file name: its kind, then what it shows (family, problem,
@@ -228,7 +290,7 @@ class FamilyLimit:
     def full(self, family, problem):
         if self.count.get(family, 0) < MAX_FIGS:
             return False
-        self.left.append("%s %s" % (family, problem_label(problem)))
+        self.left.append((family, problem_label(problem)))
         return True
 
     def drew(self, family):
@@ -293,10 +355,11 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
         rows = sorted(((pts[0][1], pts[0][2] if len(pts[0]) > 2 else None, lbl) for lbl, pts in lines.items()),
                       key=lambda r: r[0])
         fig, ax = pyplot.subplots(figsize=(7.5, 1.0 + 0.28 * len(rows)))
+        style = cv.styles(lines)
         spread = [math.nan if r[1] is None else r[1] for r in rows]
         ax.barh(range(len(rows)), [r[0] for r in rows], capsize=2,
                 xerr=None if all(math.isnan(e) for e in spread) else spread,
-                color=[cv.label_style(r[2])["color"] for r in rows])
+                color=[style[r[2]]["color"] for r in rows])
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([r[2] for r in rows], fontsize=6)
         ax.set(xscale="log", xlabel="%s (%s = %g)" % (ylabel, xlabel, x))
@@ -305,11 +368,13 @@ def draw_lines(cv, lines, xlabel, ylabel, name, title, section, sources=None):
         cv.save(fig, name, title, section, sources)
         return
     fig, ax = pyplot.subplots(figsize=(7.5, 4.8))
+    style = cv.styles(lines)
     for lbl, pts in sorted(lines.items(), key=lambda kv: natural(kv[0])):
         pts.sort()
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        st = cv.label_style(lbl)
+        st = style[lbl]
         errorbars(ax, xs, ys, [p[2] if len(p) > 2 else None for p in pts], label=lbl, capsize=2, ms=3, **st)
+        end_label(ax, xs, ys, lbl, st["color"])
     ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
     plain_log(ax.xaxis)
     plain_log(ax.yaxis)

@@ -135,10 +135,6 @@ def natural(text):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def by_family(stats, family):
-    return [s for s in stats if s.run.family == family]
-
-
 def baselines(stats):
     """{(source, family, problem): Stat} of the entries marked baseline."""
     return {(s.source, s.run.family, s.problem()): s for s in stats if s.role == "baseline"}

@@ -65,9 +65,8 @@ def time_unit(values):
 
 
 def family_key(family):
-    """The report's family order, then the rest by name."""
-    order = report_html.FAMILY_ORDER
-    return (order.index(family) if family in order else len(order), family)
+    """Families by name: the history keeps no registration order to follow."""
+    return family
 
 
 def _plt():
@@ -406,6 +405,23 @@ def alerts_section(alerts, settings):
 
 
 def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=()):
+    """The trends page: the summary, alerts, what changed, segments, families, benchmarks, the A/A
+    ledger and the method, in that order."""
+    h = page_top(info, settings)
+    h += alerts_section(alerts, settings)
+    h += changes_section(info, rows, bench_charts, settings)
+    h += segments_section(bounds)
+    h += families_section(info, family_charts)
+    h += benchmarks_section(info, series, bench_charts)
+    h.extend(aa_section(*aa))
+    h += method_section(settings)
+    h.append(report_html.SCRIPT + "</body></html>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(h) + "\n")
+
+
+def page_top(info, settings):
+    """The head of the page: title, description, the summary line and the contents."""
     h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
          "<meta name='viewport' content='width=device-width, initial-scale=1'>",
          "<title>parbench trends: %s</title><style>%s</style></head><body>" % (esc(info["hardware"]), CSS),
@@ -424,8 +440,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
            ("Benchmarks", "benchmarks"), ("The comparator on itself (A/A)", "aa"), ("How changes are found", "method")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
         "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))
+    return h
 
-    h += alerts_section(alerts, settings)
+
+def changes_section(info, rows, bench_charts, settings):
+    """What changed, worst first: a sortable table of the changes."""
+    h = []
     h.append("<h2 id='changes'>What changed, worst first</h2>")
     if rows:
         culprits = any(c.get("culprit") for c in rows)
@@ -467,7 +487,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
     else:
         h.append("<p class='ok'>No change in any benchmark%s.</p>" % (
             "" if not info["one_run"] else " (one run: no trend yet)"))
+    return h
 
+
+def segments_section(bounds):
+    """The machine segments and what started each."""
+    h = []
     h.append("<h2 id='segments'>Segments</h2>")
     if bounds:
         h.append("<p class='note'>A driver, toolkit, compiler or build change starts a new segment: times across "
@@ -480,7 +505,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
                          esc(describe_segment_change(ch))) for i, r, ch in bounds))
     else:
         h.append("<p>One segment: no driver, toolkit, compiler or build change in these runs.</p>")
+    return h
 
+
+def families_section(info, family_charts):
+    """Each family's normalised chart."""
+    h = []
     h.append("<h2 id='families'>Families, normalised</h2>")
     if family_charts:
         h.append("<p class='note'>Each benchmark's median divided by its median over the first %d runs of its "
@@ -494,7 +524,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
         h.append("</div>")
     else:
         h.append("<p>No family chart: %s.</p>" % ("one run, no trend yet" if info["one_run"] else "no times"))
+    return h
 
+
+def benchmarks_section(info, series, bench_charts):
+    """Each changed benchmark's chart; the unchanged folded."""
+    h = []
     h.append("<h2 id='benchmarks'>Benchmarks</h2>")
     drawn = [s for s in series if s.stem in bench_charts]
     if drawn:
@@ -518,9 +553,12 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
                      "".join("<li>%s</li>" % esc(s.name) for s in not_drawn)))
     elif not drawn:
         h.append("<p>No benchmark.</p>")
+    return h
 
-    h.extend(aa_section(*aa))
 
+def method_section(settings):
+    """How changes are found."""
+    h = []
     h.append("<h2 id='method'>How changes are found</h2>")
     h.append("<p class='note'>Per benchmark and machine segment, on the log of the median time of each run: "
              "E-Divisive means (Matteson &amp; James) proposes splits; a split is kept when the t-test between "
@@ -529,6 +567,4 @@ def write_page(path, info, rows, series, family_charts, bench_charts, bounds, se
              "tentative; only a confirmed regression fails the nightly job (exit 1). regress/stats/changepoint.py "
              "describes the method.</p>" % (
                  changepoint.MAX_PVALUE, settings["multiple"], esc(settings["floors_text"]), settings["confirm"]))
-    h.append(report_html.SCRIPT + "</body></html>")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(h) + "\n")
+    return h

@@ -81,6 +81,21 @@ def synthetic():
                         "parbench_counters": DECLARED}, "benchmarks": b}
 
 
+def scan_run():
+    """A family no rate chart of its own draws: GBps against n, segmented or not."""
+    bw = ("GBps", "bandwidth")
+    b = []
+    for n in (1000, 65537, 1 << 20):
+        for seg in ("none", "7"):
+            b.append(entry("Scan/Seq/type:u32/n:%d/segment:%s/manual_time" % (n, seg), n * 1e-9,
+                           role="baseline", rate=bw, GBps=8.0))
+            for t in (1, 2):
+                b.append(entry("Scan/OMP/type:u32/n:%d/segment:%s/threads:%d/manual_time" % (n, seg, t),
+                               n * 1e-9 / t, rate=bw, GBps=8.0 * t))
+    return {"context": {"cpu_model": "TestCPU", "host_name": "h", "parbench_schema": 1,
+                        "parbench_counters": DECLARED}, "benchmarks": b}
+
+
 def stats_of(benchmarks, label="syn", context=None):
     return report_stats.collect([results.Run(label, context or {}, [results.Entry(b) for b in benchmarks],
                                              label=label)])
@@ -518,9 +533,12 @@ class ChartRules(unittest.TestCase):
 
     def test_measured_lines_solid_ideal_dashed(self):
         cv = report_draw.Canvas(tempfile.gettempdir(), "m")
+        cv.assign_styles(["OMP (threads 1)", "OMP (threads 2)", "Naive"], ["a", "b"])
         styles = [cv.style(k, src) for k in ("OMP (threads 1)", "OMP (threads 2)", "Naive") for src in ("a", "b")]
-        self.assertEqual({st["ls"] for st in styles}, {report_draw.MEASURED})
-        self.assertEqual(len({(st["color"], st["marker"]) for st in styles}), 6)  # told apart by marker
+        # The first source's lines solid; another source's dotted, never dashed like an ideal line.
+        self.assertEqual({st["ls"] for st in styles[::2]}, {report_draw.MEASURED})
+        self.assertNotIn(report_draw.IDEAL, {st["ls"] for st in styles})
+        self.assertEqual(len({(st["color"], st["marker"]) for st in styles}), 6)  # told apart by shade and marker
         self.assertEqual((report_draw.MEASURED, report_draw.IDEAL), ("-", "--"))
 
     def test_fractions_on_a_log_axis_are_dots_not_bars(self):
@@ -670,6 +688,112 @@ class ChartRules(unittest.TestCase):
             x, y = k["bbox_to_anchor"][:2]
             self.assertTrue(x > 1 or y >= 1, k)  # right of the axes, or above them
             self.assertIn(k["loc"], ("upper left", "lower left"))
+
+
+def luminance(colour):
+    r, g, b = colour[:3]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+class Distinguishable(unittest.TestCase):
+    """Lines a reader can tell apart: a variant's knob values are shades of
+    its hue, labelled at the line's end; each source a line style and marker."""
+
+    def gemm(self, threads, scale=1.0):
+        b = []
+        for m in (64, 128):
+            for t in threads:
+                name = "GEMM/OMP/op:AB/type:f32/M:%d/N:%d/K:%d/threads:%d/manual_time" % (m, m, m, t)
+                b.append(entry(name, scale / t, rate=("GFLOPS", "gemm_f32"), GFLOPS=float(t * m) / scale))
+        return b
+
+    def test_thread_counts_are_shades_of_one_hue_labelled_at_the_end(self):
+        import colorsys
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines, Spy("annotate") as notes:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_gflops(stats_of(self.gemm((1, 2, 4, 16))), cv)
+            self.assertEqual(cv.finish(), [])
+        colour = {k["label"]: k["color"] for _, k in lines}
+        order = ["OMP (threads %d)" % t for t in (1, 2, 4, 16)]
+        self.assertEqual(sorted(colour), sorted(order))
+        self.assertEqual(len({colour[lbl] for lbl in order}), 4)  # four lines, four colours
+        hues = [colorsys.rgb_to_hsv(*colour[lbl][:3])[0] for lbl in order]
+        self.assertLess(max(hues) - min(hues), 0.02)  # one hue
+        shade = [luminance(colour[lbl]) for lbl in order]
+        self.assertEqual(shade, sorted(shade, reverse=True))  # light (1 thread) to dark (16)
+        self.assertEqual({lbl: k["color"] for lbl, k in zip(order, [k for _, k in lines])}, colour)
+        ends = {a[0]: (a[1], k["color"]) for a, k in notes}
+        self.assertEqual(sorted(ends, key=int), ["1", "2", "4", "16"])
+        for t in (1, 2, 4, 16):  # at the line's last point, in its colour
+            (x, y), c = ends[str(t)]
+            self.assertAlmostEqual(x, 128.0, places=9)  # (M*N*K)^(1/3)
+            self.assertEqual((y, c), (128.0 * t, colour["OMP (threads %d)" % t]))
+
+    def test_every_shade_of_every_hue_is_a_colour(self):
+        import matplotlib.colors
+        hues = [report_draw.plt().get_cmap("tab20")(i) for i in range(20)]
+        for hue in hues:
+            for n in (1, 2, 5, 16):
+                shades = [report_draw.ramp(hue, i, n) for i in range(n)]
+                for c in shades:  # within [0, 1]: rounding in HLS must not leave it
+                    self.assertTrue(matplotlib.colors.is_color_like(c), c)
+                self.assertEqual(len(set(shades)), n)
+
+    def test_two_labels_are_two_line_styles_and_markers(self):
+        runs = [results.Run(lbl, {}, [results.Entry(b) for b in self.gemm((1, 2), scale)], label=lbl)
+                for lbl, scale in (("before", 1.0), ("after", 0.5))]
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
+            cv = report_draw.Canvas(tmp, "m")
+            cv.assign_styles(["OMP", "OMP (threads 1)", "OMP (threads 2)"], ["before", "after"])
+            report_charts.chart_gflops(report_stats.collect(runs), cv)
+            cv.finish()
+        style = {k["label"]: (k["color"], k["ls"], k["marker"]) for _, k in lines}
+        self.assertEqual(sorted(style), ["OMP (threads %d) [%s]" % (t, lbl) for t in (1, 2)
+                                         for lbl in ("after", "before")])
+        for t in (1, 2):
+            before, after = style["OMP (threads %d) [before]" % t], style["OMP (threads %d) [after]" % t]
+            self.assertEqual(before[0], after[0])  # one shade for one variant and thread count
+            self.assertEqual(before[1], report_draw.MEASURED)
+            self.assertNotEqual(before[1], after[1])  # the label is a line style ...
+            self.assertNotEqual(before[2], after[2])  # ... and a marker
+            self.assertNotEqual(after[1], report_draw.IDEAL)
+
+    def test_the_checks_see_every_problem_not_only_those_drawn(self):
+        b = []
+        sizes = [64 * (i + 1) for i in range(report_draw.MAX_FIGS + 2)]
+        for m in sizes:
+            g = GEMM.replace("M:64/N:64/K:64", "M:%d/N:%d/K:%d" % (m, m, m))
+            b.append(entry(g % ("Naive", ""), 8.0, role="baseline"))
+            b.append(entry(g % ("OMP", "/threads:1"), 1.0))
+            # The smallest problem is drawn last, beyond the limit: its 2 threads 800x slower.
+            b.append(entry(g % ("OMP", "/threads:2"), 800.0 if m == sizes[0] else 0.5))
+        with tempfile.TemporaryDirectory() as tmp:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_speedup(stats_of(b), cv)
+            cv.finish()
+        self.assertEqual(len(cv.made), report_draw.MAX_FIGS)
+        self.assertEqual([d.items for d in cv.dropped],
+                         [tuple(("GEMM", "op=AB type=f32 M=%d N=%d K=%d" % (m, m, m)) for m in sizes[1::-1])])
+        low = [f.text for f in cv.findings if f.cause == "low-efficiency"]
+        self.assertEqual(len(low), 1, cv.findings)
+        self.assertIn("M=64 N=64 K=64: efficiency 0.000625 at 2 threads", low[0])
+
+    def test_a_family_without_a_chart_of_its_own_gets_its_rate_against_size(self):
+        doc = scan_run()
+        with tempfile.TemporaryDirectory() as tmp, Spy("plot") as lines:
+            cv = report_draw.Canvas(tmp, "m")
+            report_charts.chart_rate(stats_of(doc["benchmarks"], "scan", doc["context"]), cv)
+            self.assertEqual(cv.finish(), [])
+        self.assertEqual(sorted(name for name, _, _ in cv.made),
+                         ["rate_scan_gbps_n_type-u32_segment-7", "rate_scan_gbps_n_type-u32_segment-none"])
+        self.assertEqual({section for _, _, section in cv.made}, {"Scan"})
+        drawn = {k["label"]: list(a[1]) for a, k in lines if "label" in k}
+        self.assertEqual(drawn["OMP (threads 2)"], [16.0, 16.0, 16.0])
+        # A family another chart draws against size gets no generic chart.
+        with tempfile.TemporaryDirectory() as tmp, self.assertRaises(report_stats.NoData):
+            report_charts.chart_rate(stats_of([e for e in synthetic()["benchmarks"]
+                                               if e["name"].startswith(("GEMM", "Sort"))]),
+                                     report_draw.Canvas(tmp, "m"))
 
 
 class Help(unittest.TestCase):

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from plots import report_charts
-from test_plots import DATA, energy_run, mlp_run, run_plot, sor_run, synthetic
+from test_plots import DATA, energy_run, mlp_run, run_plot, scan_run, sor_run, synthetic
 
 
 class Charts(unittest.TestCase):
@@ -15,7 +15,7 @@ class Charts(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
             for name, doc in (("syn", synthetic()), ("sor", sor_run()), ("mlp", mlp_run()),
-                              ("energy", energy_run())):
+                              ("energy", energy_run()), ("scan", scan_run())):
                 paths.append(os.path.join(tmp, name + ".json"))
                 with open(paths[-1], "w") as f:
                     json.dump(doc, f)

@@ -14,7 +14,9 @@ import unittest
 
 from regress.load import derived
 from regress.load import fmt, results
+from plots import report_format
 from plots import report_html
+from plots.report_draw import Dropped
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -447,16 +449,16 @@ class ContextAndEscaping(ReportTest):
         self.assertIn("GFLOPS (GFLOP/s, higher)", page)  # the declared counters, as a small table
 
     def test_value_formatting(self):
-        f = report_html.fmt_value
+        f = report_format.fmt_value
         self.assertEqual(f([1, "a", True, None]), "1, a, true, null")
         self.assertEqual(f({"x": [1, 2], "y": {"z": 1.5}}), "x: 1, 2; y: z: 1.5")
-        self.assertEqual(report_html.fmt_num(1234.5678), "1235")
-        self.assertEqual(report_html.fmt_num(42181.3), "42180")
-        self.assertEqual(report_html.fmt_num(137438953472.0), "137.4G")
-        self.assertEqual(report_html.fmt_num(0.000123456), "0.0001235")
-        self.assertEqual(report_html.fmt_time(0.0027), "2.7 ms")
-        self.assertEqual(report_html.fmt_time(9.0718e-5), "90.72 \u00b5s")
-        self.assertEqual(report_html.fmt_time(2.5e-8), "25 ns")
+        self.assertEqual(report_format.fmt_num(1234.5678), "1235")
+        self.assertEqual(report_format.fmt_num(42181.3), "42180")
+        self.assertEqual(report_format.fmt_num(137438953472.0), "137.4G")
+        self.assertEqual(report_format.fmt_num(0.000123456), "0.0001235")
+        self.assertEqual(report_format.fmt_time(0.0027), "2.7 ms")
+        self.assertEqual(report_format.fmt_time(9.0718e-5), "90.72 \u00b5s")
+        self.assertEqual(report_format.fmt_time(2.5e-8), "25 ns")
 
     def test_special_characters_escaped(self):
         doc = synthetic()
@@ -473,6 +475,33 @@ class ContextAndEscaping(ReportTest):
         self.assertEqual(len(row), 1)
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt; &amp; a\\|b |", row[0])
         self.assertIn("| CPU | CPU &lt;b&gt;&amp;\\| |", md)
+
+    def test_families_in_the_order_the_input_registered_them(self):
+        doc = synthetic()
+        doc["benchmarks"].sort(key=lambda e: not e["name"].startswith("KMeans/"))  # KMeans registered first
+        page, md, t = self.render([self.load("a", doc)])
+        fams = [r[0][1] for r in t.tables["what-ran"]["rows"]]
+        self.assertEqual(fams[:2], ["KMeans", "GEMM"])
+        self.assertLess(md.index("## KMeans"), md.index("## GEMM"))
+
+    def test_problems_left_out_are_one_line_per_reason(self):
+        many = tuple(("GEMM" if i % 3 else "Scan", "M=%d" % i) for i in range(42))
+        missing = [("heatmap", "no runs with both ranks and threads"),
+                   Dropped("speedup", "problems beyond the 6 a family draws", many),
+                   Dropped("strong", "problems beyond the 6 a family draws", many[:12]),
+                   Dropped("roofline", "rooflines without a ceiling", (("GEMM", "on cpu"),))]
+        page, md, t = self.render([self.load("a", synthetic())], missing=missing)
+        section = md.split("## Charts not drawn")[1].split("## Machine and build")[0]
+        lines = [l for l in section.splitlines() if l.startswith("- ")]
+        self.assertEqual(lines, [
+            "- **heatmap**: no runs with both ranks and threads",
+            "- **speedup, strong**: 54 problems beyond the 6 a family draws (speedup 42, strong 12; by family: "
+            "GEMM 36, Scan 18)",
+            "- **roofline**: 1 roofline without a ceiling (by family: GEMM 1)"])
+        index = self.pages["index.html"]
+        listed = index.split("id='charts-not-drawn'")[1].split("id='machine-and-build'")[0]
+        self.assertEqual(listed.count("<details"), 2)  # the names folded, one fold a reason
+        self.assertIn("M=41", listed)
 
 
 class RealFiles(ReportTest):
