@@ -36,7 +36,7 @@ NOT_YET = {
     "regress.run.evidence -> regress.ptx_diff", "regress.store.noise -> regress.history",
     "regress.trends -> regress.alerts", "regress.trends -> regress.history",
     "plots.report_charts", "plots.report_html", "plots.report_html.write_report", "plots.trend_charts.write_page",
-    "regress.bisect", "regress.compare", "regress.compare._decide_rows", "regress.compare.main", "regress.history",
+    "regress.bisect", "regress.history",
     "regress.load.results", "regress.nightly", "regress.nightly.night", "regress.run_suite",
     "regress.run_suite.run_suite", "regress.stats.changepoint", "regress.trends.run",
 }
