@@ -20,19 +20,15 @@ import urllib.error
 import urllib.request
 
 from regress import cli
+from regress.report.comment import comment_text, marker
 
 
 TOOL = "pr-comment"
 EXIT_OK, EXIT_INPUT = 0, 2
-MAX_BODY = 65536  # GitHub's limit on a comment's characters
 
 
 class Refused(Exception):
     pass
-
-
-def marker(key):
-    return "<!-- parbench:%s -->" % key
 
 
 def _request(api, path, token, method="GET", data=None):
@@ -68,10 +64,7 @@ def find(api, repo, pr, token, key):
 
 def post(api, repo, pr, token, key, body):
     """("updated" or "posted", comment id)."""
-    text = marker(key) + "\n" + body
-    if len(text) > MAX_BODY:
-        cut = "\n\n(cut at %d characters; the whole table is in the run's artifacts)" % MAX_BODY
-        text = text[:MAX_BODY - len(cut)] + cut
+    text = comment_text(key, body)
     old = find(api, repo, pr, token, key)
     if old is not None:
         doc, _ = _request(api, "/repos/%s/issues/comments/%d" % (repo, old), token, "PATCH", {"body": text})

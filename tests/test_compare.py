@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the comparator (regress/compare.py, regress/stats/ranks.py, ci/compare).
+"""Tests of the comparator (regress/compare.py, regress/verdict/, regress/stats/ranks.py, ci/compare).
 
 1. Its statistics against exact numbers (the null distributions, Holm).
 2. The command: verdicts of every kind, rates mirroring times, work that is
@@ -19,10 +19,11 @@ import unittest
 
 import numpy as np
 
-from regress import compare
-from regress.stats import decide
 from regress.run import rounds
+from regress.stats import decide
 from regress.stats import ranks as stats
+from regress.verdict import document, judge, sequential
+from regress.verdict.settings import Settings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -73,11 +74,11 @@ class Statistics(unittest.TestCase):
         self.assertTrue(np.isnan(stats.bh([float("nan")])).all())
 
     def test_sequential_looks_and_round_order(self):
-        self.assertEqual(compare.sequential_looks(24), [8, 12, 16, 24])
-        self.assertEqual(compare.sequential_looks(8), [8])
-        self.assertEqual(compare.sequential_looks(12), [8, 12])
-        self.assertEqual(compare.sequential_looks(48), [8, 12, 16, 24, 36, 48])
-        sk = compare.look_settings(compare.Settings("paired"), [8, 12, 16, 24], 92)
+        self.assertEqual(sequential.sequential_looks(24), [8, 12, 16, 24])
+        self.assertEqual(sequential.sequential_looks(8), [8])
+        self.assertEqual(sequential.sequential_looks(12), [8, 12])
+        self.assertEqual(sequential.sequential_looks(48), [8, 12, 16, 24, 36, 48])
+        sk = sequential.look_settings(Settings.make("paired"), [8, 12, 16, 24], 92)
         self.assertEqual((sk.alpha, sk.level, sk.correction, sk.family), (0.0125, 0.975, "bh", 92))
         # 8 rounds' smallest p (2/256) passes Benjamini-Hochberg at 0.0125
         # over 92 only when most of the 92 reach it; Holm at 0.0125 needs 14
@@ -551,8 +552,8 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("not a compare manifest", p.stderr)
         # FASTER rows: the largest gain first.
-        order = compare._order([{"name": "x", "verdict": "FASTER", "change": -0.05},
-                                {"name": "y", "verdict": "FASTER", "change": -0.4}])
+        order = document.ordered([{"name": "x", "verdict": "FASTER", "change": -0.05},
+                                  {"name": "y", "verdict": "FASTER", "change": -0.4}])
         self.assertEqual([r["name"] for r in order], ["y", "x"])
 
     def test_paired_run_odd_binaries(self):
@@ -876,8 +877,8 @@ class NoiseModel(CommandBase):
         self.assertAlmostEqual(r["control"]["change"], 0.0, delta=0.01)
 
     def test_a_faster_bound_is_printed_on_the_faster_side(self):
-        self.assertAlmostEqual(compare._bound(0.357, True), 1 / 1.357 - 1)
-        self.assertEqual(compare._bound(0.357, False), 0.357)
+        self.assertAlmostEqual(judge.bound(0.357, True), 1 / 1.357 - 1)
+        self.assertEqual(judge.bound(0.357, False), 0.357)
 
 
 # A stand-in for bench: writes Google Benchmark JSON for two benchmarks, V0

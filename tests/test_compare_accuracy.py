@@ -28,8 +28,9 @@ import unittest
 
 import numpy as np
 
-from regress import compare
 from regress.stats import decide
+from regress.verdict.sequential import SEQUENTIAL_CAP, look_settings, sequential_looks
+from regress.verdict.settings import Settings
 from test_compare import CommandBase, doc, series
 
 
@@ -58,16 +59,16 @@ def one_run(rng, within, process, reps):
     return offset[:, None] + heavy(rng, (rows, reps), within[:, None])
 
 
-def sequential(rng, within, process, shift, suites, cap=compare.SEQUENTIAL_CAP):
+def sequential(rng, within, process, shift, suites, cap=SEQUENTIAL_CAP):
     """compare --run's sequential procedure on synthetic rounds (what
-    compare.sequential_rows does with Samples): (verdicts, rounds used)."""
+    regress.verdict.sequential.sequential_rows does with Samples): (verdicts, rounds used)."""
     rows = within.shape[0]
     # Each round: one process per side, its median over 3 repetitions.
     A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
     B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
     D = B - A + np.broadcast_to(shift, (rows, 1))
-    looks = compare.sequential_looks(cap)
-    settings = compare.look_settings(compare.Settings("paired"), looks, BENCHMARKS)
+    looks = sequential_looks(cap)
+    settings = look_settings(Settings.make("paired"), looks, BENCHMARKS)
     verdict = np.full(rows, "AMBIGUOUS", dtype=object)
     used = np.zeros(rows, dtype=int)
     undecided = np.ones(rows, dtype=bool)

@@ -313,6 +313,10 @@ class Entry:
         v = self.raw.get(key)
         return v if _finite(v) else default
 
+    def has(self, key):
+        """Whether the entry's JSON object has `key`, whatever its value."""
+        return key in self.raw
+
     def counters(self):
         """{name: value} of the entry's user counters that are finite numbers."""
         return {k: v for k, v in self.raw.items() if k not in _NOT_COUNTERS and k not in _GB_NUMBERS and _finite(v)}

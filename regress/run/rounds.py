@@ -1,19 +1,26 @@
 """The comparator's paired rounds (compare --run): two bench binaries run
 interleaved on this machine, A B, B A, A B ..., each run's JSON kept in a
 work folder with a manifest, so an interrupted or --max-seconds run resumes
-where it stopped. regress/compare.py reads the rounds (analyse_paired);
-regress/run/launch.py starts each bench process.
+where it stopped. analyse_paired reads the rounds back and hands them to
+regress/verdict/analyse.py; run_sequential runs rounds until the looks of a
+sequential comparison decide; regress/run/launch.py starts each bench
+process.
 """
 import hashlib
 import json
 import os
 import shutil
 import time
-
-from regress.run import launch
+from dataclasses import dataclass, field
+from typing import Optional
 
 from regress import cli
 from regress.load import results
+from regress.run import launch
+from regress.verdict import analyse
+from regress.verdict.document import describe_run
+from regress.verdict.samples import InputError, load_run
+from regress.verdict.sequential import SEQUENTIAL_CAP, sequential_looks
 
 SIDES = ("base", "new")
 
@@ -188,3 +195,116 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
 def rounds_file(state_dir, a_sha, b_sha):
     """Where a bisection keeps the comparator's verdicts of A against B, once their rounds are done."""
     return os.path.join(state_dir, "rounds", "%s-%s.json" % (a_sha[:12], b_sha[:12]))
+
+
+# ------------------------------------------------------------ the analysis
+
+def _load_rounds(workdir, n):
+    runs = {"base": [], "new": []}
+    for r in range(n):
+        for side in SIDES:
+            runs[side].append(load_run(path(workdir, r, side), "%s round %d" % (side.upper(), r + 1)))
+    return runs
+
+
+def _rounds_to_read(workdir, manifest, looks):
+    """How many rounds the analysis reads: a sequential comparison those done
+    from the first on, a fixed one all of them (InputError until then)."""
+    if looks:
+        n = leading_done(workdir)
+        if n < looks[0]:
+            raise InputError("%s: %d of %d rounds done (the first look); run the same compare --run again to go on"
+                             % (workdir, n, looks[0]))
+        return n
+    n = manifest["rounds"]
+    finished = done(workdir, n)
+    if finished < n:
+        raise InputError("%s: %d of %d rounds done; run the same compare --run again to finish them"
+                         % (workdir, finished, n))
+    return n
+
+
+def _describe_sides(runs, manifest, n):
+    """What the document says of each side: its binary, environment and own arguments."""
+    desc = []
+    for side in SIDES:
+        d = describe_run(runs[side][0], manifest[side])
+        d["label"] = os.path.basename(manifest[side])
+        d["sha256"] = manifest[side + "_sha256"]
+        d["rounds"] = n
+        env = (manifest.get("env") or {}).get(side)
+        if env:  # one binary on two GPUs, say: the environment tells the sides apart
+            d["env"] = env
+            d["label"] += " [%s]" % " ".join("%s=%s" % kv for kv in sorted(env.items()))
+        own = (manifest.get("side_args") or {}).get(side)
+        if own:  # one binary with and without a flag
+            d["args"] = own
+            d["label"] += " [%s]" % " ".join(own)
+        desc.append(d)
+    if desc[0]["label"] == desc[1]["label"]:
+        desc[0]["label"], desc[1]["label"] = manifest["base"], manifest["new"]
+    return desc
+
+
+def analyse_paired(workdir, settings, warn, sequential=None):
+    """The Comparison of the rounds stored in workdir (compare --run writes
+    them). A fixed comparison (compare --run --rounds N) decides once over
+    all its rounds; a sequential one (the manifest's looks, or `sequential`:
+    a list of looks to replay over a fixed run's rounds) decides look by
+    look, and its pending says what is left."""
+    manifest = read_manifest(workdir)
+    looks = sequential or manifest.get("looks")
+    n = _rounds_to_read(workdir, manifest, looks)
+    runs = _load_rounds(workdir, n)
+    return analyse.compare_rounds(runs, _describe_sides(runs, manifest, n), settings, warn, looks, n)
+
+
+@dataclass(frozen=True)
+class Request:
+    """compare --run: the two binaries, their arguments and where the rounds go."""
+    base_bin: str
+    new_bin: str
+    bench_args: list
+    workdir: str
+    env: dict = field(default_factory=dict)         # {"base" or "new": {VAR: value}}
+    side_args: dict = field(default_factory=dict)   # {"base" or "new": [arguments]}
+    max_seconds: Optional[float] = None
+
+
+def run_fixed(req, rounds, settings, warn, log):
+    """compare --run --rounds N: the Comparison of N rounds of everything, or
+    None when --max-seconds stopped it first."""
+    if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, rounds, req.max_seconds, log,
+               env=req.env, side_args=req.side_args):
+        return None
+    return analyse_paired(req.workdir, settings, warn)
+
+
+def run_sequential(req, cap, settings, warn, log):
+    """compare --run without --rounds: rounds until every benchmark is
+    decided or the cap; each call resumes from the rounds in the work
+    folder. The Comparison, or None when --max-seconds stopped it."""
+    looks = sequential_looks(cap or SEQUENTIAL_CAP)
+    started = time.monotonic()
+    pending, res = (looks[0], None), None
+    if os.path.isfile(os.path.join(req.workdir, "manifest.json")) and leading_done(req.workdir) >= looks[0]:
+        # Rounds already there are read only when they are this comparison's.
+        check_workdir(req.base_bin, req.new_bin, req.bench_args, req.workdir, req.env, {"looks": looks},
+                      req.side_args)
+        if read_manifest(req.workdir).get("looks") == looks:
+            res = analyse_paired(req.workdir, settings, warn)
+            pending = res.pending
+    while pending is not None:
+        target, names = pending
+        left = None
+        if req.max_seconds is not None:
+            left = req.max_seconds - (time.monotonic() - started)
+        if names is not None:
+            log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
+                % (len(names), target, ", ".join(map(str, looks))))
+        if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, target, left, log, select=names,
+                   extra={"looks": looks}, env=req.env, side_args=req.side_args):
+            return None
+        res = analyse_paired(req.workdir, settings, warn)
+        pending = res.pending
+    return res

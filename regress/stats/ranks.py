@@ -1,6 +1,6 @@
 """Rank statistics for the comparator, vectorised over many benchmarks at once.
 
-Both tests used by regress/compare.py reduce to one shape. For each benchmark
+Both tests the comparator uses (regress/verdict/judge.py) reduce to one shape. For each benchmark
 there is a set S of "pairwise effects" in log time:
 
   two files (unpaired)  S = { log y_j - log x_i }   for every repetition i of

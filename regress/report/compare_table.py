@@ -1,0 +1,154 @@
+"""The verdict document (regress/verdict/document.py) as the console table
+and as Markdown for a pull request. Both lay out the same cells, computed
+once per row (cells)."""
+from dataclasses import dataclass
+from typing import Optional
+
+from regress.load import fmt
+from regress.load.fmt import fmt_time
+from regress.verdict.document import ordered
+
+_pct = fmt.pct
+
+
+@dataclass(frozen=True)
+class Cells:
+    """One row of the table, as text."""
+    verdict: str
+    change: str
+    interval: Optional[tuple]   # (low, high), or None: no change estimated
+    threshold: str
+    noise: str
+    run_noise: str
+    p: str
+    n: str
+    base: str
+    new: str
+    rate: str
+    name: str
+    reason: Optional[str]
+
+
+def _time(v, unit):
+    if v is not None and unit != "s":
+        return "%.4g" % v
+    return fmt_time(v, "-", "us")
+
+
+def _rate(r):
+    """The declared rate's change, mirroring the time's (one verdict): "-9.09% GFLOPS"."""
+    rate = r.get("rate")
+    return "-" if not rate else "%s %s" % (_pct(rate["change"]), rate["counter"])
+
+
+def _run_noise(r):
+    """The run-to-run noise and where it came from: "1.10% prior", "0.40% h14" (history, 14 runs), "0.30% A/A"."""
+    v = r.get("run_noise")
+    if v is None:
+        return "-"
+    src = r.get("run_noise_source") or ""
+    short = "h" + src.split()[-1] if src.startswith("history") else src
+    return "%s %s" % (_pct(v, False), short)
+
+
+def _unsigned(v):
+    return _pct(v, False) if v is not None else "-"
+
+
+def cells(r, unit):
+    """The cells of one benchmark of the document."""
+    ci = r.get("ci") or [None, None]
+    return Cells(verdict=r["verdict"], change=_pct(r.get("change")),
+                 interval=(_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else None,
+                 threshold=_unsigned(r.get("threshold")), noise=_unsigned(r.get("noise")), run_noise=_run_noise(r),
+                 p="%.2g" % r["p"] if r.get("p") is not None else "-",
+                 n="%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
+                 base=_time(r.get("base"), unit), new=_time(r.get("new"), unit), rate=_rate(r),
+                 name=r["name"], reason=r.get("reason") or None)
+
+
+# ---------------------------------------------------------------- console
+
+CONSOLE_HEAD = ("verdict", "change", "interval", "thresh", "noise", "run noise", "p(adj)", "n", "base", "new",
+                "rate", "benchmark")
+
+
+def _console_line(c):
+    return (c.verdict, c.change, "[%s, %s]" % c.interval if c.interval else "-", c.threshold, c.noise, c.run_noise,
+            c.p, c.n, c.base, c.new, c.rate, c.name + ("  (%s)" % c.reason if c.reason else ""))
+
+
+def _console_header(doc):
+    if doc.get("sequential"):
+        how = "sequential, Benjamini-Hochberg over %d benchmarks at each look (below)" % doc["settings"]["tested"]
+    else:
+        how = "%d%% intervals; %s over %d benchmarks at alpha %g" % (
+            round(doc["settings"]["level"] * 100), doc["settings"]["correction"], doc["settings"]["tested"],
+            doc["settings"]["alpha"])
+    lines = [doc["title"], "metric: %s; %s" % (doc["metric"]["describe"], how),
+             "threshold: " + doc["settings"]["threshold_rule"]]
+    lines += ["warning: " + w for w in doc["warnings"]]
+    lines += ["note: " + w for w in doc.get("notes", ())]
+    return lines
+
+
+def _sequential_line(seq):
+    at = sorted(seq["decided_at"].items(), key=lambda kv: int(kv[0]))
+    decided = ", ".join("%s rounds: %d" % (k, v) for k, v in at)
+    return ("sequential: looks at %s rounds (alpha %.3g, %.1f%% intervals each); verdicts after %s; "
+            "%.1f rounds per benchmark on average" % (
+                ", ".join(map(str, seq["looks"])), seq["alpha_per_look"], 100 * seq["level_per_look"], decided,
+                seq["mean_rounds"]))
+
+
+def render_console(doc, only_changes=False):
+    unit = doc["metric"]["unit"]
+    table = [_console_line(cells(r, unit)) for r in ordered(doc["benchmarks"])
+             if not (only_changes and r["verdict"] == "SAME")]
+    head = CONSOLE_HEAD
+    widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
+    line = "  ".join("%%-%ds" % w if i in (0, 11) else "%%%ds" % w for i, w in enumerate(widths))
+    lines = _console_header(doc) + [line % head] + [line % t for t in table]
+    if doc.get("sequential"):
+        lines.append(_sequential_line(doc["sequential"]))
+    lines.append(doc["summary_line"])
+    return "\n".join(l.rstrip() for l in lines) + "\n"
+
+
+# --------------------------------------------------------------- Markdown
+
+MARKDOWN_HEAD = ["| verdict | benchmark | change | interval | threshold | noise | run noise | p (adj.) | n | base "
+                 "| new | rate |",
+                 "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+
+def _markdown_line(c):
+    name = "`%s`" % c.name + (" (%s)" % c.reason.replace("|", "\\|") if c.reason else "")
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        c.verdict, name, c.change, "%s ... %s" % c.interval if c.interval else "-", c.threshold, c.noise,
+        c.run_noise, c.p, c.n, c.base, c.new, c.rate)
+
+
+def render_markdown(doc):
+    rows = ordered(doc["benchmarks"])
+    unit = doc["metric"]["unit"]
+    out = ["### parbench compare: %s" % doc["summary_line"], "",
+           doc["title"] + ".", "",
+           "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and "
+           "p < %g after Holm over %d benchmarks; SAME needs the %d%% interval inside it." % (
+               doc["metric"]["describe"], doc["settings"]["threshold_rule"], doc["settings"]["alpha"],
+               doc["settings"]["tested"], round(doc["settings"]["level"] * 100)), ""]
+    out += ["> warning: " + w for w in doc["warnings"]]
+    out += ["> note: " + w for w in doc.get("notes", ())]
+    if doc["warnings"] or doc.get("notes"):
+        out.append("")
+
+    def table(rs):
+        return MARKDOWN_HEAD + [_markdown_line(cells(r, unit)) for r in rs]
+    notable = [r for r in rows if r["verdict"] != "SAME"]
+    if notable:
+        out += table(notable) + [""]
+    same = [r for r in rows if r["verdict"] == "SAME"]
+    if same:
+        out += ["<details><summary>%d SAME</summary>" % len(same), ""] + table(same) + ["", "</details>", ""]
+    return "\n".join(out)

@@ -1,0 +1,101 @@
+"""A sequential comparison over paired rounds: looks after 8, 12, 16, 24
+rounds, the undecided benchmarks going on to the next look, alpha and the
+SAME interval's tails split evenly over the looks."""
+import copy
+import math
+
+from regress.verdict.judge import compare
+from regress.verdict.rows import WITH_ROUNDS
+
+SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
+FIRST_LOOK = 8
+
+
+def sequential_looks(cap):
+    """The rounds after which a sequential comparison decides what it can:
+    8, 12, 16, then x1.5 (even), and the cap last."""
+    looks = [n for n in (FIRST_LOOK, 12, 16) if n < cap]
+    n = 16
+    while True:
+        n = int(math.ceil(n * 1.5 / 2.0) * 2)
+        if n >= cap:
+            break
+        looks.append(n)
+    looks.append(cap)
+    return looks
+
+
+def _truncated(samples, names, n):
+    out = {}
+    for k in names:
+        s = samples.get(k)
+        if s is None:
+            continue
+        c = copy.copy(s)
+        c.values = s.values[:n]
+        out[k] = c
+    return out
+
+
+def look_settings(settings, looks, family):
+    """The settings of one look: alpha and the SAME interval's tails split
+    evenly over the looks (Bonferroni across looks: the chance of any false
+    SLOWER/FASTER, or of a false SAME per benchmark, over the whole sequence
+    is at most that of one fixed-size comparison), Benjamini-Hochberg across
+    the benchmarks with the whole comparison as its family."""
+    k = len(looks)
+    return settings.replace(alpha=settings.alpha / k, level=1.0 - (1.0 - settings.level) / k, correction="bh",
+                            family=family)
+
+
+def _final(row, n):
+    """A row the look at n rounds decides for good."""
+    row.rounds = n
+    if row.verdict == "AMBIGUOUS" and "too few" not in (row.reason or ""):
+        row.prefix_reason("undecided after %d rounds, the cap (--max-rounds)" % n, WITH_ROUNDS)
+
+
+def sequential_rows(a, b, settings, metric, kinds, looks, done):
+    """Replays a sequential comparison over `done` complete rounds: at each
+    look n <= done the undecided benchmarks are decided on their first n
+    rounds; SLOWER, FASTER, SAME (and ERROR, MISSING, NEW, NOT_SAME_WORK,
+    UNRELIABLE) are final, AMBIGUOUS goes on to the next look, and at the
+    last look stays. Returns (rows, pending): pending is None when every
+    benchmark is decided or the last look is done, else (next look, the
+    undecided names)."""
+    names = sorted(set(a) | set(b))
+    family = len(set(a) & set(b))
+    undecided = set(names)
+    decided = []
+    for k, n in enumerate(looks):
+        if n > done:
+            return decided, (n, sorted(undecided))
+        sk = look_settings(settings, looks, family)
+        rows = compare(_truncated(a, undecided, n), _truncated(b, undecided, n), sk, metric, kinds)
+        seen = set()
+        for row in rows:
+            seen.add(row.name)
+            if row.verdict != "AMBIGUOUS" or k == len(looks) - 1:
+                _final(row, n)
+                decided.append(row)
+                undecided.discard(row.name)
+        undecided &= seen  # nothing to decide for a benchmark without a row (unsupported on both sides)
+        if not undecided:
+            break
+    return decided, None
+
+
+def sequential_summary(rows, settings, looks):
+    """Looks, the rounds each verdict needed, and the benchmark-rounds run
+    (what the device time is proportional to, launch overheads aside)."""
+    if not looks:
+        return None
+    at = {}
+    for r in rows:
+        if r.rounds is not None:
+            at[str(r.rounds)] = at.get(str(r.rounds), 0) + 1
+    used = sum(r.rounds or 0 for r in rows)
+    k = len(looks)
+    return {"looks": looks, "alpha_per_look": settings.alpha / k, "level_per_look": 1 - (1 - settings.level) / k,
+            "decided_at": at, "benchmark_rounds": used,
+            "mean_rounds": used / len(rows) if rows else 0.0}
