@@ -56,6 +56,7 @@ static void register_interconnect(RegisterOptions ro, std::int64_t bytes) {
     for (int g : counts) {
       auto r = ro;
       r.rate = Rate{"busbw_GBps", kind};
+      r.throughput = Throughput().bytes(Show::Model);  // the rates under nccl-tests' names (report())
       r.axes = {{"bytes", double(bytes)}, {"gpus", double(g)}};
       r.gpus = g;
       const ceiling::Link link = what;
@@ -74,8 +75,6 @@ static void register_ceiling(const Options& opt) {
   const int cores = core_count();
   const std::uint64_t seed = opt.seed;
 
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("elements", CounterKind::Problem);
   declare_counter("bytes", CounterKind::Problem);
 
@@ -84,6 +83,7 @@ static void register_ceiling(const Options& opt) {
   ro.role = Role::Ceiling;
   ro.ceiling_seconds = smoke ? 0.05 : 0.5;  // runs each call takes its best from (registrar.cpp)
   ro.rate = Rate{"GBps", "bandwidth"};
+  ro.throughput = Throughput().bytes(Show::RateAndModel);
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
   ro.code = "impl/ceiling/triad.cpp";
   register_job(

@@ -42,9 +42,6 @@ std::vector<std::string> default_shapes(Profile p) {
 }
 
 void declare_counters() {
-  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   for (const char* dim : {"M", "N", "K"}) declare_counter(dim, CounterKind::Problem);
 }
 
@@ -142,6 +139,7 @@ void register_type(const Options& opt, const Point& pt, const std::vector<gemm::
         ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
         // GFLOP/s reads against the GEMM ceiling of its precision.
         ro.rate = Rate{"GFLOPS", "gemm_" + pt["type"]};
+        ro.throughput = gemm::throughput();
         register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
       }
   }
@@ -170,6 +168,7 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
         RegisterOptions r = ro;
         r.library = e.library;
         r.code = e.code;
+        r.throughput = gemm::throughput();
         register_job(
             name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, r);
         return;

@@ -178,9 +178,6 @@ static void register_kmeans(const Options& opt) {
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
   for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
     declare_counter(part, CounterKind::Time, "s");
-  declare_counter("bytes_per_iteration", CounterKind::Model, "B");
-  declare_counter("flops_per_iteration", CounterKind::Model, "flop");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   for (const char* dim : {"N", "D", "K"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
@@ -229,6 +226,7 @@ static void register_kmeans(const Options& opt) {
         ro.unit = benchmark::kMillisecond;
         ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
         ro.rate = Rate{"GBps", "bandwidth", q.type == Type::F32 ? "gemm_tf32" : "gemm_f64"};
+        ro.throughput = Throughput().bytes(Show::RateAndModel).flops(Show::Model).per("iteration");
         register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
       }
     }

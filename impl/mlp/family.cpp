@@ -89,11 +89,7 @@ std::vector<std::int64_t> widths_of(const std::string& name) {
 }  // namespace
 
 static void register_mlp(const Options& opt) {
-  declare_counter("samples_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
   declare_counter("gemm_share", CounterKind::Share);
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("loss", CounterKind::Result);
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
@@ -119,6 +115,7 @@ static void register_mlp(const Options& opt) {
         ro.unit = benchmark::kMillisecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GFLOPS", p.f64 ? "gemm_f64" : "gemm_f32"};
+        ro.throughput = Throughput().items("samples").bytes(Show::Model).flops(Show::RateAndModel);
         register_entry<mlp::Job>(name, e, k, p, opt, ro, "GEMM flops a step", p.gemm_flops());
       }
   }

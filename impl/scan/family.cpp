@@ -80,18 +80,15 @@ class ScanJob final : public VariantJob<scan::Entry, scan::Variant, Problem, Cas
     variant_->result(out);
     return verdict([&] { return verify(problem_, case_->inputs, case_->ref(), out); });
   }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
-    const double n = double(problem_.n);
-    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
-    const double bytes = n * (problem_.segmented() ? 12.0 : 8.0);
-    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
+  Work work() const override {
+    Work w;
+    w.items = double(problem_.n);
+    w.bytes = w.items * (problem_.segmented() ? 12.0 : 8.0);
+    return w;
   }
 };
 
 void register_scan(const Options& opt) {
-  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   for (const Point& pt : axes().points(opt)) {
@@ -102,6 +99,7 @@ void register_scan(const Options& opt) {
         ro.unit = benchmark::kMicrosecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GBps", "bandwidth"};
+        ro.throughput = Throughput().items("elements").bytes(Show::Rate);
         register_entry<ScanJob>(axes().name(pt, e.name), e, k, p, opt, ro, "n", double(p.n));
       }
   }

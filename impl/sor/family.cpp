@@ -124,11 +124,7 @@ const AxisSet& axes() {
 }  // namespace
 
 static void register_sor(const Options& opt) {
-  declare_counter("updates_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   declare_counter("residual", CounterKind::Result);
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   for (const char* dim : {"M", "N", "sweeps", "omega"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const bool smoke = opt.profile == Profile::Smoke;
@@ -163,6 +159,7 @@ static void register_sor(const Options& opt) {
         ro.unit = benchmark::kMillisecond;
         ro.axes = {{"M", double(q.m)}, {"N", double(q.n)}, {"sweeps", double(q.sweeps)}, {"omega", q.omega}};
         ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
+        ro.throughput = Throughput().items("updates").bytes(Show::RateAndModel).flops(Show::Model);
         register_entry<sor::Job>(axes().name(pt, e.name), e, k, q, opt, ro, "M*N*sweeps",
                                  double(q.points()) * q.sweeps);
       }

@@ -94,8 +94,6 @@ const AxisSet& axes() {
 }  // namespace
 
 static void register_sort(const Options& opt) {
-  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
@@ -116,6 +114,7 @@ static void register_sort(const Options& opt) {
         ro.unit = benchmark::kMicrosecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GBps", "bandwidth"};
+        ro.throughput = Throughput().items("elements").bytes(Show::Rate);
         register_entry<sort::Job>(axes().name(pt, e.name), e, k, p, opt, ro, "n", double(p.n));
       }
     }
