@@ -149,7 +149,7 @@ void register_type(const Options& opt, const Point& pt, const std::vector<gemm::
 
 const char* gemm::variant_of(Vendor v) { return v == Vendor::OpenBLAS ? "OpenBLAS" : "cuBLAS"; }
 
-void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, gemm::Scalar scalar, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro) {
   declare_counters();
   const std::string variant = gemm::variant_of(vendor);
@@ -175,7 +175,7 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
       }
     throw std::logic_error("no GEMM variant " + variant);
   };
-  if (f64)
+  if (scalar == gemm::Scalar::F64)
     add(double{});
   else
     add(float{});

@@ -60,11 +60,14 @@ namespace pb {
 
 namespace gemm {
 enum class Vendor { OpenBLAS, cuBLAS };
+// The element type a GEMM's operands are stored in (the registry it runs
+// from: float also for the tf32 and bf16 Precisions, double for f64).
+enum class Scalar { F32, F64 };
 // The registry entry a vendor's GEMM is (a test checks that it exists).
 const char* variant_of(Vendor v);
 }  // namespace gemm
 
-void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, gemm::Scalar scalar, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
 
 }  // namespace pb

@@ -1,6 +1,6 @@
 #pragma once
 // THE list of MLP variants: one per GEMM family variant that can be a backend
-// (gemm::Variant::backend()), named after it, with its knob and its place as
+// (gemm::Variant::computes_for_caller()), named after it, with its knob and its place as
 // the baseline; adding a backend to the GEMM family adds it here.
 #include <mutex>
 #include <vector>
