@@ -1,18 +1,20 @@
 #pragma once
 // The skeleton every family shares: its registry entries, the per-profile
 // caps on slow variants, the one-problem cache of inputs and reference, and
-// the Job that binds a registry entry to a problem (the family adds check()
-// and report()).
+// the Job that binds a registry entry to a problem (the family adds check(),
+// work() and, for counters other than the work's, report()).
 //
 // A family is a table of entries plus its kernels:
 //
-//   impl/<family>/registry.cpp   THE list: one line per variant, its factory
-//                                declared just above the list
-//   impl/<family>/registry.hpp   the registry, the Case (one problem's inputs
-//                                and reference) and the Job: VariantJob +
-//                                check() + report()
-//   impl/<family>/family.cpp     axes, flags (a FlagSection) and registration
-//                                (run-name args; register_entry does the rest)
+//   impl/<family>/registry.cpp   THE list: one Entry::Line per variant, its
+//                                factory declared just above the list
+//   impl/<family>/registry.hpp   the registry; where the family's tests drive
+//                                them, also the Case (one problem's inputs and
+//                                reference) and the Job (VariantJob + check()
+//                                + work()); Scan keeps both in family.cpp
+//   impl/<family>/family.cpp     axes (an AxisSet), flags (a FlagSection) and
+//                                registration (its Throughput and run-name
+//                                args; register_entry does the rest)
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -288,7 +290,8 @@ void register_entry(RunName name, const EntryT& e, const Knobs& k, const Problem
       name, [entry, k, p, seed] { return std::make_unique<JobT>(*entry, k, p, seed); }, ro);
 }
 
-// A family as the bench driver sees it (benchmarks/families.cpp lists them):
+// A family as the bench driver sees it (the build generates the list from
+// benchmarks/families.cpp.in, one line per parbench_add_family):
 // its flags (nullptr: none of its own), the registration of its instances,
 // which throws UsageError on an axis value it cannot accept, before anything
 // runs, and what it adds to the run's context (the build of a library its
