@@ -1,8 +1,11 @@
 // Axes declared as data (core/axes.hpp): the generated flags and their help,
 // the profiles' values, the cross product in declaration order, run names
 // and counters, a refused combination, and every bad input one UsageError
-// line before anything runs; each list parsed once.
+// line before anything runs; each list parsed once, and its values read back
+// in the type their axis declares.
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 #include "core/axes.hpp"
 #include "core/options.hpp"
@@ -14,22 +17,28 @@ namespace {
 
 int parses = 0;  // calls of the counting parser below
 
+enum class Kind { A, B, C };
+
 AxisSet make_axes() {
   return AxisSet{
       "Fam",
-      {{"kind", "kind", "kinds", {"a"}, {"a", "b"}, {"a", "b", "c"}, words({"a", "b", "c"})},
-       {"size",
-        "n",
-        "sizes",
-        {"4"},
-        {"8", "2^4"},
-        {"2^10"},
-        [](const std::string& flag, const std::string& item) {
-          ++parses;
-          return counts(1, 1 << 20)(flag, item);
-        },
-        true}},
-      [](const Point& p) { return p["kind"] == "c" && p.integer("size") < 8 ? "c needs 8 or more" : ""; }};
+      {Axis::choice<Kind>("kind", {{"a", Kind::A}, {"b", Kind::B}, {"c", Kind::C}})
+           .help("kinds")
+           .values({"a"}, {"a", "b"}, {"a", "b", "c"}),
+       Axis::of<std::int64_t>(
+           "size",
+           [](const std::string& flag, const std::string& item) {
+             ++parses;
+             return parse_counts(flag, item, 1 << 20).at(0);
+           },
+           [](const std::int64_t& v) { return std::to_string(v); })
+           .key("n")
+           .help("sizes")
+           .counter()
+           .values({"4"}, {"8", "2^4"}, {"2^10"})},
+      [](const Point& p) {
+        return p.get<Kind>("kind") == Kind::C && p.get<std::int64_t>("size") < 8 ? "c needs 8 or more" : "";
+      }};
 }
 
 // The options a command line of these flags gives, through parse_options
@@ -95,7 +104,7 @@ TEST(Axes, RefusedCombinations) {
             (std::vector<std::string>{"Fam/V/kind:a/n:4", "Fam/V/kind:a/n:8", "Fam/V/kind:c/n:8"}));
   // Defaults alone: a refused default combination is left out quietly.
   const AxisSet all_refused{"Fam",
-                            {{"kind", "kind", "kinds", {"a"}, {"a"}, {"a"}, words({"a"})}},
+                            {Axis::word("kind", {"a"}).help("kinds").values({"a"}, {"a"}, {"a"})},
                             [](const Point&) { return "never"; }};
   try {
     all_refused.points(with(all_refused, {}));
@@ -129,37 +138,87 @@ TEST(Axes, BadValuesAreOneUsageErrorLine) {
 }
 
 TEST(Axes, AValueMayNameSeveralRunNameArguments) {
-  const AxisSet a{"Fam",
-                  {{"grids",
-                    "grid",
-                    "grids",
-                    {"3x4"},
-                    {"3x4"},
-                    {"3x4"},
-                    words({"3x4", "5x6"}),
-                    false,
-                    dims_as({"M", "N"})}}};
-  EXPECT_EQ(names(a, with(a, {{"--fam-grids", "5x6,3x4"}})),
-            (std::vector<std::string>{"Fam/V/M:5/N:6", "Fam/V/M:3/N:4"}));
+  const AxisSet a{
+      "Fam",
+      {Axis::shape("shapes", 100).key("shape").help("shapes").values({"3x4x5"}, {"3x4x5"}, {"3x4x5"})}};
+  EXPECT_EQ(names(a, with(a, {{"--fam-shapes", "5x6x7,3x4x5,2"}})),
+            (std::vector<std::string>{"Fam/V/M:5/N:6/K:7", "Fam/V/M:3/N:4/K:5", "Fam/V/M:2/N:2/K:2"}));
+  const auto p = a.points(with(a, {}));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(a.counters(p[0]), (Counters{{"M", 3.0}, {"N", 4.0}, {"K", 5.0}}));
+}
+
+TEST(Axes, ValuesAreReadBackInTheirDeclaredType) {
+  const AxisSet a = make_axes();
+  const auto p = a.points(with(a, {{"--fam-size", "2^5"}, {"--fam-kind", "b"}}));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].get<Kind>("kind"), Kind::B);
+  EXPECT_EQ(p[0].get<std::int64_t>("size"), 32);
+  EXPECT_EQ(p[0].text("size"), "32") << "the canonical spelling, not 2^5";
+  EXPECT_EQ(p[0].text("kind"), "b");
+  EXPECT_THROW(p[0].get<int>("size"), std::logic_error) << "read as another type than declared";
+  EXPECT_THROW(p[0].get<std::int64_t>("weight"), std::logic_error) << "no such axis";
+  const AxisSet s{"Fam", {Axis::shape("shapes", 100).help("shapes").values({"7"}, {"7"}, {"7"})}};
+  const Shape3 cube = s.points(with(s, {})).at(0).get<Shape3>("shapes");
+  EXPECT_EQ(cube.m, 7);
+  EXPECT_EQ(cube.n, 7);
+  EXPECT_EQ(cube.k, 7);
+}
+
+// A value that is a named configuration: typed defaults (a flag cannot
+// spell a name), listed in the help by their spelling, with a label that
+// the name order places before the other axes.
+struct Config {
+  std::string name;
+  std::int64_t n;
+};
+
+TEST(Axes, TypedDefaultsAndALabelInTheNameOrder) {
+  const AxisSet a{
+      "Fam",
+      {Axis::of<Config>(
+           "sizes",
+           [](const std::string& flag, const std::string& item) {
+             return Config{"custom", parse_counts(flag, item, 1000).at(0)};
+           },
+           [](const Config& c) { return std::to_string(c.n); })
+           .key("n")
+           .help("sizes")
+           .typed_values(std::vector<Config>{{"tiny", 2}}, std::vector<Config>{{"small", 10}, {"big", 100}},
+                         std::vector<Config>{{"big", 100}})
+           .label<Config>("cfg", [](const Config& c) { return c.name; })
+           .counters<Config>({"n"}, [](const Config& c) { return std::vector<double>{double(c.n)}; }),
+       Axis::word("mode", {"x", "y"}).help("modes").values({"x"}, {"x"}, {"x", "y"})},
+      {},
+      {"cfg", "mode", "sizes"}};
+  EXPECT_EQ(a.flags().flags[0].help, "sizes (default 10,100; smoke 2; full 100)");
+  EXPECT_EQ(names(a, with(a, {})),
+            (std::vector<std::string>{"Fam/V/cfg:small/mode:x/n:10", "Fam/V/cfg:big/mode:x/n:100"}));
+  EXPECT_EQ(names(a, with(a, {{"--fam-sizes", "7"}})),
+            (std::vector<std::string>{"Fam/V/cfg:custom/mode:x/n:7"}));
+  const auto p = a.points(with(a, {}));
+  EXPECT_EQ(p[1].get<Config>("sizes").name, "big");
+  EXPECT_EQ(p[1].get<std::string>("mode"), "x");
+  EXPECT_EQ(a.counters(p[1]), (Counters{{"n", 100.0}}));
 }
 
 TEST(Axes, ResolvedValuesNameOrderAndDuplicates) {
-  // "all" stands for the point's size; a size given twice over ("all" and
-  // its number) is one point; run names put the length first.
+  // "all" (0) stands for the point's size; a size given twice over ("all"
+  // and its number) is one point; run names put the length first.
   const AxisSet a{"Fam",
-                  {{"size", "n", "sizes", {"8"}, {"8"}, {"8"}, counts(1, 64), true},
-                   {"len",
-                    "len",
-                    "lengths",
-                    {"all", "8"},
-                    {"all", "8"},
-                    {"all", "8"},
-                    [](const std::string& flag, const std::string& item) {
-                      return item == "all" ? item : counts(1, 64)(flag, item);
-                    },
-                    true,
-                    {},
-                    [](const std::string& v, const Point& raw) { return v == "all" ? raw["size"] : v; }}},
+                  {Axis::count("size", 1, 64).key("n").help("sizes").counter().values({"8"}, {"8"}, {"8"}),
+                   Axis::of<std::int64_t>(
+                       "len",
+                       [](const std::string& flag, const std::string& item) {
+                         return item == "all" ? std::int64_t(0) : parse_counts(flag, item, 64).at(0);
+                       },
+                       [](const std::int64_t& v) { return v == 0 ? std::string("all") : std::to_string(v); })
+                       .help("lengths")
+                       .counter()
+                       .values({"all", "8"}, {"all", "8"}, {"all", "8"})
+                       .resolve<std::int64_t>([](const std::int64_t& v, const Point& raw) {
+                         return v == 0 ? raw.get<std::int64_t>("size") : v;
+                       })},
                   {},
                   {"len", "size"}};
   EXPECT_EQ(names(a, with(a, {})), (std::vector<std::string>{"Fam/V/len:8/n:8"}));
@@ -168,6 +227,9 @@ TEST(Axes, ResolvedValuesNameOrderAndDuplicates) {
   // A given "all" runs (as the size) and is no error.
   EXPECT_EQ(names(a, with(a, {{"--fam-len", "all"}, {"--fam-size", "2"}})),
             (std::vector<std::string>{"Fam/V/len:2/n:2"}));
+  const auto p = a.points(with(a, {{"--fam-len", "all"}, {"--fam-size", "2"}}));
+  EXPECT_EQ(p.at(0).get<std::int64_t>("len"), 2);
+  EXPECT_EQ(a.counters(p.at(0)), (Counters{{"n", 2.0}, {"len", 2.0}}));
 }
 
 TEST(Axes, EachListIsParsedOnce) {

@@ -41,10 +41,10 @@ class DeviceCopy final : public Job {
       }
     return {true, "", "full"};
   }
-  void report(Counters& out, double seconds, std::int64_t iterations) override {
-    const double bytes = 2.0 * 8.0 * double(n_);
-    out.emplace_back("GBps", seconds > 0 ? bytes * iterations / seconds * 1e-9 : 0.0);
-    out.emplace_back("bytes_per_call", bytes);
+  Work work() const override {
+    Work w;
+    w.bytes = 2.0 * 8.0 * double(n_);
+    return w;
   }
 
  private:

@@ -56,6 +56,7 @@ static void register_interconnect(RegisterOptions ro, std::int64_t bytes) {
     for (int g : counts) {
       auto r = ro;
       r.rate = Rate{"busbw_GBps", kind};
+      r.throughput = Throughput().bytes(Show::Model);  // the rates under nccl-tests' names (report())
       r.axes = {{"bytes", double(bytes)}, {"gpus", double(g)}};
       r.gpus = g;
       const ceiling::Link link = what;
@@ -74,8 +75,6 @@ static void register_ceiling(const Options& opt) {
   const int cores = core_count();
   const std::uint64_t seed = opt.seed;
 
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("elements", CounterKind::Problem);
   declare_counter("bytes", CounterKind::Problem);
 
@@ -84,6 +83,7 @@ static void register_ceiling(const Options& opt) {
   ro.role = Role::Ceiling;
   ro.ceiling_seconds = smoke ? 0.05 : 0.5;  // runs each call takes its best from (registrar.cpp)
   ro.rate = Rate{"GBps", "bandwidth"};
+  ro.throughput = Throughput().bytes(Show::RateAndModel);
   ro.axes = {{"elements", double(triad)}, {"cpu_threads", double(cores)}};
   ro.code = "impl/ceiling/triad.cpp";
   register_job(
@@ -93,40 +93,42 @@ static void register_ceiling(const Options& opt) {
   const gemm::Problem p{gemm::Op::AB, n, n, n};
   auto gemm_ro = ro;
   gemm_ro.axes = {{"M", double(n)}, {"N", double(n)}, {"K", double(n)}};
-  auto gemm_name = [&](const char* what, bool threads) {
-    RunName r{
-        "Ceiling", what, {{"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}}};
-    if (threads) r.args.emplace_back("threads", std::to_string(cores));
-    return r;
-  };
-  auto cpu_ro = gemm_ro;
-  cpu_ro.axes.emplace_back("cpu_threads", cores);
-  auto f64 = [](RegisterOptions r) {
-    r.rate = Rate{"GFLOPS", "gemm_f64"};
-    return r;
-  };
-  auto f32 = [](RegisterOptions r) {
-    r.rate = Rate{"GFLOPS", "gemm_f32"};
-    return r;
-  };
-  register_gemm_instance(gemm_name("OpenBLAS.DGEMM", true), gemm::Vendor::OpenBLAS, true, {cores, 0}, p, seed,
-                         f64(cpu_ro));
-  register_gemm_instance(gemm_name("OpenBLAS.SGEMM", true), gemm::Vendor::OpenBLAS, false, {cores, 0}, p,
-                         seed, f32(cpu_ro));
-#ifdef PARBENCH_WITH_CUDA
-  gemm_ro.backend = Backend::Cuda;
-  register_gemm_instance(gemm_name("cuBLAS.SGEMM", false), gemm::Vendor::cuBLAS, false, {}, p, seed,
-                         f32(gemm_ro));
-  register_gemm_instance(gemm_name("cuBLAS.DGEMM", false), gemm::Vendor::cuBLAS, true, {}, p, seed,
-                         f64(gemm_ro));
-  for (const auto& [what, prec, kind] : {std::tuple{"cuBLAS.TF32", gemm::Precision::TF32, "gemm_tf32"},
-                                         std::tuple{"cuBLAS.BF16", gemm::Precision::BF16, "gemm_bf16"}}) {
-    auto r = gemm_ro;
+  // A vendor's GEMM at its best: on the CPU with every core, which the run
+  // name and the counters say (threads, cpu_threads); GFLOPS read as the
+  // ceiling of `kind`.
+  const std::vector<std::pair<std::string, std::string>> mnk{
+      {"M", std::to_string(n)}, {"N", std::to_string(n)}, {"K", std::to_string(n)}};
+  auto add_gemm = [&](RunName name, gemm::Vendor vendor, gemm::Scalar scalar, gemm::Precision prec,
+                      Backend backend, const char* kind) {
+    RegisterOptions r = gemm_ro;
+    r.backend = backend;
     r.rate = Rate{"GFLOPS", kind};
+    Knobs k;
+    if (backend == Backend::Cpu) {
+      name.args.emplace_back("threads", std::to_string(cores));
+      r.axes.emplace_back("cpu_threads", cores);
+      k.threads = cores;
+    }
     gemm::Problem q = p;
     q.prec = prec;
-    register_gemm_instance(gemm_name(what, false), gemm::Vendor::cuBLAS, false, {}, q, seed, r);
-  }
+    register_gemm_instance(name, vendor, scalar, k, q, seed, r);
+  };
+  using gemm::Precision;
+  using gemm::Scalar;
+  using gemm::Vendor;
+  add_gemm(RunName{"Ceiling", "OpenBLAS.DGEMM", mnk}, Vendor::OpenBLAS, Scalar::F64, Precision::Native,
+           Backend::Cpu, "gemm_f64");
+  add_gemm(RunName{"Ceiling", "OpenBLAS.SGEMM", mnk}, Vendor::OpenBLAS, Scalar::F32, Precision::Native,
+           Backend::Cpu, "gemm_f32");
+#ifdef PARBENCH_WITH_CUDA
+  add_gemm(RunName{"Ceiling", "cuBLAS.SGEMM", mnk}, Vendor::cuBLAS, Scalar::F32, Precision::Native,
+           Backend::Cuda, "gemm_f32");
+  add_gemm(RunName{"Ceiling", "cuBLAS.DGEMM", mnk}, Vendor::cuBLAS, Scalar::F64, Precision::Native,
+           Backend::Cuda, "gemm_f64");
+  add_gemm(RunName{"Ceiling", "cuBLAS.TF32", mnk}, Vendor::cuBLAS, Scalar::F32, Precision::TF32,
+           Backend::Cuda, "gemm_tf32");
+  add_gemm(RunName{"Ceiling", "cuBLAS.BF16", mnk}, Vendor::cuBLAS, Scalar::F32, Precision::BF16,
+           Backend::Cuda, "gemm_bf16");
   auto copy_ro = ro;
   copy_ro.backend = Backend::Cuda;
   copy_ro.axes = {{"bytes", double(copy)}};

@@ -102,10 +102,12 @@ class PeerCopy final : public Job {
         return {false, element_error("peer copy", dst_, i, got[std::size_t(i)], pattern(i, 0)), "full"};
     return {true, "", "full"};
   }
-  void report(Counters& out, double seconds, std::int64_t iterations) override {
-    const double bytes = 4.0 * double(n_);
-    out.emplace_back("GBps", seconds > 0 ? bytes * iterations / seconds * 1e-9 : 0.0);
-    out.emplace_back("bytes_per_call", bytes);
+  Work work() const override {
+    Work w;
+    w.bytes = 4.0 * double(n_);
+    return w;
+  }
+  void report(Counters& out, double, std::int64_t) override {
     out.emplace_back("p2p_access", peer_ ? 1.0 : 0.0);
   }
 
@@ -128,7 +130,6 @@ class WithoutNccl final : public Job {
   void prepare() override {}
   void run() override {}
   Check check() override { return {false, "not run", ""}; }
-  void report(Counters&, double, std::int64_t) override {}
 };
 #else
 class Collective final : public Job {
@@ -200,13 +201,17 @@ class Collective final : public Job {
     }
     return {true, "", "full"};
   }
+  Work work() const override {
+    Work w;
+    w.bytes = 4.0 * double(n_);
+    return w;
+  }
+  // nccl-tests' names for the rate of the work: its algorithm and bus bandwidths.
   void report(Counters& out, double seconds, std::int64_t iterations) override {
-    const double bytes = 4.0 * double(n_);
-    const double algbw = seconds > 0 ? bytes * iterations / seconds * 1e-9 : 0.0;
+    const double algbw = per_second(work().bytes, iterations ? seconds / double(iterations) : 0.0) * 1e-9;
     const double factor = what_ == Link::AllReduce ? 2.0 * (gpus_ - 1) / gpus_ : 1.0;
     out.emplace_back("algbw_GBps", algbw);
     out.emplace_back("busbw_GBps", algbw * factor);
-    out.emplace_back("bytes_per_call", bytes);
   }
 
  private:

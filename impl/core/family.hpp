@@ -1,24 +1,27 @@
 #pragma once
 // The skeleton every family shares: its registry entries, the per-profile
 // caps on slow variants, the one-problem cache of inputs and reference, and
-// the Job that binds a registry entry to a problem (the family adds check()
-// and report()).
+// the Job that binds a registry entry to a problem (the family adds check(),
+// work() and, for counters other than the work's, report()).
 //
 // A family is a table of entries plus its kernels:
 //
-//   impl/<family>/registry.cpp   THE list: one line per variant, its factory
-//                                declared just above the list
-//   impl/<family>/registry.hpp   the registry, the Case (one problem's inputs
-//                                and reference) and the Job: VariantJob +
-//                                check() + report()
-//   impl/<family>/family.cpp     axes, flags (a FlagSection) and registration
-//                                (run-name args; register_entry does the rest)
+//   impl/<family>/registry.cpp   THE list: one Entry::Line per variant, its
+//                                factory declared just above the list
+//   impl/<family>/registry.hpp   the registry; where the family's tests drive
+//                                them, also the Case (one problem's inputs and
+//                                reference) and the Job (VariantJob + check()
+//                                + work()); Scan keeps both in family.cpp
+//   impl/<family>/family.cpp     axes (an AxisSet), flags (a FlagSection) and
+//                                registration (its Throughput and run-name
+//                                args; register_entry does the rest)
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,7 +71,7 @@ inline std::string speed_key(const RunName& name, const Counters& axes) {
 // their family's registry only when PARBENCH_PREVIEW=1: a kernel that faults
 // would take the CUDA context, and every GPU entry after it, with it. A
 // registry appends them after its list (none wait now):
-//   if (preview_variants()) v.push_back({"CUDA.New", Backend::Cuda, ...});
+//   if (preview_variants()) v.push_back(Line{"CUDA.New"}.cuda()...);
 inline bool preview_variants() {
   const char* v = std::getenv("PARBENCH_PREVIEW");
   return v && std::string(v) == "1";
@@ -76,23 +79,91 @@ inline bool preview_variants() {
 
 // One line of a family's registry. VariantT is the family's variant
 // interface; Traits what else a family needs to know of a variant before
-// building it (sort: whether it sorts batches).
+// building it (sort: whether it sorts batches). A registry writes a line
+// with named setters (Entry::Line), never positionally:
+//
+//   using Line = Entry::Line;
+//   Line{"OMP"}.threads().cap(kCpu).code("impl/scan/cpu/scan.cpp")
+//       .factory([](const Knobs& k) { return make_omp(k.threads); })
 template <class VariantT, class Traits = NoTraits>
 struct Entry {
-  const char* name;
-  Backend backend;
-  Knob knob;
+  using Factory = std::function<std::unique_ptr<VariantT>(const Knobs&)>;
+  // A line named after its variant (the run name's), completed by its
+  // setters; it becomes an Entry where the list takes it.
+  class Line;
+
+  const char* name = "";
+  Backend backend = Backend::Cpu;
+  Knob knob = Knob::None;
   std::vector<int> blocks;  // Knob::Block: the block sizes it runs by default (empty: the family's)
-  WorkCap cap;
-  bool baseline;  // the variant speedups are measured from (one per family; the JSON marks it)
+  WorkCap cap = kNoCap;
+  // Role::Baseline: the variant speedups are measured from (one per family;
+  // the JSON marks it); Role::Variant otherwise.
+  Role role = Role::Variant;
   // The source that defines the variant's factory, from the repository root
   // ("impl/gemm/cpu/naive.cpp"): the JSON's "code" fingerprints it and the
   // code it calls (core/code.hpp). A test checks that every variant file the
   // registry calls is some line's code.
   Code code;
-  std::function<std::unique_ptr<VariantT>(const Knobs&)> make;
+  Factory make;
   const char* library = "";  // the external library its timed run calls (RegisterOptions::library)
   Traits traits = {};
+};
+
+// The setters of a registry line. Unset fields keep Entry's defaults: a CPU
+// variant with no knob, no cap, Role::Variant, no library. The line becomes
+// its Entry where a std::vector<Entry> takes it; one without a factory or a
+// code is a programming error (std::logic_error at start-up).
+template <class VariantT, class Traits>
+class Entry<VariantT, Traits>::Line {
+ public:
+  explicit Line(const char* name) { e_.name = name; }
+  Line& on(Backend b) {
+    e_.backend = b;
+    return *this;
+  }
+  Line& cuda() { return on(Backend::Cuda); }
+  // The knob its instances sweep: one per thread count, block size (`blocks`:
+  // its own defaults, empty: the family's), 2-D block shape or GPU count.
+  Line& knob(Knob k, std::vector<int> blocks = {}) {
+    e_.knob = k;
+    e_.blocks = std::move(blocks);
+    return *this;
+  }
+  Line& threads() { return knob(Knob::Threads); }
+  Line& blocks(std::vector<int> own = {}) { return knob(Knob::Block, std::move(own)); }
+  Line& cap(const WorkCap& c) {
+    e_.cap = c;
+    return *this;
+  }
+  Line& role(Role r) {
+    e_.role = r;
+    return *this;
+  }
+  Line& code(Code c) {
+    e_.code = std::move(c);
+    return *this;
+  }
+  Line& factory(Factory f) {
+    e_.make = std::move(f);
+    return *this;
+  }
+  Line& library(const char* l) {
+    e_.library = l;
+    return *this;
+  }
+  Line& traits(const Traits& t) {
+    e_.traits = t;
+    return *this;
+  }
+  operator Entry() const {
+    if (!e_.make || e_.code.sources.empty())
+      throw std::logic_error(std::string("registry line ") + e_.name + ": a factory and a code");
+    return e_;
+  }
+
+ private:
+  Entry e_;
 };
 
 // Why the profile leaves out an instance whose `measure` is `work`; empty when
@@ -209,7 +280,7 @@ void register_entry(RunName name, const EntryT& e, const Knobs& k, const Problem
   }
   ro.flush_l2 = opt.flush_l2;
   ro.excluded = excluded_by_profile(opt.profile, e.name, e.cap, measure, work);
-  ro.role = e.baseline ? Role::Baseline : Role::Variant;
+  ro.role = e.role;
   ro.backend = e.backend;
   ro.library = e.library;
   ro.code = e.code;
@@ -219,7 +290,8 @@ void register_entry(RunName name, const EntryT& e, const Knobs& k, const Problem
       name, [entry, k, p, seed] { return std::make_unique<JobT>(*entry, k, p, seed); }, ro);
 }
 
-// A family as the bench driver sees it (benchmarks/families.cpp lists them):
+// A family as the bench driver sees it (the build generates the list from
+// benchmarks/families.cpp.in, one line per parbench_add_family):
 // its flags (nullptr: none of its own), the registration of its instances,
 // which throws UsageError on an axis value it cannot accept, before anything
 // runs, and what it adds to the run's context (the build of a library its

@@ -11,7 +11,8 @@
 //   reset(); run()         once more, untimed: second warm-up (skipped when the
 //                          first run took over a second)
 //   loop: reset(); run()   only run() is timed, by the backend's Timer
-//   report()               family counters (GFLOP/s, elements/s ...)
+//   work(), report()       family counters: core derives the rates from work()
+//                          (core/work.hpp); report() adds the rest
 //
 // Google Benchmark calls an instance several times (growing the iteration
 // count, then once per repetition). The registrar keeps the last instance's
@@ -30,6 +31,7 @@
 
 #include "core/energy.hpp"
 #include "core/status.hpp"
+#include "core/work.hpp"
 
 namespace pb {
 
@@ -38,8 +40,6 @@ namespace pb {
 enum class Backend { Cpu, Cuda, Mpi, MpiCuda };
 inline bool on_gpu(Backend b) { return b == Backend::Cuda || b == Backend::MpiCuda; }
 inline bool collective(Backend b) { return b == Backend::Mpi || b == Backend::MpiCuda; }
-
-using Counters = std::vector<std::pair<std::string, double>>;
 
 class Job {
  public:
@@ -53,8 +53,12 @@ class Job {
   // CUDA jobs: the cudaStream_t that run() enqueues on (as void*: this header
   // stays free of CUDA so the driver never needs nvcc).
   virtual void* cuda_stream() { return nullptr; }
-  // Family counters, from the summed timed seconds over `iterations` runs.
-  virtual void report(Counters& out, double seconds, std::int64_t iterations) = 0;
+  // What one run does, for the rate counters of the instance's Throughput
+  // (RegisterOptions::throughput); called after the timed runs.
+  virtual Work work() const { return {}; }
+  // Counters other than the work's (a residual, a loss, a communication
+  // profile), from the summed timed seconds over `iterations` runs.
+  virtual void report(Counters& /*out*/, double /*seconds*/, std::int64_t /*iterations*/) {}
 };
 
 using JobFactory = std::function<std::unique_ptr<Job>()>;

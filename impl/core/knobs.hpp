@@ -14,4 +14,7 @@ struct Knobs {
   bool weak = false;  // Knob::Gpus: weak scaling, the problem grown with the GPU count (--scaling=weak)
   int tile = -1;      // a tunable kernel's configuration, by index (-1: the tuned table's choice)
 };
+// Where a Knob::Gpus variant's GPUs are driven from: all from this process,
+// or a share from each MPI rank (the MPI x GPU variants).
+enum class Spread { InProcess, OverRanks };
 }  // namespace pb

@@ -230,7 +230,6 @@ Options parse_options(int& argc, char** argv, const std::vector<FlagSection>& se
       o.parsed[f->name] = f->parse(typed, v);
       if (typed != f->name)
         o.notes.push_back(typed + " is deprecated and goes in the next release: use " + f->name);
-      o.family[f->name] = v;
     } else if (take(a, "--profile", v)) {
       if (v == "smoke")
         o.profile = Profile::Smoke;

@@ -64,8 +64,8 @@ struct Options {
   // (each GPU's share fixed, the problem grown with the GPU count).
   std::vector<std::string> scalings{"strong"};
   bool oversubscribe = false;  // MPI: allow ranks x threads above this host's cores
-  // Family flags as given, by their current name, and what their parse returned.
-  std::map<std::string, std::string> family;
+  // Family flags given, by their current name: what their parse returned
+  // (the text is parsed once, here, and not kept).
   std::map<std::string, std::any> parsed;
   // One line per deprecated spelling used, for stderr.
   std::vector<std::string> notes;
@@ -77,11 +77,8 @@ struct Options {
   bool allow_errors = false;      // exit 0 even when an entry was incorrect or failed
   bool help = false;
 
-  // The text of a family flag (by its current name), or nullptr when not given.
-  const std::string* flag(const std::string& name) const {
-    auto it = family.find(name);
-    return it == family.end() ? nullptr : &it->second;
-  }
+  // Whether a family flag (by its current name) was given.
+  bool given(const std::string& name) const { return parsed.count(name) > 0; }
   // A family flag's parsed value, or nullptr when not given; T must be the
   // type its parse returns (std::logic_error otherwise).
   template <class T>

@@ -190,7 +190,7 @@ void add_comm_counters(Counters& out, const CommProfile& c, double seconds_per_c
   out.emplace_back("comm_bytes_per_call", c.bytes);
   out.emplace_back("comm_s", c.seconds);
   out.emplace_back("comm_share", seconds_per_call > 0 ? c.seconds / seconds_per_call : 0.0);
-  out.emplace_back("comm_GBps", c.seconds > 0 ? c.bytes / c.seconds * 1e-9 : 0.0);
+  out.emplace_back("comm_GBps", per_second(c.bytes, c.seconds) * 1e-9);
   if (c.compute_seconds > 0 && seconds_per_call > 0)
     out.emplace_back("comm_exposed_share", std::max(0.0, 1.0 - c.compute_seconds / seconds_per_call));
 }
@@ -324,7 +324,9 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     const energy::Result spent = meter ? meter->end() : energy::Result{};
     Counters out;
     // A ceiling's counters describe its fastest run, as if every call took that long.
-    job->report(out, ceiling ? best * double(state.iterations()) : total, state.iterations());
+    const double timed = ceiling ? best * double(state.iterations()) : total;
+    opt.throughput.add(out, job->work(), state.iterations() ? timed / double(state.iterations()) : 0.0);
+    job->report(out, timed, state.iterations());
     timer->add_counters(out);
     const double per_call = state.iterations() ? total / state.iterations() : 0.0;
     out.emplace_back("seconds_per_call", per_call);
@@ -369,6 +371,7 @@ benchmark::internal::Benchmark* register_job(const RunName& name, JobFactory mak
                                              const RegisterOptions& opt) {
   RegisterOptions ro = opt;
   ro.id = int(registered_list().size());
+  opt.throughput.declare();
   Registered r;
   r.name = name.format() + "/manual_time";
   r.mpi = opt.mpi;

@@ -30,6 +30,9 @@ struct RegisterOptions {
   Role role = Role::Variant;
   Backend backend = Backend::Cpu;
   Rate rate;
+  // The counters the job's Work makes (core/work.hpp), declared when the
+  // instance is registered and written after its timed runs.
+  Throughput throughput;
   // The external library whose build the timed run's speed depends on
   // ("openblas", "cublas", "cub", "thrust", "nccl"; empty: none), so a comparison
   // checks that library's version only for the entries that call it.

@@ -18,79 +18,50 @@ namespace pb {
 namespace {
 using namespace gemm;
 
-std::string shape_of(const Shape3& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
-
-std::vector<std::string> default_shapes(Profile p) {
-  std::vector<Shape3> s;
+std::vector<Shape3> default_shapes(Profile p) {
   switch (p) {
-    case Profile::Smoke: s = {{64, 64, 64}, {37, 29, 45}}; break;
+    case Profile::Smoke: return {{64, 64, 64}, {37, 29, 45}};
     case Profile::Default:
-      s = {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
-           {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1500, 777}};
-      break;
+      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {1000, 1500, 777}};
     case Profile::Full:
-      s = {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
-           {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
-           {1000, 1500, 777},  {8192, 128, 8192},  {128, 8192, 8192}};
-      break;
+      return {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+              {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+              {1000, 1500, 777},  {8192, 128, 8192},  {128, 8192, 8192}};
   }
-  std::vector<std::string> out;
-  for (const auto& x : s) out.push_back(shape_of(x));
-  return out;
+  return {};
 }
 
 void declare_counters() {
-  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   for (const char* dim : {"M", "N", "K"}) declare_counter(dim, CounterKind::Problem);
 }
 
-const std::vector<std::string> kOps{"AB", "AtB", "ABtC"};
-const std::vector<std::string> kTypes{"f32", "f64", "tf32", "bf16"};
+// A GEMM type: the registry it runs from (its scalar) and its precision.
+using Element = std::pair<Scalar, Precision>;
 
 // The axes, declared once (core/axes.hpp): op x type x shape, in run-name
 // order; a shape names M, N and K.
 const AxisSet& axes() {
+  static const std::vector<std::string> ops{"AB", "AtB", "ABtC"}, types{"f32", "f64", "tf32", "bf16"};
   static const AxisSet a{
       "GEMM",
-      {{"op",
-        "op",
-        "GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)",
-        kOps,
-        kOps,
-        kOps,
-        words(kOps),
-        false,
-        {},
-        {},
-        {"--op"}},
-       {"type",
-        "type",
-        "element types: f32, f64, and the tensor-core inputs tf32 and bf16 (f32 accumulation)",
-        kTypes,
-        kTypes,
-        kTypes,
-        words(kTypes),
-        false,
-        {},
-        {},
-        {"--precision"}},
-       {"shapes",
-        "shape",
-        "GEMM shapes, each N (a cube) or MxNxK, e.g. 1000x1500x777,4096",
-        default_shapes(Profile::Smoke),
-        default_shapes(Profile::Default),
-        default_shapes(Profile::Full),
-        [](const std::string& flag, const std::string& item) {
-          return shape_of(parse_sizes(item, flag).at(0));
-        },
-        false,
-        dims_as({"M", "N", "K"}),
-        {},
-        {"--sizes"}}}};
+      {Axis::choice<Op>("op", {{"AB", Op::AB}, {"AtB", Op::AtB}, {"ABtC", Op::ABtC}})
+           .help("GEMM operations: AB (C=A*B), AtB (C=A^T*B), ABtC (D=A*B^T+C)")
+           .values(ops, ops, ops)
+           .old("--op"),
+       Axis::choice<Element>("type", {{"f32", {Scalar::F32, Precision::Native}},
+                                      {"f64", {Scalar::F64, Precision::Native}},
+                                      {"tf32", {Scalar::F32, Precision::TF32}},
+                                      {"bf16", {Scalar::F32, Precision::BF16}}})
+           .help("element types: f32, f64, and the tensor-core inputs tf32 and bf16 (f32 accumulation)")
+           .values(types, types, types)
+           .old("--precision"),
+       Axis::shape("shapes", std::int64_t(1) << 22)
+           .key("shape")
+           .help("GEMM shapes, each N (a cube) or MxNxK, e.g. 1000x1500x777,4096")
+           .typed_values(default_shapes(Profile::Smoke), default_shapes(Profile::Default),
+                         default_shapes(Profile::Full))
+           .old("--sizes")}};
   return a;
 }
 
@@ -120,9 +91,8 @@ void register_type(const Options& opt, const Point& pt, const std::vector<gemm::
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const auto* tile_flag = opt.value<std::vector<std::string>>("--gemm-tile");
   const auto swept = tile_flag ? *tile_flag : std::vector<std::string>{};
-  const auto mnk = split(pt["shapes"], 'x');
-  const Problem p{parse_op(pt["op"]), std::stoll(mnk.at(0)), std::stoll(mnk.at(1)), std::stoll(mnk.at(2)),
-                  prec};
+  const Shape3& shape = pt.get<Shape3>("shapes");
+  const Problem p{pt.get<Op>("op"), shape.m, shape.n, shape.k, prec};
   for (const auto& e : entries) {
     // A sweep (--gemm-tile) runs a tunable kernel once per configuration
     // asked for, the name saying which (tile:<name>); else the table chooses.
@@ -139,9 +109,10 @@ void register_type(const Options& opt, const Point& pt, const std::vector<gemm::
         RunName name = axes().name(pt, e.name);
         if (tile >= 0) name.args.push_back({"tile", tile_name});
         RegisterOptions ro;
-        ro.axes = {{"M", double(p.m)}, {"N", double(p.n)}, {"K", double(p.k)}};
+        ro.axes = axes().counters(pt);
         // GFLOP/s reads against the GEMM ceiling of its precision.
-        ro.rate = Rate{"GFLOPS", "gemm_" + pt["type"]};
+        ro.rate = Rate{"GFLOPS", "gemm_" + pt.text("type")};
+        ro.throughput = gemm::throughput();
         register_entry<gemm::Job<T>>(name, e, k, p, opt, ro, "M*N*K", double(p.m) * p.n * p.k);
       }
   }
@@ -151,7 +122,7 @@ void register_type(const Options& opt, const Point& pt, const std::vector<gemm::
 
 const char* gemm::variant_of(Vendor v) { return v == Vendor::OpenBLAS ? "OpenBLAS" : "cuBLAS"; }
 
-void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, gemm::Scalar scalar, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro) {
   declare_counters();
   const std::string variant = gemm::variant_of(vendor);
@@ -170,13 +141,14 @@ void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, 
         RegisterOptions r = ro;
         r.library = e.library;
         r.code = e.code;
+        r.throughput = gemm::throughput();
         register_job(
             name, [entry, k, p, seed] { return std::make_unique<gemm::Job<T>>(*entry, k, p, seed); }, r);
         return;
       }
     throw std::logic_error("no GEMM variant " + variant);
   };
-  if (f64)
+  if (scalar == gemm::Scalar::F64)
     add(double{});
   else
     add(float{});
@@ -186,13 +158,13 @@ static void register_gemm(const Options& opt) {
   declare_counters();
   if (const auto* simd = opt.value<Simd>("--gemm-simd")) set_blocked_simd(*simd);
   for (const Point& pt : axes().points(opt)) {
-    const std::string& t = pt["type"];
-    if (t == "f32")
-      register_type<float>(opt, pt, registry<float>(), Precision::Native);
-    else if (t == "f64")
-      register_type<double>(opt, pt, registry<double>(), Precision::Native);
+    const auto [scalar, prec] = pt.get<Element>("type");
+    if (scalar == Scalar::F64)
+      register_type<double>(opt, pt, registry<double>(), prec);
+    else if (prec == Precision::Native)
+      register_type<float>(opt, pt, registry<float>(), prec);
     else
-      register_type<float>(opt, pt, tensor_registry(), t == "tf32" ? Precision::TF32 : Precision::BF16);
+      register_type<float>(opt, pt, tensor_registry(), prec);
   }
 }
 

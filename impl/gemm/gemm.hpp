@@ -82,8 +82,9 @@ class Variant {
   // out = the product of problem p on operands the caller owns, in this
   // variant's memory (host memory for CPU variants). Call bind() once first:
   // it sets up what prepare() would that does not depend on the operands
-  // (OpenBLAS's thread count). A variant with backend() false has neither.
-  virtual bool backend() const { return false; }
+  // (OpenBLAS's thread count). A variant whose computes_for_caller() is
+  // false has neither, and no other family can use it.
+  virtual bool computes_for_caller() const { return false; }
   virtual void bind() {}
   virtual void compute(const Problem& p, const T* a, const T* b, const T* c, T* out);
 };

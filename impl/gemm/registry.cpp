@@ -37,29 +37,31 @@ template <class T>
 const std::vector<Entry<T>>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks, cap, baseline, code (the factory's file), factory[, library, traits]
+  using Line = typename Entry<T>::Line;
   static const std::vector<Entry<T>> list = {
-      {"Naive", Backend::Cpu, Knob::None, {}, kTextbookLoop, true, "impl/gemm/cpu/naive.cpp",
-       [](const Knobs&) { return make_cpu_naive<T>(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, kVectorisedLoop, false, "impl/gemm/cpu/omp.cpp",
-       [](const Knobs& k) { return make_cpu_omp<T>(k.threads); }},
-      {"OMP.Blocked", Backend::Cpu, Knob::Threads, {}, kNoCap, false, "impl/gemm/cpu/blocked.cpp",
-       [](const Knobs& k) { return make_cpu_blocked<T>(k.threads, blocked_simd()); }},
-      {"OpenBLAS", Backend::Cpu, Knob::Threads, {}, kNoCap, false, "impl/gemm/cpu/openblas.cpp",
-       [](const Knobs& k) { return make_openblas<T>(k.threads); }, "openblas"},
+      Line{"Naive"}.role(Role::Baseline).cap(kTextbookLoop).code("impl/gemm/cpu/naive.cpp")
+          .factory([](const Knobs&) { return make_cpu_naive<T>(); }),
+      Line{"OMP"}.threads().cap(kVectorisedLoop).code("impl/gemm/cpu/omp.cpp")
+          .factory([](const Knobs& k) { return make_cpu_omp<T>(k.threads); }),
+      Line{"OMP.Blocked"}.threads().code("impl/gemm/cpu/blocked.cpp")
+          .factory([](const Knobs& k) { return make_cpu_blocked<T>(k.threads, blocked_simd()); }),
+      Line{"OpenBLAS"}.threads().code("impl/gemm/cpu/openblas.cpp").library("openblas")
+          .factory([](const Knobs& k) { return make_openblas<T>(k.threads); }),
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false, "impl/gemm/cuda/naive.cu",
-       [](const Knobs& k) { return make_cuda_naive<T>(k.block); }},
-      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {16, 32}, kNoCap, false, "impl/gemm/cuda/tiled.cu",
-       [](const Knobs& k) { return make_cuda_tiled<T>(k.block); }},
-      {"CUDA.RegBlock", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/regblock.cu",
-       [](const Knobs&) { return make_cuda_regblock<T>(); }},
-      {"CUDA.Pipelined", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/pipelined.cu",
-       [](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }, "", tuned_in<T, float>(&pipelined_tiles)},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/dmma.cu",
-       [](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }, "", tuned_in<T, double>(&dmma_tiles)},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
-       [](const Knobs&) { return make_cublas<T>(); }, "cublas"},
+      Line{"CUDA.Naive"}.cuda().blocks({16, 32}).code("impl/gemm/cuda/naive.cu")
+          .factory([](const Knobs& k) { return make_cuda_naive<T>(k.block); }),
+      Line{"CUDA.Tiled"}.cuda().blocks({16, 32}).code("impl/gemm/cuda/tiled.cu")
+          .factory([](const Knobs& k) { return make_cuda_tiled<T>(k.block); }),
+      Line{"CUDA.RegBlock"}.cuda().code("impl/gemm/cuda/regblock.cu")
+          .factory([](const Knobs&) { return make_cuda_regblock<T>(); }),
+      Line{"CUDA.Pipelined"}.cuda().code("impl/gemm/cuda/pipelined.cu")
+          .traits(tuned_in<T, float>(&pipelined_tiles))
+          .factory([](const Knobs& k) { return make_cuda_pipelined<T>(k.tile); }),
+      Line{"CUDA.DMMA"}.cuda().code("impl/gemm/cuda/dmma.cu")
+          .traits(tuned_in<T, double>(&dmma_tiles))
+          .factory([](const Knobs& k) { return make_cuda_dmma<T>(k.tile); }),
+      Line{"cuBLAS"}.cuda().code("impl/gemm/cuda/cublas.cu").library("cublas")
+          .factory([](const Knobs&) { return make_cublas<T>(); }),
 #endif
   };
   // clang-format on
@@ -68,12 +70,13 @@ const std::vector<Entry<T>>& registry() {
 
 const std::vector<Entry<float>>& tensor_registry() {
   // clang-format off
+  using TensorLine = Entry<float>::Line;
   static const std::vector<Entry<float>> list = {
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.WGMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/wgmma.cu",
-       [](const Knobs&) { return make_cuda_wgmma(); }},
-      {"cuBLAS", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/gemm/cuda/cublas.cu",
-       [](const Knobs&) { return make_cublas_tensor(); }, "cublas"},
+      TensorLine{"CUDA.WGMMA"}.cuda().code("impl/gemm/cuda/wgmma.cu")
+          .factory([](const Knobs&) { return make_cuda_wgmma(); }),
+      TensorLine{"cuBLAS"}.cuda().code("impl/gemm/cuda/cublas.cu").library("cublas")
+          .factory([](const Knobs&) { return make_cublas_tensor(); }),
 #endif
   };
   // clang-format on

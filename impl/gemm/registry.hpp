@@ -35,6 +35,9 @@ constexpr Traits tuned_in(TileList tiles) {
 template <class T>
 using Entry = pb::Entry<Variant<T>, Traits>;
 
+// GFLOPS and the work of a call; the bytes are the roofline's, not a rate.
+inline Throughput throughput() { return Throughput().bytes(Show::Model).flops(Show::RateAndModel); }
+
 template <class T>
 const std::vector<Entry<T>>& registry();
 
@@ -57,11 +60,14 @@ namespace pb {
 
 namespace gemm {
 enum class Vendor { OpenBLAS, cuBLAS };
+// The element type a GEMM's operands are stored in (the registry it runs
+// from: float also for the tf32 and bf16 Precisions, double for f64).
+enum class Scalar { F32, F64 };
 // The registry entry a vendor's GEMM is (a test checks that it exists).
 const char* variant_of(Vendor v);
 }  // namespace gemm
 
-void register_gemm_instance(const RunName& name, gemm::Vendor vendor, bool f64, Knobs k,
+void register_gemm_instance(const RunName& name, gemm::Vendor vendor, gemm::Scalar scalar, Knobs k,
                             const gemm::Problem& p, std::uint64_t seed, const RegisterOptions& ro);
 
 }  // namespace pb
@@ -89,7 +95,7 @@ class Case : public CaseBase<Problem, Inputs<T>, std::unique_ptr<Oracle<T>>> {
 };
 
 // The GEMM Job: a registry entry's variant on one problem, checked against the
-// oracle, reporting GFLOP/s.
+// oracle; its work is the problem's flops and least bytes (throughput()).
 
 template <class T>
 class Job final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>> {
@@ -100,12 +106,12 @@ class Job final : public VariantJob<Entry<T>, Variant<T>, Problem, Case<T>> {
     this->variant_->result(out);
     return this->verdict([&] { return this->case_->oracle().check(out); });
   }
-  void report(Counters& out, double seconds, std::int64_t iterations) override {
-    const double flops = this->problem_.flops();
-    out.emplace_back("GFLOPS", seconds > 0 ? flops * iterations / seconds * 1e-9 : 0.0);
-    out.emplace_back("flops_per_call", flops);
+  Work work() const override {
+    Work w;
+    w.flops = this->problem_.flops();
     const double ab = this->problem_.prec == Precision::BF16 ? 2.0 : double(sizeof(T));
-    out.emplace_back("bytes_per_call", this->problem_.min_bytes(ab, double(sizeof(T))));
+    w.bytes = this->problem_.min_bytes(ab, double(sizeof(T)));
+    return w;
   }
 };
 

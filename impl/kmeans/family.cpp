@@ -75,8 +75,6 @@ int parse_loops(const std::string& flag, const std::string& text) {
   return int(parse_int(flag, text, 1, 1000000));
 }
 
-const std::vector<std::string> kDists{"uniform", "blobs"};
-
 // The profile's named configurations.
 std::vector<Config> configs(Profile profile) {
   switch (profile) {
@@ -105,65 +103,45 @@ std::string shape_of(const Config& c) {
   return std::to_string(c.n) + "x" + std::to_string(c.d) + "x" + std::to_string(c.k);
 }
 
-std::vector<std::string> default_shapes(Profile profile) {
-  std::vector<std::string> out;
-  for (const auto& c : configs(profile)) out.push_back(shape_of(c));
-  return out;
-}
-
 // The axes, declared once (core/axes.hpp): shape outermost, then data, then
-// the element type. Run names read cfg (the named configuration a default
-// shape belongs to, or custom for a given one), type where it is f32 (f64,
-// the default, is left out so the names of double runs stay as they were),
-// dist, then the shape's N, D and K.
+// the element type. A shape is a Config: a default one is its profile's
+// named configuration, a given one is custom (run until converged). Run
+// names read cfg (the configuration's name, a label of the shape), type
+// where it is f32 (f64, the default, is left out so the names of double
+// runs stay as they were), dist, then the shape's N, D and K.
 const AxisSet& axes() {
   static const AxisSet a{
       "KMeans",
-      {{"shapes", "shape",
-        "k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316",
-        default_shapes(Profile::Smoke), default_shapes(Profile::Default), default_shapes(Profile::Full),
-        [](const std::string& flag, const std::string& item) {
-          return shape_of(parse_shapes(flag, item).at(0));
-        },
-        false, dims_as({"N", "D", "K"})},
-       {"dist",
-        "dist",
-        "k-means data: uniform, blobs (well-separated clusters)",
-        {"uniform"},
-        {"uniform"},
-        {"uniform"},
-        words(kDists),
-        false,
-        {},
-        {},
-        {"--dist"}},
-       {"type",
-        "type",
-        "element type: f64, or f32 (points rounded to float; variants that compute in TF32; problems "
-        "with a fixed number of iterations only)",
-        {"f64", "f32"},
-        {"f64"},
-        {"f64", "f32"},
-        words({"f64", "f32"}),
-        false,
-        [](const std::string& v) {
-          return v == "f64" ? std::vector<std::pair<std::string, std::string>>{}
-                            : std::vector<std::pair<std::string, std::string>>{{"type", v}};
-        }}},
+      {Axis::of<Config>(
+           "shapes",
+           [](const std::string& flag, const std::string& item) { return parse_shapes(flag, item).at(0); },
+           shape_of)
+           .key("shape")
+           .help("k-means problems, each exactly NxDxK (points x dimensions x clusters), e.g. 100000x100x316")
+           .typed_values(configs(Profile::Smoke), configs(Profile::Default), configs(Profile::Full))
+           .label<Config>("cfg", [](const Config& c) { return c.name; })
+           .name_args<Config>([](const Config& c) -> NameArgs {
+             return {{"N", std::to_string(c.n)}, {"D", std::to_string(c.d)}, {"K", std::to_string(c.k)}};
+           })
+           .counters<Config>({"N", "D", "K"},
+                             [](const Config& c) {
+                               return std::vector<double>{double(c.n), double(c.d), double(c.k)};
+                             }),
+       Axis::choice<Dist>("dist", {{"uniform", Dist::Uniform}, {"blobs", Dist::Blobs}})
+           .help("k-means data: uniform, blobs (well-separated clusters)")
+           .values({"uniform"}, {"uniform"}, {"uniform"})
+           .old("--dist"),
+       Axis::choice<Type>("type", {{"f64", Type::F64}, {"f32", Type::F32}})
+           .help(
+               "element type: f64, or f32 (points rounded to float; variants that compute in TF32; problems "
+               "with a fixed number of iterations only)")
+           .values({"f64", "f32"}, {"f64"}, {"f64", "f32"})
+           .name_args<Type>([](const Type& t) {
+             return t == Type::F64 ? NameArgs{} : NameArgs{{"type", "f32"}};
+           })},
       {},
-      {"type", "dist", "shapes"}};
+      {"cfg", "type", "dist", "shapes"}};
   return a;
-}
-
-// The configuration of a point: a given shape is custom (run until
-// converged); a default one is its profile's named configuration.
-Config config_of(const Point& pt, const Options& opt) {
-  const std::string shape = pt["shapes"];
-  if (!opt.flag("--kmeans-shapes"))
-    for (const auto& c : configs(opt.profile))
-      if (shape_of(c) == shape) return c;
-  const auto ndk = split(shape, 'x');
-  return {"custom", std::stoll(ndk.at(0)), std::stoll(ndk.at(1)), std::stoll(ndk.at(2)), Criteria{}};
 }
 
 }  // namespace
@@ -176,12 +154,9 @@ static void register_kmeans(const Options& opt) {
   declare_counter("near_ties", CounterKind::Share);
   declare_counter("tie_gap_of_bound", CounterKind::Share);
   declare_counter("seconds_per_iteration", CounterKind::Time, "s");
+  axes().declare_counters();
   for (const char* part : {"h2d_s", "kernel_s", "d2h_s", "host_s"})
     declare_counter(part, CounterKind::Time, "s");
-  declare_counter("bytes_per_iteration", CounterKind::Model, "B");
-  declare_counter("flops_per_iteration", CounterKind::Model, "flop");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
-  for (const char* dim : {"N", "D", "K"}) declare_counter(dim, CounterKind::Problem);
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
                                           : opt.profile == Profile::Full
@@ -194,15 +169,15 @@ static void register_kmeans(const Options& opt) {
   const auto* gpus_flag = opt.value<std::vector<int>>("--kmeans-gpus");
   const auto gpus = gpus_flag ? *gpus_flag : default_gpu_axis();
   for (const Point& pt : axes().points(opt)) {
-    const Config cfg = config_of(pt, opt);
-    Problem p{cfg.n, cfg.d, cfg.k, pt["dist"] == "blobs" ? Dist::Blobs : Dist::Uniform, cfg.crit};
+    const Config& cfg = pt.get<Config>("shapes");
+    Problem p{cfg.n, cfg.d, cfg.k, pt.get<Dist>("dist"), cfg.crit};
     if (loops) p.crit = *loops;
     if (exit_rule) p.crit = *exit_rule;
-    p.type = pt["type"] == "f32" ? Type::F32 : Type::F64;
+    p.type = pt.get<Type>("type");
     // Where the profile chose f32 (not the command line, where validate says
     // why not and every variant is listed): only problems with a fixed number
     // of iterations, and only the single-precision variants.
-    const bool profile_f32 = p.type == Type::F32 && !opt.flag("--kmeans-type");
+    const bool profile_f32 = p.type == Type::F32 && !opt.given("--kmeans-type");
     if (profile_f32 && !p.crit.fixed) continue;
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
@@ -219,16 +194,17 @@ static void register_kmeans(const Options& opt) {
                     opt.scalings)
               : entry_knobs(e, opt, is_mpi ? mpi::thread_axis(opt, threads) : threads, blocks);
       for (const auto& k : knobs) {
-        RunName name = axes().name(pt, e.name);
-        name.args.insert(name.args.begin(), {"cfg", cfg.name});
+        const RunName name = axes().name(pt, e.name);
         // Weak scaling: each GPU keeps the named N points, the problem grows
         // by them (the counters give the whole).
         Problem q = p;
         if (k.weak) q.n = p.n * k.gpus;
         RegisterOptions ro;
         ro.unit = benchmark::kMillisecond;
-        ro.axes = {{"N", double(q.n)}, {"D", double(q.d)}, {"K", double(q.k)}};
+        ro.axes = axes().counters(pt);
+        if (k.weak) set_counter(ro.axes, "N", double(q.n));
         ro.rate = Rate{"GBps", "bandwidth", q.type == Type::F32 ? "gemm_tf32" : "gemm_f64"};
+        ro.throughput = Throughput().bytes(Show::RateAndModel).flops(Show::Model).per("iteration");
         register_entry<kmeans::Job>(name, e, k, q, opt, ro, "N*K*D", double(q.n) * q.k * q.d);
       }
     }
@@ -270,7 +246,7 @@ static FlagSection kmeans_flags() {
        {}});
   s.check_together = [](const Options& o) {
     // Two exit rules at once would leave one silently unused.
-    if (o.flag("--kmeans-loops") && o.flag("--kmeans-exit"))
+    if (o.given("--kmeans-loops") && o.given("--kmeans-exit"))
       throw UsageError(
           "--kmeans-loops and --kmeans-exit cannot be combined: a run either takes a fixed "
           "number of iterations or stops on the exit rule");

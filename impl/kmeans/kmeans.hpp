@@ -43,6 +43,10 @@ enum class Dist { Uniform, Blobs };
 const char* to_string(Dist d);
 enum class Type { F64, F32 };
 const char* to_string(Type t);
+// How a variant with fused centroid sums updates them each iteration: Delta
+// adds and removes only the points that changed cluster; Full sums every
+// point again.
+enum class SumUpdate { Delta, Full };
 
 struct Criteria {
   bool fixed = false;         // seed 000: exactly `loops` iterations

@@ -18,11 +18,11 @@ std::unique_ptr<Variant> make_cuda_allgpu(int block);
 std::unique_ptr<Variant> make_cuda_tiled(int block);
 std::unique_ptr<Variant> make_cuda_gemm();
 std::unique_ptr<Variant> make_cuda_one_read(int block);
-std::unique_ptr<Variant> make_cuda_dmma(bool delta);
+std::unique_ptr<Variant> make_cuda_dmma(SumUpdate sums);
 std::unique_ptr<Variant> make_cuda_tf32();
 #endif
 #ifdef PARBENCH_WITH_NCCL
-std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks);
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, Spread spread);
 // Where CUDA.NCCL runs CUDA.AllGPU's fused step (nccl.cu), the block that is
 // fastest for CUDA.AllGPU at N = 4,000,000, D = 16, K = 16
 // (docs/perf/kmeans-cuda.md).
@@ -34,54 +34,60 @@ constexpr int kNcclBlock = 128;
 constexpr WorkCap kOneThread{26, 32, 36};
 constexpr WorkCap kCpuParallel{30, 34, 40};
 
+// The variants that run f32 problems (Traits::single).
+constexpr Traits kSingle{true};
+
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory[, library,
-  // traits]. Seq is exact on the float-valued inputs of an f32 problem: the assignments a single-precision
-  // check compares against.
+  // Seq is exact on the float-valued inputs of an f32 problem: the
+  // assignments a single-precision check compares against.
+  using Line = Entry::Line;
   static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, {}, kOneThread, true, "impl/kmeans/reference.cpp",
-       [](const Knobs&) { return make_seq(); }, "", {true}},
-      {"OMP.Atomic", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
-       [](const Knobs& k) { return make_omp_atomic(k.threads); }},
-      {"OMP.Reduce", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/omp.cpp",
-       [](const Knobs& k) { return make_omp_reduce(k.threads); }},
-      {"BLAS", Backend::Cpu, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/blas.cpp",
-       [](const Knobs& k) { return make_blas(k.threads); }, "openblas"},
+      Line{"Seq"}.role(Role::Baseline).cap(kOneThread).code("impl/kmeans/reference.cpp").traits(kSingle)
+          .factory([](const Knobs&) { return make_seq(); }),
+      Line{"OMP.Atomic"}.threads().cap(kCpuParallel).code("impl/kmeans/cpu/omp.cpp")
+          .factory([](const Knobs& k) { return make_omp_atomic(k.threads); }),
+      Line{"OMP.Reduce"}.threads().cap(kCpuParallel).code("impl/kmeans/cpu/omp.cpp")
+          .factory([](const Knobs& k) { return make_omp_reduce(k.threads); }),
+      Line{"BLAS"}.threads().cap(kCpuParallel).code("impl/kmeans/cpu/blas.cpp").library("openblas")
+          .factory([](const Knobs& k) { return make_blas(k.threads); }),
 #ifdef PARBENCH_WITH_MPI
-      {"MPI", Backend::Mpi, Knob::Threads, {}, kCpuParallel, false, "impl/kmeans/cpu/mpi.cpp",
-       [](const Knobs& k) { return make_mpi(k.threads); }},
+      Line{"MPI"}.on(Backend::Mpi).threads().cap(kCpuParallel).code("impl/kmeans/cpu/mpi.cpp")
+          .factory([](const Knobs& k) { return make_mpi(k.threads); }),
 #endif
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Naive", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/naive.cu",
-       [](const Knobs& k) { return make_cuda_naive(k.block); }},
-      {"CUDA.Transpose", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/transpose.cu",
-       [](const Knobs& k) { return make_cuda_transpose(k.block); }},
-      {"CUDA.Shared", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/shared.cu",
-       [](const Knobs& k) { return make_cuda_shared(k.block); }},
-      {"CUDA.AllGPU", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/allgpu.cu",
-       [](const Knobs& k) { return make_cuda_allgpu(k.block); }},
-      {"CUDA.Tiled", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/tiled.cu",
-       [](const Knobs& k) { return make_cuda_tiled(k.block); }},
-      {"CUDA.GEMM", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/gemm.cu",
-       [](const Knobs&) { return make_cuda_gemm(); }, "cublas"},
-      {"CUDA.OneRead", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/kmeans/cuda/one_read.cu",
-       [](const Knobs& k) { return make_cuda_one_read(k.block); }},
-      {"CUDA.DMMA", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
-       [](const Knobs&) { return make_cuda_dmma(true); }},
-      {"CUDA.DMMA.Full", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/dmma.cu",
-       [](const Knobs&) { return make_cuda_dmma(false); }},
-      {"CUDA.TF32", Backend::Cuda, Knob::None, {}, kNoCap, false, "impl/kmeans/cuda/tf32.cu",
-       [](const Knobs&) { return make_cuda_tf32(); }, "", {true}},
+      Line{"CUDA.Naive"}.cuda().blocks().code("impl/kmeans/cuda/naive.cu")
+          .factory([](const Knobs& k) { return make_cuda_naive(k.block); }),
+      Line{"CUDA.Transpose"}.cuda().blocks().code("impl/kmeans/cuda/transpose.cu")
+          .factory([](const Knobs& k) { return make_cuda_transpose(k.block); }),
+      Line{"CUDA.Shared"}.cuda().blocks().code("impl/kmeans/cuda/shared.cu")
+          .factory([](const Knobs& k) { return make_cuda_shared(k.block); }),
+      Line{"CUDA.AllGPU"}.cuda().blocks().code("impl/kmeans/cuda/allgpu.cu")
+          .factory([](const Knobs& k) { return make_cuda_allgpu(k.block); }),
+      Line{"CUDA.Tiled"}.cuda().blocks().code("impl/kmeans/cuda/tiled.cu")
+          .factory([](const Knobs& k) { return make_cuda_tiled(k.block); }),
+      Line{"CUDA.GEMM"}.cuda().code("impl/kmeans/cuda/gemm.cu").library("cublas")
+          .factory([](const Knobs&) { return make_cuda_gemm(); }),
+      Line{"CUDA.OneRead"}.cuda().blocks().code("impl/kmeans/cuda/one_read.cu")
+          .factory([](const Knobs& k) { return make_cuda_one_read(k.block); }),
+      Line{"CUDA.DMMA"}.cuda().code("impl/kmeans/cuda/dmma.cu")
+          .factory([](const Knobs&) { return make_cuda_dmma(SumUpdate::Delta); }),
+      Line{"CUDA.DMMA.Full"}.cuda().code("impl/kmeans/cuda/dmma.cu")
+          .factory([](const Knobs&) { return make_cuda_dmma(SumUpdate::Full); }),
+      Line{"CUDA.TF32"}.cuda().code("impl/kmeans/cuda/tf32.cu").traits(kSingle)
+          .factory([](const Knobs&) { return make_cuda_tf32(); }),
 #endif
 #ifdef PARBENCH_WITH_NCCL
-      {"CUDA.NCCL", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
-       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock, false); }, "nccl"},
+      Line{"CUDA.NCCL"}.cuda().knob(Knob::Gpus).code("impl/kmeans/cuda/nccl.cu").library("nccl")
+          .factory([](const Knobs& k) {
+            return make_cuda_nccl(k.gpus, k.parts ? k.parts : k.gpus, kNcclBlock, Spread::InProcess);
+          }),
 #endif
 #if defined(PARBENCH_WITH_NCCL) && defined(PARBENCH_WITH_MPI)
-      {"MPI.NCCL", Backend::MpiCuda, Knob::Gpus, {}, kNoCap, false, "impl/kmeans/cuda/nccl.cu",
-       [](const Knobs& k) { return make_cuda_nccl(k.gpus, k.gpus, kNcclBlock, true); }, "nccl"},
+      Line{"MPI.NCCL"}.on(Backend::MpiCuda).knob(Knob::Gpus).code("impl/kmeans/cuda/nccl.cu")
+          .library("nccl")
+          .factory([](const Knobs& k) { return make_cuda_nccl(k.gpus, k.gpus, kNcclBlock, Spread::OverRanks); }),
 #endif
   };
   // clang-format on

@@ -52,7 +52,7 @@ class Case : public CaseBase<Problem, Inputs, Result> {
 
 // The k-means Job: a registry entry's variant on one problem, checked against
 // the reference (same assignment and iteration count), reporting time per
-// Lloyd iteration, GB/s by one read of the points, and the host/device split.
+// Lloyd iteration, GB/s by one read of the points (work()), and the host/device split.
 
 class Job final : public VariantJob<Entry, Variant, Problem, Case> {
  public:
@@ -76,6 +76,19 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     if (c.passed) comm_ = variant_->communication();
     return c;
   }
+  // Per Lloyd iteration (the unit of the family's Throughput), times the run's iterations.
+  Work work() const override {
+    Work w;
+    // The least any variant moves: every point read once an iteration.
+    const double word = problem_.type == Type::F32 ? sizeof(float) : sizeof(double);
+    w.bytes = double(problem_.n) * double(problem_.d) * word;
+    // The work of the direct form: a difference, a product and a sum per
+    // point, centre and dimension, and each point added into its centre's sum.
+    const double n = double(problem_.n), d = double(problem_.d), k = double(problem_.k);
+    w.flops = 3.0 * n * k * d + n * d;
+    w.units = iterations_;
+    return w;
+  }
   void report(Counters& out, double seconds, std::int64_t runs) override {
     const auto b = variant_->breakdown();               // of the last timed run
     out.emplace_back("lloyd_iterations", iterations_);  // "iterations" is Google Benchmark's own field
@@ -85,16 +98,6 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
       out.emplace_back("near_ties", double(ties_.points));
       out.emplace_back("tie_gap_of_bound", ties_.worst);
     }
-    // The least any variant moves: every point read once an iteration.
-    const double word = problem_.type == Type::F32 ? sizeof(float) : sizeof(double);
-    const double bytes = double(problem_.n) * double(problem_.d) * word;
-    const double per_iteration = runs && iterations_ ? seconds / runs / iterations_ : 0.0;
-    out.emplace_back("bytes_per_iteration", bytes);
-    // The work of the direct form: a difference, a product and a sum per
-    // point, centre and dimension, and each point added into its centre's sum.
-    const double n = double(problem_.n), d = double(problem_.d), k = double(problem_.k);
-    out.emplace_back("flops_per_iteration", 3.0 * n * k * d + n * d);
-    out.emplace_back("GBps", per_iteration > 0 ? bytes / per_iteration * 1e-9 : 0.0);
     // The device phases only where there is a device: a CPU variant's whole
     // run is host compute, and a "0 s" copy time would read as a measurement.
     if (on_gpu(entry_.backend)) {

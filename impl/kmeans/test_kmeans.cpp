@@ -214,7 +214,7 @@ TEST_P(KMeansVariants, SinglePrecisionLastStep) {
     Check c = check_last_step(p, data.inputs, r, &ties);
     EXPECT_TRUE(c.passed) << GetParam().label << " " << p.str() << ": " << c.message;
     // The baseline (Seq) computes exact distances on the floats: no near ties.
-    if (e.baseline) {
+    if (e.role == Role::Baseline) {
       EXPECT_EQ(ties.points, 0) << p.str();
     }
   }

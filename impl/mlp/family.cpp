@@ -29,87 +29,67 @@ std::vector<std::vector<std::int64_t>> parse_widths(const std::string& flag, con
 }
 
 // --mlp-mnist=DIR: MNIST's train set there, read now (a bad file is one line
-// and exit 2 before anything runs).
-const Data& mnist(const std::string& flag, const std::string& dir) {
+// and exit 2 before anything runs), and the folder it came from.
+struct Mnist {
+  std::string dir;
+  const Data* data;
+};
+Mnist mnist(const std::string& flag, const std::string& dir) {
   if (dir.empty()) throw UsageError(flag + ": empty folder name");
   try {
-    return mnist_train(dir);
+    return {dir, &mnist_train(dir)};
   } catch (const UsageError& e) {
     throw UsageError(flag + ": " + e.what());
   }
 }
 
-const std::vector<std::string> kActs{"sigmoid", "relu"};
-const std::vector<std::string> kTypes{"f32", "f64"};
+using Widths = std::vector<std::int64_t>;
 
 // The axes, declared once (core/axes.hpp); the cross product runs type
 // outermost, batch innermost.
 const AxisSet& axes() {
-  static const AxisSet a{"MLP",
-                         {{"type",
-                           "type",
-                           "precision of the backends: f32, f64",
-                           {"f32"},
-                           {"f32"},
-                           {"f32", "f64"},
-                           words(kTypes)},
-                          {"widths",
-                           "widths",
-                           "networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10",
-                           {"784-32-10"},
-                           {"784-128-10", "784-1024-1024-10"},
-                           {"784-128-10", "784-1024-1024-10"},
-                           [](const std::string& flag, const std::string& item) {
-                             return widths_name(parse_widths(flag, item).at(0));
-                           }},
-                          {"act",
-                           "act",
-                           "hidden-layer activations: sigmoid, relu",
-                           {"sigmoid"},
-                           {"sigmoid"},
-                           {"sigmoid"},
-                           words(kActs)},
-                          {"batch",
-                           "batch",
-                           "mini-batch sizes, each N or 2^K",
-                           {"32"},
-                           {"64", "1024"},
-                           {"32", "64", "256", "1024", "4096"},
-                           counts(1, std::int64_t(1) << 20),
-                           true}}};
+  static const AxisSet a{
+      "MLP",
+      {Axis::word("type", {"f32", "f64"})
+           .help("precision of the backends: f32, f64")
+           .values({"f32"}, {"f32"}, {"f32", "f64"}),
+       Axis::of<Widths>(
+           "widths",
+           [](const std::string& flag, const std::string& item) { return parse_widths(flag, item).at(0); },
+           [](const Widths& w) { return widths_name(w); })
+           .help("networks, each input-hidden...-classes widths, e.g. 784-1024-1024-10")
+           .values({"784-32-10"}, {"784-128-10", "784-1024-1024-10"}, {"784-128-10", "784-1024-1024-10"}),
+       Axis::choice<Activation>("act", {{"sigmoid", Activation::Sigmoid}, {"relu", Activation::Relu}})
+           .help("hidden-layer activations: sigmoid, relu")
+           .values({"sigmoid"}, {"sigmoid"}, {"sigmoid"}),
+       Axis::count("batch", 1, std::int64_t(1) << 20)
+           .help("mini-batch sizes, each N or 2^K")
+           .counter()
+           .values({"32"}, {"64", "1024"}, {"32", "64", "256", "1024", "4096"})}};
   return a;
-}
-
-std::vector<std::int64_t> widths_of(const std::string& name) {
-  std::vector<std::int64_t> w;
-  for (const auto& part : split(name, '-')) w.push_back(std::stoll(part));
-  return w;
 }
 
 }  // namespace
 
 static void register_mlp(const Options& opt) {
-  declare_counter("samples_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GFLOPS", CounterKind::Rate, "GFLOP/s");
   declare_counter("gemm_share", CounterKind::Share);
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
   declare_counter("loss", CounterKind::Result);
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const auto points = axes().points(opt);
-  const auto* set = opt.value<const Data*>("--mlp-mnist");  // read by parse_options
-  const std::string dir = set ? *opt.flag("--mlp-mnist") : "";
+  const auto* set = opt.value<Mnist>("--mlp-mnist");  // read by parse_options
+  const std::string dir = set ? set->dir : "";
   if (set) {
     for (const auto& pt : points)
-      if (pt.integer("batch") > (*set)->n)
-        throw UsageError("--mlp-batch: " + pt["batch"] + " is larger than the " + std::to_string((*set)->n) +
-                         " images of the MNIST train set in " + dir);
+      if (pt.get<std::int64_t>("batch") > set->data->n)
+        throw UsageError("--mlp-batch: " + pt.text("batch") + " is larger than the " +
+                         std::to_string(set->data->n) + " images of the MNIST train set in " + dir);
   }
   for (const auto& pt : points) {
     Problem p;
-    p.widths = widths_of(pt["widths"]), p.batch = pt.integer("batch"), p.act = parse_activation(pt["act"]);
-    p.f64 = pt["type"] == "f64", p.mnist = dir;
+    p.widths = pt.get<Widths>("widths"), p.batch = pt.get<std::int64_t>("batch"),
+    p.act = pt.get<Activation>("act");
+    p.f64 = pt.get<std::string>("type") == "f64", p.mnist = dir;
     validate(p);
     for (const auto& e : registry())
       for (const auto& k : entry_knobs(e, opt, threads, {})) {
@@ -119,6 +99,7 @@ static void register_mlp(const Options& opt) {
         ro.unit = benchmark::kMillisecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GFLOPS", p.f64 ? "gemm_f64" : "gemm_f32"};
+        ro.throughput = Throughput().items("samples").bytes(Show::Model).flops(Show::RateAndModel);
         register_entry<mlp::Job>(name, e, k, p, opt, ro, "GEMM flops a step", p.gemm_flops());
       }
   }
@@ -131,7 +112,7 @@ static FlagSection mlp_flags() {
                      "DIR",
                      "train on MNIST's train set (DIR/train-images-idx3-ubyte, DIR/train-labels-idx1-ubyte) "
                      "instead of synthetic data; the networks must take 784 inputs and 10 classes",
-                     [](const std::string& flag, const std::string& v) { return std::any(&mnist(flag, v)); },
+                     [](const std::string& flag, const std::string& v) { return std::any(mnist(flag, v)); },
                      {}});
   return s;
 }

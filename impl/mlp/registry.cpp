@@ -23,31 +23,32 @@ const std::vector<Entry>& registry() {
   static const std::vector<Entry> list = [] {
     std::vector<Entry> out;
     for (const auto& g : gemm::registry<double>()) {
-      if (!g.make(Knobs{})->backend()) continue;
+      if (!g.make(Knobs{})->computes_for_caller()) continue;
       const std::string name = g.name;
-      if (g.backend == Backend::Cpu) {
-        const bool loops = name == "Naive";
-        out.push_back({g.name, Backend::Cpu, g.knob, g.blocks, loops ? kLoops : kNoCap, g.baseline,
-                       Code("impl/mlp/cpu/host.cpp").plus(g.code),
-                       [name](const Knobs& k) { return make_host(name, k); }, g.library});
-      }
+      if (g.backend == Backend::Cpu)
+        out.push_back(Entry::Line(g.name)
+                          .knob(g.knob, g.blocks)
+                          .cap(name == "Naive" ? kLoops : kNoCap)
+                          .role(g.role)
+                          .code(Code("impl/mlp/cpu/host.cpp").plus(g.code))
+                          .library(g.library)
+                          .factory([name](const Knobs& k) { return make_host(name, k); }));
 #ifdef PARBENCH_WITH_CUDA
       if (g.backend == Backend::Cuda)
-        out.push_back({g.name, Backend::Cuda, g.knob, g.blocks, kNoCap, false,
-                       Code("impl/mlp/cuda/device_step.cu").plus(g.code),
-                       [name](const Knobs& k) { return make_device(name, k); }, g.library});
+        out.push_back(Entry::Line(g.name)
+                          .cuda()
+                          .knob(g.knob, g.blocks)
+                          .code(Code("impl/mlp/cuda/device_step.cu").plus(g.code))
+                          .library(g.library)
+                          .factory([name](const Knobs& k) { return make_device(name, k); }));
 #endif
     }
 #ifdef PARBENCH_WITH_CUDA
-    out.push_back({"cuBLAS.Graph",
-                   Backend::Cuda,
-                   Knob::None,
-                   {},
-                   kNoCap,
-                   false,
-                   "impl/mlp/cuda/device_step.cu",
-                   [](const Knobs& k) { return make_device("", k); },
-                   "cublas"});
+    out.push_back(Entry::Line("cuBLAS.Graph")
+                      .cuda()
+                      .code("impl/mlp/cuda/device_step.cu")
+                      .library("cublas")
+                      .factory([](const Knobs& k) { return make_device("", k); }));
 #endif
     return out;
   }();

@@ -1,6 +1,6 @@
 #pragma once
 // THE list of MLP variants: one per GEMM family variant that can be a backend
-// (gemm::Variant::backend()), named after it, with its knob and its place as
+// (gemm::Variant::computes_for_caller()), named after it, with its knob and its place as
 // the baseline; adding a backend to the GEMM family adds it here.
 #include <mutex>
 #include <vector>
@@ -61,12 +61,14 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     }
     return c;
   }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
-    out.emplace_back("samples_per_second", per_run > 0 ? double(problem_.batch) / per_run : 0.0);
-    out.emplace_back("GFLOPS", per_run > 0 ? problem_.gemm_flops() / per_run * 1e-9 : 0.0);
-    out.emplace_back("flops_per_call", problem_.gemm_flops());
-    out.emplace_back("bytes_per_call", problem_.gemm_bytes());
+  Work work() const override {
+    Work w;
+    w.items = double(problem_.batch);
+    w.bytes = problem_.gemm_bytes();
+    w.flops = problem_.gemm_flops();
+    return w;
+  }
+  void report(Counters& out, double, std::int64_t) override {
     out.emplace_back("gemm_share", share_);
     out.emplace_back("loss", loss_);
   }

@@ -19,33 +19,26 @@ using namespace scan;
 const AxisSet& axes() {
   static const AxisSet a{
       "Scan",
-      {{"type",
-        "type",
-        "element types: u32 (wrapping sums, checked exactly), f32 (checked to a bound)",
-        {"u32", "f32"},
-        {"u32", "f32"},
-        {"u32", "f32"},
-        words({"u32", "f32"})},
-       {"elements",
-        "n",
-        "elements, each N or 2^K, at most 2^30",
-        {"1000", "65537"},
-        {"2^20", "2^24", "2^28"},
-        {"2^16", "2^20", "2^24", "2^28", "2^30"},
-        counts(1, kMaxElements),
-        true},
-       {"segment",
-        "segment",
-        "none (one scan over all) or the mean segment length of a segmented scan (segments of "
-        "random lengths)",
-        {"none", "7"},
-        {"none", "1000"},
-        {"none", "1000"},
-        [](const std::string& flag, const std::string& item) {
-          return item == "none" ? item : counts(1, kMaxElements)(flag, item);
-        }}},
+      {Axis::choice<Type>("type", {{"u32", Type::U32}, {"f32", Type::F32}})
+           .help("element types: u32 (wrapping sums, checked exactly), f32 (checked to a bound)")
+           .values({"u32", "f32"}, {"u32", "f32"}, {"u32", "f32"}),
+       Axis::count("elements", 1, kMaxElements)
+           .key("n")
+           .help("elements, each N or 2^K, at most 2^30")
+           .counter()
+           .values({"1000", "65537"}, {"2^20", "2^24", "2^28"}, {"2^16", "2^20", "2^24", "2^28", "2^30"}),
+       // 0: none, one scan over all.
+       Axis::of<std::int64_t>(
+           "segment",
+           [](const std::string& flag, const std::string& item) {
+             return item == "none" ? std::int64_t(0) : parse_counts(flag, item, kMaxElements).at(0);
+           },
+           [](const std::int64_t& v) { return v == 0 ? std::string("none") : std::to_string(v); })
+           .help("none (one scan over all) or the mean segment length of a segmented scan (segments of "
+                 "random lengths)")
+           .values({"none", "7"}, {"none", "1000"}, {"none", "1000"})},
       [](const Point& p) -> std::string {
-        if (p["segment"] != "none" && p.integer("segment") > p.integer("elements"))
+        if (p.get<std::int64_t>("segment") > p.get<std::int64_t>("elements"))
           return "a mean segment length above the elements";
         return "";
       }};
@@ -54,9 +47,9 @@ const AxisSet& axes() {
 
 Problem problem_of(const Point& pt) {
   Problem p;
-  p.type = pt["type"] == "u32" ? Type::U32 : Type::F32;
-  p.n = pt.integer("elements");
-  p.segment = pt["segment"] == "none" ? 0 : pt.integer("segment");
+  p.type = pt.get<Type>("type");
+  p.n = pt.get<std::int64_t>("elements");
+  p.segment = pt.get<std::int64_t>("segment");
   return p;
 }
 
@@ -80,18 +73,15 @@ class ScanJob final : public VariantJob<scan::Entry, scan::Variant, Problem, Cas
     variant_->result(out);
     return verdict([&] { return verify(problem_, case_->inputs, case_->ref(), out); });
   }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
-    const double n = double(problem_.n);
-    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
-    const double bytes = n * (problem_.segmented() ? 12.0 : 8.0);
-    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
+  Work work() const override {
+    Work w;
+    w.items = double(problem_.n);
+    w.bytes = w.items * (problem_.segmented() ? 12.0 : 8.0);
+    return w;
   }
 };
 
 void register_scan(const Options& opt) {
-  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   for (const Point& pt : axes().points(opt)) {
@@ -102,6 +92,7 @@ void register_scan(const Options& opt) {
         ro.unit = benchmark::kMicrosecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GBps", "bandwidth"};
+        ro.throughput = Throughput().items("elements").bytes(Show::Rate);
         register_entry<ScanJob>(axes().name(pt, e.name), e, k, p, opt, ro, "n", double(p.n));
       }
   }

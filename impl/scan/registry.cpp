@@ -19,24 +19,26 @@ constexpr WorkCap kCpu{20, 26, 30};
 constexpr WorkCap kGpu{20, 30, 30};
 
 const std::vector<Entry>& registry() {
+  // One line per variant: the list reads as a table. Each line names the
+  // file that defines its factory (code).
   // clang-format off
-  // name, backend, knob, blocks, cap, baseline, code (the factory's file), factory, library
+  using Line = Entry::Line;
   static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, {}, kCpu, true, "impl/scan/cpu/scan.cpp",
-       [](const Knobs&) { return make_seq(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/scan/cpu/scan.cpp",
-       [](const Knobs& k) { return make_omp(k.threads); }},
+      Line{"Seq"}.role(Role::Baseline).cap(kCpu).code("impl/scan/cpu/scan.cpp")
+          .factory([](const Knobs&) { return make_seq(); }),
+      Line{"OMP"}.threads().cap(kCpu).code("impl/scan/cpu/scan.cpp")
+          .factory([](const Knobs& k) { return make_omp(k.threads); }),
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.HillisSteele", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/scan/cuda/scan.cu",
-       [](const Knobs&) { return make_hillis_steele(); }},
-      {"CUDA.Blelloch", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/scan/cuda/scan.cu",
-       [](const Knobs&) { return make_blelloch(); }},
-      {"CUDA.LookBack", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/scan/cuda/scan.cu",
-       [](const Knobs&) { return make_look_back(); }},
-      {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/scan/cuda/libs.cu",
-       [](const Knobs&) { return make_cub(); }, "cub"},
-      {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/scan/cuda/libs.cu",
-       [](const Knobs&) { return make_thrust(); }, "thrust"},
+      Line{"CUDA.HillisSteele"}.cuda().cap(kGpu).code("impl/scan/cuda/scan.cu")
+          .factory([](const Knobs&) { return make_hillis_steele(); }),
+      Line{"CUDA.Blelloch"}.cuda().cap(kGpu).code("impl/scan/cuda/scan.cu")
+          .factory([](const Knobs&) { return make_blelloch(); }),
+      Line{"CUDA.LookBack"}.cuda().cap(kGpu).code("impl/scan/cuda/scan.cu")
+          .factory([](const Knobs&) { return make_look_back(); }),
+      Line{"CUB"}.cuda().cap(kGpu).code("impl/scan/cuda/libs.cu").library("cub")
+          .factory([](const Knobs&) { return make_cub(); }),
+      Line{"Thrust"}.cuda().cap(kGpu).code("impl/scan/cuda/libs.cu").library("thrust")
+          .factory([](const Knobs&) { return make_thrust(); }),
 #endif
   };
   // clang-format on

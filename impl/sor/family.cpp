@@ -73,8 +73,6 @@ std::vector<BlockShape> parse_shapes(const std::string& flag, const std::string&
   return out;
 }
 
-const std::vector<std::string> kFields{"vortex", "analytic"};
-
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -87,49 +85,45 @@ std::string number(double v) {
 const AxisSet& axes() {
   static const AxisSet a{
       "SOR",
-      {{"field",
-        "field",
-        "SOR problems: vortex (variable coefficients, the benchmark problem), analytic (constant "
-        "coefficients "
-        "with a known exact solution)",
-        kFields,
-        {"vortex"},
-        {"vortex"},
-        words(kFields)},
-       {"grids",
-        "grid",
-        "SOR grids, each MxN grid points with the boundary (at least 3x3), e.g. 1000x1500",
-        {"67x45", "130x257"},
-        {"1000x1500", "4098x4098", "16386x16386"},
-        {"257x257", "1000x1500", "4098x4098", "8193x8193", "16386x16386", "24002x24002"},
-        [](const std::string& flag, const std::string& item) {
-          const Grid g = parse_grids(flag, item).at(0);
-          return std::to_string(g.m) + "x" + std::to_string(g.n);
-        },
-        false,
-        dims_as({"M", "N"})},
-       {"sweeps", "sweeps", "red-black sweeps per timed run", {"4"}, {"20"}, {"20"}, integers(1, 1000000)},
-       {"omega",
-        "omega",
-        "relaxation factors, each in (0, 2)",
-        {"1.5"},
-        {"1.5"},
-        {"1.5"},
-        [](const std::string& flag, const std::string& item) {
-          return number(parse_omegas(flag, item).at(0));
-        }}}};
+      {Axis::choice<Field>("field", {{"vortex", Field::Vortex}, {"analytic", Field::Analytic}})
+           .help("SOR problems: vortex (variable coefficients, the benchmark problem), analytic (constant "
+                 "coefficients "
+                 "with a known exact solution)")
+           .values({"vortex", "analytic"}, {"vortex"}, {"vortex"}),
+       Axis::of<Grid>(
+           "grids",
+           [](const std::string& flag, const std::string& item) { return parse_grids(flag, item).at(0); },
+           [](const Grid& g) { return std::to_string(g.m) + "x" + std::to_string(g.n); })
+           .key("grid")
+           .help("SOR grids, each MxN grid points with the boundary (at least 3x3), e.g. 1000x1500")
+           .name_args<Grid>([](const Grid& g) -> NameArgs {
+             return {{"M", std::to_string(g.m)}, {"N", std::to_string(g.n)}};
+           })
+           .counters<Grid>({"M", "N"},
+                           [](const Grid& g) {
+                             return std::vector<double>{double(g.m), double(g.n)};
+                           })
+           .values({"67x45", "130x257"}, {"1000x1500", "4098x4098", "16386x16386"},
+                   {"257x257", "1000x1500", "4098x4098", "8193x8193", "16386x16386", "24002x24002"}),
+       Axis::integer("sweeps", 1, 1000000)
+           .help("red-black sweeps per timed run")
+           .counter()
+           .values({"4"}, {"20"}, {"20"}),
+       Axis::of<double>(
+           "omega",
+           [](const std::string& flag, const std::string& item) { return parse_omegas(flag, item).at(0); },
+           [](const double& w) { return number(w); })
+           .help("relaxation factors, each in (0, 2)")
+           .counter()
+           .values({"1.5"}, {"1.5"}, {"1.5"})}};
   return a;
 }
 
 }  // namespace
 
 static void register_sor(const Options& opt) {
-  declare_counter("updates_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   declare_counter("residual", CounterKind::Result);
-  declare_counter("flops_per_call", CounterKind::Model, "flop");
-  declare_counter("bytes_per_call", CounterKind::Model, "B");
-  for (const char* dim : {"M", "N", "sweeps", "omega"}) declare_counter(dim, CounterKind::Problem);
+  axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const bool smoke = opt.profile == Profile::Smoke;
   const auto blocks = opt.blocks ? *opt.blocks
@@ -144,10 +138,10 @@ static void register_sor(const Options& opt) {
   const auto* steps_flag = opt.value<std::vector<double>>("--sor-steps");
   const auto steps = steps_flag ? *steps_flag : std::vector<double>{0, 0};
   for (const Point& pt : axes().points(opt)) {
-    const auto mn = split(pt["grids"], 'x');
+    const Grid& grid = pt.get<Grid>("grids");
     Problem p;
-    p.m = std::stoll(mn.at(0)), p.n = std::stoll(mn.at(1)), p.sweeps = int(pt.integer("sweeps"));
-    p.omega = pt.number("omega"), p.field = parse_field(pt["field"]);
+    p.m = grid.m, p.n = grid.n, p.sweeps = int(pt.get<std::int64_t>("sweeps"));
+    p.omega = pt.get<double>("omega"), p.field = pt.get<Field>("field");
     p.h1 = steps[0], p.h2 = steps[1];
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
@@ -161,8 +155,10 @@ static void register_sor(const Options& opt) {
         if (k.weak) q.m = (p.m - 2) * k.gpus + 2;
         RegisterOptions ro;
         ro.unit = benchmark::kMillisecond;
-        ro.axes = {{"M", double(q.m)}, {"N", double(q.n)}, {"sweeps", double(q.sweeps)}, {"omega", q.omega}};
+        ro.axes = axes().counters(pt);
+        if (k.weak) set_counter(ro.axes, "M", double(q.m));
         ro.rate = Rate{"GBps", "bandwidth", "gemm_f64"};
+        ro.throughput = Throughput().items("updates").bytes(Show::RateAndModel).flops(Show::Model);
         register_entry<sor::Job>(axes().name(pt, e.name), e, k, q, opt, ro, "M*N*sweeps",
                                  double(q.points()) * q.sweeps);
       }

@@ -12,7 +12,7 @@ std::unique_ptr<Variant> make_cuda_shared_halo(int bx, int by);
 std::unique_ptr<Variant> make_cuda_shared_interior(int bx, int by);
 std::unique_ptr<Variant> make_cuda_split(int block);
 std::unique_ptr<Variant> make_cuda_split_columns(int block);  // split.cu
-std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts, bool over_ranks);
+std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts, Spread spread);
 #endif
 
 // The largest M*N*sweeps per profile: the CPU variants stay under about a
@@ -23,31 +23,33 @@ constexpr WorkCap kCpu{22, 28, 31};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory
+  using Line = Entry::Line;
   static const std::vector<Entry> list = {
-      {"Seq", Backend::Cpu, Knob::None, {}, kCpu, true, "impl/sor/reference.cpp",
-       [](const Knobs&) { return make_seq(); }},
-      {"OMP", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sor/cpu/omp.cpp",
-       [](const Knobs& k) { return make_omp(k.threads); }},
+      Line{"Seq"}.role(Role::Baseline).cap(kCpu).code("impl/sor/reference.cpp")
+          .factory([](const Knobs&) { return make_seq(); }),
+      Line{"OMP"}.threads().cap(kCpu).code("impl/sor/cpu/omp.cpp")
+          .factory([](const Knobs& k) { return make_omp(k.threads); }),
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Global", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
-       [](const Knobs& k) { return make_cuda_global(k.block, k.block_y); }},
-      {"CUDA.Constant", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
-       [](const Knobs& k) { return make_cuda_constant(k.block, k.block_y); }},
-      {"CUDA.SharedHalo", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
-       [](const Knobs& k) { return make_cuda_shared_halo(k.block, k.block_y); }},
-      {"CUDA.SharedInterior", Backend::Cuda, Knob::BlockShape, {}, kNoCap, false, "impl/sor/cuda/natural.cu",
-       [](const Knobs& k) { return make_cuda_shared_interior(k.block, k.block_y); }},
-      {"CUDA.Split", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/sor/cuda/split.cu",
-       [](const Knobs& k) { return make_cuda_split(k.block); }},
-      {"CUDA.SplitColumns", Backend::Cuda, Knob::Block, {}, kNoCap, false, "impl/sor/cuda/split.cu",
-       [](const Knobs& k) { return make_cuda_split_columns(k.block); }},
-      {"CUDA.Rows", Backend::Cuda, Knob::Gpus, {}, kNoCap, false, "impl/sor/cuda/rows.cu",
-       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus, false); }},
+      Line{"CUDA.Global"}.cuda().knob(Knob::BlockShape).code("impl/sor/cuda/natural.cu")
+          .factory([](const Knobs& k) { return make_cuda_global(k.block, k.block_y); }),
+      Line{"CUDA.Constant"}.cuda().knob(Knob::BlockShape).code("impl/sor/cuda/natural.cu")
+          .factory([](const Knobs& k) { return make_cuda_constant(k.block, k.block_y); }),
+      Line{"CUDA.SharedHalo"}.cuda().knob(Knob::BlockShape).code("impl/sor/cuda/natural.cu")
+          .factory([](const Knobs& k) { return make_cuda_shared_halo(k.block, k.block_y); }),
+      Line{"CUDA.SharedInterior"}.cuda().knob(Knob::BlockShape).code("impl/sor/cuda/natural.cu")
+          .factory([](const Knobs& k) { return make_cuda_shared_interior(k.block, k.block_y); }),
+      Line{"CUDA.Split"}.cuda().blocks().code("impl/sor/cuda/split.cu")
+          .factory([](const Knobs& k) { return make_cuda_split(k.block); }),
+      Line{"CUDA.SplitColumns"}.cuda().blocks().code("impl/sor/cuda/split.cu")
+          .factory([](const Knobs& k) { return make_cuda_split_columns(k.block); }),
+      Line{"CUDA.Rows"}.cuda().knob(Knob::Gpus).code("impl/sor/cuda/rows.cu")
+          .factory([](const Knobs& k) {
+            return make_cuda_rows(k.gpus, k.parts ? k.parts : k.gpus, Spread::InProcess);
+          }),
 #endif
 #if defined(PARBENCH_WITH_CUDA) && defined(PARBENCH_WITH_NCCL) && defined(PARBENCH_WITH_MPI)
-      {"MPI.NCCL", Backend::MpiCuda, Knob::Gpus, {}, kNoCap, false, "impl/sor/cuda/rows.cu",
-       [](const Knobs& k) { return make_cuda_rows(k.gpus, k.gpus, true); }, "nccl"},
+      Line{"MPI.NCCL"}.on(Backend::MpiCuda).knob(Knob::Gpus).code("impl/sor/cuda/rows.cu").library("nccl")
+          .factory([](const Knobs& k) { return make_cuda_rows(k.gpus, k.gpus, Spread::OverRanks); }),
 #endif
   };
   // clang-format on

@@ -61,16 +61,17 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     }
     return c;
   }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
+  Work work() const override {
     const double sweeps = double(problem_.sweeps);
-    out.emplace_back("updates_per_second",
-                     per_run > 0 ? sweeps * double(problem_.interior()) / per_run : 0.0);
-    out.emplace_back("GBps", per_run > 0 ? sweeps * bytes_per_sweep(problem_) / per_run * 1e-9 : 0.0);
-    out.emplace_back("flops_per_call", sweeps * kFlopsPerUpdate * double(problem_.interior()));
-    out.emplace_back("bytes_per_call", sweeps * bytes_per_sweep(problem_));
+    Work w;
+    w.items = sweeps * double(problem_.interior());
+    w.bytes = sweeps * bytes_per_sweep(problem_);
+    w.flops = sweeps * kFlopsPerUpdate * double(problem_.interior());
+    return w;
+  }
+  void report(Counters& out, double seconds, std::int64_t runs) override {
     out.emplace_back("residual", residual_);
-    add_comm_counters(out, comm_, per_run);
+    add_comm_counters(out, comm_, runs ? seconds / double(runs) : 0.0);
   }
 
  private:

@@ -14,9 +14,6 @@ namespace pb {
 namespace {
 using namespace sort;
 
-const std::vector<std::string> kKeys{"u32", "f32"}, kPayloads{"keys", "pairs"}, kOrders{"asc", "desc"},
-    kDists{"uniform", "sorted", "reversed", "few-unique", "all-equal"};
-
 // The axes, declared once (core/axes.hpp), in the order the cross product
 // turns them (the total outermost, the payload innermost: keys-only and
 // pairs share one cached input and reference); run names read key,
@@ -26,65 +23,52 @@ const std::vector<std::string> kKeys{"u32", "f32"}, kPayloads{"keys", "pairs"}, 
 const AxisSet& axes() {
   static const AxisSet a{
       "Sort",
-      {{"elements",
-        "n",
-        "total keys, each N or 2^K, e.g. 2^24,1000003",
-        {"4096", "10007"},
-        {"2^16", "2^20", "2^24", "2^26"},
-        {"2^10", "2^12", "2^14", "2^16", "2^18", "2^20", "2^22", "2^24", "2^26", "2^28"},
-        counts(1, kMaxElements),
-        true,
-        {},
-        {},
-        {"--elements"}},
-       {"length",
-        "length",
-        "keys per array (batch = total / length; must divide the total), N, 2^K or all (one array); the "
-        "networks sweep it",
-        {"all", "64"},
-        {"all", "1024"},
-        {"all", "64", "1024", "2^16", "2^20"},
-        [](const std::string& flag, const std::string& item) {
-          return item == "all" ? item : counts(1, kMaxElements)(flag, item);
-        },
-        true,
-        {},
-        [](const std::string& v, const Point& raw) { return v == "all" ? raw["elements"] : v; },
-        {"--length"}},
-       {"key",
-        "key",
-        "u32, f32 (f32: -0.0 sorts equal to +0.0)",
-        {"u32", "f32"},
-        {"u32", "f32"},
-        {"u32", "f32"},
-        words(kKeys),
-        false,
-        {},
-        {},
-        {"--key"}},
-       {"order", "order", "asc, desc", {"asc"}, {"asc"}, {"asc"}, words(kOrders), false, {}, {}, {"--order"}},
-       {"dist",
-        "dist",
-        "uniform, sorted, reversed, few-unique, all-equal",
-        {"uniform"},
-        {"uniform"},
-        {"uniform"},
-        words(kDists)},
-       {"payload",
-        "payload",
-        "keys (keys only), pairs (32-bit values move with keys)",
-        {"keys", "pairs"},
-        {"keys", "pairs"},
-        {"keys", "pairs"},
-        words(kPayloads),
-        false,
-        {},
-        {},
-        {"--payload"}}},
+      {Axis::count("elements", 1, kMaxElements)
+           .key("n")
+           .help("total keys, each N or 2^K, e.g. 2^24,1000003")
+           .counter()
+           .values({"4096", "10007"}, {"2^16", "2^20", "2^24", "2^26"},
+                   {"2^10", "2^12", "2^14", "2^16", "2^18", "2^20", "2^22", "2^24", "2^26", "2^28"})
+           .old("--elements"),
+       // 0: all, resolved to the point's total.
+       Axis::of<std::int64_t>(
+           "length",
+           [](const std::string& flag, const std::string& item) {
+             return item == "all" ? std::int64_t(0) : parse_counts(flag, item, kMaxElements).at(0);
+           },
+           [](const std::int64_t& v) { return v == 0 ? std::string("all") : std::to_string(v); })
+           .help("keys per array (batch = total / length; must divide the total), N, 2^K or all (one array); "
+                 "the "
+                 "networks sweep it")
+           .counter()
+           .values({"all", "64"}, {"all", "1024"}, {"all", "64", "1024", "2^16", "2^20"})
+           .resolve<std::int64_t>([](const std::int64_t& v, const Point& raw) {
+             return v == 0 ? raw.get<std::int64_t>("elements") : v;
+           })
+           .old("--length"),
+       Axis::choice<Key>("key", {{"u32", Key::U32}, {"f32", Key::F32}})
+           .help("u32, f32 (f32: -0.0 sorts equal to +0.0)")
+           .values({"u32", "f32"}, {"u32", "f32"}, {"u32", "f32"})
+           .old("--key"),
+       Axis::choice<Order>("order", {{"asc", Order::Asc}, {"desc", Order::Desc}})
+           .help("asc, desc")
+           .values({"asc"}, {"asc"}, {"asc"})
+           .old("--order"),
+       Axis::choice<Dist>("dist", {{"uniform", Dist::Uniform},
+                                   {"sorted", Dist::Sorted},
+                                   {"reversed", Dist::Reversed},
+                                   {"few-unique", Dist::FewUnique},
+                                   {"all-equal", Dist::AllEqual}})
+           .help("uniform, sorted, reversed, few-unique, all-equal")
+           .values({"uniform"}, {"uniform"}, {"uniform"}),
+       Axis::choice<Payload>("payload", {{"keys", Payload::Keys}, {"pairs", Payload::Pairs}})
+           .help("keys (keys only), pairs (32-bit values move with keys)")
+           .values({"keys", "pairs"}, {"keys", "pairs"}, {"keys", "pairs"})
+           .old("--payload")},
       [](const Point& p) -> std::string {
-        const std::int64_t n = p.integer("elements"), l = p.integer("length");
+        const std::int64_t n = p.get<std::int64_t>("elements"), l = p.get<std::int64_t>("length");
         if (l > n || n % l != 0)
-          return "--sort-length: " + p["length"] + " does not divide the total " + p["elements"];
+          return "--sort-length: " + p.text("length") + " does not divide the total " + p.text("elements");
         return "";
       },
       {"key", "payload", "order", "dist", "elements", "length"}};
@@ -94,8 +78,6 @@ const AxisSet& axes() {
 }  // namespace
 
 static void register_sort(const Options& opt) {
-  declare_counter("elements_per_second", CounterKind::Rate, "1/s");
-  declare_counter("GBps", CounterKind::Rate, "GB/s");
   axes().declare_counters();
   const auto threads = opt.threads ? *opt.threads : default_thread_axis();
   const std::vector<int> default_blocks = opt.profile == Profile::Smoke ? std::vector<int>{128}
@@ -105,9 +87,9 @@ static void register_sort(const Options& opt) {
   const auto blocks = opt.blocks ? *opt.blocks : default_blocks;
   for (const Point& pt : axes().points(opt)) {
     Problem p;
-    p.n = pt.integer("elements"), p.length = pt.integer("length");
-    p.key = parse_key(pt["key"]), p.payload = parse_payload(pt["payload"]);
-    p.order = parse_order(pt["order"]), p.dist = parse_dist(pt["dist"]);
+    p.n = pt.get<std::int64_t>("elements"), p.length = pt.get<std::int64_t>("length");
+    p.key = pt.get<Key>("key"), p.payload = pt.get<Payload>("payload");
+    p.order = pt.get<Order>("order"), p.dist = pt.get<Dist>("dist");
     validate(p);  // UsageError before anything runs
     for (const auto& e : registry()) {
       if (p.length != p.n && !e.traits.batched) continue;  // batches are the networks' axis
@@ -116,6 +98,7 @@ static void register_sort(const Options& opt) {
         ro.unit = benchmark::kMicrosecond;
         ro.axes = axes().counters(pt);
         ro.rate = Rate{"GBps", "bandwidth"};
+        ro.throughput = Throughput().items("elements").bytes(Show::Rate);
         register_entry<sort::Job>(axes().name(pt, e.name), e, k, p, opt, ro, "n", double(p.n));
       }
     }

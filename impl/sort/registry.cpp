@@ -29,34 +29,33 @@ constexpr Traits kOneArray{false};
 const std::vector<Entry>& registry() {
   // One line per variant: the list reads as a table.
   // clang-format off
-  // name, backend, knob, blocks (empty: the family's), cap, baseline, code (the factory's file), factory, library,
-  // traits
+  using Line = Entry::Line;
   static const std::vector<Entry> list = {
-      {"Std", Backend::Cpu, Knob::None, {}, kCpu, true, "impl/sort/cpu/std.cpp",
-       [](const Knobs&) { return make_std(); }, "", kBatched},
-      {"ParallelMode", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sort/cpu/std.cpp",
-       [](const Knobs& k) { return make_parallel_mode(k.threads); }, "", kBatched},
-      {"OMP.Radix", Backend::Cpu, Knob::Threads, {}, kCpu, false, "impl/sort/cpu/radix.cpp",
-       [](const Knobs& k) { return make_omp_radix(k.threads); }, "", kOneArray},
-      {"OMP.Bitonic", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false, "impl/sort/cpu/networks.cpp",
-       [](const Knobs& k) { return make_omp_bitonic(k.threads); }, "", kBatched},
-      {"OMP.OddEvenMerge", Backend::Cpu, Knob::Threads, {}, kCpuNetwork, false, "impl/sort/cpu/networks.cpp",
-       [](const Knobs& k) { return make_omp_odd_even(k.threads); }, "", kBatched},
+      Line{"Std"}.role(Role::Baseline).cap(kCpu).code("impl/sort/cpu/std.cpp").traits(kBatched)
+          .factory([](const Knobs&) { return make_std(); }),
+      Line{"ParallelMode"}.threads().cap(kCpu).code("impl/sort/cpu/std.cpp").traits(kBatched)
+          .factory([](const Knobs& k) { return make_parallel_mode(k.threads); }),
+      Line{"OMP.Radix"}.threads().cap(kCpu).code("impl/sort/cpu/radix.cpp").traits(kOneArray)
+          .factory([](const Knobs& k) { return make_omp_radix(k.threads); }),
+      Line{"OMP.Bitonic"}.threads().cap(kCpuNetwork).code("impl/sort/cpu/networks.cpp").traits(kBatched)
+          .factory([](const Knobs& k) { return make_omp_bitonic(k.threads); }),
+      Line{"OMP.OddEvenMerge"}.threads().cap(kCpuNetwork).code("impl/sort/cpu/networks.cpp")
+          .traits(kBatched).factory([](const Knobs& k) { return make_omp_odd_even(k.threads); }),
 #ifdef PARBENCH_WITH_CUDA
-      {"CUDA.Bitonic", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
-       [](const Knobs& k) { return make_cuda_bitonic(k.block); }, "", kBatched},
-      {"CUDA.BitonicMerge", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/networks.cu",
-       [](const Knobs&) { return make_cuda_bitonic_merge(); }, "", kBatched},
-      {"CUDA.OddEvenMerge", Backend::Cuda, Knob::Block, {}, kGpu, false, "impl/sort/cuda/networks.cu",
-       [](const Knobs& k) { return make_cuda_odd_even(k.block); }, "", kBatched},
-      {"CUDA.Radix", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/radix.cu",
-       [](const Knobs&) { return make_cuda_radix(); }, "", kOneArray},
-      {"Thrust", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
-       [](const Knobs&) { return make_thrust(); }, "thrust", kOneArray},
-      {"CUB", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
-       [](const Knobs&) { return make_cub(); }, "cub", kOneArray},
-      {"CUB.Offset64", Backend::Cuda, Knob::None, {}, kGpu, false, "impl/sort/cuda/libs.cu",
-       [](const Knobs&) { return make_cub_offset64(); }, "cub", kOneArray},
+      Line{"CUDA.Bitonic"}.cuda().blocks().cap(kGpu).code("impl/sort/cuda/networks.cu").traits(kBatched)
+          .factory([](const Knobs& k) { return make_cuda_bitonic(k.block); }),
+      Line{"CUDA.BitonicMerge"}.cuda().cap(kGpu).code("impl/sort/cuda/networks.cu").traits(kBatched)
+          .factory([](const Knobs&) { return make_cuda_bitonic_merge(); }),
+      Line{"CUDA.OddEvenMerge"}.cuda().blocks().cap(kGpu).code("impl/sort/cuda/networks.cu")
+          .traits(kBatched).factory([](const Knobs& k) { return make_cuda_odd_even(k.block); }),
+      Line{"CUDA.Radix"}.cuda().cap(kGpu).code("impl/sort/cuda/radix.cu").traits(kOneArray)
+          .factory([](const Knobs&) { return make_cuda_radix(); }),
+      Line{"Thrust"}.cuda().cap(kGpu).code("impl/sort/cuda/libs.cu").library("thrust").traits(kOneArray)
+          .factory([](const Knobs&) { return make_thrust(); }),
+      Line{"CUB"}.cuda().cap(kGpu).code("impl/sort/cuda/libs.cu").library("cub").traits(kOneArray)
+          .factory([](const Knobs&) { return make_cub(); }),
+      Line{"CUB.Offset64"}.cuda().cap(kGpu).code("impl/sort/cuda/libs.cu").library("cub").traits(kOneArray)
+          .factory([](const Knobs&) { return make_cub_offset64(); }),
 #endif
   };
   // clang-format on

@@ -49,12 +49,11 @@ class Job final : public VariantJob<Entry, Variant, Problem, Case> {
     variant_->result(out);
     return verdict([&] { return verify(problem_, case_->inputs, case_->ref(), out, variant_->stable()); });
   }
-  void report(Counters& out, double seconds, std::int64_t runs) override {
-    const double per_run = runs ? seconds / double(runs) : 0.0;
-    const double n = double(problem_.n);
-    out.emplace_back("elements_per_second", per_run > 0 ? n / per_run : 0.0);
-    const double bytes = 2.0 * n * (problem_.pairs() ? 8.0 : 4.0);
-    out.emplace_back("GBps", per_run > 0 ? bytes / per_run * 1e-9 : 0.0);
+  Work work() const override {
+    Work w;
+    w.items = double(problem_.n);
+    w.bytes = 2.0 * w.items * (problem_.pairs() ? 8.0 : 4.0);
+    return w;
   }
 };
 

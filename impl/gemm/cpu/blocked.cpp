@@ -218,7 +218,7 @@ class Blocked final : public CpuVariant<T> {
   void run() override {
     gemm_(p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data(), threads_);
   }
-  bool backend() const override { return true; }
+  bool computes_for_caller() const override { return true; }
   void compute(const Problem& p, const T* a, const T* b, const T* c, T* out) override {
     gemm_(p.op, p.m, p.n, p.k, a, b, c, out, threads_);
   }

@@ -37,7 +37,7 @@ class Naive final : public CpuVariant<T> {
   void run() override {
     naive_gemm(p_.op, p_.m, p_.n, p_.k, in_->a.data(), in_->b.data(), in_->c.data(), out_.data());
   }
-  bool backend() const override { return true; }
+  bool computes_for_caller() const override { return true; }
   void compute(const Problem& p, const T* a, const T* b, const T* c, T* out) override {
     naive_gemm(p.op, p.m, p.n, p.k, a, b, c, out);
   }

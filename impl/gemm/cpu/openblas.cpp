@@ -37,7 +37,7 @@ class OpenBlas final : public CpuVariant<T> {
     blas_threads_.set(threads_);
   }
   void run() override { compute(p_, in_->a.data(), in_->b.data(), in_->c.data(), out_.data()); }
-  bool backend() const override { return true; }
+  bool computes_for_caller() const override { return true; }
   void bind() override { blas_threads_.set(threads_); }
   void compute(const Problem& p, const T* A, const T* B, const T* Cin, T* C) override {
     const int M = int(p.m), N = int(p.n), K = int(p.k);

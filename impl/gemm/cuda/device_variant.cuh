@@ -41,7 +41,7 @@ class DeviceVariant : public Variant<T> {
   // As a backend (the MLP training step): the operands are device pointers
   // the caller owns; compute() enqueues the product on stream() and returns
   // without waiting. bind() creates that stream.
-  bool backend() const override { return true; }
+  bool computes_for_caller() const override { return true; }
   void bind() override {
     if (!stream_) stream_ = std::make_unique<Stream>();
     bind_device();

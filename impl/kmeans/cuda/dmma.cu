@@ -799,7 +799,9 @@ class DmmaTeam final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_dmma(bool delta) { return std::make_unique<Dmma>(delta); }
+std::unique_ptr<Variant> make_cuda_dmma(SumUpdate sums) {
+  return std::make_unique<Dmma>(sums == SumUpdate::Delta);
+}
 
 #ifdef PARBENCH_WITH_NCCL
 std::unique_ptr<Variant> make_cuda_dmma_nccl(int gpus, int parts, bool over_ranks) {

@@ -285,8 +285,8 @@ class Choose final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, bool over_ranks) {
-  return std::make_unique<Choose>(gpus, parts, block, over_ranks);
+std::unique_ptr<Variant> make_cuda_nccl(int gpus, int parts, int block, Spread spread) {
+  return std::make_unique<Choose>(gpus, parts, block, spread == Spread::OverRanks);
 }
 
 }  // namespace pb::kmeans

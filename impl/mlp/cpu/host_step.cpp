@@ -11,7 +11,8 @@ template <class T>
 HostStep<T>::HostStep(const Problem& p, std::unique_ptr<gemm::Variant<T>> gemm, int threads)
     : p_(p), gemm_(std::move(gemm)), threads_(threads) {
   validate(p_);
-  if (!gemm_ || !gemm_->backend()) throw std::logic_error("HostStep needs a GEMM variant that is a backend");
+  if (!gemm_ || !gemm_->computes_for_caller())
+    throw std::logic_error("HostStep needs a GEMM variant that is a backend");
   if (threads_ < 1) throw std::invalid_argument("HostStep: threads must be >= 1");
   gemm_->bind();
   const std::int64_t L = p_.layers(), B = p_.batch;

@@ -15,7 +15,7 @@ namespace pb::mlp {
 template <class T>
 class HostStep {
  public:
-  // `gemm` must have backend() true; its bind() is called here.
+  // `gemm` must have computes_for_caller() true; its bind() is called here.
   HostStep(const Problem& p, std::unique_ptr<gemm::Variant<T>> gemm, int threads);
   void set_params(const Params<double>& params);  // rounded to T
   Params<double> params() const;                  // widened to double

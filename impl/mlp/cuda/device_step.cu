@@ -121,7 +121,8 @@ class DeviceStep {
   DeviceStep(const Problem& p, std::unique_ptr<gemm::Variant<T>> gemm) : p_(p), gemm_(std::move(gemm)) {
     validate(p_);
     if (gemm_) {
-      if (!gemm_->backend()) throw std::logic_error("DeviceStep needs a GEMM variant that is a backend");
+      if (!gemm_->computes_for_caller())
+        throw std::logic_error("DeviceStep needs a GEMM variant that is a backend");
       gemm_->bind();
       s_ = static_cast<cudaStream_t>(gemm_->stream());
     } else {

@@ -29,6 +29,7 @@
 
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/team.cuh"
+#include "core/knobs.hpp"
 #include "core/mpi.hpp"
 #include "sor/cuda/columns.cuh"
 #include "sor/sor.hpp"
@@ -355,8 +356,8 @@ class Rows final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts, bool over_ranks) {
-  return std::make_unique<Rows>(gpus, parts, over_ranks);
+std::unique_ptr<Variant> make_cuda_rows(int gpus, int parts, Spread spread) {
+  return std::make_unique<Rows>(gpus, parts, spread == Spread::OverRanks);
 }
 
 }  // namespace pb::sor
