@@ -45,7 +45,7 @@ def wrap_name(name, width):
 
 def describe_segment_change(change, limit=None):
     """ "gpu_driver 580 -> 590, cuda_runtime 12.8 -> 13.0" from [[key, old, new], ...]."""
-    parts = ["%s %s \u2192 %s" % (k, history._value(a) or "(none)", history._value(b) or "(none)")
+    parts = ["%s %s \u2192 %s" % (k, history.context_text(a) or "(none)", history.context_text(b) or "(none)")
              for k, a, b in change]
     if not parts:
         return "segment changed"

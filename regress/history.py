@@ -104,7 +104,7 @@ def cmd_series(h, args, out):
     out("%s on machine %s" % (name, history.describe_machine(m)))
     rows = []
     for p in points:
-        change = ", ".join("%s %s -> %s" % (k, history._value(a) or "(none)", history._value(b) or "(none)")
+        change = ", ".join("%s %s -> %s" % (k, history.context_text(a) or "(none)", history.context_text(b) or "(none)")
                            for k, a, b in p["segment_change"])
         disp = p["disposition"] if p["disposition"] == "passed" else "%s: %s" % (p["disposition"], p["reason"] or "")
         rows.append((p["date"], p["revision"], ("* " if p["new_segment"] else "") + p["segment"],

@@ -6,7 +6,7 @@ Three sources, strongest first:
   --noise VERDICT.json  the noise of one run measured by a paired A/A
                         comparison (compare --run BENCH BENCH --json).
   --history DIR         the series of this machine in a history store
-                        (regress/history.py): the noise of each benchmark's
+                        (regress/store/): the noise of each benchmark's
                         nightly medians, learnt from their first differences.
   the prior             a value per device and family (PRIORS), from this
                         project's own paired A/A runs, for benchmarks that

@@ -58,12 +58,12 @@ from regress.store import db as dbm
 from regress.store.archive import ARCHIVE, ARCHIVE_FORMAT, gzip_comment, gzip_with_comment, read_bytes, \
     write_atomic
 from regress.store.postgres import PG_MIGRATIONS, PgHistory
-from regress.store.runs import MACHINE_KEYS, SEGMENT_KEYS, HistoryError, Refused, _value, entry_rows, gpu_name, \
+from regress.store.runs import MACHINE_KEYS, SEGMENT_KEYS, HistoryError, Refused, context_text, entry_rows, gpu_name, \
     identity, load_run, machine_of, read_run, robust_spread, segment_changes, segment_of, utc_date
 from regress.store.sqlite import INDEX, INDEX_VERSION, SCHEMA, History, MemberError
 
 __all__ = ["ARCHIVE", "ARCHIVE_FORMAT", "DEFAULT_DIR", "INDEX", "INDEX_VERSION", "MACHINE_KEYS", "PG_MIGRATIONS",
-           "SCHEMA", "SEGMENT_KEYS", "History", "HistoryError", "MemberError", "PgHistory", "Refused", "_value",
+           "SCHEMA", "SEGMENT_KEYS", "History", "HistoryError", "MemberError", "PgHistory", "Refused", "context_text",
            "describe_machine", "entry_rows", "gpu_name", "gzip_comment", "gzip_with_comment", "identity",
            "load_run", "machine_of", "open_history", "read_bytes", "read_run", "robust_spread", "segment_changes",
            "segment_of", "series_machine", "utc_date", "write_atomic"]

@@ -47,7 +47,8 @@ class Refused(HistoryError):
 
 # ------------------------------------------------------------- identities
 
-def _value(v):
+def context_text(v):
+    """A context value as text: "" for none, a string as it is, anything else as sorted JSON."""
     if v is None:
         return ""
     return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
@@ -62,7 +63,7 @@ def gpu_name(value):
 
 def identity(context, keys):
     """First 12 hex digits of the sha256 of `keys`' values in `context` (a missing key is "")."""
-    text = "\n".join("%s=%s" % (k, _value(context.get(k))) for k in keys)
+    text = "\n".join("%s=%s" % (k, context_text(context.get(k))) for k in keys)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -77,7 +78,7 @@ def segment_of(context):
 def segment_changes(old_ctx, new_ctx):
     """[(key, old, new)] of the segment keys that differ between two contexts."""
     return [(k, old_ctx.get(k), new_ctx.get(k)) for k in SEGMENT_KEYS
-            if _value(old_ctx.get(k)) != _value(new_ctx.get(k))]
+            if context_text(old_ctx.get(k)) != context_text(new_ctx.get(k))]
 
 
 def utc_date(s):
