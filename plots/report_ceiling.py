@@ -170,6 +170,13 @@ def per_joule_counters(s):
                   if info.get("kind") == "rate" and str(info.get("unit", "")).endswith("/J") and s.counter(k))
 
 
+def work_per_call(s, counter):
+    """The work of one call, per joule x joules per call, to 6 significant
+    digits: the product of two measured numbers differs in its last bits
+    between entries of one size, and those must be one point on the x axis."""
+    return float("%.6g" % (s.counter(counter) * s.counter("joules_per_call")))
+
+
 def chart_per_joule(stats, cv):
     """Work per joule against work per call (the size, in the family's own
     unit of work), one line a variant, one figure per family, work counter
@@ -184,7 +191,7 @@ def chart_per_joule(stats, cv):
             groups.setdefault((s.run.family, k, cats), []).append(s)
 
     def sizes(counter, ss):
-        return {s.counter(counter) * s.counter("joules_per_call") for s in ss}
+        return {work_per_call(s, counter) for s in ss}
     good = sorted(((k, v) for k, v in groups.items() if len(sizes(k[1], v)) > 1), key=lambda kv: str(kv[0]))
     if not good:
         raise NoData("no work per joule at more than one size (joules_per_call and a rate's per-joule companion, "
@@ -199,7 +206,7 @@ def chart_per_joule(stats, cv):
         lines = {}
         for s in ss:
             per_j = s.counter(counter)
-            lines.setdefault(label(s, several), []).append((per_j * s.counter("joules_per_call"), per_j, None))
+            lines.setdefault(label(s, several), []).append((work_per_call(s, counter), per_j, None))
         args = " ".join("%s=%s" % kv for kv in cats)
         title = "%s%s: %s per joule vs work per call" % (family, " " + args if args else "", unit)
         draw_lines(cv, lines, "%s per call" % unit, "%s per joule" % unit,

@@ -469,6 +469,20 @@ class EnergyCharts(unittest.TestCase):
         self.assertAlmostEqual(lines["V3"][1][0], 8 / 150)
         self.assertAlmostEqual(lines["V3"][1][1], 8 / 150)
 
+    def test_one_size_in_its_last_bits_is_one_size(self):
+        # GB per joule x joules per call of three GPU counts on one problem
+        # differ in their last bits: one size, so no per-joule chart (a chart
+        # over a log axis of width 1e-15 drew nothing readable).
+        doc = energy_run()
+        doc["benchmarks"] = [e for e in doc["benchmarks"] if "M:64/" in e["name"]]
+        for e, j in zip(doc["benchmarks"], (300.0, 300.0 * (1 + 3e-16), 300.0 * (1 - 4e-16))):
+            e["GFLOP_per_J"] = 8.0 / j
+            e["joules_per_call"] = j * (1 + 1e-15)
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(report_stats.NoData) as e:
+                report_charts.chart_per_joule(self.stats(doc), report_draw.Canvas(tmp, "m"))
+            self.assertIn("more than one size", str(e.exception))
+
     def test_no_energy_says_what_is_missing(self):
         for chart in (report_charts.chart_energy, report_charts.chart_per_joule):
             with tempfile.TemporaryDirectory() as tmp:
