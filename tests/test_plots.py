@@ -475,9 +475,10 @@ class EnergyCharts(unittest.TestCase):
         # over a log axis of width 1e-15 drew nothing readable).
         doc = energy_run()
         doc["benchmarks"] = [e for e in doc["benchmarks"] if "M:64/" in e["name"]]
-        for e, j in zip(doc["benchmarks"], (300.0, 300.0 * (1 + 3e-16), 300.0 * (1 - 4e-16))):
-            e["GFLOP_per_J"] = 8.0 / j
-            e["joules_per_call"] = j * (1 + 1e-15)
+        for e, j in zip(doc["benchmarks"], (300.0, 300.0 * (1 + 2e-15), 300.0 * (1 - 4e-15))):
+            e["GFLOP_per_J"] = 8.0 / 300.0
+            e["joules_per_call"] = j
+        self.assertEqual(len({e["GFLOP_per_J"] * e["joules_per_call"] for e in doc["benchmarks"]}), 3)
         with tempfile.TemporaryDirectory() as tmp:
             with self.assertRaises(report_stats.NoData) as e:
                 report_charts.chart_per_joule(self.stats(doc), report_draw.Canvas(tmp, "m"))
