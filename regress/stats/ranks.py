@@ -187,7 +187,3 @@ def sizes_for(min_p_needed, kind, m_other=None, limit=64):
         if min_two_sided_p(kind, n, n if kind == "mw" else 0) <= min_p_needed:
             return n
     return None
-
-
-def log2_ceil(x):
-    return int(math.ceil(math.log2(x)))
