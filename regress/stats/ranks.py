@@ -23,7 +23,6 @@ numpy only: the exact distributions are computed here (a few polynomial
 products), so the comparator needs no scipy.
 """
 import functools
-import math
 
 import numpy as np
 
