@@ -17,6 +17,7 @@
 #include "benchmarks/families.hpp"
 #include "core/build_info.hpp"
 #include "core/gpu.hpp"
+#include "core/layout.hpp"
 #include "core/mpi.hpp"
 #include "core/options.hpp"
 #include "core/progress.hpp"
@@ -57,6 +58,7 @@ void add_context(const pb::Options& opt) {
   add("parbench_seed", std::to_string(opt.seed));
   add("parbench_fixtures_version", std::to_string(pb::fixtures::kVersion));
   add("parbench_flush_l2", opt.flush_l2 ? "true" : "false");
+  add("parbench_aslr", pb::layout::randomisation());
   add("parbench_gpu_start", opt.flush_l2 ? "after-l2-flush" : opt.gpu_idle_start ? "idle" : "queued");
   add("parbench_energy", opt.energy ? "metered" : "off (--no-energy)");
   add("cpu_model", cpu_model());
@@ -216,6 +218,7 @@ void drop_file_output(int& argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pb::layout::fixed_layout(argv);
   pb::mpi::init(&argc, &argv);
   const int rank = pb::mpi::rank();
   pb::Options opt;

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config git python3 python3-venv python3-pip python3-matplotlib python3-numpy python3-scipy python3-yaml python3-jsonschema python3-psycopg2 postgresql chromium
       clang-format flake8
-      libbenchmark-tools
+      libbenchmark-tools valgrind
       libbenchmark-dev libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do

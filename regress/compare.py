@@ -22,7 +22,8 @@ Verdict per benchmark, on the time per iteration (or --metric):
   SLOWER / FASTER  significant after the multiple-comparison correction,
                    the estimate beyond the benchmark's threshold, and (two
                    files) the interval beyond the margin of process offsets
-  SAME             the whole confidence interval lies inside +-threshold
+  SAME             the whole confidence interval lies inside +-floor (an
+                   equivalence test: the noise can hide what the floor cannot)
   AMBIGUOUS        neither proven, with the reason
   UNRELIABLE       a GPU entry whose throttled flag or SM clock differs
   NOT_SAME_WORK    a counter describing the problem differs (sizes, flops
@@ -49,13 +50,13 @@ import re
 import sys
 
 from regress import cli
-from regress.run import rounds
+from regress.run import duet, instructions, rounds
 from regress.stats import decide
 from regress.stats import noise as noise_mod
 from regress.stats.decide import ALPHA, DEFAULT_MULTIPLE
 from regress.store import noise as history_noise
 from regress.report.compare_table import render_console, render_markdown
-from regress.verdict import analyse
+from regress.verdict import analyse, instrument
 from regress.verdict.document import build_document, read_noise
 from regress.verdict.samples import InputError, NotComparable
 from regress.verdict.sequential import FIRST_LOOK, SEQUENTIAL_CAP, sequential_looks
@@ -88,7 +89,7 @@ def make_parser():
 verdicts: SLOWER/FASTER need the change significant after the correction
 over all benchmarks compared and beyond the benchmark's threshold, and with
 two files the interval beyond 8 x the run-to-run noise (--noise, --history
-or the prior); SAME needs the interval inside +-threshold. Threshold, paired:
+or the prior); SAME needs the interval inside +-floor. Threshold, paired:
 max(floor, 1 x the noise of one run, measured over the rounds); two files:
 max(floor, 3 x the spread of the repetitions). Default floors: GPU 1% paired,
 2% two files; CPU 5% paired, 10% two files.
@@ -106,6 +107,16 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
         p.add_argument("--%s-arg" % side, action="append", default=[], metavar="ARG",
                        help="--run: a bench argument for the %s binary's invocations only (repeatable); e.g. what "
                        "a flag does to the times: --new-arg=--no-energy" % side.upper())
+    p.add_argument("--duet", choices=duet.MODES, default="auto",
+                   help="--run: BASE and NEW at the same time on disjoint core sets, swapped every round, for the "
+                        "CPU benchmarks whose threads fit in half the cores (auto, the default: where they fit; on: "
+                        "an error where none can; off: interleaved rounds only)")
+    p.add_argument("--instrument", choices=instructions.MODES, default="none",
+                   help="--run: also count the instructions of each CPU benchmark's timed calls (valgrind's "
+                        "callgrind here), each side twice, as a cross-check of the time: a SLOWER whose "
+                        "instructions did not move is AMBIGUOUS (environment suspect), a SAME or AMBIGUOUS whose "
+                        "instructions moved says so first; instructions: an error where it cannot run, auto: a "
+                        "note (default %(default)s)")
     p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
     p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 8, 12, 16, "
@@ -164,6 +175,10 @@ CHECKS_AFTER_SIDES = (
      "--max-rounds must be at least %d, and is for a sequential --run (without --rounds)" % FIRST_LOOK),
     (lambda a: a.sequential and not a.analyse, "--sequential replays the rounds of --analyse DIR"),
     (lambda a: not 0 < a.alpha < 1, "--alpha must be between 0 and 1"),
+    (lambda a: a.instrument != "none" and not (a.run or a.analyse),
+     "--instrument counts what --run runs (or reads what it kept, with --analyse DIR)"),
+    (lambda a: a.instrument == "instructions" and a.run and instructions.unavailable() is not None,
+     "--instrument=instructions: %s" % instructions.unavailable()),
 )
 
 
@@ -202,7 +217,7 @@ def check_arguments(args, bench_args):
     except re.error as e:
         raise InputError("--filter is not a regular expression: %s" % e)
     request = rounds.Request(args.run[0], args.run[1], bench_args, args.workdir, env, side_args,
-                             args.max_seconds) if args.run else None
+                             args.max_seconds, args.duet) if args.run else None
     return request, flt
 
 
@@ -278,6 +293,42 @@ def run_comparison(args, request, settings, warn):
     return compare_files(args.files[0], args.files[1], settings, warn)
 
 
+def _cpu_rows(comparison):
+    return sorted(r.name for r in comparison.rows if r.device == "cpu" and r.n_base is not None)
+
+
+def add_instructions(args, request, comparison, settings, warn):
+    """--instrument: the instruction counts of the CPU benchmarks, counted
+    (--run) or read from the work folder (--analyse), applied to the rows.
+    A failure under valgrind is a warning: the time's verdicts stand."""
+    if args.instrument == "none" or comparison is None:
+        return
+    names = _cpu_rows(comparison)
+    if not names:
+        comparison.warnings.append("--instrument: no CPU benchmark was compared; nothing counted")
+        return
+    if args.analyse:
+        counts = instructions.stored(args.analyse)
+        if counts is None:
+            comparison.warnings.append("--instrument: %s holds no instruction counts" % args.analyse)
+            return
+    else:
+        why = instructions.unavailable()
+        if why:
+            comparison.warnings.append("--instrument=auto: %s; time-only verdicts" % why)
+            return
+        try:
+            counts = instructions.measure({"base": request.base_bin, "new": request.new_bin}, request.bench_args,
+                                          request.side_args, request.env, names, request.workdir, _log)
+        except instructions.InstrumentError as e:
+            warn("warning: --instrument: %s" % e)
+            comparison.warnings.append("--instrument: %s; time-only verdicts" % e)
+            return
+    moved = instrument.apply(comparison.rows, instructions.changes(counts))
+    settings.noise_model.describe.append("instructions counted for %d CPU benchmarks under callgrind (each side "
+                                         "twice); %d moved beyond their noise" % (len(names), moved))
+
+
 def write_outputs(doc, args, out=sys.stdout):
     out.write(render_console(doc, args.only_changes))
     if args.markdown:
@@ -312,6 +363,7 @@ def main(argv=None):
         return fail(EXIT_INCOMPARABLE, str(e))
     if comparison is None:
         return EXIT_INCOMPLETE
+    add_instructions(args, request, comparison, settings, warn)
     doc = build_document(comparison, settings)
     problem = plot_problem(args)
     if problem:

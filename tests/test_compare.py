@@ -231,7 +231,7 @@ class Command(CommandBase):
         r = self.verdicts(os.path.join(self.dir, "x.json"))["GEMM/V0/M:64/manual_time"]
         self.assertEqual(r["verdict"], "AMBIGUOUS")
         self.assertIn("differ by up to 9.20% here (8 x run-to-run noise 1.10%, from the prior", r["reason"])
-        self.assertIn("confirm with compare --run", r["reason"])
+        self.assertIn("decide with --history DIR (this machine's nightly series) or compare --run", r["reason"])
 
     def test_plot(self):
         try:

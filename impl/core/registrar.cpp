@@ -7,9 +7,11 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/duet.hpp"
 #include "core/family.hpp"
 #include "core/fault.hpp"
 #include "core/gpu.hpp"
+#include "core/instructions.hpp"
 #include "core/libraries.hpp"
 #include "core/mpi.hpp"
 #include "core/progress.hpp"
@@ -200,6 +202,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
   std::unique_ptr<Job> job;
   std::unique_ptr<Timer> timer;
   progress::instance_started(opt.id);
+  duet::instance_started(opt.id);
   auto unsupported = [&](const std::string& why) {
     record(opt.id, Disposition::Unsupported, why);
     skip(state, kUnsupported + why);
@@ -312,15 +315,19 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
     if (meter) meter->begin();
     const bool spans = meter && meter->reads();
     double total = 0.0;
+    const bool count = !on_gpu(job->backend()) && instructions::counting();
     for (auto _ : state) {
       job->reset();
       const double began = spans ? energy::now() : 0.0;
+      if (count) instructions::begin();
       double t = timer->time(*job);
+      if (count) instructions::end();
       if (spans) meter->call(began, energy::now());
       state.SetIterationTime(t);
       total += t;
       best = std::min(best, t);
     }
+    if (count && opt.id >= 0) instructions::dump(registered()[std::size_t(opt.id)].name, state.iterations());
     const energy::Result spent = meter ? meter->end() : energy::Result{};
     Counters out;
     // A ceiling's counters describe its fastest run, as if every call took that long.

@@ -55,6 +55,15 @@ def _unsigned(v):
     return _pct(v, False) if v is not None else "-"
 
 
+def _counts(r):
+    """Values per side, "10/10"; paired rounds, "12 duet" or "12 intl" by how they ran."""
+    if "n_base" not in r:
+        return "-"
+    if r.get("round_mode"):
+        return "%d %s" % (r["n_base"], "duet" if r["round_mode"] == "duet" else "intl")
+    return "%d/%d" % (r["n_base"], r["n_new"])
+
+
 def cells(r, unit):
     """The cells of one benchmark of the document."""
     ci = r.get("ci") or [None, None]
@@ -62,7 +71,7 @@ def cells(r, unit):
                  interval=(_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else None,
                  threshold=_unsigned(r.get("threshold")), noise=_unsigned(r.get("noise")), run_noise=_run_noise(r),
                  p="%.2g" % r["p"] if r.get("p") is not None else "-",
-                 n="%d/%d" % (r["n_base"], r["n_new"]) if "n_base" in r else "-",
+                 n=_counts(r),
                  base=_time(r.get("base"), unit), new=_time(r.get("new"), unit), rate=_rate(r),
                  name=r["name"], reason=r.get("reason") or None)
 
@@ -129,15 +138,41 @@ def _markdown_line(c):
         c.run_noise, c.p, c.n, c.base, c.new, c.rate)
 
 
+def _floors(doc):
+    """The floors in force: this mode's defaults by device ("cpu/files" is
+    cpu's), then those --floor gave ("GEMM/cpu", "gpu")."""
+    f = {k.split("/")[0]: v for k, v in doc["settings"]["default_floors"].items()}
+    f.update(doc["settings"]["floors"])
+    return ", ".join("%s %s" % (k, _pct(v, False)) for k, v in sorted(f.items()))
+
+
+def _instructions_first(rows):
+    """The rows whose instruction counts moved while the time could not
+    tell (--instrument), before everything else: on a noisy CPU machine they
+    are what a pull request changed."""
+    moved = [r for r in rows if (r.get("instructions") or {}).get("moved") and r["verdict"] in ("SAME", "AMBIGUOUS")]
+    if not moved:
+        return []
+    out = ["**Instructions moved where the time could not tell** (%d; callgrind, each side counted twice):" % len(
+        moved), "", "| instructions | per call, base | new | time | verdict | benchmark |",
+        "| ---: | ---: | ---: | ---: | --- | --- |"]
+    for r in sorted(moved, key=lambda r: -abs(r["instructions"]["change"])):
+        i = r["instructions"]
+        out.append("| %s | %.6g | %.6g | %s | %s | `%s` |"
+                   % (_pct(i["change"]), i["base"], i["new"], _pct(r.get("change")), r["verdict"], r["name"]))
+    return out + [""]
+
+
 def render_markdown(doc):
     rows = ordered(doc["benchmarks"])
     unit = doc["metric"]["unit"]
     out = ["### parbench compare: %s" % doc["summary_line"], "",
            doc["title"] + ".", "",
            "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and "
-           "p < %g after Holm over %d benchmarks; SAME needs the %d%% interval inside it." % (
+           "p < %g after Holm over %d benchmarks; SAME needs the %d%% interval inside +-floor, the smallest "
+           "change of interest (%s); a change the noise hides is AMBIGUOUS with the size it cannot rule out." % (
                doc["metric"]["describe"], doc["settings"]["threshold_rule"], doc["settings"]["alpha"],
-               doc["settings"]["tested"], round(doc["settings"]["level"] * 100)), ""]
+               doc["settings"]["tested"], round(doc["settings"]["level"] * 100), _floors(doc)), ""]
     out += ["> warning: " + w for w in doc["warnings"]]
     out += ["> note: " + w for w in doc.get("notes", ())]
     if doc["warnings"] or doc.get("notes"):
@@ -145,6 +180,7 @@ def render_markdown(doc):
 
     def table(rs):
         return MARKDOWN_HEAD + [_markdown_line(cells(r, unit)) for r in rs]
+    out += _instructions_first(rows)
     notable = [r for r in rows if r["verdict"] != "SAME"]
     if notable:
         out += table(notable) + [""]

@@ -16,10 +16,11 @@ from typing import Optional
 
 from regress import cli
 from regress.load import results
-from regress.run import launch
+from regress.run import duet, launch
 from regress.verdict import analyse
 from regress.verdict.document import describe_run
-from regress.verdict.samples import InputError, load_run
+from regress.verdict.checks import check_fingerprint
+from regress.verdict.samples import InputError, NotComparable, collect, load_run
 from regress.verdict.sequential import SEQUENTIAL_CAP, sequential_looks
 
 SIDES = ("base", "new")
@@ -126,15 +127,129 @@ def check_workdir(base_bin, new_bin, bench_args, workdir, env=None, extra=None, 
     _same_comparison(workdir, read_manifest(workdir), now, extra)
 
 
+def part_path(workdir, r, side, part):
+    """The JSON of one part ("duet" or "interleaved") of round r of a side,
+    in a comparison with duet rounds; path() is the two parts merged."""
+    return os.path.join(workdir, "round-%02d-%s.%s.json" % (r + 1, side, part))
+
+
+def _listings(bins, bench_args, side_args, log):
+    """(names of both sides, names common to both); NotComparable when they
+    have none in common, a line when they differ."""
+    base = _list_tests(bins["base"], bench_args + side_args.get("base", []))
+    new = _list_tests(bins["new"], bench_args + side_args.get("new", []))
+    if not base and not new:
+        raise RoundsError("the bench arguments select no benchmark")
+    common = set(base) & set(new)
+    if not common:
+        raise NotComparable("nothing to compare: BASE selects %d benchmarks, NEW %d, none of them in both "
+                            "(different registries, or arguments that select differently)" % (len(base), len(new)))
+    if set(base) != set(new):
+        only_b, only_n = sorted(set(base) - common), sorted(set(new) - common)
+        log("compare: BASE and NEW select different benchmarks: %d only in BASE%s, %d only in NEW%s; they are "
+            "MISSING or NEW, the %d in both are compared" % (
+                len(only_b), " (%s ...)" % only_b[0] if only_b else "", len(only_n),
+                " (%s ...)" % only_n[0] if only_n else "", len(common)))
+    return sorted(set(base) | set(new)), common
+
+
+def _check_status(rc, out, binary, r):
+    """RoundsError, with the last line bench wrote, when a run failed."""
+    if rc not in (0, 1) or not os.path.exists(out + ".part"):
+        with open(out[:-5] + ".log") as f:
+            tail = f.read().strip().splitlines()[-1:] or ["(no output)"]
+        what = "exited with status %d" % rc if rc not in (0, 1) else "wrote no JSON (--benchmark_out ignored?)"
+        raise RoundsError("%s %s in round %d: %s" % (binary, what, r + 1, tail[0]))
+    os.replace(out + ".part", out)
+
+
+def check_first_round(workdir):
+    """NotComparable once the first round shows the sides cannot be compared
+    (nothing measured on both, a hard fingerprint key that differs): said
+    after one round, not after all of them."""
+    runs = [load_run(path(workdir, 0, s), "%s round 1" % s.upper()) for s in SIDES]
+    a, b = (collect(run) for run in runs)
+    analyse.check_in_common(a, b, runs[0], runs[1])
+    check_fingerprint(runs[0], runs[1], [a[k] for k in a if k in b], lambda line: None)
+
+
+class _Clock:
+    """--max-seconds: whether another invocation may start."""
+
+    def __init__(self, max_seconds, workdir, rounds, log):
+        self.started, self.max_seconds = time.monotonic(), max_seconds
+        self.workdir, self.rounds, self.log = workdir, rounds, log
+
+    def out_of_time(self):
+        if self.max_seconds is None or time.monotonic() - self.started <= self.max_seconds:
+            return False
+        self.log("compare: stopped after %.0f s (--max-seconds): %d of %d rounds done in %s; run the same command "
+                 "again to go on" % (time.monotonic() - self.started, done(self.workdir, self.rounds), self.rounds,
+                                     self.workdir))
+        return True
+
+
+def _filter(args, names):
+    return launch.strip_filter(args) + ["--benchmark_filter=" + launch.exact_filter(names)]
+
+
+def _run_round(ctx, r, names, clock):
+    """Runs what round r lacks: its interleaved part, one side after the
+    other, then its duet part, both sides at once; the parts merged. False
+    when --max-seconds stopped it."""
+    duet_names, serial_names = ctx["plan"].split(names)
+    workdir, bins, log = ctx["workdir"], ctx["bins"], ctx["log"]
+    whole = ctx["whole"] and not duet_names
+    parts = {s: [] for s in SIDES}
+    if serial_names:
+        for side in round_order(r):
+            out = path(workdir, r, side) if not duet_names else part_path(workdir, r, side, "interleaved")
+            parts[side].append(out)
+            if complete(out):
+                continue
+            if clock.out_of_time():
+                return False
+            t0 = time.monotonic()
+            log("compare: round %d/%d: %s (%s, %d benchmarks) ..." % (r + 1, ctx["rounds"], side.upper(),
+                                                                      bins[side], len(serial_names)))
+            args = ctx["args"] if whole else _filter(ctx["args"], serial_names)
+            rc = launch.run(bins[side], args + ctx["side_args"].get(side, []), out + ".part", out[:-5] + ".log",
+                            env=ctx["env"].get(side))[0]
+            _check_status(rc, out, bins[side], r)
+            log("compare: round %d/%d: %s done in %.1f s"
+                % (r + 1, ctx["rounds"], side.upper(), time.monotonic() - t0))
+    if duet_names:
+        outs = {s: part_path(workdir, r, s, "duet") for s in SIDES}
+        for s in SIDES:
+            parts[s].append(outs[s])
+        if not all(complete(outs[s]) for s in SIDES):
+            if clock.out_of_time():
+                return False
+            t0 = time.monotonic()
+            log("compare: round %d/%d: BASE and NEW at once (duet, %d benchmarks) ..." % (
+                r + 1, ctx["rounds"], len(duet_names)))
+            status = duet.run_round(ctx["plan"], r, bins, _filter(ctx["args"], duet_names), ctx["side_args"],
+                                    ctx["env"], {s: outs[s] + ".part" for s in SIDES},
+                                    {s: outs[s][:-5] + ".log" for s in SIDES},
+                                    os.path.join(workdir, "duet-%02d.sync" % (r + 1)))
+            for s in SIDES:
+                _check_status(status[s], outs[s], bins[s], r)
+            log("compare: round %d/%d: duet done in %.1f s" % (r + 1, ctx["rounds"], time.monotonic() - t0))
+        for s in SIDES:
+            duet.merge(parts[s], path(workdir, r, s))
+    return True
+
+
 def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None, env=None,
-        side_args=None):
+        side_args=None, duet_mode="off"):
     """Runs the rounds not yet complete in workdir, up to `rounds` (at least
     the manifest's, when it holds more). select: the run names these
     rounds run (a sequential comparison's undecided benchmarks; None: all
     that bench_args select). extra: keys the manifest keeps (the sequential
     plan). env: {"base" or "new": {VAR: value}} set for that side's runs;
     side_args: {"base" or "new": [arguments]} added to that side's (a flag
-    whose effect on the times is measured, such as --no-energy).
+    whose effect on the times is measured, such as --no-energy). duet_mode:
+    --duet (regress/run/duet.py); the plan goes into the manifest.
     Returns True when every round is complete, False when max_seconds
     stopped it first (rerun to resume)."""
     base_bin, new_bin = _executables(base_bin, new_bin)
@@ -144,14 +259,19 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
     os.makedirs(workdir, exist_ok=True)
     manifest_path = os.path.join(workdir, "manifest.json")
     side_args = side_args or {}
-    names = _list_tests(base_bin, bench_args + side_args.get("base", []))
-    _list_tests(new_bin, bench_args + side_args.get("new", []))
-    if not names:
-        raise RoundsError("the bench arguments select no benchmark")
+    bins = {"base": base_bin, "new": new_bin}
+    names, common = _listings(bins, bench_args, side_args, log)
+    try:
+        plan = duet.plan(duet_mode, bins, bench_args, side_args, common, log)
+    except duet.DuetError as e:
+        raise RoundsError(str(e))
+    extra = dict(extra or {})
+    if plan.names:
+        extra["duet"] = plan.manifest()
     manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
                 "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
-    manifest.update(extra or {})
+    manifest.update(extra)
     if env:
         manifest["env"] = env
     if side_args:
@@ -162,33 +282,16 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
         manifest["rounds"] = rounds = max(rounds, old.get("rounds", 0)) if rounds else old["rounds"]
     with open(manifest_path, "w") as f:
         cli.dump(manifest, f)
-    started = time.monotonic()
-    bins = {"base": base_bin, "new": new_bin}
-    args = bench_args if select is None else launch.strip_filter(bench_args) + [
-        "--benchmark_filter=" + launch.exact_filter(sorted(select))]
+    clock = _Clock(max_seconds, workdir, rounds, log)
+    ctx = {"plan": plan, "workdir": workdir, "bins": bins, "log": log, "rounds": rounds, "args": bench_args,
+           "side_args": side_args, "env": env or {}, "whole": select is None}
+    checked = False
     for r in range(rounds):
-        for side in round_order(r):
-            out = path(workdir, r, side)
-            if complete(out):
-                continue
-            if max_seconds is not None and time.monotonic() - started > max_seconds:
-                log("compare: stopped after %.0f s (--max-seconds): %d of %d rounds done in %s; "
-                    "run the same command again to go on"
-                    % (time.monotonic() - started, done(workdir, rounds), rounds, workdir))
-                return False
-            t0 = time.monotonic()
-            log("compare: round %d/%d: %s (%s, %d benchmarks) ..."
-                % (r + 1, rounds, side.upper(), bins[side], len(names) if select is None else len(select)))
-            rc = launch.run(bins[side], args + side_args.get(side, []), out + ".part", out[:-5] + ".log",
-                            env=(env or {}).get(side))[0]
-            if rc not in (0, 1) or not os.path.exists(out + ".part"):
-                with open(out[:-5] + ".log") as f:
-                    tail = f.read().strip().splitlines()[-1:] or ["(no output)"]
-                what = ("exited with status %d" % rc if rc not in (0, 1)
-                        else "wrote no JSON (--benchmark_out ignored?)")
-                raise RoundsError("%s %s in round %d: %s" % (bins[side], what, r + 1, tail[0]))
-            os.replace(out + ".part", out)
-            log("compare: round %d/%d: %s done in %.1f s" % (r + 1, rounds, side.upper(), time.monotonic() - t0))
+        if not _run_round(ctx, r, names if select is None else sorted(select), clock):
+            return False
+        if not checked:
+            check_first_round(workdir)
+            checked = True
     return True
 
 
@@ -256,7 +359,8 @@ def analyse_paired(workdir, settings, warn, sequential=None):
     looks = sequential or manifest.get("looks")
     n = _rounds_to_read(workdir, manifest, looks)
     runs = _load_rounds(workdir, n)
-    return analyse.compare_rounds(runs, _describe_sides(runs, manifest, n), settings, warn, looks, n)
+    duet_names = set((manifest.get("duet") or {}).get("names") or ())
+    return analyse.compare_rounds(runs, _describe_sides(runs, manifest, n), settings, warn, looks, n, duet_names)
 
 
 @dataclass(frozen=True)
@@ -269,13 +373,14 @@ class Request:
     env: dict = field(default_factory=dict)         # {"base" or "new": {VAR: value}}
     side_args: dict = field(default_factory=dict)   # {"base" or "new": [arguments]}
     max_seconds: Optional[float] = None
+    duet: str = "off"                               # --duet: auto, on or off
 
 
 def run_fixed(req, rounds, settings, warn, log):
     """compare --run --rounds N: the Comparison of N rounds of everything, or
     None when --max-seconds stopped it first."""
     if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, rounds, req.max_seconds, log,
-               env=req.env, side_args=req.side_args):
+               env=req.env, side_args=req.side_args, duet_mode=req.duet):
         return None
     return analyse_paired(req.workdir, settings, warn)
 
@@ -303,7 +408,7 @@ def run_sequential(req, cap, settings, warn, log):
             log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
                 % (len(names), target, ", ".join(map(str, looks))))
         if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, target, left, log, select=names,
-                   extra={"looks": looks}, env=req.env, side_args=req.side_args):
+                   extra={"looks": looks}, env=req.env, side_args=req.side_args, duet_mode=req.duet):
             return None
         res = analyse_paired(req.workdir, settings, warn)
         pending = res.pending

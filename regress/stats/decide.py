@@ -13,11 +13,16 @@ import numpy as np
 from regress.stats import ranks as stats
 
 # Default floors (fraction of the time) by device and mode: the smallest
-# change worth a verdict. Paired GPU rounds resolve 1% (the noise of one run
-# has a median of 0.2-0.7% on the H200); CPU entries on a shared machine move
-# 2-5% a run, hence 5% paired and 10% for two files (docs/tools/compare.md).
+# change SLOWER/FASTER may name. Paired rounds resolve 1% on either device
+# (the noise of one run has a median of 0.2-0.7% on the H200, and CPU duet
+# rounds cancel what a shared machine does to both sides); two files hold
+# one process per side, hence 2% GPU and 10% CPU (docs/tools/compare.md).
 DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
-                  ("cpu", "paired"): 0.05, ("cpu", "files"): 0.10}
+                  ("cpu", "paired"): 0.01, ("cpu", "files"): 0.10}
+# The smallest change a user cares about, by device: SAME needs the whole
+# interval inside +-this, as an equivalence test does, in either mode. A
+# --floor sets both this and the threshold's floor.
+EQUIVALENCE_FLOORS = {"gpu": 0.02, "cpu": 0.05}
 # threshold = max(floor, MULTIPLE x noise). Paired: the noise of one run,
 # measured over the rounds: a change smaller than one run's noise is not
 # reported, whatever the rounds prove. Two files: the spread of the
@@ -25,11 +30,17 @@ DEFAULT_FLOORS = {("gpu", "paired"): 0.01, ("gpu", "files"): 0.02,
 DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
 # Two files hold one process offset per side, which their repetitions do not
 # see (on the H200 5-30% for launch-bound kernels while repetitions agree
-# within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLE x the
-# run-to-run noise (regress.stats.noise): the difference of two heavy-tailed
-# offsets stays inside it for all but ~1e-4 of benchmarks
-# (tests/test_compare_accuracy.py).
-RUN_MULTIPLE = 8.0
+# within 1-6%). SLOWER/FASTER need the interval beyond RUN_MULTIPLES[device]
+# x the run-to-run noise (regress.stats.noise). GPU: 8, sized for offsets
+# with Student-t tails, whose difference stays inside it for all but ~1e-4 of
+# benchmarks (tests/test_compare_accuracy.py). CPU: what the committed CPU
+# A/A pairs of two files justify (CPU_AA_PAIRS): their largest standardised
+# offset difference, |change| / run-to-run noise, x CPU_MULTIPLE_SAFETY,
+# rounded up to a half (tests/test_compare_cpu.py recomputes it).
+RUN_MULTIPLES = {"gpu": 8.0, "cpu": 6.5}
+RUN_MULTIPLE = RUN_MULTIPLES["gpu"]
+CPU_AA_PAIRS = ("results/reference/dev-2core/compare-files-history-aa.json.gz",)
+CPU_MULTIPLE_SAFETY = 1.25
 ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
 LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
 
@@ -52,6 +63,17 @@ def floor_for(floors, mode, family, device):
         if key in floors:
             return floors[key]
     return DEFAULT_FLOORS[(device, mode)]
+
+
+def same_floor_for(floors, family, device):
+    """The floor of SAME (the equivalence margin) of a benchmark: the one
+    --floor gave for it (its family's, else its device's), else
+    EQUIVALENCE_FLOORS."""
+    device = device or "cpu"
+    for key in ((family, device), (None, device)):
+        if key in floors:
+            return floors[key]
+    return EQUIVALENCE_FLOORS[device]
 
 
 def thresholds(noise, floor, multiple):
@@ -97,16 +119,35 @@ def decide_paired(D, level=LEVEL, extra_noise=None):
     return r
 
 
-def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None):
+def run_multiple_for(device):
+    """The margin's multiple of the run-to-run noise for a device's benchmarks."""
+    return RUN_MULTIPLES.get(device or "cpu", RUN_MULTIPLES["cpu"])
+
+
+def justified_multiple(rows):
+    """The CPU multiple that A/A verdict rows of two files justify: the
+    largest |log(1 + change)| / run_noise x CPU_MULTIPLE_SAFETY, up to a half."""
+    z = [abs(math.log1p(r["change"])) / r["run_noise"] for r in rows
+         if r.get("change") is not None and r.get("run_noise")]
+    return math.ceil(2.0 * CPU_MULTIPLE_SAFETY * max(z)) / 2.0
+
+
+def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None, run_multiple=RUN_MULTIPLE,
+             same_floor=None):
     """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
     (object array) to a result dict of decide_*; the multiple-comparison
     family is every row of r.
 
     threshold: max(floor, multiple x noise), the smallest change of interest.
-    margin: RUN_MULTIPLE x run_noise x tail, how far two processes' offsets
+    margin: run_multiple x run_noise x tail, how far two processes' offsets
     can plausibly disagree (two files; 0 where run_noise is NaN). SLOWER needs
     the change significant, its estimate beyond the threshold and its whole
-    interval beyond the margin; SAME needs the interval inside +-threshold.
+    interval beyond the margin. SAME needs the interval inside +-same_floor
+    (default: floor), the smallest change of interest, as an equivalence test
+    does: where the noise makes the threshold wider than that, an interval
+    inside the threshold but not inside the floor does not show the two sides
+    equal. A change proven beyond the threshold is SLOWER or FASTER even
+    where its interval also lies inside +-same_floor.
     correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
     discovery rate; under no change at all also family-wise). family: the
     size of the multiple-comparison family when it holds more benchmarks
@@ -115,7 +156,7 @@ def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", famil
     rows = len(r["est"])
     thr = thresholds(r["noise"], floor, multiple)
     tau = np.log1p(thr)
-    margin = RUN_MULTIPLE * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
+    margin = run_multiple * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
     m = int(np.sum(~np.isnan(r["p_two"])))
     pad = max(0, (family or 0) - m)
     p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.ones(pad)])
@@ -123,12 +164,15 @@ def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", famil
     m += pad
     decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
     v = np.full(rows, "AMBIGUOUS", dtype=object)
-    same = (r["lo"] > -tau) & (r["hi"] < tau)
+    floor = np.broadcast_to(np.asarray(floor if same_floor is None else same_floor, dtype=float), (rows,))
+    eq = np.log1p(floor)
+    same = (r["lo"] > -eq) & (r["hi"] < eq)
     v[same] = "SAME"
     sig = p_adj <= alpha
     v[sig & (r["est"] > tau) & (r["lo"] > margin)] = "SLOWER"
     v[sig & (r["est"] < -tau) & (r["hi"] < -margin)] = "FASTER"
-    r.update(threshold=thr, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable, verdict=v)
+    r.update(threshold=thr, floor=floor, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable,
+             verdict=v)
     return r
 
 

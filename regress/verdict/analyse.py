@@ -8,7 +8,7 @@ from typing import Optional
 from regress.verdict.checks import check_fingerprint
 from regress.verdict.document import describe_run
 from regress.verdict.judge import compare, controls
-from regress.verdict.samples import InputError, collect, load_run, merge_rounds, metric_direction, scale
+from regress.verdict.samples import InputError, NotComparable, collect, load_run, merge_rounds, metric_direction, scale
 from regress.verdict.sequential import sequential_rows
 from regress.verdict.settings import Metric
 
@@ -44,6 +44,28 @@ def _filtered(a, b, settings):
         if known < len(names) and line not in settings.noise_model.describe:
             settings.noise_model.describe.append(line)
     return a, b
+
+
+def _machine_words(run):
+    ctx = run.context
+    return "%s, %s cores%s" % (ctx.get("cpu_model") or "an unnamed CPU", ctx.get("num_cpus", "?"),
+                               ", " + ctx["gpu"] if ctx.get("gpu") else "")
+
+
+def check_in_common(a, b, base_run, new_run):
+    """NotComparable, one line with the likely cause, when no benchmark is
+    measured on both sides: a verdict over nothing is no verdict."""
+    if any(k in b and a[k].values and (b[k].values or b[k].errors) for k in a):
+        return  # an error entry in NEW is a verdict (ERROR)
+    named = set(a) & set(b)
+    if named:
+        why = "the %d benchmarks both name were measured on one side at most (unsupported or failed)" % len(named)
+    else:
+        base_m, new_m = _machine_words(base_run), _machine_words(new_run)
+        why = ("different machines (BASE %s; NEW %s), whose thread and size axes differ" % (base_m, new_m)
+               if base_m != new_m else "a different selection (--benchmark_filter, --profile or --filter)")
+    raise NotComparable("nothing to compare: BASE has %d benchmarks, NEW %d, none measured on both sides: %s"
+                        % (len(a), len(b), why))
 
 
 def _no_metric_warning(a, b, settings, warn):
@@ -97,6 +119,7 @@ def read_files(base_path, new_path, settings, warn):
     b = collect(new, settings.metric, metric.higher_better)
     scale(b, settings.scale_new)
     a, b = _filtered(a, b, settings)
+    check_in_common(a, b, base, new)
     soft = check_fingerprint(base, new, [a[k] for k in a if k in b], warn)
     return Files(base_path, new_path, base, new, a, b, metric, soft)
 
@@ -119,16 +142,19 @@ def decide_files(files, settings, warn):
                       warnings, files.metric)
 
 
-def compare_rounds(runs, described, settings, warn, looks, done):
+def compare_rounds(runs, described, settings, warn, looks, done, duet_names=()):
     """Paired rounds, loaded ({"base": [Run per round], "new": [...]}) and
     described ((BASE, NEW): what the document says of each side): a fixed
     comparison decides once over all of them; with looks, a sequential one
-    decides look by look over the `done` rounds."""
+    decides look by look over the `done` rounds. duet_names: the benchmarks
+    whose rounds ran in duet (regress/run/duet.py); each row says which way
+    its rounds ran."""
     metric = metric_direction(runs["base"] + runs["new"], settings.metric)
     a = merge_rounds([collect(run, settings.metric, metric.higher_better, group=True) for run in runs["base"]])
     b = merge_rounds([collect(run, settings.metric, metric.higher_better, group=True) for run in runs["new"]])
     scale(b, settings.scale_new)
     a, b = _filtered(a, b, settings)
+    check_in_common(a, b, runs["base"][0], runs["new"][0])
     soft = check_fingerprint(runs["base"][0], runs["new"][0], [a[k] for k in a if k in b], warn)
     warnings = ["%s differs (BASE %r, NEW %r)" % s for s in soft]
     kinds = _kinds(runs["base"][:1] + runs["new"][:1])
@@ -138,5 +164,8 @@ def compare_rounds(runs, described, settings, warn, looks, done):
         rows, pending = sequential_rows(a, b, settings, metric, kinds, looks, done)
     else:
         rows = compare(a, b, settings, metric, kinds)
+    for row in rows:
+        if row.n_base is not None:
+            row.round_mode = "duet" if row.name in duet_names else "interleaved"
     controls(rows)
     return Comparison(rows, described[0], described[1], warnings, metric, pending, list(looks or []))

@@ -10,7 +10,7 @@ import numpy as np
 
 from regress.load import fmt
 from regress.stats import ranks
-from regress.stats.decide import RUN_MULTIPLE, decide_paired, decide_unpaired, verdicts
+from regress.stats.decide import decide_paired, run_multiple_for, decide_unpaired, verdicts
 from regress.verdict.checks import clock_problem, work_mismatch
 from regress.verdict.rows import (WITH_CONTROLS, WITH_RESULTS, WITH_SAME_CODE, WITH_STATISTICS, WITH_VERDICT, Control,
                                   RateChange, Row)
@@ -180,11 +180,14 @@ def decide_rows(pairs, settings, metric):
         return
     st = _rank_tests(pairs, settings)
     floors = np.array([settings.floor(p.row.family, p.row.device) for p in pairs])
+    same_floors = np.array([settings.same_floor(p.row.family, p.row.device) for p in pairs])
     margin_noise = np.full(len(pairs), np.nan) if settings.mode == "paired" else st.run_noise
     st.decision = verdicts({"est": st.est, "lo": st.lo, "hi": st.hi, "p_two": st.p_two, "noise": st.noise,
                             "min_p": st.min_p, "run_noise": margin_noise}, floors, settings.multiple,
                            settings.alpha, tail=settings.noise_model.tail, correction=settings.correction,
-                           family=settings.family)
+                           family=settings.family,
+                           run_multiple=np.array([run_multiple_for(p.row.device) for p in pairs]),
+                           same_floor=same_floors)
     for i, pair in enumerate(pairs):
         _measurements(pair, i, st, settings, metric)
         if np.isnan(st.est[i]):
@@ -209,6 +212,7 @@ def _measurements(pair, i, st, settings, metric):
     row.base = _unlog(np.median(pair.a.measured()), metric)
     row.new = _unlog(np.median(pair.b.measured()), metric)
     row.threshold = float(st.decision["threshold"][i])
+    row.floor = float(st.decision["floor"][i])
     row.noise = None if np.isnan(st.noise[i]) else float(st.noise[i])
     if settings.mode == "files":
         row.run_noise, row.run_noise_source = float(st.run_noise[i]), st.sources[i]
@@ -252,10 +256,20 @@ def _judge(pair, i, st, settings, metric):
         row.rate = RateChange(a.rate[0], float(np.median(a.rate[1])), float(np.median(b.rate[1])))
 
 
+def _decide_with(settings, source):
+    """The command that would decide a row this comparison leaves open."""
+    if settings.mode == "paired":
+        return "more rounds (--max-rounds) or a quieter machine"
+    if source == "prior":
+        return "decide with --history DIR (this machine's nightly series) or compare --run BASE_BENCH NEW_BENCH"
+    return "confirm with compare --run BASE_BENCH NEW_BENCH"
+
+
 def _why_ambiguous(row, i, st, settings):
     """The reason of an AMBIGUOUS verdict the statistics can name."""
     est, thr, m = st.est[i], st.decision["threshold"][i], st.tested
     tau = math.log1p(thr)
+    source = st.sources[i] if settings.mode == "files" else None
     if not st.decision["decidable"][i]:
         paired = settings.mode == "paired"
         need = ranks.sizes_for(settings.alpha / max(m, 1), "wsr" if paired else "mw")
@@ -267,14 +281,25 @@ def _why_ambiguous(row, i, st, settings):
         # Significant within the two sessions and beyond the threshold, but
         # inside what the two processes' offsets alone can give.
         tail = settings.noise_model.tail
-        row.add_reason("%s, but two processes of one binary differ by up to %s here (%g x run-to-run noise "
-                       "%s, from %s%s): confirm with compare --run BASE_BENCH NEW_BENCH"
-                       % (_pct(row.change), _pct(row.margin, False), RUN_MULTIPLE, _pct(st.run_noise[i], False),
-                          source_words(st.sources[i]), "" if tail <= 1 else ", x%.2f for this machine's tails" % tail),
-                       WITH_STATISTICS)
+        row.add_reason("%s, but two processes of one binary differ by up to %s here (%s x run-to-run noise "
+                       "%s, from %s%s): %s"
+                       % (_pct(row.change), _pct(row.margin, False), "%g" % run_multiple_for(row.device),
+                          _pct(st.run_noise[i], False), source_words(source),
+                          "" if tail <= 1 else ", x%.2f for this machine's tails" % tail,
+                          _decide_with(settings, source)), WITH_STATISTICS)
     elif row.p > settings.alpha and abs(est) > tau:
         row.add_reason("%s beyond %s but not significant (p %.2g)" % (
             _pct(row.change), _pct(bound(thr, est < 0)), row.p), WITH_STATISTICS)
+    elif thr > row.floor and abs(est) <= tau:
+        # Inside the threshold, not inside the floor: the noise, not the
+        # change, sets what this comparison can see.
+        row.add_reason("cannot tell a change under %s on this machine (the interval %s ... %s, the floor %s): %s"
+                       % (_pct(thr, False), _pct(row.ci[0]), _pct(row.ci[1]), _pct(row.floor, False),
+                          _decide_with(settings, source)), WITH_STATISTICS)
+    elif abs(est) <= tau:
+        row.add_reason("the interval %s ... %s does not rule out a change of %s, the floor: %s"
+                       % (_pct(row.ci[0]), _pct(row.ci[1]), _pct(row.floor, False),
+                          _decide_with(settings, source)), WITH_STATISTICS)
 
 
 def _drift(row, est, thr, v, metric):

@@ -63,6 +63,7 @@ class Row:
     base: Optional[float] = None                  # medians of the metric per side
     new: Optional[float] = None
     threshold: Optional[float] = None
+    floor: Optional[float] = None                 # SAME needs the interval inside +-floor
     noise: Optional[float] = None
     run_noise: Optional[float] = None             # None: not known (paired, no --noise)
     run_noise_source: Optional[str] = None
@@ -74,6 +75,8 @@ class Row:
     same_code: bool = False
     rate: Optional[RateChange] = None
     rounds: Optional[int] = None                  # sequential: the look that decided it
+    round_mode: Optional[str] = None              # paired: "duet" or "interleaved", how its rounds ran
+    instructions: Optional[dict] = None           # --instrument: the instruction change (regress/verdict/instrument.py)
     control: Optional[Control] = None
     controls_moved: bool = False
 
@@ -135,7 +138,9 @@ class Row:
         if self.results_differ:
             d["results_differ"] = self.results_differ
         d.update(n_base=self.n_base, n_new=self.n_new, base=self.base, new=self.new, threshold=self.threshold,
-                 noise=self.noise)
+                 floor=self.floor, noise=self.noise)
+        if self.round_mode:
+            d["round_mode"] = self.round_mode
         if self.run_noise is not None:
             d.update(run_noise=self.run_noise, run_noise_source=self.run_noise_source)
         if self.margin is not None:
@@ -155,3 +160,5 @@ class Row:
         d["verdict"] = self.verdict
         if self.rate is not None:
             d["rate"] = self.rate.to_json()
+        if self.instructions is not None:
+            d["instructions"] = dict(self.instructions)

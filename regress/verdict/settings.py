@@ -7,7 +7,7 @@ from typing import Optional
 
 from regress.stats import decide
 from regress.stats import noise as noise_mod
-from regress.stats.decide import ALPHA, DEFAULT_MULTIPLE, LEVEL, RUN_MULTIPLE
+from regress.stats.decide import ALPHA, DEFAULT_MULTIPLE, LEVEL, RUN_MULTIPLES
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,20 @@ class Settings:
         return "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
 
     def floor(self, family, device):
+        """The threshold's floor: the smallest change SLOWER/FASTER may name."""
         return decide.floor_for(self.floors, self.mode, family, device)
+
+    def same_floor(self, family, device):
+        """The floor of SAME: the smallest change the user cares about."""
+        return decide.same_floor_for(self.floors, family, device)
 
     def threshold_rule(self):
         if self.mode == "paired":
             return "max(floor, %g x the noise of one run, measured over the rounds)" % self.multiple
         return ("max(floor, %g x the spread of the repetitions); SLOWER/FASTER also need the interval beyond "
-                "%g x the run-to-run noise (--noise, --history or the prior: the 'run noise' column), what two "
-                "processes' offsets can give" % (self.multiple, RUN_MULTIPLE))
+                "%g (GPU) or %g (CPU) x the run-to-run noise (--noise, --history or the prior: the 'run noise' "
+                "column), what two processes' offsets can give" % (self.multiple, RUN_MULTIPLES["gpu"],
+                                                                   RUN_MULTIPLES["cpu"]))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,17 @@
+#pragma once
+// Duet runs (compare --run, docs/tools/compare.md): BASE and NEW run the same
+// instances at the same time on disjoint cores, so a neighbour's load, a
+// frequency change or thermal drift hits both sides of a pair alike.
+// PARBENCH_DUET=FILE:SIDE (SIDE 0 or 1) names a small file both processes
+// map; each publishes how many instances it has entered, and the one ahead
+// waits at the start of an instance until its partner has entered it too,
+// has finished, or is gone. Without the variable nothing happens.
+namespace pb::duet {
+
+// Called by the registrar each time an instance (registration index `id`) is
+// entered; the first call of a new instance is a meeting point.
+void instance_started(int id);
+// Whether this process runs as one side of a duet.
+bool active();
+
+}  // namespace pb::duet
