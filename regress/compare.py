@@ -253,7 +253,7 @@ def compare_files(base_path, new_path, settings, warn):
     if settings.history:
         try:
             history_noise.load_history(settings.noise_model, settings.history, files.new_run.context,
-                                       files.measured(), warn)
+                                       files.measured(), warn, floors=settings.floors)
         except noise_mod.NoiseError as e:
             raise InputError(str(e))
     return analyse.decide_files(files, settings, warn)

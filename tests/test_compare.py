@@ -762,21 +762,23 @@ class NoiseModel(CommandBase):
         # log steps 0.01, -0.02, 0.03, -0.01, 0.02: median 0.01, absolute
         # deviations 0, .03, .02, .02, .01, their median 0.02.
         x = np.cumsum([0.0, 0.01, -0.02, 0.03, -0.01, 0.02])
-        s, z = noise.series_noise(list(np.exp(x)))
+        s, z = noise.series_noise([list(np.exp(x))])
         self.assertAlmostEqual(s, 1.4826 * 0.02 / math.sqrt(2), places=12)
         self.assertEqual(len(z), 5)
-        self.assertEqual(noise.series_noise([1.0] * 5), (None, []))          # too few runs
-        self.assertEqual(noise.series_noise([1.0] * 6)[0], noise.NOISE_MIN)  # constant: a resolution
+        self.assertEqual(noise.series_noise([[1.0] * 5]), (None, []))          # too few runs
+        self.assertEqual(noise.series_noise([[1.0] * 6])[0], noise.NOISE_MIN)  # constant: a resolution
+        # Differences within pieces only: two pieces of 3 runs hold 4, too few.
+        self.assertEqual(noise.series_noise([[1.0] * 3, [2.0] * 3]), (None, []))
         # A 26% step and a disturbed night are one and two large differences:
         # the noise of the series stays its night-to-night noise.
         rng = np.random.default_rng(5)
         base = 1e-3 * np.exp(0.01 * rng.standard_normal(30))
-        quiet = noise.series_noise(list(base))[0]
+        quiet = noise.series_noise([list(base)])[0]
         stepped = base * np.where(np.arange(30) >= 15, 1.26, 1.0)
         stepped[3] *= 1.8
-        self.assertLess(abs(noise.series_noise(list(stepped))[0] / quiet - 1), 0.25)
+        self.assertLess(abs(noise.series_noise([list(stepped)])[0] / quiet - 1), 0.25)
         self.assertAlmostEqual(quiet, 0.01, delta=0.004)
-        self.assertEqual(noise.series_noise([1.0, float("nan"), 0.0, -1, None, 1.0]), (None, []))
+        self.assertEqual(noise.series_noise([[1.0, float("nan"), 0.0, -1, None, 1.0]]), (None, []))
 
     def history(self, runs, **ctx):
         from regress.store import history
@@ -830,7 +832,7 @@ class NoiseModel(CommandBase):
         h = self.history(1)
         p = self.run_tool(a, b, "--history", h, "--json", "v.json")
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("6 with fewer than 6 runs use the prior", p.stdout)
+        self.assertIn("6 with fewer than 5 differences within segments use the prior", p.stdout)
         self.assertEqual(self.verdicts(os.path.join(self.dir, "v.json"))["GEMM/V0/M:64/manual_time"]
                          ["run_noise_source"], "prior")
 

@@ -31,6 +31,21 @@ def split_segments(points):
     return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i + 1] > bounds[i]]
 
 
+def change_points(points, floor, multiple=changepoint.MULTIPLE, confirm=changepoint.CONFIRM):
+    """The changes of one series, found machine segment by machine segment
+    (split_segments: no change is sought across a change of driver or
+    library): detect's dicts, their index into points, with "segment", the
+    segment's id. What ci/trends reports and raises alerts from, and where
+    compare --history stops taking differences (regress/stats/noise.py)."""
+    out = []
+    for a, b in split_segments(points):
+        for c in changepoint.detect(points[a:b], floor, multiple=multiple, confirm=confirm):
+            c["index"] += a
+            c["segment"] = points[a].get("segment")
+            out.append(c)
+    return out
+
+
 def measured(p):
     """Whether a point of a series holds a time (a failed run holds none)."""
     m = p.get("median")
@@ -45,18 +60,11 @@ class Series:
         self.points = points
         self.x = [ordinal[p["run_id"]] for p in points]
         self.stem = chart_stem(name)
-        self.changes = []          # detect's dicts, index into points, and segment
+        self.changes = change_points(points, floor, multiple, confirm)  # detect's dicts, index into points
         self.pieces = []           # (first x, last x, median) of the detector's segments
         self.segments = split_segments(points)
         for a, b in self.segments:
-            sub = points[a:b]
-            found = changepoint.detect(sub, floor, multiple=multiple, confirm=confirm)
-            for c in found:
-                c = dict(c)
-                c["index"] += a
-                c["segment"] = points[a]["segment"]
-                self.changes.append(c)
-            cuts = [a] + [c["index"] + a for c in found] + [b]
+            cuts = [a] + [c["index"] for c in self.changes if a <= c["index"] < b] + [b]
             for i in range(len(cuts) - 1):
                 js = [j for j in range(cuts[i], cuts[i + 1]) if measured(points[j])]
                 if js:

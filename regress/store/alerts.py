@@ -24,6 +24,13 @@ STATES = ("untriaged", "acknowledged", "invalid", "wontfix", "fixed", "backed_ou
 OPEN = ("untriaged", "acknowledged")
 HUMAN = tuple(s for s in STATES if s != "detected_fixed")
 NEAR_RUNS = 2        # a change found again within this many runs of its alert's is the same change
+# The states in which a person has judged an alert's change real: its runs
+# are no run-to-run noise, and compare --history leaves them out
+# (judged_real). Not invalid: a person's word that the change was noise or a
+# machine problem, which no run marks to ignore (sync only raises it no
+# more); its runs are the noise the history is there to measure. Not
+# detected_fixed (ci/trends', no person's) nor untriaged.
+JUDGED_REAL = ("acknowledged", "wontfix", "fixed", "backed_out")
 # How long a writer waits for another one (PARBENCH_LOCK_SECONDS overrides it).
 LOCK_SECONDS = float(os.environ.get("PARBENCH_LOCK_SECONDS") or 30.0)
 
@@ -244,6 +251,21 @@ class Alerts:
             raise AlertError("%r is not a state to triage to; one of: %s" % (state, ", ".join(HUMAN)))
         with self.write():
             return self._set_state(aid, state, who or default_who(), when or now_utc(), why)
+
+
+def judged_real(directory, machine):
+    """{benchmark: [run id]}: the first run of each change of the machine's
+    alerts in a JUDGED_REAL state. {} for a history directory without
+    alerts.sqlite, which this does not create; AlertError for a store that
+    cannot be read."""
+    if not dbm.is_url(directory) and not os.path.exists(os.path.join(directory, FILE)):
+        return {}
+    out = {}
+    with Alerts(directory, create=False) as store:
+        for a in store.alerts(machine, states=JUDGED_REAL):
+            for b in a["benchmarks"]:
+                out.setdefault(b["name"], []).append(b["run_id"])
+    return out
 
 
 class _Transaction:
