@@ -74,19 +74,33 @@ class Statistics(unittest.TestCase):
         self.assertTrue(np.isnan(stats.bh([float("nan")])).all())
 
     def test_sequential_looks_and_round_order(self):
-        self.assertEqual(sequential.sequential_looks(24), [8, 12, 16, 24])
-        self.assertEqual(sequential.sequential_looks(8), [8])
-        self.assertEqual(sequential.sequential_looks(12), [8, 12])
-        self.assertEqual(sequential.sequential_looks(48), [8, 12, 16, 24, 36, 48])
-        sk = sequential.look_settings(Settings.make("paired"), [8, 12, 16, 24], 92)
-        self.assertEqual((sk.alpha, sk.level, sk.correction, sk.family), (0.0125, 0.975, "bh", 92))
-        # 8 rounds' smallest p (2/256) passes Benjamini-Hochberg at 0.0125
-        # over 92 only when most of the 92 reach it; Holm at 0.0125 needs 14
-        # rounds, and at 0.05 (one fixed look) 12.
-        self.assertEqual(stats.sizes_for(0.0125 / 92, "wsr"), 14)
+        self.assertEqual(sequential.sequential_looks(24), [4, 6, 8, 12, 16, 24])
+        self.assertEqual(sequential.sequential_looks(8), [4, 6, 8])
+        self.assertEqual(sequential.sequential_looks(12), [4, 6, 8, 12])
+        self.assertEqual(sequential.sequential_looks(48), [4, 6, 8, 12, 16, 24, 36, 48])
+        looks = [4, 6, 8, 12, 16, 24]
+        sk = sequential.look_settings(Settings.make("paired"), looks, 92, 8)
+        self.assertEqual((sk.alpha, sk.correction, sk.family, sk.paired_test), (0.05 / 6, "bh", 92, "t"))
+        self.assertAlmostEqual(sk.level, 1 - 0.1 / 6)
+        self.assertEqual(sequential.look_settings(Settings.make("paired"), looks, 92, 12).paired_test, "wsr")
+        # The signed-rank test's smallest p at 8 rounds (2/256) is just under
+        # 0.05 / 6, so Benjamini-Hochberg passes it only when nearly every
+        # benchmark of the family reaches it: the looks before 12 rounds use
+        # the t-test. Holm at 0.05 / 6 over 92 needs 15 rounds.
+        self.assertEqual(stats.min_two_sided_p("wsr", 8), 2 / 256)
+        self.assertEqual(stats.sizes_for(0.05 / 6 / 92, "wsr"), 15)
         self.assertEqual(stats.sizes_for(0.05 / 92, "wsr"), 12)
         self.assertEqual(rounds.round_order(0), ("base", "new"))
         self.assertEqual(rounds.round_order(1), ("new", "base"))
+
+    def test_paired_t_against_exact_numbers(self):
+        # Rounds of log ratios 0.01, 0.02, 0.03, 0.04: mean 0.025, sd
+        # 0.0129099, se 0.0064550, t 3.8730 on 3 degrees of freedom.
+        r = stats.t_shift(np.array([[0.01, 0.02, 0.03, 0.04], [0.0, 0.0, 0.0, 0.0]]), level=0.90)
+        self.assertAlmostEqual(r["est"][0], 0.025)
+        self.assertAlmostEqual(r["p_two"][0], 0.030466, places=5)
+        self.assertAlmostEqual(r["lo"][0], 0.025 - 2.353363 * 0.0064550, places=6)
+        self.assertEqual((r["est"][1], r["p_two"][1]), (0.0, 1.0))
 
     def test_threshold_is_floor_or_noise_multiple(self):
         t = decide.thresholds([0.001, 0.01, float("nan")], 0.02, 4.0)
@@ -570,7 +584,7 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 4)
         p = self.run_tool("--analyse", "w2")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("0 of 8 rounds done", p.stderr)
+        self.assertIn("0 of 4 rounds done", p.stderr)
 
     def test_rerun_is_byte_identical(self):
         a = self.write("a.json", doc(suite(1.0, seed=20)))
@@ -665,37 +679,37 @@ class Command(CommandBase):
         """--run with a fake bench: rounds in A B B A order, resumable, verdicts."""
         fake = self.write("fake_bench.py", FAKE_BENCH)
         os.chmod(fake, 0o755)
-        slow = self.write("slow_bench.py", FAKE_BENCH.replace("SCALE = 1.0", "SCALE = 1.2"))
+        slow = self.write("slow_bench.py", FAKE_BENCH.replace("SCALE = 1.0", "SCALE = 1.015"))
         os.chmod(slow, 0o755)
         order = os.path.join(self.dir, "order.log")
         env_args = ["--", "--order-log=" + order]
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", "--max-seconds", "0", *env_args)
         self.assertEqual(p.returncode, 4, p.stderr)
-        self.assertIn("0 of 8 rounds done", p.stderr)
+        self.assertIn("0 of 4 rounds done", p.stderr)
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", "--json", "v.json", *env_args)
         self.assertEqual(p.returncode, 1, p.stderr)
         sides = slurp(order).split()
         self.assertEqual(sides[:8], ["fake", "slow", "slow", "fake", "fake", "slow", "slow", "fake"])
-        # Sequential: after 8 rounds the A/A benchmark is SAME (its 97.5%
-        # interval inside +-2%); the 20% one has the smallest p that 8 rounds
-        # give (2/256), which Benjamini-Hochberg over 2 benchmarks at
-        # 0.05/4 does not pass (0.0156 > 0.0125): 4 more rounds, of it alone.
-        self.assertEqual(len(sides), 24)
+        # Sequential: after 4 rounds the A/A benchmark is SAME (its 98.3% t
+        # interval inside the 2% GPU floor); the 1.5% one is not yet
+        # significant under Benjamini-Hochberg at 0.05/6 over 2 benchmarks:
+        # 2 more rounds, of it alone, make it SLOWER.
+        self.assertEqual(len(sides), 12)
         v = self.verdicts(os.path.join(self.dir, "v.json"))
         self.assertEqual(v["GEMM/V0/M:64/manual_time"]["verdict"], "SLOWER")
         self.assertEqual(v["GEMM/V1/M:64/manual_time"]["verdict"], "SAME")
-        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["n_base"], 12)
-        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["rounds"], 12)
-        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["rounds"], 8)
-        later = json.loads(slurp(os.path.join(self.dir, "rounds", "round-09-new.json")))
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["n_base"], 6)
+        self.assertEqual(v["GEMM/V0/M:64/manual_time"]["rounds"], 6)
+        self.assertEqual(v["GEMM/V1/M:64/manual_time"]["rounds"], 4)
+        later = json.loads(slurp(os.path.join(self.dir, "rounds", "round-05-new.json")))
         self.assertEqual([e["name"] for e in later["benchmarks"]], ["GEMM/V0/M:64/manual_time"])
-        self.assertIn("verdicts after 8 rounds: 1, 12 rounds: 1", p.stdout)
+        self.assertIn("verdicts after 4 rounds: 1, 6 rounds: 1", p.stdout)
         # Resuming with all rounds present runs nothing more, and says the
         # same verdicts.
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)
         self.assertEqual(slurp(order).split(), sides)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("verdicts after 8 rounds: 1, 12 rounds: 1", p.stdout)
+        self.assertIn("verdicts after 4 rounds: 1, 6 rounds: 1", p.stdout)
         # A round cut off mid-file: --analyse says how far the rounds go, one
         # line, exit 2, and leaves the file as it is; --run runs it again.
         cut = os.path.join(self.dir, "rounds", "round-03-new.json")
@@ -703,7 +717,7 @@ class Command(CommandBase):
         self.write(os.path.join("rounds", "round-03-new.json"), text[:len(text) // 2])
         p = self.run_tool("--analyse", "rounds")
         self.assertEqual(p.returncode, 2)
-        self.assertEqual(p.stderr.strip().splitlines(), ["compare: rounds: 2 of 8 rounds done (the first look); "
+        self.assertEqual(p.stderr.strip().splitlines(), ["compare: rounds: 2 of 4 rounds done (the first look); "
                                                          "run the same compare --run again to go on"])
         self.assertEqual(slurp(cut), text[:len(text) // 2])
         p = self.run_tool("--run", fake, slow, "--workdir", "rounds", *env_args)

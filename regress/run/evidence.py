@@ -27,7 +27,7 @@ import shutil
 import subprocess
 
 from regress.load import results
-from regress.run import launch, rounds
+from regress.run import instructions, launch, rounds
 from regress.run import ptx
 
 NCU_METRICS = ("gpu__time_duration.sum", "dram__bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
@@ -419,6 +419,34 @@ def _us(ns):
     return "-" if ns is None else "%.1f us" % (ns / 1000.0)
 
 
+def instruction_section(doc, parent_bin, culprit_bin, names, params, log):
+    """The instructions per call of the CPU benchmarks that moved, parent
+    against culprit (callgrind, each side twice; regress/run/instructions.py),
+    beside the object code: what the code change does to the work, which a
+    busy machine does not move. Its Markdown lines; doc["instructions"]."""
+    lines = ["### Instructions per call", ""]
+    why = instructions.unavailable()
+    if why is None and not all(instructions.supports(b) for b in (parent_bin, culprit_bin)):
+        why = "these builds do not count under callgrind (not parbench's bench)"
+    if why:
+        return lines + ["Not counted: %s." % why]
+    log("bisect: evidence: instructions per call under callgrind")
+    work = os.path.join(params["state"], "instructions", "%s-%s" % (os.path.basename(parent_bin),
+                                                                    os.path.basename(culprit_bin)))
+    try:
+        counts = instructions.measure({"base": parent_bin, "new": culprit_bin}, params["bench_args"], {}, {},
+                                      sorted(names), work, log)
+    except instructions.InstrumentError as e:
+        return lines + ["Not counted: %s." % e]
+    ch = instructions.changes(counts)
+    doc["instructions"] = ch
+    lines += ["| benchmark | parent | culprit | change | noise | moved |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for n, c in sorted(ch.items()):
+        lines.append("| `%s` | %.6g | %.6g | %+.2f%% | %.2f%% | %s |"
+                     % (n, c["base"], c["new"], 100 * c["change"], 100 * c["noise"], "yes" if c["moved"] else "no"))
+    return lines
+
+
 def gather(search, params, log):
     out = {}
     for c in search.culprits:
@@ -480,6 +508,7 @@ def gather(search, params, log):
                 ev["markdown"].append(["### The object code", ""] + lines)
             else:
                 ev["markdown"].append(["### The object code", "", "objdump is not here, or could not read a build."])
+            ev["markdown"].append(instruction_section(ev["json"], bins[parent], bins[culprit], cpu, params, log))
             lines = ["### CPU counters", ""]
             for n, before, after in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit],
                                              params["bench_args"], lines):

@@ -46,6 +46,17 @@ def unavailable():
     return None
 
 
+def supports(binary):
+    """Whether `binary` is a bench that counts under callgrind (it names
+    PARBENCH_CALLGRIND): another Google Benchmark program would count
+    nothing, after minutes under valgrind."""
+    try:
+        with open(binary, "rb") as f:
+            return b"PARBENCH_CALLGRIND" in f.read()
+    except OSError:
+        return False
+
+
 def _parse(dump):
     """(name, iterations, instructions) of one callgrind dump bench asked for, or None."""
     name = iters = total = None

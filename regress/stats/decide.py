@@ -104,18 +104,23 @@ def decide_unpaired(X, Y, level=LEVEL, extra_noise=None):
     return r
 
 
-def decide_paired(D, level=LEVEL, extra_noise=None):
-    """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE)."""
+def decide_paired(D, level=LEVEL, extra_noise=None, test="wsr"):
+    """Like decide_unpaired for paired rounds: D (rows x rounds) of log(NEW/BASE).
+    test: "wsr", the exact signed-rank test and the Hodges-Lehmann ratio, or
+    "t", the paired t-test (a sequential comparison's early looks)."""
     D = np.asarray(D, dtype=float)
     n = D.shape[1]
-    r = stats.shift_test(stats.walsh_averages(D), "wsr", n, 0, level)
+    if test == "t":
+        r = stats.t_shift(D, level)
+    else:
+        r = stats.shift_test(stats.walsh_averages(D), "wsr", n, 0, level)
     # The noise of one run: a pair's difference has twice its variance.
     noise = stats.robust_sd(D) / math.sqrt(2.0) if n >= 3 else np.full(D.shape[0], np.nan)
     if extra_noise is not None:
         noise = np.fmax(noise, extra_noise)
     r["noise"] = noise
     r["run_noise"] = np.full(D.shape[0], np.nan)
-    r["min_p"] = np.full(D.shape[0], stats.min_two_sided_p("wsr", n))
+    r["min_p"] = np.full(D.shape[0], 0.0 if test == "t" else stats.min_two_sided_p("wsr", n))
     return r
 
 

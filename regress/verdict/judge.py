@@ -161,7 +161,8 @@ def _rank_tests(pairs, settings):
         if key[0] == "paired":
             if key[1] < 2:
                 continue
-            r = decide_paired(np.array([d for _, d in members]), settings.level, st.run_noise[idx])
+            r = decide_paired(np.array([d for _, d in members]), settings.level, st.run_noise[idx],
+                              settings.paired_test)
         else:
             if key[1] < 1 or key[2] < 1:
                 continue

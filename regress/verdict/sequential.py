@@ -1,6 +1,9 @@
-"""A sequential comparison over paired rounds: looks after 8, 12, 16, 24
-rounds, the undecided benchmarks going on to the next look, alpha and the
-SAME interval's tails split evenly over the looks."""
+"""A sequential comparison over paired rounds: looks after 4, 6, 8, 12, 16
+and 24 rounds, the undecided benchmarks going on to the next look, alpha and
+the SAME interval's tails split evenly over the looks. Looks before
+WSR_FROM rounds use the paired t-test: the exact signed-rank test cannot
+give a p below 2 / 2^n, too large to decide anything at 4 or 6 rounds (and,
+once earlier looks decided most benchmarks, at 8) under the correction."""
 import copy
 import math
 
@@ -8,13 +11,14 @@ from regress.verdict.judge import compare
 from regress.verdict.rows import WITH_ROUNDS
 
 SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
-FIRST_LOOK = 8
+FIRST_LOOK = 4
+WSR_FROM = 12         # looks at fewer rounds use the paired t-test
 
 
 def sequential_looks(cap):
     """The rounds after which a sequential comparison decides what it can:
-    8, 12, 16, then x1.5 (even), and the cap last."""
-    looks = [n for n in (FIRST_LOOK, 12, 16) if n < cap]
+    4, 6, 8, 12, 16, then x1.5 (even), and the cap last."""
+    looks = [n for n in (FIRST_LOOK, 6, 8, 12, 16) if n < cap]
     n = 16
     while True:
         n = int(math.ceil(n * 1.5 / 2.0) * 2)
@@ -37,7 +41,7 @@ def _truncated(samples, names, n):
     return out
 
 
-def look_settings(settings, looks, family):
+def look_settings(settings, looks, family, n=None):
     """The settings of one look: alpha and the SAME interval's tails split
     evenly over the looks (Bonferroni across looks: the chance of any false
     SLOWER/FASTER, or of a false SAME per benchmark, over the whole sequence
@@ -45,7 +49,7 @@ def look_settings(settings, looks, family):
     the benchmarks with the whole comparison as its family."""
     k = len(looks)
     return settings.replace(alpha=settings.alpha / k, level=1.0 - (1.0 - settings.level) / k, correction="bh",
-                            family=family)
+                            family=family, paired_test="t" if n is not None and n < WSR_FROM else "wsr")
 
 
 def _final(row, n):
@@ -70,7 +74,7 @@ def sequential_rows(a, b, settings, metric, kinds, looks, done):
     for k, n in enumerate(looks):
         if n > done:
             return decided, (n, sorted(undecided))
-        sk = look_settings(settings, looks, family)
+        sk = look_settings(settings, looks, family, n)
         rows = compare(_truncated(a, undecided, n), _truncated(b, undecided, n), sk, metric, kinds)
         seen = set()
         for row in rows:

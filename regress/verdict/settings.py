@@ -29,6 +29,7 @@ class Settings:
     results_may_differ: bool = False             # --results-may-differ: fractional results need not match
     filter: Optional[re.Pattern] = None          # --filter
     scale_new: Optional[float] = None            # --scale-new F: NEW's times x F
+    paired_test: str = "wsr"                     # "wsr" or "t" (a sequential comparison's early looks)
 
     @classmethod
     def make(cls, mode, alpha=ALPHA, floors=None, multiple=None, metric=None, noise=None, history=None,
