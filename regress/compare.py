@@ -3,12 +3,17 @@
 Two modes (docs/tools/compare.md):
 
   compare --run BASE_BENCH NEW_BENCH -- [bench arguments]
-      The two binaries run interleaved on this machine (A B B A ...), one
-      invocation each per round; the Wilcoxon signed-rank test and the
-      Hodges-Lehmann ratio of the pairs decide. Sequential by default: looks
-      after 8, 12, 16 and 24 rounds, later rounds only for the undecided
-      benchmarks, alpha and the SAME interval's tails split evenly over the
-      looks, Benjamini-Hochberg across the benchmarks (sequential_rows).
+      The two binaries run on this machine, one invocation each per round:
+      at the same time on disjoint cores, swapped every round, for the CPU
+      benchmarks whose threads fit in half the cores (--duet, duet rounds:
+      regress/run/duet.py), one after the other (A B B A ...) for the rest;
+      the Wilcoxon signed-rank test and the Hodges-Lehmann ratio of the
+      pairs decide (the paired t-test before 12 rounds). Sequential by
+      default: looks after 4, 6, 8, 12, 16 and 24 rounds, later rounds only
+      for the undecided benchmarks, alpha and the SAME interval's tails split
+      evenly over the looks, Benjamini-Hochberg across the benchmarks
+      (sequential_rows). --instrument adds the instruction counts of the
+      1-thread CPU benchmarks as a cross-check (regress/run/instructions.py).
       --rounds N: N rounds of everything, decided once with Holm. This is
       how a pull request is judged: drift between sessions (clocks, launch
       latency, other tenants) hits both sides of a pair alike.
@@ -22,8 +27,9 @@ Verdict per benchmark, on the time per iteration (or --metric):
   SLOWER / FASTER  significant after the multiple-comparison correction,
                    the estimate beyond the benchmark's threshold, and (two
                    files) the interval beyond the margin of process offsets
-  SAME             the whole confidence interval lies inside +-floor (an
-                   equivalence test: the noise can hide what the floor cannot)
+  SAME             the whole confidence interval lies inside +-floor, the
+                   smallest change of interest (an equivalence test: GPU 2%,
+                   CPU 5% or --floor)
   AMBIGUOUS        neither proven, with the reason
   UNRELIABLE       a GPU entry whose throttled flag or SM clock differs
   NOT_SAME_WORK    a counter describing the problem differs (sizes, flops
@@ -36,11 +42,12 @@ libraries' rows are control series for the others (_controls).
 
 Threshold: max(floor, multiple x noise); paired, the noise of one run
 measured over the rounds (multiple 1); two files, the spread of the
-repetitions (multiple 3). Margin (two files): RUN_MULTIPLE x the run-to-run
-noise x the machine's tail factor.
+repetitions (multiple 3). Margin (two files): RUN_MULTIPLES[device] (GPU 8,
+CPU 7) x the run-to-run noise x the machine's tail factor.
 
 Exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 bad input
-or a bad command line; 3 runs not comparable (the fingerprint); 4 --run
+or a bad command line; 3 runs not comparable (the fingerprint, or nothing
+measured on both sides); 4 --run
 stopped by --max-seconds before its rounds were done (rerun the same command
 to resume).
 """
@@ -79,24 +86,29 @@ def make_parser():
         epilog="""modes:
   two files   entries paired by run name, every repetition used (Mann-Whitney U,
               Hodges-Lehmann shift); use 10 or more repetitions per side
-  --run       the two binaries interleaved on this machine, A B B A ... (Wilcoxon
-              signed-rank over the rounds, Hodges-Lehmann ratio); sequential:
-              looks at 8, 12, 16 and 24 rounds, later rounds only for the
-              undecided benchmarks; rounds are kept in --workdir, so an
+  --run       the two binaries on this machine: at the same time on disjoint
+              cores (--duet) for the CPU benchmarks that fit in half of
+              them, interleaved (A B B A ...) for the rest (Wilcoxon
+              signed-rank over the rounds, Hodges-Lehmann ratio; the paired
+              t-test before 12 rounds); sequential: looks at 4, 6, 8, 12, 16
+              and 24 rounds, later rounds only for the undecided
+              benchmarks; rounds are kept in --workdir, so an
               interrupted or --max-seconds run resumes, and --analyse DIR
               compares them again without running anything
 
 verdicts: SLOWER/FASTER need the change significant after the correction
 over all benchmarks compared and beyond the benchmark's threshold, and with
-two files the interval beyond 8 x the run-to-run noise (--noise, --history
-or the prior); SAME needs the interval inside +-floor. Threshold, paired:
-max(floor, 1 x the noise of one run, measured over the rounds); two files:
-max(floor, 3 x the spread of the repetitions). Default floors: GPU 1% paired,
-2% two files; CPU 5% paired, 10% two files.
+two files the interval beyond 8 (GPU) or 7 (CPU) x the run-to-run noise
+(--noise, --history or the prior); SAME needs the interval inside +-floor
+(GPU 2%, CPU 5%, or --floor). Threshold, paired: max(floor, 1 x the noise of
+one run, measured over the rounds); two files: max(floor, 3 x the spread of
+the repetitions). Default floors of the threshold: GPU 1% paired, 2% two
+files; CPU 1% paired, 10% two files.
 
 exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
-input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
-4 --run stopped by --max-seconds before all rounds ran (rerun to resume)""")
+input or bad usage; 3 runs not comparable (a hard fingerprint key differs, or
+nothing is measured on both sides); 4 --run stopped by --max-seconds before
+all rounds ran (rerun to resume)""")
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
     p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
                    help="run the two bench binaries interleaved (arguments for them after --)")
@@ -119,8 +131,8 @@ input or bad usage; 3 runs not comparable (a hard fingerprint key differs);
                         "note (default %(default)s)")
     p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
-    p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 8, 12, 16, "
-                   "then x1.5)" % SEQUENTIAL_CAP)
+    p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 4, 6, 8, 12, "
+                   "16, then x1.5)" % SEQUENTIAL_CAP)
     p.add_argument("--sequential", action="store_true", help="with --analyse DIR of a fixed run: replay the "
                    "sequential procedure over its rounds (what it would have decided, and after how many rounds)")
     p.add_argument("--workdir", default="compare-rounds", help="where --run keeps its rounds (default %(default)s)")
@@ -304,8 +316,15 @@ def add_instructions(args, request, comparison, settings, warn):
     if args.instrument == "none" or comparison is None:
         return
     names = _cpu_rows(comparison)
+    if names and not args.analyse:
+        try:
+            single = set(instructions.one_thread(request.base_bin, request.bench_args)[0])
+        except instructions.InstrumentError as e:
+            comparison.warnings.append("--instrument: %s; time-only verdicts" % e)
+            return
+        names = [n for n in names if n in single]
     if not names:
-        comparison.warnings.append("--instrument: no CPU benchmark was compared; nothing counted")
+        comparison.warnings.append("--instrument: no 1-thread CPU benchmark was compared; nothing counted")
         return
     if args.analyse:
         counts = instructions.stored(args.analyse)
@@ -325,8 +344,8 @@ def add_instructions(args, request, comparison, settings, warn):
             comparison.warnings.append("--instrument: %s; time-only verdicts" % e)
             return
     moved = instrument.apply(comparison.rows, instructions.changes(counts))
-    settings.noise_model.describe.append("instructions counted for %d CPU benchmarks under callgrind (each side "
-                                         "twice); %d moved beyond their noise" % (len(names), moved))
+    settings.noise_model.describe.append("instructions counted for %d 1-thread CPU benchmarks under callgrind (each "
+                                         "side twice); %d moved beyond their noise" % (len(names), moved))
 
 
 def write_outputs(doc, args, out=sys.stdout):

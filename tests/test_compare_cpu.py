@@ -85,19 +85,25 @@ class Equivalence(unittest.TestCase):
 
 class Margin(unittest.TestCase):
     def test_the_cpu_multiple_is_what_the_committed_aa_pairs_justify(self):
-        rows = []
+        docs = []
         for path in decide.CPU_AA_PAIRS:
             with gzip.open(os.path.join(ROOT, path), "rt") as f:
-                rows += [r for r in json.load(f)["benchmarks"] if r["device"] == "cpu"]
-        self.assertGreaterEqual(len(rows), 16)
-        self.assertEqual(decide.justified_multiple(rows), decide.RUN_MULTIPLES["cpu"])
+                docs.append(json.load(f))
+        self.assertGreaterEqual(sum(len(d["benchmarks"]) for d in docs), 32)
+        self.assertEqual(decide.justified_multiple(docs), decide.RUN_MULTIPLES["cpu"])
         self.assertEqual(decide.run_multiple_for("gpu"), 8.0)
         self.assertEqual(decide.run_multiple_for(None), decide.RUN_MULTIPLES["cpu"])
 
     def test_justified_multiple_exact(self):
-        rows = [{"change": math.expm1(0.04), "run_noise": 0.01}, {"change": math.expm1(-0.02), "run_noise": 0.01},
-                {"change": None, "run_noise": 0.01}]
-        self.assertEqual(decide.justified_multiple(rows), 5.0)  # 4 x 1.25
+        # 0.04 / (0.01 x 1) = 4 and 0.05 / (0.01 x 2) = 2.5: 4 x 1.25 = 5.
+        rows = [{"device": "cpu", "change": math.expm1(0.04), "run_noise": 0.01},
+                {"device": "cpu", "change": math.expm1(-0.02), "run_noise": 0.01},
+                {"device": "gpu", "change": math.expm1(0.5), "run_noise": 0.01},
+                {"device": "cpu", "change": None, "run_noise": 0.01}]
+        docs = [{"settings": {"run_noise_tail": 1.0}, "benchmarks": rows},
+                {"settings": {"run_noise_tail": 2.0}, "benchmarks": [
+                    {"device": "cpu", "change": math.expm1(0.05), "run_noise": 0.01}]}]
+        self.assertEqual(decide.justified_multiple(docs), 5.0)
 
 
 class Files(CommandBase):

@@ -430,6 +430,13 @@ def instruction_section(doc, parent_bin, culprit_bin, names, params, log):
         why = "these builds do not count under callgrind (not parbench's bench)"
     if why:
         return lines + ["Not counted: %s." % why]
+    try:
+        single = set(instructions.one_thread(parent_bin, params["bench_args"])[0])
+    except instructions.InstrumentError as e:
+        return lines + ["Not counted: %s." % e]
+    names = [n for n in names if n in single]
+    if not names:
+        return lines + ["Not counted: no culprit benchmark runs on one thread."]
     log("bisect: evidence: instructions per call under callgrind")
     work = os.path.join(params["state"], "instructions", "%s-%s" % (os.path.basename(parent_bin),
                                                                     os.path.basename(culprit_bin)))

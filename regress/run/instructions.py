@@ -6,8 +6,11 @@ Where the machine has no hardware counters (a VM, as the 2-core gate
 machine), each binary runs under valgrind's callgrind with collection off;
 bench (impl/core/instructions.hpp) collects only around its timed calls and
 dumps one count per call of the benchmark function, named with the instance
-and its iterations. OpenMP threads wait passively (OMP_WAIT_POLICY=passive),
-since a spinning wait would count instructions that are not the kernel's.
+and its iterations. Only the benchmarks bench lists on one core are counted
+(one_thread), on that core: valgrind runs threads one at a time, so the
+count of a benchmark of several threads depends on their interleaving
+(measured on the 2-core machine: OpenMP GEMMs of 2 threads moved up to 90%
+between two counts of one binary, 1-thread ones by 0.005%).
 
 Each side runs twice, BASE NEW NEW BASE: the difference of a side's two
 counts is the instrument's own A/A noise, and a change counts only beyond
@@ -55,6 +58,17 @@ def supports(binary):
             return b"PARBENCH_CALLGRIND" in f.read()
     except OSError:
         return False
+
+
+def one_thread(binary, args):
+    """(the CPU benchmarks `binary args` lists when it may use one core,
+    that core): the benchmarks whose count is deterministic."""
+    core = min(os.sched_getaffinity(0))
+    try:
+        devices = launch.list_devices(binary, args, [core])
+    except launch.Refused as e:
+        raise InstrumentError(str(e))
+    return sorted(n for n, where in devices.items() if where == "cpu"), core
 
 
 def _parse(dump):
@@ -112,8 +126,9 @@ def count(binary, args, names, folder, tag, env=None, log=None):
     os.makedirs(work)
     e = dict(os.environ, **(env or {}))
     e.update(PARBENCH_CALLGRIND="1", OMP_WAIT_POLICY="passive", GOMP_SPINCOUNT="0")
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + os.path.join(work, "cg"),
-           binary] + _bench_args(args, names) + ["--benchmark_out=" + os.path.join(work, "out.json")]
+    cmd = ["taskset", "-c", str(min(os.sched_getaffinity(0))), "valgrind", "--tool=callgrind", "--collect-atstart=no",
+           "--callgrind-out-file=" + os.path.join(work, "cg"), binary] + _bench_args(args, names) + [
+               "--benchmark_out=" + os.path.join(work, "out.json")]
     if log:
         log("compare: instructions: %s under callgrind (%d benchmarks) ..." % (tag, len(names)))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=e)
