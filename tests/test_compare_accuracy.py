@@ -7,17 +7,21 @@ are tests/test_compare.py).
    0.25% (90% below 2%), heavy-tailed repetitions (Student t, 3 degrees of
    freedom) with occasional slow outliers, and an offset per process (each
    run of a binary) of about 1.2x the within-run spread, log-normally spread:
-   - paired, sequential (compare --run's default: looks at 8, 12, 16 and 24
-     rounds): A/A, at most 1% of 1000 suites of 300 benchmarks raise any
-     alarm (measured: 4), at least 80% SAME (87%), 13 rounds per benchmark;
-     5% slower at 1% noise and 2% slower at 0.5% noise: at least 95% SLOWER
-     (99.8% each, 8.2-8.4 rounds per benchmark), and one such benchmark
-     among 300: at least 95% (98.8%) and 90% (98.0%);
+   - paired, sequential (compare --run's default: looks at 4, 6, 8, 12, 16
+     and 24 rounds, the t-test before 12): A/A, at most 1% of 1000 suites
+     of 300 benchmarks raise any alarm (measured: 8; 4 with the looks at 8,
+     12, 16 and 24 before), at least 80% SAME (85%), 8.8 rounds per
+     benchmark (11.4 before); 5% slower at 1% noise and 2% slower at 0.5%
+     noise: at least 95% SLOWER (99.7% and 99.5%, in 5.1 and 6.0 rounds per
+     benchmark; 8.2 and 8.4 before), and one such benchmark among 300: at
+     least 95% (99.2%) and 90% (96.7%);
    - two files (15 repetitions a side) with the run-to-run noise known
      (--noise, --history): A/A at most 5e-4 false alarms per benchmark
      (8e-5; see test_files_aa_with_known_run_noise for why not per suite)
-     and at least 85% SAME (88%); 30% slower at 1% noise found always, 10%
-     for 95%; 5% slower at 1% noise within a session: >= 95% SLOWER.
+     and at least 80% SAME (81%: SAME needs the interval inside the 2%
+     floor, not inside a threshold the spread widens); 30% slower at 1%
+     noise found always, 10% for 95%; 5% slower at 1% noise within a
+     session: >= 95% SLOWER.
 2. Its speed on 1000 benchmarks x 15 repetitions.
 """
 import copy
@@ -36,6 +40,7 @@ from test_compare import CommandBase, doc, series
 
 RNG_SEED = 20261123
 SUITES, BENCHMARKS = 1000, 300
+LOOKS = None   # the looks of the sequential procedure; None: compare --run's (a study sets others)
 
 
 def noise_model(rng, rows):
@@ -67,13 +72,13 @@ def sequential(rng, within, process, shift, suites, cap=SEQUENTIAL_CAP):
     A = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
     B = np.stack([np.median(one_run(rng, within, process, 3), axis=1) for _ in range(cap)], axis=1)
     D = B - A + np.broadcast_to(shift, (rows, 1))
-    looks = sequential_looks(cap)
-    settings = look_settings(Settings.make("paired"), looks, BENCHMARKS)
+    looks = LOOKS or sequential_looks(cap)
     verdict = np.full(rows, "AMBIGUOUS", dtype=object)
     used = np.zeros(rows, dtype=int)
     undecided = np.ones(rows, dtype=bool)
     for k, n in enumerate(looks):
-        r = decide.decide_paired(D[:, :n], settings.level)
+        settings = look_settings(Settings.make("paired"), looks, BENCHMARKS, n)
+        r = decide.decide_paired(D[:, :n], settings.level, test=settings.paired_test)
         for s in range(suites):
             idx = np.arange(s * BENCHMARKS, (s + 1) * BENCHMARKS)
             idx = idx[undecided[idx]]
@@ -81,12 +86,28 @@ def sequential(rng, within, process, shift, suites, cap=SEQUENTIAL_CAP):
                 continue
             part = {key: v[idx] for key, v in r.items()}
             v = decide.verdicts(part, decide.DEFAULT_FLOORS[("gpu", "paired")], decide.DEFAULT_MULTIPLE["paired"],
-                                settings.alpha, correction="bh", family=BENCHMARKS)["verdict"]
+                                settings.alpha, correction="bh", family=BENCHMARKS,
+                                same_floor=decide.EQUIVALENCE_FLOORS["gpu"])["verdict"]
             final = (v != "AMBIGUOUS") | (k == len(looks) - 1)
             verdict[idx[final]] = v[final]
             used[idx[final]] = n
             undecided[idx[final]] = False
     return verdict, used
+
+
+ROUND_PROCESS_S, ROUND_BENCHMARK_S = 0.95, 0.134   # the H200's cost of a process, and of a benchmark in it
+
+
+def device_seconds(used, looks=None):
+    """The device time a suite's sequential rounds take (mean over the
+    suites), from the rounds each benchmark ran (used: suites x benchmarks)."""
+    looks = looks or sequential_looks(SEQUENTIAL_CAP)
+    cost, prev = 0.0, 0
+    for n in looks:
+        active = (used >= n).sum(axis=1).mean() if n > looks[0] else used.shape[1]
+        cost += (n - prev) * 2 * (ROUND_PROCESS_S + ROUND_BENCHMARK_S * active)
+        prev = n
+    return cost
 
 
 def run_suites(mode, shift, noise=None, suites=SUITES, offsets=True, one=False):
@@ -162,6 +183,30 @@ class Accuracy(unittest.TestCase):
     def test_paired_detects_2_percent(self):
         self.assertGreaterEqual(self.detection("paired", 1.02, 0.005, single_target=0.90), 0.95)
 
+    def test_looks_from_4_rounds_decide_sooner_at_the_same_power(self):
+        # Today's schedule against the one before it (looks at 8, 12, 16 and
+        # 24 rounds, the signed-rank test throughout): the device time of a
+        # suite from the H200's round costs (docs/perf/compare.md: 0.95 s a
+        # process, 0.134 s a benchmark a side), against 12 fixed rounds.
+        from regress.verdict import sequential as seq
+        out = {}
+        try:
+            for label, looks, wsr_from in (("before", [8, 12, 16, 24], 0), ("now", None, seq.WSR_FROM)):
+                globals()["LOOKS"], seq.WSR_FROM = looks, wsr_from
+                for case, shift, noise in (("x1.02 at 0.5%", math.log(1.02), 0.005),
+                                           ("x1.02, measured noise", math.log(1.02), None)):
+                    v, used = run_suites("paired", shift, noise=noise, suites=100)
+                    out[(label, case)] = (float((v == "SLOWER").mean()), device_seconds(used, looks))
+        finally:
+            globals()["LOOKS"], seq.WSR_FROM = None, 12
+        fixed = 12 * (2 * ROUND_PROCESS_S + 2 * ROUND_BENCHMARK_S * BENCHMARKS)
+        for (label, case), (power, secs) in sorted(out.items()):
+            print("looks %s, %s: SLOWER for %.1f%%, %.0f s a suite of %d (%.0f%% of 12 fixed rounds)"
+                  % (label, case, 100 * power, secs, BENCHMARKS, 100 * secs / fixed), file=sys.stderr)
+        for case in ("x1.02 at 0.5%", "x1.02, measured noise"):
+            self.assertGreaterEqual(out[("now", case)][0], out[("before", case)][0] - 0.02)
+            self.assertLess(out[("now", case)][1], 0.9 * out[("before", case)][1])
+
     def test_files_aa_with_known_run_noise(self):
         # Two files hold one process offset per side: no margin keeps a
         # heavy-tailed difference inside it for every one of 300 benchmarks
@@ -169,7 +214,7 @@ class Accuracy(unittest.TestCase):
         # gate on two files wants a paired rerun (the nightly job's rule).
         suites, per_benchmark, same = self.aa("files")
         self.assertLessEqual(per_benchmark, 5e-4)
-        self.assertGreaterEqual(same, 0.85)
+        self.assertGreaterEqual(same, 0.80)
 
     def test_files_detect_5_percent_within_a_session(self):
         self.assertGreaterEqual(self.detection("files", 1.05, 0.01, offsets=False), 0.95)
