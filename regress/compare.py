@@ -154,7 +154,7 @@ all rounds ran (rerun to resume)""")
                    "%g two files)" % (DEFAULT_MULTIPLE["paired"], DEFAULT_MULTIPLE["files"]))
     p.add_argument("--noise", metavar="VERDICT.json",
                    help="run-to-run noise per benchmark from an earlier compare --json of a paired A/A run: "
-                        "two files then use 8x it in the threshold, and may call a change proven")
+                        "two files then allow a margin of 8x (GPU) or 7x (CPU) it for process offsets")
     p.add_argument("--history", metavar="DIR",
                    help="two files: the run-to-run noise of each benchmark from this machine's series in the "
                         "history store DIR (ci/history); benchmarks it cannot cover use the prior")
@@ -333,8 +333,12 @@ def add_instructions(args, request, comparison, settings, warn):
             return
     else:
         why = instructions.unavailable()
+        old = [s.upper() for s, b in (("base", request.base_bin), ("new", request.new_bin))
+               if not instructions.supports(b)]
+        if not why and old:
+            why = "%s cannot count under callgrind (a bench from before --instrument)" % " and ".join(old)
         if why:
-            comparison.warnings.append("--instrument=auto: %s; time-only verdicts" % why)
+            comparison.warnings.append("--instrument: %s; time-only verdicts" % why)
             return
         try:
             counts = instructions.measure({"base": request.base_bin, "new": request.new_bin}, request.bench_args,

@@ -37,6 +37,7 @@ struct State {
   int me = 0;
   int last_id = -1;
   bool tried = false;
+  bool alone = false;  // the partner never came: no more waiting for it
 };
 State& state() {
   static State s;
@@ -94,7 +95,7 @@ bool active() { return attach() != nullptr; }
 void instance_started(int id) {
   Shared* sh = attach();
   State& s = state();
-  if (!sh || id == s.last_id) return;
+  if (!sh || s.alone || id == s.last_id) return;
   s.last_id = id;
   Side& mine = sh->side[s.me];
   const Side& other = sh->side[1 - s.me];
@@ -103,8 +104,12 @@ void instance_started(int id) {
   // Polls every 100 us: the waiting side sleeps on its own cores.
   while (other.entered.load() < at && !gone(other)) {
     if (other.pid.load() == 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() > kStartWait)
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() > kStartWait) {
+      std::fprintf(stderr, "bench: PARBENCH_DUET: the partner did not start in %.0f s; running alone\n",
+                   kStartWait);
+      s.alone = true;
       return;
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }

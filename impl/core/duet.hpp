@@ -11,7 +11,9 @@ namespace pb::duet {
 // Called by the registrar each time an instance (registration index `id`) is
 // entered; the first call of a new instance is a meeting point.
 void instance_started(int id);
-// Whether this process runs as one side of a duet.
+// Whether this process runs as one side of a duet; the first call registers
+// it with its partner (bench calls it at its start, so a partner waiting at
+// its first instance sees this side alive while it builds its fixtures).
 bool active();
 
 }  // namespace pb::duet

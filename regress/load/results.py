@@ -76,7 +76,7 @@ FINGERPRINT_HARD = {
 }
 FINGERPRINT_SOFT = {
     "all": ("library_version", "library_build_type", "parbench_cxx_flags"),
-    "cpu": ("omp_places", "omp_proc_bind"),
+    "cpu": ("omp_places", "omp_proc_bind", "parbench_aslr"),
     "gpu": ("gpu_driver", "cuda_runtime", "cuda_driver_api", "parbench_cuda_flags"),
     "openblas": ("openblas_num_threads_at_start",),
     "cublas": (),

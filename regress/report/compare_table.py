@@ -139,9 +139,10 @@ def _markdown_line(c):
 
 
 def _floors(doc):
-    """The floors in force: this mode's defaults by device ("cpu/files" is
-    cpu's), then those --floor gave ("GEMM/cpu", "gpu")."""
-    f = {k.split("/")[0]: v for k, v in doc["settings"]["default_floors"].items()}
+    """The floors of SAME in force: the equivalence floors by device, then
+    those --floor gave ("GEMM/cpu", "gpu"); older documents: the threshold's."""
+    f = dict(doc["settings"].get("same_floors") or
+             {k.split("/")[0]: v for k, v in doc["settings"]["default_floors"].items()})
     f.update(doc["settings"]["floors"])
     return ", ".join("%s %s" % (k, _pct(v, False)) for k, v in sorted(f.items()))
 

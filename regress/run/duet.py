@@ -56,6 +56,16 @@ def cores():
     return sorted(os.sched_getaffinity(0))
 
 
+def meets(binary):
+    """Whether `binary` is a bench that meets its duet partner (it names
+    PARBENCH_DUET): an older one would run side by side unsynchronised."""
+    try:
+        with open(binary, "rb") as f:
+            return b"PARBENCH_DUET" in f.read()
+    except OSError:
+        return False
+
+
 def _cpu_names(binary, args, cpus):
     """The CPU benchmarks `binary args` lists when it may use `cpus` only."""
     devices = launch.list_devices(binary, args, cpus)
@@ -77,6 +87,13 @@ def plan(mode, bins, args, side_args, common, log):
         return Plan(mode, why_not=why)
     half = len(have) // 2
     sets = (tuple(have[:half]), tuple(have[half:2 * half]))
+    old = [side.upper() for side in ("base", "new") if not meets(bins[side])]
+    if old:
+        why = "%s cannot meet its partner (a bench from before duet rounds)" % " and ".join(old)
+        if mode == "on":
+            raise DuetError("--duet=on: " + why)
+        log("compare: no duet rounds: %s; interleaved rounds" % why)
+        return Plan(mode, why_not=why)
     try:
         fits = set(common)
         for side, cpus in (("base", sets[0]), ("new", sets[1])):
@@ -129,8 +146,12 @@ def run_round(p, r, bins, args, side_args, env, outs, logs, sync):
     threads = [threading.Thread(target=one, args=(side, i)) for i, side in enumerate(("base", "new"))]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.join()
+    except BaseException:
+        launch.stop_all()  # Ctrl-C, SIGTERM: no bench of the pair left running
+        raise
     if errors:
         raise errors[0]
     return status

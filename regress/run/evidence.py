@@ -419,7 +419,7 @@ def _us(ns):
     return "-" if ns is None else "%.1f us" % (ns / 1000.0)
 
 
-def instruction_section(doc, parent_bin, culprit_bin, names, params, log):
+def instruction_section(doc, parent_bin, culprit_bin, names, params, log, key):
     """The instructions per call of the CPU benchmarks that moved, parent
     against culprit (callgrind, each side twice; regress/run/instructions.py),
     beside the object code: what the code change does to the work, which a
@@ -438,8 +438,7 @@ def instruction_section(doc, parent_bin, culprit_bin, names, params, log):
     if not names:
         return lines + ["Not counted: no culprit benchmark runs on one thread."]
     log("bisect: evidence: instructions per call under callgrind")
-    work = os.path.join(params["state"], "instructions", "%s-%s" % (os.path.basename(parent_bin),
-                                                                    os.path.basename(culprit_bin)))
+    work = os.path.join(params["state"], "instructions", key)  # the pair's commits: a cache per pair
     try:
         counts = instructions.measure({"base": parent_bin, "new": culprit_bin}, params["bench_args"], {}, {},
                                       sorted(names), work, log)
@@ -515,7 +514,8 @@ def gather(search, params, log):
                 ev["markdown"].append(["### The object code", ""] + lines)
             else:
                 ev["markdown"].append(["### The object code", "", "objdump is not here, or could not read a build."])
-            ev["markdown"].append(instruction_section(ev["json"], bins[parent], bins[culprit], cpu, params, log))
+            ev["markdown"].append(instruction_section(ev["json"], bins[parent], bins[culprit], cpu, params, log,
+                                                      "%s-%s" % (parent[:12], culprit[:12])))
             lines = ["### CPU counters", ""]
             for n, before, after in profiles("perf", perf_profile, cpu, bins[parent], bins[culprit],
                                              params["bench_args"], lines):

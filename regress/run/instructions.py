@@ -45,7 +45,7 @@ class InstrumentError(Exception):
 def unavailable():
     """Why instructions cannot be counted on this machine, or None."""
     if shutil.which("valgrind") is None:
-        return "no valgrind on PATH (apt-get install valgrind) and no hardware counters"
+        return "no valgrind on PATH (apt-get install valgrind); this build counts instructions under valgrind only"
     return None
 
 

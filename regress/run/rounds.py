@@ -134,8 +134,8 @@ def part_path(workdir, r, side, part):
 
 
 def _listings(bins, bench_args, side_args, log):
-    """(names of both sides, names common to both); NotComparable when they
-    have none in common, a line when they differ."""
+    """(names of both sides, names common to both, {side: its names});
+    NotComparable when they have none in common, a line when they differ."""
     base = _list_tests(bins["base"], bench_args + side_args.get("base", []))
     new = _list_tests(bins["new"], bench_args + side_args.get("new", []))
     if not base and not new:
@@ -150,7 +150,7 @@ def _listings(bins, bench_args, side_args, log):
             "MISSING or NEW, the %d in both are compared" % (
                 len(only_b), " (%s ...)" % only_b[0] if only_b else "", len(only_n),
                 " (%s ...)" % only_n[0] if only_n else "", len(common)))
-    return sorted(set(base) | set(new)), common
+    return sorted(set(base) | set(new)), common, {"base": set(base), "new": set(new)}
 
 
 def _check_status(rc, out, binary, r):
@@ -195,14 +195,22 @@ def _filter(args, names):
 
 def _run_round(ctx, r, names, clock):
     """Runs what round r lacks: its interleaved part, one side after the
-    other, then its duet part, both sides at once; the parts merged. False
-    when --max-seconds stopped it."""
-    duet_names, serial_names = ctx["plan"].split(names)
+    other, then its duet part, both sides at once; the parts merged. A round
+    whose merged files are complete is left as it is (a later look's
+    selection is a subset of it). False when --max-seconds stopped it."""
     workdir, bins, log = ctx["workdir"], ctx["bins"], ctx["log"]
+    if all(complete(path(workdir, r, s)) for s in SIDES):
+        return True
+    duet_names, serial_names = ctx["plan"].split(names)
     whole = ctx["whole"] and not duet_names
     parts = {s: [] for s in SIDES}
     if serial_names:
         for side in round_order(r):
+            # A benchmark one side lacks is MISSING or NEW: that side's
+            # filter names only its own, and runs nothing when none is left.
+            own = [n for n in serial_names if n in ctx["listed"][side]]
+            if not own:
+                continue
             out = path(workdir, r, side) if not duet_names else part_path(workdir, r, side, "interleaved")
             parts[side].append(out)
             if complete(out):
@@ -211,8 +219,8 @@ def _run_round(ctx, r, names, clock):
                 return False
             t0 = time.monotonic()
             log("compare: round %d/%d: %s (%s, %d benchmarks) ..." % (r + 1, ctx["rounds"], side.upper(),
-                                                                      bins[side], len(serial_names)))
-            args = ctx["args"] if whole else _filter(ctx["args"], serial_names)
+                                                                      bins[side], len(own)))
+            args = ctx["args"] if whole else _filter(ctx["args"], own)
             rc = launch.run(bins[side], args + ctx["side_args"].get(side, []), out + ".part", out[:-5] + ".log",
                             env=ctx["env"].get(side))[0]
             _check_status(rc, out, bins[side], r)
@@ -260,14 +268,13 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
     manifest_path = os.path.join(workdir, "manifest.json")
     side_args = side_args or {}
     bins = {"base": base_bin, "new": new_bin}
-    names, common = _listings(bins, bench_args, side_args, log)
+    names, common, listed = _listings(bins, bench_args, side_args, log)
     try:
         plan = duet.plan(duet_mode, bins, bench_args, side_args, common, log)
     except duet.DuetError as e:
         raise RoundsError(str(e))
     extra = dict(extra or {})
-    if plan.names:
-        extra["duet"] = plan.manifest()
+    extra["duet"] = plan.manifest()  # a resumed run must plan the same, duet or not
     manifest = {"base": os.path.abspath(base_bin), "new": os.path.abspath(new_bin),
                 "base_sha256": sha256(base_bin), "new_sha256": sha256(new_bin),
                 "args": bench_args, "rounds": rounds, "benchmarks": len(names)}
@@ -284,7 +291,7 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
         cli.dump(manifest, f)
     clock = _Clock(max_seconds, workdir, rounds, log)
     ctx = {"plan": plan, "workdir": workdir, "bins": bins, "log": log, "rounds": rounds, "args": bench_args,
-           "side_args": side_args, "env": env or {}, "whole": select is None}
+           "side_args": side_args, "env": env or {}, "whole": select is None, "listed": listed}
     checked = False
     for r in range(rounds):
         if not _run_round(ctx, r, names if select is None else sorted(select), clock):

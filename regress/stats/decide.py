@@ -41,7 +41,7 @@ DEFAULT_MULTIPLE = {"paired": 1.0, "files": 3.0}
 RUN_MULTIPLES = {"gpu": 8.0, "cpu": 7.0}
 RUN_MULTIPLE = RUN_MULTIPLES["gpu"]
 CPU_AA_PAIRS = ("results/reference/dev-2core/compare-files-history-aa.json.gz",
-                "results/reference/dev-2core/compare-files-history-aa-2.json.gz")
+                "results/reference/dev-2core/compare-files-history8-aa.json.gz")
 CPU_MULTIPLE_SAFETY = 1.25
 ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
 LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%

@@ -39,9 +39,9 @@ so the newest piece alone would trade the noise of a long series for a
 guess as soon as a step is found. So a newest piece shorter than MIN_POINTS
 needs no rule of its own: its differences join the older pieces'.
 
-Its distribution. The comparator allows RUN_MULTIPLE (8) x the noise for the
-difference of two process offsets (decide.RUN_MULTIPLE), a bound sized for
-offsets with Student-t tails of 5 degrees of freedom, whose standardised
+Its distribution. The comparator allows RUN_MULTIPLES[device] (GPU 8, CPU 7)
+x the noise for the difference of two process offsets (decide.RUN_MULTIPLES);
+the GPU's is sized for offsets with Student-t tails of 5 degrees of freedom, whose standardised
 differences have a 99th percentile of MODEL_Q99 = 3.5 (of |z|, z = difference
 / (sqrt 2 x noise)). The machine's own standardised differences, each taken
 within a piece and against its own series' noise, pooled over its series,

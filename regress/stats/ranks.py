@@ -20,7 +20,8 @@ and 4). Everything here works on a (benchmarks x |S|) array, so a synthetic
 suite of 300,000 benchmarks is a handful of numpy calls.
 
 numpy only: the exact distributions are computed here (a few polynomial
-products), so the comparator needs no scipy.
+products), so the comparator needs no scipy for them (t_shift, the
+paired t-test of a sequential comparison's early looks, imports it).
 """
 import functools
 

@@ -55,7 +55,7 @@ def _machine_words(run):
 def check_in_common(a, b, base_run, new_run):
     """NotComparable, one line with the likely cause, when no benchmark is
     measured on both sides: a verdict over nothing is no verdict."""
-    if any(k in b and a[k].values and (b[k].values or b[k].errors) for k in a):
+    if any(k in b and a[k].measured() and (b[k].measured() or b[k].errors) for k in a):
         return  # an error entry in NEW is a verdict (ERROR)
     named = set(a) & set(b)
     if named:

@@ -7,7 +7,7 @@ import os
 
 from regress import cli
 from regress.load import results
-from regress.stats.decide import DEFAULT_FLOORS
+from regress.stats.decide import DEFAULT_FLOORS, EQUIVALENCE_FLOORS
 from regress.verdict.rows import VERDICTS
 from regress.verdict.samples import InputError
 from regress.verdict.sequential import sequential_summary
@@ -58,6 +58,7 @@ def _settings(settings, tested):
             "floors": {"%s%s" % ("" if f is None else f + "/", d): v
                        for (f, d), v in sorted(settings.floors.items(), key=str)},
             "default_floors": {"%s/%s" % k: v for k, v in sorted(DEFAULT_FLOORS.items()) if k[1] == settings.mode},
+            "same_floors": dict(sorted(EQUIVALENCE_FLOORS.items())),
             "tested": tested, "correction": settings.correction_name(),
             "run_noise_tail": settings.noise_model.tail,
             "results_may_differ": settings.results_may_differ}

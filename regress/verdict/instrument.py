@@ -4,8 +4,11 @@ a cross-check that qualifies a verdict, never one that decides alone.
   time SLOWER, instructions within their noise
       AMBIGUOUS: "environment suspect": the same work took longer, which
       the machine (a neighbour, a clock, the memory) explains as well as the
-      code; a real change of memory behaviour reads the same, so it asks for
-      a look, not a pass.
+      code. AMBIGUOUS does not fail the comparison: a real regression of
+      memory behaviour with the same instructions (a loop interchange, a
+      stride) passes the gate this way, and the row's reason is what says
+      so. The rule is the issue's choice for machines whose neighbours move
+      the time more often than code that keeps its instructions does.
   time SAME or AMBIGUOUS, instructions beyond their noise
       the verdict stays, led by "instructions +x%": the code does more (or
       less) work per call than the time could show on this machine.
