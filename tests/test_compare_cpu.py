@@ -189,8 +189,12 @@ class Duet(CommandBase):
         os.chmod(base, 0o755)
         os.chmod(new, 0o755)
         order = os.path.join(self.dir, "order.log")
-        p = self.run_tool("--run", base, new, "--workdir", "w", "--json", "v.json", "--", "--order-log=" + order)
+        p = self.run_tool("--run", base, new, "--workdir", "w", "--json", "v.json", "--markdown", "v.md", "--",
+                          "--order-log=" + order)
         self.assertIn(p.returncode, (0, 1), p.stderr)
+        # A sequential comparison's Markdown names its own rule, not Holm's.
+        self.assertIn("at a look, Benjamini-Hochberg over 2 benchmarks (6 looks); SAME needs the 98.3% interval",
+                      slurp(os.path.join(self.dir, "v.md")))
         v = self.verdicts(os.path.join(self.dir, "v.json"))
         self.assertEqual(v["GEMM/V1/M:64/threads:2/manual_time"]["round_mode"], "interleaved")
         self.assertEqual(v["GEMM/V1/M:64/threads:2/manual_time"]["verdict"], "SAME")

@@ -164,16 +164,31 @@ def _instructions_first(rows):
     return out + [""]
 
 
+def _correction(doc):
+    """How significance was decided: Holm over the benchmarks, or a sequential
+    comparison's Benjamini-Hochberg at each look."""
+    seq = doc.get("sequential")
+    if seq:
+        return "p < %.3g at a look, Benjamini-Hochberg over %d benchmarks (%d looks)" % (
+            seq["alpha_per_look"], doc["settings"]["tested"], len(seq["looks"]))
+    return "p < %g after Holm over %d benchmarks" % (doc["settings"]["alpha"], doc["settings"]["tested"])
+
+
+def _level(doc):
+    seq = doc.get("sequential")
+    return "%.1f%%" % (100 * seq["level_per_look"]) if seq else "%d%%" % round(doc["settings"]["level"] * 100)
+
+
 def render_markdown(doc):
     rows = ordered(doc["benchmarks"])
     unit = doc["metric"]["unit"]
     out = ["### parbench compare: %s" % doc["summary_line"], "",
            doc["title"] + ".", "",
-           "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and "
-           "p < %g after Holm over %d benchmarks; SAME needs the %d%% interval inside +-floor, the smallest "
-           "change of interest (%s); a change the noise hides is AMBIGUOUS with the size it cannot rule out." % (
-               doc["metric"]["describe"], doc["settings"]["threshold_rule"], doc["settings"]["alpha"],
-               doc["settings"]["tested"], round(doc["settings"]["level"] * 100), _floors(doc)), ""]
+           "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and %s; SAME "
+           "needs the %s interval inside +-floor, the smallest change of interest (%s); a change the noise hides "
+           "is AMBIGUOUS with the size it cannot rule out." % (
+               doc["metric"]["describe"], doc["settings"]["threshold_rule"], _correction(doc), _level(doc),
+               _floors(doc)), ""]
     out += ["> warning: " + w for w in doc["warnings"]]
     out += ["> note: " + w for w in doc.get("notes", ())]
     if doc["warnings"] or doc.get("notes"):
