@@ -150,6 +150,16 @@ def entry(name, seconds, rep, reps, device="gpu", disposition="passed", library=
     return e
 
 
+def snapshot(folder):
+    """{path: bytes} of every file under folder: what a read-only command must leave as it was."""
+    out = {}
+    for root, _, files in os.walk(folder):
+        for f in files:
+            with open(os.path.join(root, f), "rb") as fh:
+                out[os.path.join(root, f)] = fh.read()
+    return out
+
+
 def slurp(path):
     with open(path) as f:
         return f.read()
@@ -803,17 +813,9 @@ class NoiseModel(CommandBase):
                 store.ingest(self.write("h%d.json" % i, d))
         return h
 
-    def snapshot(self, h):
-        out = {}
-        for root, _, files in os.walk(h):
-            for f in files:
-                with open(os.path.join(root, f), "rb") as fh:
-                    out[os.path.join(root, f)] = fh.read()
-        return out
-
     def test_history_gives_each_benchmark_its_noise(self):
         h = self.history(8)
-        before = self.snapshot(h)
+        before = snapshot(h)
         a = self.write("a.json", doc(suite(1.0, seed=1)))
         b = self.write("b.json", doc(suite(1.30, seed=2)))
         p = self.run_tool(a, b, "--history", h, "--json", "v.json")
@@ -823,19 +825,19 @@ class NoiseModel(CommandBase):
         self.assertEqual((r["verdict"], r["run_noise_source"]), ("SLOWER", "history 8"))
         self.assertIn("note: --history %s: run-to-run noise of 6 of 6 benchmarks" % h, p.stdout)
         self.assertIn(" h8 ", p.stdout)
-        self.assertEqual(self.snapshot(h), before)  # reading changes nothing stored
+        self.assertEqual(snapshot(h), before)  # reading changes nothing stored
 
     def test_history_bad_input(self):
         a = self.write("a.json", doc(suite(1.0, seed=1)))
         b = self.write("b.json", doc(suite(1.30, seed=2)))
         # Another machine's history: one line, exit 2, nothing stored changes.
         h = self.history(7, gpu="NVIDIA H100", gpu_sm_count=132)
-        before = self.snapshot(h)
+        before = snapshot(h)
         p = self.run_tool(a, b, "--history", h)
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("no runs of this machine (NVIDIA H200 / Xeon); it holds: NVIDIA H100 / Xeon", p.stderr)
-        self.assertEqual(self.snapshot(h), before)
+        self.assertEqual(snapshot(h), before)
         p = self.run_tool(a, b, "--history", os.path.join(self.dir, "nowhere"))
         self.assertEqual((p.returncode, p.stderr.count("\n")), (2, 1), p.stderr)
         p = self.run_tool("--analyse", self.dir, "--history", h)

@@ -23,6 +23,7 @@ import numpy as np
 from regress.stats import noise
 from regress.store import alerts, history
 from regress.store import noise as hnoise
+from test_compare import snapshot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -296,15 +297,6 @@ def old_tail(values):
     every one of them in the pool."""
     z = sum((noise.series_noise([v])[1] for v in values.values()), [])
     return max(1.0, float(np.percentile(z, 99)) / noise.MODEL_Q99)
-
-
-def snapshot(h):
-    out = {}
-    for root, _, files in os.walk(h):
-        for f in files:
-            with open(os.path.join(root, f), "rb") as fh:
-                out[os.path.join(root, f)] = fh.read()
-    return out
 
 
 if __name__ == "__main__":
