@@ -318,7 +318,7 @@ def add_instructions(args, request, comparison, settings, warn):
     names = _cpu_rows(comparison)
     if names and not args.analyse:
         try:
-            single = set(instructions.one_thread(request.base_bin, request.bench_args)[0])
+            single = instructions.one_thread(request.base_bin, request.bench_args)
         except instructions.InstrumentError as e:
             comparison.warnings.append("--instrument: %s; time-only verdicts" % e)
             return

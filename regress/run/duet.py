@@ -56,22 +56,6 @@ def cores():
     return sorted(os.sched_getaffinity(0))
 
 
-def meets(binary):
-    """Whether `binary` is a bench that meets its duet partner (it names
-    PARBENCH_DUET): an older one would run side by side unsynchronised."""
-    try:
-        with open(binary, "rb") as f:
-            return b"PARBENCH_DUET" in f.read()
-    except OSError:
-        return False
-
-
-def _cpu_names(binary, args, cpus):
-    """The CPU benchmarks `binary args` lists when it may use `cpus` only."""
-    devices = launch.list_devices(binary, args, cpus)
-    return {name for name, where in devices.items() if where == "cpu"}
-
-
 def plan(mode, bins, args, side_args, common, log):
     """The Plan of --duet=mode for the benchmarks `common` to both binaries
     (bins: {side: path}); DuetError for --duet=on where no benchmark can run
@@ -87,7 +71,7 @@ def plan(mode, bins, args, side_args, common, log):
         return Plan(mode, why_not=why)
     half = len(have) // 2
     sets = (tuple(have[:half]), tuple(have[half:2 * half]))
-    old = [side.upper() for side in ("base", "new") if not meets(bins[side])]
+    old = [side.upper() for side in ("base", "new") if not launch.knows(bins[side], "PARBENCH_DUET")]
     if old:
         why = "%s cannot meet its partner (a bench from before duet rounds)" % " and ".join(old)
         if mode == "on":
@@ -97,7 +81,7 @@ def plan(mode, bins, args, side_args, common, log):
     try:
         fits = set(common)
         for side, cpus in (("base", sets[0]), ("new", sets[1])):
-            fits &= _cpu_names(bins[side], args + side_args.get(side, []), list(cpus))
+            fits &= launch.cpu_benchmarks(bins[side], args + side_args.get(side, []), list(cpus))
     except launch.Refused as e:
         why = "a binary cannot list its benchmarks by device (%s)" % e
         if mode == "on":

@@ -431,7 +431,7 @@ def instruction_section(doc, parent_bin, culprit_bin, names, params, log, key):
     if why:
         return lines + ["Not counted: %s." % why]
     try:
-        single = set(instructions.one_thread(parent_bin, params["bench_args"])[0])
+        single = instructions.one_thread(parent_bin, params["bench_args"])
     except instructions.InstrumentError as e:
         return lines + ["Not counted: %s." % e]
     names = [n for n in names if n in single]

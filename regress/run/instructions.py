@@ -50,25 +50,19 @@ def unavailable():
 
 
 def supports(binary):
-    """Whether `binary` is a bench that counts under callgrind (it names
-    PARBENCH_CALLGRIND): another Google Benchmark program would count
-    nothing, after minutes under valgrind."""
-    try:
-        with open(binary, "rb") as f:
-            return b"PARBENCH_CALLGRIND" in f.read()
-    except OSError:
-        return False
+    """Whether `binary` is a bench that counts under callgrind: another
+    Google Benchmark program would count nothing, after minutes under
+    valgrind."""
+    return launch.knows(binary, "PARBENCH_CALLGRIND")
 
 
 def one_thread(binary, args):
-    """(the CPU benchmarks `binary args` lists when it may use one core,
-    that core): the benchmarks whose count is deterministic."""
-    core = min(os.sched_getaffinity(0))
+    """The CPU benchmarks `binary args` lists when it may use one core: the
+    benchmarks whose count is deterministic."""
     try:
-        devices = launch.list_devices(binary, args, [core])
+        return launch.cpu_benchmarks(binary, args, [min(os.sched_getaffinity(0))])
     except launch.Refused as e:
         raise InstrumentError(str(e))
-    return sorted(n for n, where in devices.items() if where == "cpu"), core
 
 
 def _parse(dump):

@@ -85,6 +85,23 @@ def list_devices(bench, args, cpus=None):
     return out
 
 
+def cpu_benchmarks(bench, args, cpus=None):
+    """The CPU instances (bench --list-devices) `bench args` selects when it
+    may use `cpus` only: those whose threads fit in them."""
+    return {name for name, where in list_devices(bench, args, cpus).items() if where == "cpu"}
+
+
+def knows(bench, variable):
+    """Whether the binary `bench` names the environment variable `variable`:
+    a bench from before a protocol (PARBENCH_DUET, PARBENCH_CALLGRIND) would
+    ignore it, and its partner or its counter would wait or count in vain."""
+    try:
+        with open(bench, "rb") as f:
+            return variable.encode() in f.read()
+    except OSError:
+        return False
+
+
 # Characters special in both ECMAScript and POSIX extended regular
 # expressions (Google Benchmark's filter is one or the other, by build). A
 # backslash before any other character, as Python's re.escape puts before '-',

@@ -176,14 +176,14 @@ def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", famil
     m += pad
     decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha
     v = np.full(rows, "AMBIGUOUS", dtype=object)
-    floor = np.broadcast_to(np.asarray(floor if same_floor is None else same_floor, dtype=float), (rows,))
-    eq = np.log1p(floor)
+    same_floor = np.broadcast_to(np.asarray(floor if same_floor is None else same_floor, dtype=float), (rows,))
+    eq = np.log1p(same_floor)
     same = (r["lo"] > -eq) & (r["hi"] < eq)
     v[same] = "SAME"
     sig = p_adj <= alpha
     v[sig & (r["est"] > tau) & (r["lo"] > margin)] = "SLOWER"
     v[sig & (r["est"] < -tau) & (r["hi"] < -margin)] = "FASTER"
-    r.update(threshold=thr, floor=floor, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable,
+    r.update(threshold=thr, floor=same_floor, margin=margin, p_adj=p_adj, p_holm=p_adj, decidable=decidable,
              verdict=v)
     return r
 
