@@ -38,8 +38,8 @@ def make_parser():
                    "(default: parbench's Release build into build/bisect)")
     p.add_argument("--bench", default=DEFAULT_BENCH, help="the bench binary the build leaves, relative to the "
                    "worktree (default %(default)s)")
-    p.add_argument("--cache", default="bisect-cache",
-                   help="builds, by commit, reused across runs (default %(default)s)")
+    p.add_argument("--cache", help="builds, by commit, reused across runs (default: a folder of the bisected "
+                   "repository under $XDG_CACHE_HOME/parbench/bisect, ~/.cache when unset: outside the repository)")
     p.add_argument("--state", default="bisect-state", help="this bisection's verdicts and rounds (default %(default)s)")
     p.add_argument("--out", default="bisect-report", help="report.md and report.json (default %(default)s)")
     p.add_argument("--all-parents", action="store_true", help="search every commit, not first parents only")
@@ -60,6 +60,7 @@ def main(argv=None):
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     try:
         params = state_params(args, bench_args)
+        log("bisect: builds are cached in %s" % params["cache"])
         search = Search(params, log, deadline).run()
         evidence = {}
         if not args.no_evidence and search.culprits:

@@ -9,6 +9,8 @@ Benchmark project. Each comparison runs 8 paired rounds (--max-rounds 8).
 
 BadInput (label unit) checks every refusal; the bisections themselves are
 the slow half (Bisections, label slow)."""
+import argparse
+import hashlib
 import json
 import math
 import os
@@ -123,7 +125,8 @@ class BadInput(Base):
             # One line says why; the progress lines of builds that ran first
             # (a filter is known to match nothing once BAD is built) go before it.
             self.assertEqual(p.returncode, 2, p.stderr)
-            lines = [ln for ln in p.stderr.strip().splitlines() if not ln.startswith("bisect: building")]
+            lines = [ln for ln in p.stderr.strip().splitlines()
+                     if not ln.startswith(("bisect: building", "bisect: builds are cached in"))]
             self.assertEqual(len(lines), 1, p.stderr)
             self.assertIn(text, lines[0])
 
@@ -149,6 +152,28 @@ class BadInput(Base):
             self.assertEqual(json.load(f)["good"], s[1])
         # Nothing in the repository's history changed.
         self.assertEqual(self.p.git("rev-list", "HEAD").split(), s[::-1])
+
+    def test_the_default_cache_is_outside_the_repository(self):
+        from regress.run import bisect
+        self.p.series([FLAT, FLAT])
+        cache_home = os.path.join(self.tmp, "xdg")
+        args = argparse.Namespace(good=self.p.shas[0], bad=self.p.shas[1], repo=self.p.root, build=BUILD,
+                                  bench="out/bench", cache=None, state=os.path.join(self.tmp, "state"),
+                                  all_parents=False, max_rounds=None, resume=False)
+        old = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = cache_home
+        try:
+            params = bisect.state_params(args, [])
+        finally:
+            os.environ.pop("XDG_CACHE_HOME") if old is None else os.environ.update(XDG_CACHE_HOME=old)
+        digest = hashlib.sha256(self.p.root.encode()).hexdigest()[:12]
+        self.assertEqual(params["cache"], os.path.join(cache_home, "parbench", "bisect", "repo-" + digest))
+        self.assertTrue(os.path.isdir(params["cache"]))
+        self.assertEqual(self.p.git("status", "--porcelain", "--untracked-files=all").strip(), "")
+        # The command names it first.
+        p = self.bisect(self.p.shas[0], self.p.shas[1], "--cache", params["cache"],
+                        bench_args=["--benchmark_filter=^No"])
+        self.assertIn("bisect: builds are cached in %s" % params["cache"], p.stderr.splitlines()[0])
 
     def test_classify_and_chance(self):
         from regress.run import bisect

@@ -37,6 +37,7 @@ estimates put it past half-way is undecided, whatever the verdicts say.
 The probability that a culprit is wrong is bounded by the sum of those
 chances over the steps that led to it (and is printed).
 """
+import hashlib
 import json
 import math
 import os
@@ -500,13 +501,23 @@ def _brief(row):
             if row.get(k) is not None}
 
 
+def default_cache(repo):
+    """The build cache of the repository at `repo` when --cache is not given:
+    outside it (a worktree inside the user's repository would show up as
+    untracked files there), one folder a repository, named after its folder
+    and a hash of its path."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(os.path.abspath(repo).encode()).hexdigest()[:12]
+    return os.path.join(base, "parbench", "bisect", "%s-%s" % (os.path.basename(os.path.abspath(repo)), digest))
+
+
 def state_params(args, bench_args):
     """The bisection's parameters from the command line (`args`: good, bad, repo,
     build, bench, cache, state, all_parents, max_rounds, resume), kept in
     STATE/state.json; with --resume, the ones kept there. Bad for a range,
     state or cache that cannot serve."""
     state_file = os.path.join(args.state, "state.json")
-    if os.path.exists(args.cache) and not os.path.isdir(args.cache):
+    if args.cache is not None and os.path.exists(args.cache) and not os.path.isdir(args.cache):
         raise Bad("--cache %s is a file, not a folder" % args.cache)
     if os.path.exists(args.state) and not os.path.isdir(args.state):
         raise Bad("--state %s is a file, not a folder" % args.state)
@@ -527,6 +538,8 @@ def state_params(args, bench_args):
     repo = os.path.abspath(args.repo)
     if git(repo, "rev-parse", "--git-dir", check=False).returncode != 0:
         raise Bad("--repo %s is not a git repository" % args.repo)
+    if args.cache is None:
+        args.cache = default_cache(repo)
     good, bad = resolve(repo, args.good), resolve(repo, args.bad)
     commits = commits_between(repo, good, bad, not args.all_parents)
     if len(commits) < 2:
