@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -17,6 +18,7 @@
 #include "benchmarks/families.hpp"
 #include "core/build_info.hpp"
 #include "core/duet.hpp"
+#include "core/gb_flags.hpp"
 #include "core/gpu.hpp"
 #include "core/layout.hpp"
 #include "core/mpi.hpp"
@@ -152,13 +154,22 @@ int selected_count(int argc, char** argv) {
   return n;
 }
 
-// Google Benchmark flags whose bad values it would accept silently.
-void check_benchmark_flags(int argc, char** argv) {
-  const std::string reps = flag_of(argc, argv, "benchmark_repetitions", "BENCHMARK_REPETITIONS", "1");
-  char* end = nullptr;
-  const long n = std::strtol(reps.c_str(), &end, 10);
-  if (reps.empty() || *end != '\0' || n < 1 || n > 1000000)
-    throw pb::UsageError("--benchmark_repetitions: '" + reps + "' is not a count of at least 1");
+// Google Benchmark 1.8 reads --benchmark_min_time as "<seconds>s" (a bare
+// number still works, with a warning); 1.7 as a bare number. 1.8 is the one
+// whose State has SkipWithMessage.
+template <class S>
+constexpr auto min_time_has_suffix(int) -> decltype(std::declval<S&>().SkipWithMessage(""), bool()) {
+  return true;
+}
+template <class S>
+constexpr bool min_time_has_suffix(long) {
+  return false;
+}
+
+// Google Benchmark's flags (core/gb_flags.hpp), and a --benchmark_out it
+// would open only after the registration, and then exit 1.
+void check_benchmark_flags(int argc, char** argv, std::deque<std::string>& storage) {
+  pb::gb_flags::check(argc, argv, min_time_has_suffix<benchmark::State>(0), storage);
   const std::string out = flag_of(argc, argv, "benchmark_out", "BENCHMARK_OUT", "");
   if (!out.empty()) {
     // Google Benchmark would open it only after the registration, and exit 1.
@@ -176,18 +187,6 @@ void check_mpi_filter(int argc, char** argv) {
       throw pb::UsageError("under mpirun with " + std::to_string(pb::mpi::size()) +
                            " ranks only MPI benchmarks run, and the filter selects " + r.name +
                            " (use e.g. --benchmark_filter=/MPI/)");
-}
-
-// Google Benchmark 1.8 reads --benchmark_min_time as "<seconds>s" (a bare
-// number still works, with a warning); 1.7 as a bare number. 1.8 is the one
-// whose State has SkipWithMessage.
-template <class S>
-constexpr auto min_time_has_suffix(int) -> decltype(std::declval<S&>().SkipWithMessage(""), bool()) {
-  return true;
-}
-template <class S>
-constexpr bool min_time_has_suffix(long) {
-  return false;
 }
 
 bool is_terminal(int fd) { return isatty(fd) == 1; }
@@ -226,6 +225,7 @@ int main(int argc, char** argv) {
   pb::Options opt;
   std::string err;
   int selected = 0;
+  std::deque<std::string> rewritten;  // the text of the arguments check_benchmark_flags respells
   try {
     const auto sections = pb::family_flags();
     opt = pb::parse_options(argc, argv, sections);
@@ -241,8 +241,8 @@ int main(int argc, char** argv) {
       for (const auto& family : pb::families()) family.register_instances(opt);
     }
     if (!opt.help) {
+      check_benchmark_flags(argc, argv, rewritten);
       selected = selected_count(argc, argv);
-      check_benchmark_flags(argc, argv);
     }
     if (pb::mpi::size() > 1) {
       check_mpi_filter(argc, argv);

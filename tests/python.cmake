@@ -23,6 +23,9 @@ parbench_python_test(loader unit ${CMAKE_CURRENT_SOURCE_DIR}/test_loader.py)
 # Charts and the report: derived figures, chart data, bad input; then every
 # chart drawn end to end; the report rendered in headless Chromium (skipped,
 # saying so, without Chromium).
+# Every command of README.md's and docs/'s code blocks parses with this build
+# (bench lines as listings); bench's checks of Google Benchmark's own flags.
+parbench_python_test(doc_commands unit ${CMAKE_CURRENT_SOURCE_DIR}/test_doc_commands.py ${CMAKE_BINARY_DIR})
 parbench_python_test(plots unit ${CMAKE_CURRENT_SOURCE_DIR}/test_plots.py)
 parbench_python_test(plots_charts slow ${CMAKE_CURRENT_SOURCE_DIR}/test_plots_charts.py)
 parbench_python_test(plots_report_html unit ${CMAKE_CURRENT_SOURCE_DIR}/test_report_html.py)
