@@ -12,40 +12,17 @@ or the tests' fake one).
 
 Exit status: 0 posted or updated; 2 bad input or a request GitHub refused
 (one line "pr-comment: ...")."""
-import json
 import os
 import re
 import sys
-import urllib.error
-import urllib.request
 
 from regress import cli
 from regress.report.comment import comment_text, marker
+from regress.report.github import Refused, request as _request
 
 
 TOOL = "pr-comment"
 EXIT_OK, EXIT_INPUT = 0, 2
-
-
-class Refused(Exception):
-    pass
-
-
-def _request(api, path, token, method="GET", data=None):
-    req = urllib.request.Request(api.rstrip("/") + path, method=method,
-                                 data=None if data is None else json.dumps(data).encode("utf-8"))
-    req.add_header("Accept", "application/vnd.github+json")
-    req.add_header("Authorization", "Bearer %s" % token)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            link = r.headers.get("Link") or ""
-            return json.loads(r.read().decode("utf-8") or "null"), link
-    except urllib.error.HTTPError as e:
-        raise Refused("%s %s: HTTP %d %s" % (method, path, e.code, e.reason))
-    except (urllib.error.URLError, OSError) as e:
-        raise Refused("%s %s: %s" % (method, path, getattr(e, "reason", e)))
 
 
 def find(api, repo, pr, token, key):

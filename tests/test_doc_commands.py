@@ -308,5 +308,4 @@ if __name__ == "__main__":
         print("usage: test_doc_commands.py BUILD_DIR (with bench built)", file=sys.stderr)
         sys.exit(2)
     BUILD = os.path.abspath(sys.argv.pop(1))
-    sys.path.insert(0, ROOT)
     unittest.main()

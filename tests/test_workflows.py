@@ -12,6 +12,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import threading
 import unittest
 
@@ -22,7 +23,8 @@ ROOT = os.path.dirname(HERE)
 WORKFLOWS = sorted(glob.glob(os.path.join(ROOT, ".github", "workflows", "*.yml")))
 ACTIONS = ("actions/checkout@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4")
 WRITE = ("write", "write-all")
-COMMAND = re.compile(r"(?<![\w./-])((?:ci|plots)/[A-Za-z0-9_.-]+)")
+# A repository command, also from the GPU gate's two checkouts.
+COMMAND = re.compile(r"(?<![\w./-])(?:(?:trusted|head)/)?((?:ci|plots)/[A-Za-z0-9_.-]+)")
 
 
 def commands(script):
@@ -118,11 +120,30 @@ class Workflows(unittest.TestCase):
                     self.assertIn("author_association", cond)
                     self.assertIn('"OWNER", "MEMBER", "COLLABORATOR"', cond)
                     self.assertEqual(triggers["pull_request_target"], {"types": ["labeled"]})
-                    # The commit the maintainer approved, checked out without credentials.
-                    co = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout")]
-                    self.assertEqual(len(co), 1)
-                    self.assertIs(co[0]["with"]["persist-credentials"], False)
-                    self.assertIn("needs.authorize.outputs.head", co[0]["with"]["ref"])
+                    self.assertEqual(job.get("if"), "needs.authorize.outputs.run == 'true'")
+                    self.check_gate_steps(name, job["steps"])
+
+    def check_gate_steps(self, name, steps):
+        """The approved commit, checked out by its SHA without credentials;
+        before it only the base branch's code runs, and only that runs as
+        root; the verdicts come from the base branch's comparator."""
+        co = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/checkout")]
+        refs = [steps[i]["with"]["ref"] for i in co]
+        self.assertEqual(refs, ["${{ needs.authorize.outputs.base }}", "${{ needs.authorize.outputs.head }}"], name)
+        self.assertEqual([steps[i]["with"]["path"] for i in co], ["trusted", "head"])
+        for i in co:
+            self.assertIs(steps[i]["with"]["persist-credentials"], False)
+        for i, step in enumerate(steps):
+            text = step.get("run", "")
+            for m in re.finditer(r"\bsudo\s+(\S+)", text):
+                self.assertTrue(m.group(1).startswith("trusted/"), "%s: sudo %s" % (name, m.group(1)))
+                self.assertLess(i, co[1], "%s: sudo after the pull request's checkout" % name)
+            if i < co[1]:
+                words = re.findall(r"[\w./-]+/[\w./-]+", text)
+                self.assertTrue(all(w.startswith("trusted/") for w in words),
+                                "%s: step %d runs %s before the approved checkout" % (name, i, words))
+            for cmd in re.findall(r"(?<![\w./-])((?:\w+/)?ci/compare)\b", text):
+                self.assertEqual(cmd, "trusted/ci/compare", "%s: the verdicts come from %s" % (name, cmd))
 
     def test_jobs_that_can_write_run_no_pull_request_code(self):
         for name, doc in all_workflows().items():
@@ -148,6 +169,7 @@ class FakeGitHub(http.server.BaseHTTPRequestHandler):
     comments = []
     calls = []
     fail = None
+    pull = None   # what GET /repos/o/r/pulls/N answers
 
     def log_message(self, *args):
         pass
@@ -165,6 +187,8 @@ class FakeGitHub(http.server.BaseHTTPRequestHandler):
         FakeGitHub.calls.append(("GET", self.path, self.headers.get("Authorization")))
         if FakeGitHub.fail:
             return self.reply(FakeGitHub.fail, {"message": "no"})
+        if "/pulls/" in self.path:
+            return self.reply(200, FakeGitHub.pull) if FakeGitHub.pull else self.reply(404, {"message": "Not Found"})
         # Two per page, so finding a comment walks the pages.
         page = int((re.search(r"[?&]page=(\d+)", self.path) or [None, "1"])[1])
         mine = FakeGitHub.comments[2 * (page - 1):2 * page]
@@ -252,6 +276,131 @@ class PrComment(unittest.TestCase):
         # A running one again, for tearDown to stop.
         self.server = http.server.HTTPServer(("127.0.0.1", 0), FakeGitHub)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+REVIEWED = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+PUSHED = "ffeeddccbbaa99887766554433221100ffeeddcc"
+BASE = "0123456789abcdef0123456789abcdef01234567"
+
+
+class GateEvents(unittest.TestCase):
+    """The GPU gate's events played against ci/gate-authorize and a fake
+    GitHub, and the workflow's GPU job read with the decision: which commit
+    each event would check out and run, if any."""
+
+    def setUp(self):
+        FakeGitHub.calls, FakeGitHub.fail = [], None
+        FakeGitHub.pull = {"number": 5, "state": "open", "head": {"sha": REVIEWED}, "base": {"sha": BASE}}
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), FakeGitHub)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.api = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.tmp = tempfile.TemporaryDirectory()
+        self.gpu = load("gpu-gate.yml")["jobs"]["gpu"]
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.tmp.cleanup()
+
+    def authorize(self, name, event):
+        path = os.path.join(self.tmp.name, "event.json")
+        with open(path, "w") as f:
+            json.dump(event, f)
+        out = os.path.join(self.tmp.name, "output")
+        open(out, "w").close()
+        env = dict(os.environ, GITHUB_TOKEN="t0k", GITHUB_OUTPUT=out, GITHUB_EVENT_PATH=path, GITHUB_EVENT_NAME=name)
+        p = subprocess.run([os.path.join(ROOT, "ci", "gate-authorize"), "--repo", "o/r", "--api", self.api],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            return dict(line.split("=", 1) for line in f.read().splitlines())
+
+    def checkouts(self, outputs):
+        """The commits the GPU job would check out with these outputs; [] when it would not start."""
+        if outputs["run"] != "true":   # the job's condition: needs.authorize.outputs.run == 'true'
+            return []
+
+        def expand(text):
+            return re.sub(r"\$\{\{ needs\.authorize\.outputs\.(\w+) \}\}", lambda m: outputs[m.group(1)], text)
+        return [expand(s["with"]["ref"]) for s in self.gpu["steps"]
+                if str(s.get("uses", "")).startswith("actions/checkout")]
+
+    @staticmethod
+    def labelled(head=REVIEWED, label="gpu-gate"):
+        return {"action": "labeled", "label": {"name": label},
+                "pull_request": {"number": 5, "head": {"sha": head}, "base": {"sha": BASE}}}
+
+    @staticmethod
+    def comment(body, association="MEMBER", on_pr=True):
+        issue = {"number": 5, "pull_request": {"url": "x"}} if on_pr else {"number": 5}
+        return {"action": "created", "issue": issue,
+                "comment": {"body": body, "author_association": association, "user": {"login": "someone"}}}
+
+    def test_the_label_runs_the_labelled_head(self):
+        out = self.authorize("pull_request_target", self.labelled())
+        self.assertEqual(self.checkouts(out), [BASE, REVIEWED])
+        self.assertEqual((out["pr"], out["why"]), ("5", ""))
+
+    def test_a_push_after_the_label_runs_nothing(self):
+        FakeGitHub.pull["head"]["sha"] = PUSHED
+        out = self.authorize("pull_request_target", self.labelled())
+        self.assertEqual(self.checkouts(out), [])
+        self.assertEqual(out["head"], "")
+        self.assertEqual(out["why"], "the head moved from a1b2c3d4e5f6 (labelled) to ffeeddccbbaa since the label: "
+                                     "nothing ran; review ffeeddccbbaa and label again")
+
+    def test_a_comment_with_the_head_runs_it(self):
+        for sha in (REVIEWED, REVIEWED[:7], REVIEWED.upper()[:12]):
+            with self.subTest(sha=sha):
+                out = self.authorize("issue_comment", self.comment("/gpu-gate %s\nthanks" % sha))
+                self.assertEqual(self.checkouts(out), [BASE, REVIEWED])
+
+    def test_a_stale_sha_runs_nothing(self):
+        FakeGitHub.pull["head"]["sha"] = PUSHED
+        out = self.authorize("issue_comment", self.comment("/gpu-gate " + REVIEWED[:10]))
+        self.assertEqual(self.checkouts(out), [])
+        self.assertEqual(out["why"], "a1b2c3d4e5 is not the head of the pull request (the head is ffeeddccbbaa): "
+                                     "nothing ran; review the head and ask again with its SHA")
+
+    def test_refused_comments(self):
+        for event, why in ((self.comment("/gpu-gate"), "name the commit you reviewed"),
+                           (self.comment("/gpu-gate main"), "'main' is not a commit SHA"),
+                           (self.comment("/gpu-gate abc12"), "'abc12' is not a commit SHA"),
+                           (self.comment("/gpu-gate %s" % REVIEWED, association="CONTRIBUTOR"),
+                            "only an owner, member or collaborator can start the gate (someone is CONTRIBUTOR)"),
+                           (self.comment("/gpu-gate %s" % REVIEWED, association="NONE"), "(someone is NONE)"),
+                           (self.comment("/gpu-gate %s" % REVIEWED, on_pr=False), "not on a pull request"),
+                           (self.comment("please /gpu-gate %s" % REVIEWED), "not a /gpu-gate command"),
+                           (self.comment("/gpu-gate %s %s" % (REVIEWED, PUSHED)), "not a /gpu-gate command")):
+            with self.subTest(body=event["comment"]["body"], association=event["comment"]["author_association"]):
+                out = self.authorize("issue_comment", event)
+                self.assertEqual(self.checkouts(out), [])
+                self.assertIn(why, out["why"])
+        # Another label, or a closed pull request: nothing either.
+        self.assertEqual(self.checkouts(self.authorize("pull_request_target", self.labelled(label="bug"))), [])
+        FakeGitHub.pull["state"] = "closed"
+        out = self.authorize("issue_comment", self.comment("/gpu-gate " + REVIEWED))
+        self.assertEqual((self.checkouts(out), out["why"]), ([], "the pull request is closed"))
+
+    def test_bad_input_is_one_line(self):
+        path = os.path.join(self.tmp.name, "event.json")
+        with open(path, "w") as f:
+            f.write("{not json")
+        env = dict(os.environ, GITHUB_TOKEN="t", GITHUB_EVENT_PATH=path, GITHUB_EVENT_NAME="issue_comment")
+        for args, text in (([], "cannot read the event"), (["--event", "/nonexistent"], "cannot read the event")):
+            p = subprocess.run([os.path.join(ROOT, "ci", "gate-authorize"), "--repo", "o/r", "--api", self.api] + args,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(text, p.stderr)
+        # A pull request the API does not know.
+        FakeGitHub.pull = None
+        with open(path, "w") as f:
+            json.dump(self.comment("/gpu-gate " + REVIEWED), f)
+        p = subprocess.run([os.path.join(ROOT, "ci", "gate-authorize"), "--repo", "o/r", "--api", self.api],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
+        self.assertEqual((p.returncode, p.stderr.strip()),
+                         (2, "gate-authorize: GET /repos/o/r/pulls/5: HTTP 404 Not Found"))
 
 
 if __name__ == "__main__":
