@@ -57,10 +57,11 @@ import re
 import sys
 
 from regress import cli
-from regress.run import duet, instructions, rounds
+from regress.run import duet, instructions, qualify, rounds
 from regress.stats import decide
 from regress.stats import noise as noise_mod
 from regress.stats.decide import ALPHA, DEFAULT_MULTIPLE
+from regress.store import qualification
 from regress.store import noise as history_noise
 from regress.report.compare_table import render_console, render_markdown
 from regress.verdict import analyse, instrument
@@ -75,6 +76,20 @@ EXIT_OK, EXIT_REGRESSION, EXIT_INPUT, EXIT_INCOMPARABLE, EXIT_INCOMPLETE = (
 MIN_ROUNDS = 8
 
 
+def _add_qualification_arguments(p):
+    """--qualify and its state (regress/run/qualify.py)."""
+    p.add_argument("--qualify", metavar="BENCH",
+                   help="qualify the gate on this machine: BENCH against a copy of itself in paired rounds on the "
+                        "gate's selection (arguments after --); any SLOWER or FASTER fails it (exit 1)")
+    p.add_argument("--if-unseen", action="store_true",
+                   help="--qualify: only on a machine whose fingerprint --qualify-state has not seen (a probe run "
+                        "of one instance reads it); else exit 0 at once")
+    p.add_argument("--qualify-state", metavar="FILE",
+                   help="the gate's qualification per machine fingerprint: --qualify records its result here; "
+                        "--run qualifies a machine FILE has not seen first (BASE against itself), and on an "
+                        "unqualified machine reports its verdicts without failing on a time")
+
+
 def make_parser():
     p = cli.ArgumentParser(
         TOOL, "ci/compare",
@@ -82,7 +97,8 @@ def make_parser():
         description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
                     "UNRELIABLE, NOT_SAME_WORK, NEW, MISSING or ERROR.",
         usage="compare BASE.json NEW.json [options]\n"
-              "       compare --run BASE_BENCH NEW_BENCH [--rounds N] [--workdir DIR] [options] -- [bench arguments]",
+              "       compare --run BASE_BENCH NEW_BENCH [--rounds N] [--workdir DIR] [options] -- [bench arguments]\n"
+              "       compare --qualify BENCH [--qualify-state FILE] [options] -- [bench arguments]",
         epilog="""modes:
   two files   entries paired by run name, every repetition used (Mann-Whitney U,
               Hodges-Lehmann shift); use 10 or more repetitions per side
@@ -105,13 +121,15 @@ one run, measured over the rounds); two files: max(floor, 3 x the spread of
 the repetitions). Default floors of the threshold: GPU 1% paired, 2% two
 files; CPU 1% paired, 10% two files.
 
-exit status: 0 nothing regressed; 1 a SLOWER or ERROR verdict; 2 unreadable
+exit status: 0 nothing regressed (on an unqualified machine, --qualify-state:
+no ERROR); 1 a SLOWER or ERROR verdict, or --qualify failed; 2 unreadable
 input or bad usage; 3 runs not comparable (a hard fingerprint key differs, or
 nothing is measured on both sides); 4 --run stopped by --max-seconds before
 all rounds ran (rerun to resume)""")
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
     p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
                    help="run the two bench binaries interleaved (arguments for them after --)")
+    _add_qualification_arguments(p)
     for side in ("base", "new"):
         p.add_argument("--%s-env" % side, action="append", default=[], metavar="VAR=VALUE",
                        help="--run: set VAR for the %s binary's invocations (repeatable); e.g. one bench on two "
@@ -174,12 +192,16 @@ all rounds ran (rerun to resume)""")
 # The command line's checks before anything is read, in order: (whether the
 # arguments are wrong, the one line that says so).
 CHECKS = (
-    (lambda a, extra: sum(map(bool, (a.run, a.files, a.analyse))) > 1,
-     "give two files, --run or --analyse, not several"),
+    (lambda a, extra: sum(map(bool, (a.run, a.files, a.analyse, a.qualify))) > 1,
+     "give two files, --run, --qualify or --analyse, not several"),
     (lambda a, extra: a.scale_new is not None and not a.scale_new > 0, "--scale-new must be a positive factor"),
-    (lambda a, extra: not a.run and not a.analyse and len(a.files) != 2,
+    (lambda a, extra: not a.run and not a.analyse and not a.qualify and len(a.files) != 2,
      "needs BASE.json NEW.json, or --run BASE_BENCH NEW_BENCH (see --help)"),
-    (lambda a, extra: extra and not a.run, "arguments after -- are for --run"),
+    (lambda a, extra: extra and not (a.run or a.qualify), "arguments after -- are for --run or --qualify"),
+    (lambda a, extra: a.if_unseen and not (a.qualify and a.qualify_state),
+     "--if-unseen is for --qualify with --qualify-state"),
+    (lambda a, extra: a.qualify_state and not (a.run or a.qualify),
+     "--qualify-state is for --run or --qualify (the gate's paired rounds)"),
 )
 CHECKS_AFTER_SIDES = (
     (lambda a: a.rounds is not None and a.rounds < MIN_ROUNDS, "--rounds must be at least %d" % MIN_ROUNDS),
@@ -200,11 +222,11 @@ def _sides(args):
     env, side_args = {}, {}
     for side in ("base", "new"):
         if getattr(args, side + "_arg"):
-            if not args.run:
+            if not (args.run or args.qualify):
                 raise InputError("--%s-arg is for --run" % side)
             side_args[side] = list(getattr(args, side + "_arg"))
         given = getattr(args, side + "_env")
-        if given and not args.run:
+        if given and not (args.run or args.qualify):
             raise InputError("--%s-env is for --run" % side)
         for item in given:
             var, eq, value = item.partition("=")
@@ -230,12 +252,19 @@ def check_arguments(args, bench_args):
         raise InputError("--filter is not a regular expression: %s" % e)
     request = rounds.Request(args.run[0], args.run[1], bench_args, args.workdir, env, side_args,
                              args.max_seconds, args.duet) if args.run else None
+    if args.qualify_state:
+        qualify.state(args.qualify_state)   # unreadable: refused before any round runs
+    if args.qualify:
+        if not os.path.isfile(args.qualify):
+            raise InputError("--qualify %s: no such file" % args.qualify)
+        request = qualify.a_a_request(args.qualify, bench_args, args.workdir, env, side_args, args.max_seconds,
+                                      args.duet)
     return request, flt
 
 
 def make_settings(args, flt):
     """The Settings of the command line, --noise read."""
-    mode = "paired" if args.run or args.analyse else "files"
+    mode = "paired" if args.run or args.analyse or args.qualify else "files"
     noise = read_noise(args.noise) if args.noise else None
     if args.history and mode != "files":
         raise InputError("--history is for two files; paired rounds measure their own noise")
@@ -352,6 +381,54 @@ def add_instructions(args, request, comparison, settings, warn):
                                          "side twice); %d moved beyond their noise" % (len(names), moved))
 
 
+def seen_already(args, request):
+    """--qualify --if-unseen: the state's record of this machine, or None
+    (then it qualifies)."""
+    if not args.if_unseen:
+        return None
+    ctx = qualify.probe_context(request.base_bin, request.bench_args, request.workdir, (request.env or {}).get("base"))
+    rec = qualify.state(args.qualify_state).latest(qualification.fingerprint(ctx))
+    if rec:
+        _log("compare: this machine (fingerprint %s) is in %s already, nothing run: %s"
+             % (rec["fingerprint"], args.qualify_state, qualification.describe(rec)))
+    elif qualify.has_rounds(request.workdir) and \
+            qualify.fingerprint_of(request.workdir)[1] != qualification.fingerprint(ctx):
+        raise qualify.QualifyError("%s holds the rounds of another machine; give another --workdir"
+                                   % request.workdir)
+    return rec
+
+
+def under_qualification(args, request, flt, doc, warn):
+    """The document under the gate's qualification (regress/run/qualify.py):
+    --qualify records what it showed; --run --qualify-state qualifies a
+    machine the state has not seen first. None when --max-seconds stopped
+    that qualification (rerun to resume)."""
+    if not (args.qualify or args.qualify_state):
+        return doc
+    st = qualify.state(args.qualify_state) if args.qualify_state else None
+    if args.qualify:
+        ctx, _ = qualify.fingerprint_of(request.workdir)
+        rec = qualification.make_record(ctx, doc, qualify.SOURCE_QUALIFY)
+        return qualify.qualified_doc(doc, st.add(rec) if st else rec)
+    ctx, fp = qualify.fingerprint_of(request.workdir)
+    rec = st.latest(fp)
+    if rec is None:
+        _log("compare: this machine (fingerprint %s) has no qualification in %s: qualifying it first, BASE against "
+             "a copy of itself" % (fp, args.qualify_state))
+        q_request = qualify.a_a_request(request.base_bin, request.bench_args, request.workdir + "-qualify",
+                                        request.env, request.side_args, args.max_seconds, request.duet)
+        if qualify.has_rounds(q_request.workdir) and qualify.fingerprint_of(q_request.workdir)[1] != fp:
+            raise qualify.QualifyError("%s holds the rounds of another machine; remove it" % q_request.workdir)
+        q_settings = make_settings(args, flt)
+        q_comparison = rounds.run_sequential(q_request, args.max_rounds, q_settings, warn, _log)
+        if q_comparison is None:
+            return None
+        q_doc = build_document(q_comparison, q_settings)
+        rec = st.add(qualification.make_record(ctx, q_doc, qualify.SOURCE_GATE))
+        _log("compare: qualification: " + qualification.describe(rec))
+    return qualify.gate_doc(doc, rec)
+
+
 def write_outputs(doc, args, out=sys.stdout):
     out.write(render_console(doc, args.only_changes))
     if args.markdown:
@@ -379,8 +456,10 @@ def main(argv=None):
     try:
         request, flt = check_arguments(args, bench_args)
         settings = make_settings(args, flt)
+        if seen_already(args, request):
+            return EXIT_OK
         comparison = run_comparison(args, request, settings, warn)
-    except (InputError, rounds.RoundsError) as e:
+    except (InputError, rounds.RoundsError, qualify.QualifyError) as e:
         return fail(EXIT_INPUT, str(e))
     except NotComparable as e:
         return fail(EXIT_INCOMPARABLE, str(e))
@@ -388,6 +467,14 @@ def main(argv=None):
         return EXIT_INCOMPLETE
     add_instructions(args, request, comparison, settings, warn)
     doc = build_document(comparison, settings)
+    try:
+        doc = under_qualification(args, request, flt, doc, warn)
+    except (InputError, rounds.RoundsError, qualify.QualifyError, qualification.QualificationError) as e:
+        return fail(EXIT_INPUT, str(e))
+    except NotComparable as e:
+        return fail(EXIT_INCOMPARABLE, str(e))
+    if doc is None:
+        return EXIT_INCOMPLETE
     problem = plot_problem(args)
     if problem:
         return fail(EXIT_INPUT, problem)

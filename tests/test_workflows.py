@@ -21,7 +21,8 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKFLOWS = sorted(glob.glob(os.path.join(ROOT, ".github", "workflows", "*.yml")))
-ACTIONS = ("actions/checkout@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4")
+ACTIONS = ("actions/checkout@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4",
+           "actions/cache/restore@v4", "actions/cache/save@v4")
 WRITE = ("write", "write-all")
 # A repository command, also from the GPU gate's two checkouts.
 COMMAND = re.compile(r"(?<![\w./-])(?:(?:trusted|head)/)?((?:ci|plots)/[A-Za-z0-9_.-]+)")
@@ -133,6 +134,9 @@ class Workflows(unittest.TestCase):
         self.assertEqual([steps[i]["with"]["path"] for i in co], ["trusted", "head"])
         for i in co:
             self.assertIs(steps[i]["with"]["persist-credentials"], False)
+        # The qualification's state is saved before any code of the pull request runs.
+        saves = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/cache/save")]
+        self.assertTrue(saves and max(saves) < co[1], "%s: the cache is saved after the head's checkout" % name)
         for i, step in enumerate(steps):
             text = step.get("run", "")
             for m in re.finditer(r"\bsudo\s+(\S+)", text):

@@ -98,6 +98,7 @@ def _console_header(doc):
              "threshold: " + doc["settings"]["threshold_rule"]]
     lines += ["warning: " + w for w in doc["warnings"]]
     lines += ["note: " + w for w in doc.get("notes", ())]
+    lines += ["%s: %s" % (k, doc[k]["line"]) for k in ("qualification", "gate") if doc.get(k)]
     return lines
 
 
@@ -179,6 +180,18 @@ def _level(doc):
     return "%.1f%%" % (100 * seq["level_per_look"]) if seq else "%d%%" % round(doc["settings"]["level"] * 100)
 
 
+def _qualification_lines(doc):
+    """The gate's qualification first: an unqualified gate is the first thing
+    a reader of the pull request must see."""
+    out = []
+    for key in ("qualification", "gate"):
+        q = doc.get(key)
+        if q:
+            bold = "**The gate is unqualified on this machine**: " if q["state"] == "unqualified" else ""
+            out += ["> %s%s: %s" % (bold, key, q["line"]), ""]
+    return out
+
+
 def render_markdown(doc):
     rows = ordered(doc["benchmarks"])
     unit = doc["metric"]["unit"]
@@ -189,6 +202,7 @@ def render_markdown(doc):
            "is AMBIGUOUS with the size it cannot rule out." % (
                doc["metric"]["describe"], doc["settings"]["threshold_rule"], _correction(doc), _level(doc),
                _floors(doc)), ""]
+    out += _qualification_lines(doc)
     out += ["> warning: " + w for w in doc["warnings"]]
     out += ["> note: " + w for w in doc.get("notes", ())]
     if doc["warnings"] or doc.get("notes"):
