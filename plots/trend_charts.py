@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from plots import report_html
+from plots import report_html, trend_health
 from regress.store import alerts as alerts_mod
 from regress.stats import changepoint
 from regress.store import history
@@ -327,7 +327,7 @@ def draw_family(family, series, labels, run_bounds, machine_label, out):
 
 CSS = report_html.CSS + """
 p.summary{font-size:15px;font-weight:600;margin:.6em 0}
-p.summary.bad{color:#b00}p.summary.good{color:#070}
+p.summary.bad{color:#b00}p.summary.good{color:#070}ul.health li.bad{color:#b00}ul.health li.good{color:#070}
 tr.slower.confirmed td{background:#fde2e2}tr.closed td{color:#555}tr.slower.tentative td{background:#fff3e6}
 tr.faster td{background:#e8f6e8}tr.faster.tentative td{background:#f4fbf4}
 td.status{font-weight:600;white-space:nowrap}td.name{overflow-wrap:anywhere;min-width:18em;max-width:40em}
@@ -404,10 +404,12 @@ def alerts_section(alerts, settings):
     return h
 
 
-def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=()):
-    """The trends page: the summary, alerts, what changed, segments, families, benchmarks, the A/A
-    ledger and the method, in that order."""
+def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=(), health=None):
+    """The trends page: the summary, the gate's health, alerts, what changed, segments, families,
+    benchmarks, the A/A ledger and the method, in that order."""
     h = page_top(info, settings)
+    if health is not None:
+        h += trend_health.health_section(health)
     h += alerts_section(alerts, settings)
     h += changes_section(info, rows, bench_charts, settings)
     h += segments_section(bounds)
@@ -436,7 +438,8 @@ def page_top(info, settings):
     if info["one_run"]:
         h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
                  % (2 * changepoint.MIN_SIZE))
-    toc = [("Alerts", "alerts"), ("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
+    toc = [("Gate health", "health"), ("Alerts", "alerts"), ("What changed", "changes"), ("Segments", "segments"),
+           ("Families", "families"),
            ("Benchmarks", "benchmarks"), ("The comparator on itself (A/A)", "aa"), ("How changes are found", "method")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
         "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))

@@ -82,6 +82,7 @@ class Trends:
     gating: list = dataclasses.field(default_factory=list)     # the confirmed regressions that fail
     summary: dict = None
     aa: tuple = None            # the A/A ledger: (nights, totals)
+    health: dict = None         # store.gate_health
 
 
 # ------------------------------------------------------------------ helpers
@@ -174,6 +175,7 @@ def run(args, out=print):
     t.bounds = store.run_segments(t.runs)
     t.files = args.files or (None if db.is_url(args.history) else args.history)
     find_changes(t, args)
+    gate_health(t, args)
     info = page_info(t, args)
     draw_page(trend_charts, t, args, info, charts_dir)
     write_changes(t, args, info)
@@ -237,6 +239,19 @@ def find_changes(t, args):
     t.summary = store.summarise(t.series, t.changes, t.gating, t.alert_rows)
 
 
+def gate_health(t, args):
+    """Tonight's alert set into the history directory's ledger (not for
+    --metric), then the gate's health figures from the ledgers."""
+    t.aa = store.read_aa_ledger(t.files, t.machine["machine"])
+    if args.metric or not t.files:
+        return
+    try:
+        store.record_alert_set(t.files, t.machine["machine"], t.runs[-1], store.alerted_now(t.changes, t.alert_rows))
+    except OSError as e:
+        _stderr("the night's alert set not recorded: %s" % (e.strerror or e))
+    t.health = store.gate_health(t.files, t.machine["machine"], *t.aa)
+
+
 def floors_text(floors):
     """The floors in words: the defaults and any --floor."""
     return "GPU %s, CPU %s (compare's two-file floors)%s" % (
@@ -282,12 +297,10 @@ def draw_page(trend_charts, t, args, info, charts_dir):
             mine = [s for s in series if (s.family or "") == fam]
             if trend_charts.draw_family(fam or None, mine, labels, t.bounds, machine_label, charts_dir):
                 family_charts.append((fam or "(no family)", family_stem(fam or None)))
-    aa = store.read_aa_ledger(t.files, m["machine"])
     trend_charts.write_page(os.path.join(args.out, "index.html"), info, t.changes, series, family_charts,
                             bench_charts, t.bounds, {"confirm": t.confirm, "multiple": t.multiple,
                                                      "floors_text": floors_text(t.floors), "history": args.history,
-                                                     "metric": args.metric}, aa, t.alert_rows)
-    t.aa = aa
+                                                     "metric": args.metric}, t.aa, t.alert_rows, t.health)
 
 
 def write_changes(t, args, info):
@@ -317,7 +330,8 @@ def write_changes(t, args, info):
            "alerts": [{"id": a["id"], "state": a["state"], "direction": a["direction"], "worst_step": a["worst_step"],
                        "culprit": a["culprit"], "benchmarks": [b["name"] for b in a["benchmarks"]]}
                       for a in t.alert_rows],
-           "aa": {"summary": aa_totals, "nights": aa_nights}}
+           "aa": {"summary": aa_totals, "nights": aa_nights},
+           "health": t.health}
     text = json.dumps(cli.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
         try:
@@ -339,6 +353,10 @@ def say(t, args, info, out):
         out("alerts: %d raised (%s), %d detected fixed (%s); ci/alerts --history %s list" % (
             len(sync["raised"]), ", ".join("#%d" % i for i in sync["raised"]) or "-",
             len(sync["closed"]), ", ".join("#%d" % i for i in sync["closed"]) or "-", args.history))
+    if t.health:
+        from plots import trend_health
+        for ok, line in trend_health.health_lines(t.health):
+            out("health: %s%s" % ("" if ok else "WARNING: ", line))
     out("report: %s" % os.path.join(args.out, "index.html"))
 
 

@@ -8,13 +8,15 @@ import glob
 import json
 import os
 
-from regress.stats import decide
+from regress.stats import decide, health
 from regress.stats.series import Series, measured, metric_points
 from regress.store import alerts
+from regress.store import qualification
 from regress.store.history import HistoryError, describe_machine, segment_changes
 
 MODE = "files"           # the floors of compare for two files: one nightly run against another
 AA_LEDGER = "aa-ledger.jsonl"  # the nightly's A/A false alarms, in the history directory
+ALERT_SETS = "alert-sets.jsonl"  # each night's alerted benchmarks (gate health), in the history directory
 
 
 # ------------------------------------------------------------------ the series
@@ -109,6 +111,8 @@ def read_aa_ledger(hist, machine):
                 if e.get("machine") == machine:
                     nights.append({"date": e.get("date"), "revision": e.get("revision"), "compared": compared,
                                    "false_alarms": alarms,
+                                   "up": e.get("up") if isinstance(e.get("up"), int) else None,
+                                   "down": e.get("down") if isinstance(e.get("down"), int) else None,
                                    "counts": {str(k): int(v) for k, v in sorted(e["counts"].items())
                                               if isinstance(v, int)}})
     nights.sort(key=lambda n: n["date"] or "")
@@ -191,3 +195,80 @@ def summarise(series, changes, gating, alert_rows):
             "confirmed_improvements": sum(1 for c in changes if c["direction"] == "faster"
                                           and c["status"] == "confirmed"),
             "alerts_open": sum(1 for a in alert_rows if a["state"] in alerts.OPEN)}
+
+
+# ------------------------------------------------------------ the gate's health
+
+def alerted_now(changes, alert_rows):
+    """A night's alert set: the benchmarks of the open alerts and of the
+    tentative changes, each with its direction."""
+    names = {"%s %s" % (b["name"], a["direction"]) for a in alert_rows if a["state"] in alerts.OPEN
+             for b in a["benchmarks"]}
+    names |= {"%s %s" % (c["name"], c["direction"]) for c in changes if c["status"] == "tentative"}
+    return sorted(names)
+
+
+def record_alert_set(hist, machine, run, names):
+    """Appends tonight's alert set (the latest run's) to HIST/alert-sets.jsonl;
+    a later record of the same run replaces it when read. A history that
+    never alerted stays as it was: its sets are empty, and empty sets
+    overlap in nothing to measure."""
+    path = os.path.join(hist, ALERT_SETS)
+    if not names and not os.path.exists(path):
+        return
+    entry = {"machine": machine, "run_id": run["id"], "date": run["date"], "alerted": names}
+    with open(path, "a") as f:
+        f.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def read_alert_sets(hist, machine):
+    """[(date, set of names)] of the machine's nights, in date order, the
+    last record of each run kept; unreadable lines skipped."""
+    by_run = {}
+    path = os.path.join(hist, ALERT_SETS) if hist else None
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                    if e.get("machine") == machine and isinstance(e.get("alerted"), list):
+                        by_run[e["run_id"]] = (str(e.get("date") or ""), frozenset(map(str, e["alerted"])))
+                except (ValueError, AttributeError, TypeError, KeyError):
+                    continue
+    return sorted(by_run.values(), key=lambda v: v[0])
+
+
+def gate_health(hist, machine, aa_nights, aa_totals):
+    """The gate's health figures (regress/stats/health.py) from the history
+    directory's ledgers: consecutive nights' alert-set overlap, the sign test
+    of the last nights' A/A changes and alarms, the A/A false-alarm rate with
+    its interval, and the machine's qualification."""
+    sets = read_alert_sets(hist, machine)
+    pairs = [(sets[i - 1], sets[i]) for i in range(1, len(sets))][-health.WINDOW:]
+    overlaps = [health.overlap(a[1], b[1]) for a, b in pairs]
+    known = [j for j, _, _ in overlaps if j is not None]
+    last = aa_nights[-health.WINDOW:]
+    up = sum(n["up"] or 0 for n in last)
+    down = sum(n["down"] or 0 for n in last)
+    slower = sum(n["counts"].get("SLOWER", 0) for n in last)
+    faster = sum(n["counts"].get("FASTER", 0) for n in last)
+    rate, low, high = health.rate_interval(aa_totals["false_alarms"], aa_totals["compared"])
+    q_rec = None
+    if hist and os.path.exists(os.path.join(hist, qualification.FILE)):
+        try:
+            st = qualification.State(os.path.join(hist, qualification.FILE))
+            q_rec = next((r for r in reversed(st.records) if r.get("machine") == machine), None)
+        except qualification.QualificationError:
+            q_rec = None
+    return {
+        "overlap": {"nights": len(sets),
+                    "last": None if not pairs else {"dates": [pairs[-1][0][0], pairs[-1][1][0]],
+                                                    "jaccard": overlaps[-1][0], "common": overlaps[-1][1],
+                                                    "union": overlaps[-1][2]},
+                    "mean": sum(known) / len(known) if known else None, "pairs": len(known)},
+        "aa_sign": {"nights": len(last), "up": up, "down": down, "p": health.sign_test(up, down),
+                    "slower": slower, "faster": faster, "p_alarms": health.sign_test(slower, faster)},
+        "false_alarm_rate": {"alarms": aa_totals["false_alarms"], "compared": aa_totals["compared"], "rate": rate,
+                             "low": low, "high": high, "level": health.LEVEL},
+        "qualification": None if q_rec is None else {"state": q_rec["state"], "line": qualification.describe(q_rec)},
+    }
