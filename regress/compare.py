@@ -57,7 +57,8 @@ import re
 import sys
 
 from regress import cli
-from regress.run import duet, instructions, qualify, rounds
+from regress.load import fmt
+from regress.run import duet, instructions, launch, qualify, rounds
 from regress.stats import decide
 from regress.stats import noise as noise_mod
 from regress.stats.decide import ALPHA, DEFAULT_MULTIPLE
@@ -149,6 +150,9 @@ all rounds ran (rerun to resume)""")
                         "note (default %(default)s)")
     p.add_argument("--rounds", type=int, help="a fixed number of paired rounds, every benchmark in each, decided "
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
+    p.add_argument("--delta", type=decide.parse_change, metavar="PCT",
+                   help="sequential --run: the change to find (e.g. 2%%); the first look comes at the rounds the "
+                        "plan says it needs (ci/history plan: from --noise's A/A, else the prior), not before")
     p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 4, 6, 8, 12, "
                    "16, then x1.5)" % SEQUENTIAL_CAP)
     p.add_argument("--sequential", action="store_true", help="with --analyse DIR of a fixed run: replay the "
@@ -208,6 +212,8 @@ CHECKS_AFTER_SIDES = (
     (lambda a: a.max_rounds is not None and (a.max_rounds < FIRST_LOOK or a.rounds is not None),
      "--max-rounds must be at least %d, and is for a sequential --run (without --rounds)" % FIRST_LOOK),
     (lambda a: a.sequential and not a.analyse, "--sequential replays the rounds of --analyse DIR"),
+    (lambda a: a.delta is not None and not ((a.run or a.qualify) and a.rounds is None),
+     "--delta plans the looks of a sequential --run (without --rounds)"),
     (lambda a: not 0 < a.alpha < 1, "--alpha must be between 0 and 1"),
     (lambda a: a.instrument != "none" and not (a.run or a.analyse),
      "--instrument counts what --run runs (or reads what it kept, with --analyse DIR)"),
@@ -322,6 +328,38 @@ def _log(line):
     print(line, file=sys.stderr, flush=True)
 
 
+def planned_start(args, request):
+    """--delta: the rounds the plan (regress/stats/plan.py) says the change
+    needs, the fewest over the selected benchmarks that can see it at all,
+    from --noise's A/A (its intervals), else the prior; None without --delta."""
+    if args.delta is None:
+        return None
+    from regress.stats import noise as noise_mod, plan
+    from regress.store import plan as store_plan
+    paired = store_plan.paired_from_doc(args.noise) if args.noise else {}
+    looks = sequential_looks(args.max_rounds or SEQUENTIAL_CAP)
+    needs = []
+    try:
+        where = launch.list_devices(request.base_bin, request.bench_args)
+    except launch.Refused as e:
+        raise InputError("--delta: %s" % e)
+    for name, device in sorted(where.items()):
+        device = "gpu" if device.startswith("gpu") else "cpu"
+        family = name.split("/")[0]
+        noise = paired.get(name) or noise_mod.prior(device, family)
+        floor = decide.floor_for(dict(args.floor), "paired", family, device)
+        n = plan.rounds_for(args.delta, noise, floor, args.alpha / len(looks))
+        if n:
+            needs.append(n)
+    start = min(needs) if needs else None
+    kept = [n for n in looks if n >= start] or looks[-1:] if start else looks
+    _log("compare: --delta %s: %s" % (
+        fmt.pct(args.delta, signed=False, digits=2, missing=""),
+        "the selection needs %d rounds at the fewest: looks at %s" % (start, ", ".join(map(str, kept))) if start
+        else "no selected benchmark can see it in %d rounds; the usual looks" % looks[-1]))
+    return start
+
+
 def run_comparison(args, request, settings, warn):
     """The Comparison the arguments ask for; None when --max-seconds stopped
     a --run before its rounds were done."""
@@ -330,7 +368,7 @@ def run_comparison(args, request, settings, warn):
     if request and args.rounds:
         return rounds.run_fixed(request, args.rounds, settings, warn, _log)
     if request:
-        return rounds.run_sequential(request, args.max_rounds, settings, warn, _log)
+        return rounds.run_sequential(request, args.max_rounds, settings, warn, _log, planned_start(args, request))
     return compare_files(args.files[0], args.files[1], settings, warn)
 
 

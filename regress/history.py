@@ -2,7 +2,7 @@
 
 Commands (ci/history --help): ingest FILE..., list, machines, series NAME,
 rebuild, export bmf|github-action-benchmark (one run, for Bencher or
-github-action-benchmark). Exit status: 0 done; 2 bad input or usage, one
+github-action-benchmark), plan (what each series can see). Exit status: 0 done; 2 bad input or usage, one
 line "history: ...". The store itself, its layout and its rules:
 regress/store/history.py."""
 import argparse
@@ -11,7 +11,9 @@ import sys
 
 from regress import cli
 from regress.load import fmt
+from regress.stats import decide
 from regress.store import export
+from regress.store import plan as plan_mod
 from regress.store import history
 from regress.store.history import HistoryError, Refused
 
@@ -96,6 +98,36 @@ def cmd_machines(h, args, out):
     return EXIT_OK
 
 
+def cmd_plan(h, args, out):
+    from regress.store.trends import choose_machine
+    from regress.verdict.sequential import sequential_looks
+    machine = choose_machine(h, args.machine)["machine"]
+    paired = plan_mod.paired_from_doc(args.noise) if args.noise else None
+    looks = sequential_looks(args.rounds)
+    rows = plan_mod.plan_rows(h, h.dir, machine, args.delta, args.rounds, looks, paired)
+    pct = lambda v: fmt.pct(v, signed=False, digits=2, missing="-")  # noqa: E731
+    out("What each series of machine %s can see: two nightly runs (two files), and the gate's paired rounds at "
+        "%d rounds (looks %s) with 95%% power; the rounds %s needs." % (
+            machine, args.rounds, ", ".join(map(str, looks)), pct(args.delta)))
+    out(table(("benchmark", "run noise", "two files flag", "paired noise", "rounds find", "rounds for %s"
+               % pct(args.delta)),
+              [(r["name"], "%s (%s)" % (pct(r["run_noise"]), r["run_noise_source"]), pct(r["files_detectable"]),
+                "%s (%s)" % (pct(r["paired_noise"]), r["paired_noise_source"]), pct(r["paired_detectable"]),
+                r["rounds_for_delta"] or "never") for r in rows], left=(0,)))
+    within = sum(1 for r in rows if r["rounds_for_delta"] and r["rounds_for_delta"] <= args.rounds)
+    never = sum(1 for r in rows if not r["rounds_for_delta"])
+    out("%d series: %d see %s within %d rounds, %d need more, %d never (the floor or one run's noise is above it)"
+        % (len(rows), within, pct(args.delta), args.rounds, len(rows) - within - never, never))
+    if args.json:
+        doc = {"parbench_plan": 1, "machine": machine, "delta": args.delta, "rounds": args.rounds, "looks": looks,
+               "power": 0.95, "benchmarks": rows}
+        try:
+            history.write_atomic(args.json, cli.dumps(doc).encode("utf-8"))
+        except OSError as e:
+            raise HistoryError("cannot write %s: %s" % (args.json, e.strerror or e))
+    return EXIT_OK
+
+
 def cmd_series(h, args, out):
     name = args.name
     machine = history.series_machine(h, name, args.machine)
@@ -150,6 +182,15 @@ def make_parser():
                    "Family/Variant/key:value/.../manual_time")
     s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran NAME")
     sub.add_parser("rebuild", help="recreate index.sqlite from the archive")
+    s = sub.add_parser("plan", help="what each series can see: the smallest change two nightly runs flag and the "
+                       "gate's paired rounds find, and the rounds a change needs")
+    s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran")
+    s.add_argument("--delta", type=decide.parse_change, default=0.02, metavar="PCT",
+                   help="the change to plan for (default 2%%)")
+    s.add_argument("--rounds", type=int, default=24, metavar="N", help="the gate's rounds (default 24, its cap)")
+    s.add_argument("--noise", metavar="VERDICT.json", help="the paired noise of an A/A comparison (compare --run "
+                   "BENCH BENCH --json); default: the nightly A/A ledger's, else the prior")
+    s.add_argument("--json", metavar="FILE", help="write the plan as JSON")
     s = sub.add_parser("export", help="one run as Bencher's BMF JSON or github-action-benchmark's input")
     s.add_argument("format", choices=sorted(export.EXPORTS), help="bmf (Bencher Metric Format) or "
                    "github-action-benchmark (its customSmallerIsBetter tool)")
@@ -160,7 +201,7 @@ def make_parser():
 
 
 COMMANDS = {"ingest": cmd_ingest, "list": cmd_list, "machines": cmd_machines, "series": cmd_series,
-            "rebuild": cmd_rebuild, "export": cmd_export}
+            "rebuild": cmd_rebuild, "export": cmd_export, "plan": cmd_plan}
 
 
 def main(argv=None, out=print):

@@ -232,7 +232,7 @@ class DocCommands(unittest.TestCase):
                          "exit 2: compare: unrecognized arguments: --no-such-option (see ci/compare --help)")
         self.assertEqual(parses("regress.history", ["--history", "h", "no-such-command"]),
                          "exit 2: history: argument COMMAND: invalid choice: 'no-such-command' (choose from 'ingest', "
-                         "'list', 'machines', 'series', 'rebuild', 'export') (see ci/history --help)")
+                         "'list', 'machines', 'series', 'rebuild', 'plan', 'export') (see ci/history --help)")
         self.assertEqual(self.bench(["--benchmark_filter=^GEMM/", "--benchmark_min_time=2ms"])[0], 2)
         self.assertEqual(self.bench(["--benchmark_filter=^GEMM/", "--benchmark_min_time=2s"])[0], 0)
 

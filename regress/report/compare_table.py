@@ -18,6 +18,7 @@ class Cells:
     change: str
     interval: Optional[tuple]   # (low, high), or None: no change estimated
     threshold: str
+    sees: str                   # the smallest change these rounds find with 95% power (paired)
     noise: str
     run_noise: str
     p: str
@@ -69,7 +70,8 @@ def cells(r, unit):
     ci = r.get("ci") or [None, None]
     return Cells(verdict=r["verdict"], change=_pct(r.get("change")),
                  interval=(_pct(ci[0]), _pct(ci[1])) if r.get("change") is not None else None,
-                 threshold=_unsigned(r.get("threshold")), noise=_unsigned(r.get("noise")), run_noise=_run_noise(r),
+                 threshold=_unsigned(r.get("threshold")), sees=_unsigned(r.get("detectable")),
+                 noise=_unsigned(r.get("noise")), run_noise=_run_noise(r),
                  p="%.2g" % r["p"] if r.get("p") is not None else "-",
                  n=_counts(r),
                  base=_time(r.get("base"), unit), new=_time(r.get("new"), unit), rate=_rate(r),
@@ -78,13 +80,13 @@ def cells(r, unit):
 
 # ---------------------------------------------------------------- console
 
-CONSOLE_HEAD = ("verdict", "change", "interval", "thresh", "noise", "run noise", "p(adj)", "n", "base", "new",
-                "rate", "benchmark")
+CONSOLE_HEAD = ("verdict", "change", "interval", "thresh", "sees", "noise", "run noise", "p(adj)", "n", "base",
+                "new", "rate", "benchmark")
 
 
 def _console_line(c):
-    return (c.verdict, c.change, "[%s, %s]" % c.interval if c.interval else "-", c.threshold, c.noise, c.run_noise,
-            c.p, c.n, c.base, c.new, c.rate, c.name + ("  (%s)" % c.reason if c.reason else ""))
+    return (c.verdict, c.change, "[%s, %s]" % c.interval if c.interval else "-", c.threshold, c.sees, c.noise,
+            c.run_noise, c.p, c.n, c.base, c.new, c.rate, c.name + ("  (%s)" % c.reason if c.reason else ""))
 
 
 def _console_header(doc):
@@ -117,7 +119,7 @@ def render_console(doc, only_changes=False):
              if not (only_changes and r["verdict"] == "SAME")]
     head = CONSOLE_HEAD
     widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
-    line = "  ".join("%%-%ds" % w if i in (0, 11) else "%%%ds" % w for i, w in enumerate(widths))
+    line = "  ".join("%%-%ds" % w if i in (0, 12) else "%%%ds" % w for i, w in enumerate(widths))
     lines = _console_header(doc) + [line % head] + [line % t for t in table]
     if doc.get("sequential"):
         lines.append(_sequential_line(doc["sequential"]))
@@ -127,15 +129,15 @@ def render_console(doc, only_changes=False):
 
 # --------------------------------------------------------------- Markdown
 
-MARKDOWN_HEAD = ["| verdict | benchmark | change | interval | threshold | noise | run noise | p (adj.) | n | base "
-                 "| new | rate |",
-                 "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+MARKDOWN_HEAD = ["| verdict | benchmark | change | interval | threshold | sees | noise | run noise | p (adj.) | n "
+                 "| base | new | rate |",
+                 "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
 
 def _markdown_line(c):
     name = "`%s`" % c.name + (" (%s)" % c.reason.replace("|", "\\|") if c.reason else "")
-    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        c.verdict, name, c.change, "%s ... %s" % c.interval if c.interval else "-", c.threshold, c.noise,
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        c.verdict, name, c.change, "%s ... %s" % c.interval if c.interval else "-", c.threshold, c.sees, c.noise,
         c.run_noise, c.p, c.n, c.base, c.new, c.rate)
 
 

@@ -392,11 +392,16 @@ def run_fixed(req, rounds, settings, warn, log):
     return analyse_paired(req.workdir, settings, warn)
 
 
-def run_sequential(req, cap, settings, warn, log):
+def run_sequential(req, cap, settings, warn, log, start=None):
     """compare --run without --rounds: rounds until every benchmark is
     decided or the cap; each call resumes from the rounds in the work
-    folder. The Comparison, or None when --max-seconds stopped it."""
+    folder. `start`: no look before this many rounds (compare --delta: the
+    rounds the plan says the change needs), so the looks' alpha is spent
+    where a decision can come. The Comparison, or None when --max-seconds
+    stopped it."""
     looks = sequential_looks(cap or SEQUENTIAL_CAP)
+    if start:
+        looks = [n for n in looks if n >= start] or looks[-1:]
     started = time.monotonic()
     pending, res = (looks[0], None), None
     if os.path.isfile(os.path.join(req.workdir, "manifest.json")) and leading_done(req.workdir) >= looks[0]:

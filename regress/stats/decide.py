@@ -56,6 +56,17 @@ def parse_floor(spec):
     return (m.group(1), m.group(2)), float(m.group(3)) / 100.0
 
 
+def parse_change(text):
+    """A change as "2%" or "0.02", above 0 (argparse type)."""
+    try:
+        v = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a change (2%% or 0.02)" % text)
+    if not 0 < v < 10:
+        raise argparse.ArgumentTypeError("%r is not a change above 0" % text)
+    return v
+
+
 def floor_for(floors, mode, family, device):
     """The floor of a benchmark: the family's own for its device in `floors`
     ({(family or None, device): fraction}), else the device's there, else

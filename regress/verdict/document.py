@@ -7,6 +7,7 @@ import os
 
 from regress import cli
 from regress.load import results
+from regress.stats import plan
 from regress.stats.decide import DEFAULT_FLOORS, EQUIVALENCE_FLOORS
 from regress.verdict.rows import VERDICTS
 from regress.verdict.samples import InputError
@@ -64,6 +65,22 @@ def _settings(settings, tested):
             "results_may_differ": settings.results_may_differ}
 
 
+def add_detectable(doc, settings):
+    """Paired: each row's "detectable", the smallest change its rounds find
+    with 95% power at the test's level (regress/stats/plan.py), from the
+    noise its own interval implies: what SAME or AMBIGUOUS can rule out."""
+    if doc["mode"] != "paired":
+        return doc
+    seq = doc.get("sequential")
+    level = seq["level_per_look"] if seq else settings.level
+    alpha = seq["alpha_per_look"] if seq else settings.alpha / max(1, doc["settings"]["tested"])
+    for b in doc["benchmarks"]:
+        noise = plan.effective_noise(b, level)
+        if noise and b.get("n_base", 0) >= 2 and b.get("floor") is not None:
+            b["detectable"] = plan.paired_detectable(noise, b["n_base"], b["floor"], alpha)
+    return doc
+
+
 def build_document(comparison, settings):
     """The verdict document of a Comparison (regress.verdict.analyse)."""
     rows = comparison.rows
@@ -75,7 +92,7 @@ def build_document(comparison, settings):
         parts.append("%d of them with the same code (machine or noise, not gating)" % same_code)
     tested = sum(1 for r in rows if r.p is not None)
     scaled = ["NEW's times multiplied by %g (--scale-new)" % settings.scale_new] if settings.scale_new else []
-    return {
+    return add_detectable({
         "parbench_compare": FORMAT,
         "mode": settings.mode,
         "title": "BASE %s vs NEW %s (%s)" % (comparison.base["label"], comparison.new["label"],
@@ -93,7 +110,7 @@ def build_document(comparison, settings):
         "exit": code,
         "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
         "benchmarks": ordered([r.to_json() for r in rows]),
-    }
+    }, settings)
 
 
 def read_noise(path):
