@@ -15,8 +15,11 @@ time.
    ceilings (exit 2), --run, --analyse, --history, --noise and --metric with
    --across-hardware (exit 2), a seed that differs (exit 3), nothing
    comparable (exit 3): one line each.
+4. The committed reference verdict (an H100 and an H200 suite) is what the
+   command writes today, byte for byte.
 """
 import contextlib
+import gzip
 import io
 import json
 import math
@@ -282,6 +285,34 @@ class Command(Base):
                      "nothing to compare across hardware: no benchmark has a fraction of a ceiling on both sides "
                      "(2 without one on a side: 1 BASE: its run measured no gemm_f32 ceiling on the gpu; 1 a "
                      "ceiling: what the others are read against)")
+
+
+class Reference(unittest.TestCase):
+    BASE = "results/reference/nvidia-h100-x4/suite-lanes.json.gz"
+    NEW = "results/reference/nvidia-h200-x4/suite-beside.json.gz"
+    VERDICT = "results/reference/nvidia-h200-x4/compare-across-hardware.json.gz"
+
+    def test_the_reference_verdict_is_what_the_command_writes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "v.json")
+            p = Base.command(self, "--across-hardware", self.BASE, self.NEW, "--json", out)
+            self.assertEqual(p.returncode, 1, p.stderr)   # changed-code SLOWER rows (KMeans, Sort)
+            with open(out, "rb") as f:
+                fresh = f.read()
+        with gzip.open(os.path.join(ROOT, self.VERDICT), "rb") as f:
+            self.assertEqual(fresh, f.read(), "the reference verdict differs from what the command writes now: "
+                             "rerun the README's command")
+        doc = json.loads(fresh)
+        # Same code on both sides (the H100's and the H200's sm_90 builds):
+        # the GEMMs against the library GEMM of their own machine are never
+        # SLOWER; the bandwidth-rated entries, which do not gain the H200's
+        # copy ceiling, are never SAME.
+        same = [r for r in doc["benchmarks"] if r.get("code") == "same"]
+        gemm = [r["verdict"] for r in same if r["across_hardware"]["ceiling"].startswith("gemm_")]
+        bw = [r["verdict"] for r in same if r["across_hardware"]["ceiling"] == "bandwidth"]
+        self.assertNotIn("SLOWER", gemm)
+        self.assertNotIn("SAME", bw)
+        self.assertGreater(gemm.count("SAME"), len(gemm) / 2)
 
 
 if __name__ == "__main__":
