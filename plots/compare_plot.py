@@ -80,8 +80,11 @@ def plot(doc, rows, path):
           if v is not None and math.isfinite(v)]
     lim = max(xs + [2.0]) * 1.1
     ax.set_xlim(-lim, lim)
-    ax.set_xlabel("change of the time per iteration%s, %% (right: NEW slower)"
-                  % ("" if doc["metric"]["name"] == "real_time" else " (from %s)" % doc["metric"]["name"]))
+    if doc.get("across_hardware"):
+        ax.set_xlabel("change of 1 / fraction of its own run's ceiling, %% (right: NEW reaches less of its machine's)")
+    else:
+        ax.set_xlabel("change of the time per iteration%s, %% (right: NEW slower)"
+                      % ("" if doc["metric"]["name"] == "real_time" else " (from %s)" % doc["metric"]["name"]))
     title = "%s\n%s" % (doc["title"], doc["summary_line"])
     if len(shown) < drawable:
         title += "\n%d of %d benchmarks shown (the smallest changes left out, SAME ones first)" % (

@@ -8,6 +8,7 @@ import re
 
 from regress.load import derived
 from regress.load import results
+from regress.load.ceilings import ceiling_for, ceilings
 
 
 class NoData(Exception):
@@ -160,21 +161,6 @@ def at_most_threads(ss):
     return [s for s in ss if s.arg("threads", int) in (None, most.get((s.source, s.run.variant)))]
 
 
-def ceilings(stats):
-    """{(source, kind, device): (rate, Stat)} of the entries marked ceiling,
-    read through their own rate counter (the best of their kind if several)."""
-    out = {}
-    for s in stats:
-        if s.role != "ceiling" or not s.rate:
-            continue
-        v = s.counter(s.rate[0])
-        if v and v > 0:
-            key = (s.source, s.rate[1], s.device)
-            if key not in out or v > out[key][0]:
-                out[key] = (v, s)
-    return out
-
-
 def _declared(s, kind, unit):
     return sorted(k for k, v in s.declared.items()
                   if isinstance(v, dict) and v.get("kind") == kind and v.get("unit") == unit)
@@ -220,16 +206,16 @@ def roofs(stats):
 
 def fractions(stats):
     """[(Stat, fraction, ceiling Stat)] of every non-ceiling entry whose rate
-    has a ceiling of its kind on its device in its source. An entry run on G
-    GPUs (the gpus knob) is measured against G times the one-GPU ceiling."""
+    has a ceiling of its kind on its device in its source (regress/load/ceilings.py:
+    an entry run on G GPUs against G times the one-GPU ceiling)."""
     ceil = ceilings(stats)
     rows = []
     for s in stats:
-        if s.role == "ceiling" or not s.rate or s.device is None:
+        if s.role == "ceiling":
             continue
-        c = ceil.get((s.source, s.rate[1], s.device))
-        v = s.counter(s.rate[0])
-        if c is None or v is None:
+        c = ceiling_for(s, ceil)
+        v = s.counter(s.rate[0]) if c else None
+        if v is None:
             continue
-        rows.append((s, derived.fraction(v, c[0] * (s.arg("gpus", int) or 1)), c[1]))
+        rows.append((s, derived.fraction(v, c[0]), c[1]))
     return rows

@@ -22,6 +22,11 @@ Two modes (docs/tools/compare.md):
       Mann-Whitney U test and the Hodges-Lehmann shift with its interval.
       The run-to-run noise of each benchmark (--noise, --history or the
       prior: regress/stats/noise.py) bounds the offset of each side's process.
+  compare --across-hardware BASE.json NEW.json
+      Two files of different machines: each repetition's declared rate over
+      its own run's ceiling of the rate's kind (regress/verdict/across.py)
+      instead of its time, decided as two files are; the machine's keys of
+      the fingerprint do not refuse.
 
 Verdict per benchmark, on the time per iteration (or --metric):
   SLOWER / FASTER  significant after the multiple-comparison correction,
@@ -91,18 +96,14 @@ def _add_qualification_arguments(p):
                         "unqualified machine reports its verdicts without failing on a time")
 
 
-def make_parser():
-    p = cli.ArgumentParser(
-        TOOL, "ci/compare",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
-                    "UNRELIABLE, NOT_SAME_WORK, NEW, MISSING or ERROR.",
-        usage="compare BASE.json NEW.json [options]\n"
-              "       compare --run BASE_BENCH NEW_BENCH [--rounds N] [--workdir DIR] [options] -- [bench arguments]\n"
-              "       compare --qualify BENCH [--qualify-state FILE] [options] -- [bench arguments]",
-        epilog="""modes:
+EPILOG = """modes:
   two files   entries paired by run name, every repetition used (Mann-Whitney U,
               Hodges-Lehmann shift); use 10 or more repetitions per side
+  --across-hardware
+              two files of different machines: each entry's rate as a
+              fraction of its own run's ceiling of the rate's kind (both
+              runs need the Ceiling family), decided as two files are;
+              entries without a fraction are listed, not compared
   --run       the two binaries on this machine: at the same time on disjoint
               cores (--duet) for the CPU benchmarks that fit in half of
               them, interleaved (A B B A ...) for the rest (Wilcoxon
@@ -124,9 +125,23 @@ files; CPU 1% paired, 10% two files.
 
 exit status: 0 nothing regressed (on an unqualified machine, --qualify-state:
 no ERROR); 1 a SLOWER or ERROR verdict, or --qualify failed; 2 unreadable
-input or bad usage; 3 runs not comparable (a hard fingerprint key differs, or
-nothing is measured on both sides); 4 --run stopped by --max-seconds before
-all rounds ran (rerun to resume)""")
+input or bad usage (--across-hardware: a run without ceilings); 3 runs not
+comparable (a hard fingerprint key differs, or nothing is measured on both
+sides); 4 --run stopped by --max-seconds before all rounds ran (rerun to
+resume)"""
+
+
+def make_parser():
+    p = cli.ArgumentParser(
+        TOOL, "ci/compare",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare two parbench runs benchmark by benchmark: SLOWER, FASTER, SAME, AMBIGUOUS, "
+                    "UNRELIABLE, NOT_SAME_WORK, NEW, MISSING or ERROR.",
+        usage="compare BASE.json NEW.json [options]\n"
+              "       compare --across-hardware BASE.json NEW.json [options]\n"
+              "       compare --run BASE_BENCH NEW_BENCH [--rounds N] [--workdir DIR] [options] -- [bench arguments]\n"
+              "       compare --qualify BENCH [--qualify-state FILE] [options] -- [bench arguments]",
+        epilog=EPILOG)
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE.json NEW.json")
     p.add_argument("--run", nargs=2, metavar=("BASE_BENCH", "NEW_BENCH"),
                    help="run the two bench binaries interleaved (arguments for them after --)")
@@ -168,6 +183,11 @@ all rounds ran (rerun to resume)""")
                    help="a fractional result counter (inertia) that differs does not make NOT_SAME_WORK: a change "
                         "that sums floats in another order moves it; the row notes it (iteration counts and the "
                         "problem must still match)")
+    p.add_argument("--across-hardware", action="store_true",
+                   help="two files of different machines: compare each entry's rate as a fraction of its own run's "
+                        "ceiling of the rate's kind (copy bandwidth, the library GEMM; both runs need the Ceiling "
+                        "family), never its time; the machine's fingerprint does not refuse, entries without a "
+                        "fraction on a side are listed as not comparable")
     p.add_argument("--metric", help="a time, rate or energy counter to compare instead of the time per "
                    "iteration (rates mirror the time: the same verdict; joules_per_call: SLOWER is more energy)")
     p.add_argument("--floor", action="append", type=decide.parse_floor, default=[], metavar="[FAMILY/]DEVICE=PCT",
@@ -206,6 +226,8 @@ CHECKS = (
      "--if-unseen is for --qualify with --qualify-state"),
     (lambda a, extra: a.qualify_state and not (a.run or a.qualify),
      "--qualify-state is for --run or --qualify (the gate's paired rounds)"),
+    (lambda a, extra: a.across_hardware and (a.run or a.analyse or a.qualify),
+     "--across-hardware compares two files of different machines; --run and --analyse pair rounds on this one"),
 )
 CHECKS_AFTER_SIDES = (
     (lambda a: a.rounds is not None and a.rounds < MIN_ROUNDS, "--rounds must be at least %d" % MIN_ROUNDS),
@@ -215,6 +237,10 @@ CHECKS_AFTER_SIDES = (
     (lambda a: a.delta is not None and not ((a.run or a.qualify) and a.rounds is None),
      "--delta plans the looks of a sequential --run (without --rounds)"),
     (lambda a: not 0 < a.alpha < 1, "--alpha must be between 0 and 1"),
+    (lambda a: a.across_hardware and (a.history or a.noise),
+     "--across-hardware: --history and --noise are one machine's run-to-run noise; across two machines the prior "
+     "sets the margins"),
+    (lambda a: a.across_hardware and a.metric, "--across-hardware compares the fraction of ceiling, not --metric"),
     (lambda a: a.instrument != "none" and not (a.run or a.analyse),
      "--instrument counts what --run runs (or reads what it kept, with --analyse DIR)"),
     (lambda a: a.instrument == "instructions" and a.run and instructions.unavailable() is not None,
@@ -276,7 +302,8 @@ def make_settings(args, flt):
         raise InputError("--history is for two files; paired rounds measure their own noise")
     return Settings.make(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
                          metric=args.metric, noise=noise, history=args.history,
-                         results_may_differ=args.results_may_differ, filter=flt, scale_new=args.scale_new)
+                         results_may_differ=args.results_may_differ, filter=flt, scale_new=args.scale_new,
+                         across=args.across_hardware)
 
 
 def plot_problem(args):
@@ -467,8 +494,9 @@ def under_qualification(args, request, flt, doc, warn):
     return qualify.gate_doc(doc, rec)
 
 
-def write_outputs(doc, args, out=sys.stdout):
-    out.write(render_console(doc, args.only_changes))
+def write_outputs(doc, args, out=None):
+    # sys.stdout as it is at the call (a caller's redirection), not at import.
+    (out or sys.stdout).write(render_console(doc, args.only_changes))
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(render_markdown(doc))

@@ -82,6 +82,20 @@ def cells(r, unit):
 
 CONSOLE_HEAD = ("verdict", "change", "interval", "thresh", "sees", "noise", "run noise", "p(adj)", "n", "base",
                 "new", "rate", "benchmark")
+# Across hardware the base and new columns are fractions of each run's ceiling.
+ACROSS_HEAD = CONSOLE_HEAD[:9] + ("base frac", "new frac") + CONSOLE_HEAD[11:]
+ACROSS_LINE = ("across hardware: each entry's rate over its own run's ceiling of the rate's kind, device and source "
+               "(copy bandwidth, the library GEMM), compared as a fraction, never by time: a change says the entry "
+               "reaches more or less of its machine's ceiling than on the other machine, not that its code got "
+               "faster; the rate column is the raw rate's change from machine to machine")
+
+
+def _across_lines(doc):
+    """The line that says a document compares across hardware, or none."""
+    across = doc.get("across_hardware")
+    if not across:
+        return []
+    return ["%s. BASE ran on %s; NEW on %s." % (ACROSS_LINE, across["base_machine"], across["new_machine"])]
 
 
 def _console_line(c):
@@ -96,8 +110,8 @@ def _console_header(doc):
         how = "%d%% intervals; %s over %d benchmarks at alpha %g" % (
             round(doc["settings"]["level"] * 100), doc["settings"]["correction"], doc["settings"]["tested"],
             doc["settings"]["alpha"])
-    lines = [doc["title"], "metric: %s; %s" % (doc["metric"]["describe"], how),
-             "threshold: " + doc["settings"]["threshold_rule"]]
+    lines = [doc["title"]] + _across_lines(doc)
+    lines += ["metric: %s; %s" % (doc["metric"]["describe"], how), "threshold: " + doc["settings"]["threshold_rule"]]
     lines += ["warning: " + w for w in doc["warnings"]]
     lines += ["note: " + w for w in doc.get("notes", ())]
     lines += ["%s: %s" % (k, doc[k]["line"]) for k in ("qualification", "gate") if doc.get(k)]
@@ -117,7 +131,7 @@ def render_console(doc, only_changes=False):
     unit = doc["metric"]["unit"]
     table = [_console_line(cells(r, unit)) for r in ordered(doc["benchmarks"])
              if not (only_changes and r["verdict"] == "SAME")]
-    head = CONSOLE_HEAD
+    head = ACROSS_HEAD if doc.get("across_hardware") else CONSOLE_HEAD
     widths = [max(len(head[i]), *(len(t[i]) for t in table)) if table else len(head[i]) for i in range(len(head))]
     line = "  ".join("%%-%ds" % w if i in (0, 12) else "%%%ds" % w for i, w in enumerate(widths))
     lines = _console_header(doc) + [line % head] + [line % t for t in table]
@@ -197,21 +211,26 @@ def _qualification_lines(doc):
 def render_markdown(doc):
     rows = ordered(doc["benchmarks"])
     unit = doc["metric"]["unit"]
-    out = ["### parbench compare: %s" % doc["summary_line"], "",
-           doc["title"] + ".", "",
-           "Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and %s; SAME "
-           "needs the %s interval inside +-floor, the smallest change of interest (%s); a change the noise hides "
-           "is AMBIGUOUS with the size it cannot rule out." % (
-               doc["metric"]["describe"], doc["settings"]["threshold_rule"], _correction(doc), _level(doc),
-               _floors(doc)), ""]
+    out = ["### parbench compare: %s" % doc["summary_line"], "", doc["title"] + ".", ""]
+    for line in _across_lines(doc):
+        out += [line, ""]
+    out += ["Metric: %s. Threshold per benchmark = %s; SLOWER/FASTER need the change beyond it and %s; SAME "
+            "needs the %s interval inside +-floor, the smallest change of interest (%s); a change the noise hides "
+            "is AMBIGUOUS with the size it cannot rule out." % (
+                doc["metric"]["describe"], doc["settings"]["threshold_rule"], _correction(doc), _level(doc),
+                _floors(doc)), ""]
     out += _qualification_lines(doc)
     out += ["> warning: " + w for w in doc["warnings"]]
     out += ["> note: " + w for w in doc.get("notes", ())]
     if doc["warnings"] or doc.get("notes"):
         out.append("")
 
+    head = MARKDOWN_HEAD
+    if doc.get("across_hardware"):  # the base and new columns are fractions of each run's ceiling
+        head = [MARKDOWN_HEAD[0].replace("| base | new |", "| base (fraction) | new (fraction) |"), MARKDOWN_HEAD[1]]
+
     def table(rs):
-        return MARKDOWN_HEAD + [_markdown_line(cells(r, unit)) for r in rs]
+        return head + [_markdown_line(cells(r, unit)) for r in rs]
     out += _instructions_first(rows)
     notable = [r for r in rows if r["verdict"] != "SAME"]
     if notable:
@@ -219,4 +238,14 @@ def render_markdown(doc):
     same = [r for r in rows if r["verdict"] == "SAME"]
     if same:
         out += ["<details><summary>%d SAME</summary>" % len(same), ""] + table(same) + ["", "</details>", ""]
-    return "\n".join(out)
+    return "\n".join(out + _not_comparable(doc))
+
+
+def _not_comparable(doc):
+    """Across hardware: the benchmarks left out, each with its reason, folded."""
+    left = (doc.get("across_hardware") or {}).get("not_comparable")
+    if not left:
+        return []
+    return (["<details><summary>%d not comparable across hardware</summary>" % len(left), "",
+             "| benchmark | why |", "| --- | --- |"] +
+            ["| `%s` | %s |" % (r["name"], r["reason"].replace("|", "\\|")) for r in left] + ["", "</details>", ""])

@@ -5,12 +5,13 @@ work folder). Each gives a Comparison."""
 from dataclasses import dataclass, field
 from typing import Optional
 
+from regress.verdict import across
 from regress.verdict.checks import check_fingerprint
 from regress.verdict.document import describe_run
 from regress.verdict.judge import compare, controls
 from regress.verdict.samples import InputError, NotComparable, collect, load_run, merge_rounds, metric_direction, scale
 from regress.verdict.sequential import sequential_rows
-from regress.verdict.settings import Metric
+from regress.verdict.settings import FRACTION_OF_CEILING, Metric
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Comparison:
     metric: Metric
     pending: Optional[tuple] = None   # sequential, stopped before a look: (next look, undecided names)
     looks: list = field(default_factory=list)   # sequential: the looks
+    across: Optional[dict] = None     # --across-hardware: the machines, what is not comparable (across.summary)
 
 
 def _filtered(a, b, settings):
@@ -104,6 +106,7 @@ class Files:
     new: dict
     metric: Metric
     soft: list              # soft fingerprint differences: (key, base value, new value)
+    not_comparable: list = field(default_factory=list)   # across hardware: (name, why it has no fraction)
 
     def measured(self):
         """The benchmarks measured on both sides."""
@@ -114,14 +117,23 @@ def read_files(base_path, new_path, settings, warn):
     """Two files: entries paired by run name, every repetition a value."""
     base = load_run(base_path, "BASE")
     new = load_run(new_path, "NEW")
-    metric = metric_direction([base, new], settings.metric)
-    a = collect(base, settings.metric, metric.higher_better)
-    b = collect(new, settings.metric, metric.higher_better)
+    if settings.across:
+        # Each side against its own run's ceilings: a fraction, higher is better.
+        metric = Metric(FRACTION_OF_CEILING, True, "")
+        ceil = across.read_ceilings([("BASE", base_path, base), ("NEW", new_path, new)])
+    else:
+        metric = metric_direction([base, new], settings.metric)
+        ceil = [None, None]
+    a = collect(base, settings.metric, metric.higher_better, ceil=ceil[0])
+    b = collect(new, settings.metric, metric.higher_better, ceil=ceil[1])
     scale(b, settings.scale_new)
     a, b = _filtered(a, b, settings)
+    lost = []
+    if settings.across:
+        a, b, lost = across.comparable(a, b)
     check_in_common(a, b, base, new)
-    soft = check_fingerprint(base, new, [a[k] for k in a if k in b], warn)
-    return Files(base_path, new_path, base, new, a, b, metric, soft)
+    soft = check_fingerprint(base, new, [a[k] for k in a if k in b], warn, settings.across)
+    return Files(base_path, new_path, base, new, a, b, metric, soft, lost)
 
 
 def decide_files(files, settings, warn):
@@ -136,10 +148,17 @@ def decide_files(files, settings, warn):
         warnings += ["%s %s: %s" % (what, path, w) for w in run.warnings]
     warnings += _one_repetition(a, "BASE", warn) + _one_repetition(b, "NEW", warn)
     warnings += _no_metric_warning(a, b, settings, warn)
+    summary = None
+    if settings.across:
+        summary = across.summary(_machine_words(files.base_run), _machine_words(files.new_run), files.not_comparable)
+        line = across.warning(files.not_comparable)
+        if line:
+            warn("warning: " + line)
+            warnings.append(line)
     rows = compare(a, b, settings, files.metric, _kinds((files.base_run, files.new_run)))
     controls(rows)
     return Comparison(rows, describe_run(files.base_run, files.base_path), describe_run(files.new_run, files.new_path),
-                      warnings, files.metric)
+                      warnings, files.metric, across=summary)
 
 
 def compare_rounds(runs, described, settings, warn, looks, done, duet_names=()):

@@ -13,6 +13,16 @@ RESULT_TOLERANCE = 1e-6  # relative, for result counters (inertia); integers mus
 # (exit 3). Soft: a warning.
 HARD = results.FINGERPRINT_HARD
 SOFT = results.FINGERPRINT_SOFT
+# Across hardware (--across-hardware) the machine differs by design, and with
+# it the toolchain built for it: these hard keys do not refuse there. The
+# machine's own keys are what the mode compares (its title names both
+# machines); the toolchain's are warned of, as a soft key is. The keys of the
+# work and of how it is measured (fixtures, build type, seed, the L2 flush,
+# the GPU's start) still refuse: a fraction of another problem, or of a
+# cold-cache time against a warm one, is no comparison of machines.
+ACROSS_MACHINE = ("cpu_model", "num_cpus", "cpu_simd", "gpu", "gpu_sm_count")
+ACROSS_TOOLCHAIN = ("parbench_cxx_compiler", "parbench_cuda_compiler", "parbench_cuda_architectures",
+                    "openblas_config")
 
 
 def scopes_of(sample):
@@ -44,12 +54,16 @@ def fingerprint_check(base_ctx, new_ctx, scopes):
     return hard, uniq
 
 
-def check_fingerprint(base_run, new_run, samples, warn):
-    """The soft differences, each warned of; NotComparable for a hard one."""
+def check_fingerprint(base_run, new_run, samples, warn, across=False):
+    """The soft differences, each warned of; NotComparable for a hard one
+    (across hardware: not for the machine's keys, and the toolchain's soft)."""
     scopes = set()
     for s in samples:
         scopes |= scopes_of(s)
     hard, soft = fingerprint_check(base_run.context, new_run.context, scopes)
+    if across:
+        soft += [k for k in hard if k[0] in ACROSS_TOOLCHAIN]
+        hard = [k for k in hard if k[0] not in ACROSS_MACHINE + ACROSS_TOOLCHAIN]
     if hard:
         key, a, b = hard[0]
         more = "" if len(hard) == 1 else " (and %s)" % ", ".join(k for k, _, _ in hard[1:])
@@ -88,15 +102,17 @@ def work_mismatch(a, b, kinds, notes=None):
     return None
 
 
-def clock_problem(a, b):
-    """Why a GPU benchmark's two sides ran at different clocks, or None."""
+def clock_problem(a, b, across=False):
+    """Why a GPU benchmark's two sides ran at different clocks, or None.
+    Across hardware the two GPUs' clocks differ by design: only throttling
+    on one side counts."""
     if a.device != "gpu":
         return None
     ta = any(t > 0 for t in a.throttled)
     tb = any(t > 0 for t in b.throttled)
     if ta != tb:
         return "throttled on the %s side only" % ("BASE" if ta else "NEW")
-    if a.clock and b.clock:
+    if a.clock and b.clock and not across:
         ca, cb = float(np.median(a.clock)), float(np.median(b.clock))
         if abs(ca - cb) > CLOCK_TOLERANCE * max(ca, cb):
             return "SM clock %.0f MHz in BASE, %.0f MHz in NEW" % (ca, cb)

@@ -62,7 +62,7 @@ def _settings(settings, tested):
             "same_floors": dict(sorted(EQUIVALENCE_FLOORS.items())),
             "tested": tested, "correction": settings.correction_name(),
             "run_noise_tail": settings.noise_model.tail,
-            "results_may_differ": settings.results_may_differ}
+            "results_may_differ": settings.results_may_differ, "across_hardware": settings.across}
 
 
 def add_detectable(doc, settings):
@@ -92,14 +92,12 @@ def build_document(comparison, settings):
         parts.append("%d of them with the same code (machine or noise, not gating)" % same_code)
     tested = sum(1 for r in rows if r.p is not None)
     scaled = ["NEW's times multiplied by %g (--scale-new)" % settings.scale_new] if settings.scale_new else []
-    return add_detectable({
+    doc = {
         "parbench_compare": FORMAT,
         "mode": settings.mode,
-        "title": "BASE %s vs NEW %s (%s)" % (comparison.base["label"], comparison.new["label"],
-                                             "paired rounds on this machine" if settings.mode == "paired"
-                                             else "two files"),
+        "title": _title(comparison, settings),
         "base": comparison.base, "new": comparison.new,
-        "metric": {"name": settings.metric or "real_time", "unit": comparison.metric.unit,
+        "metric": {"name": comparison.metric.name or "real_time", "unit": comparison.metric.unit,
                    "describe": comparison.metric.describe()},
         "settings": _settings(settings, tested),
         "same_code": same_code,
@@ -110,7 +108,19 @@ def build_document(comparison, settings):
         "exit": code,
         "summary_line": "%s; exit %d (%s)" % (", ".join(parts) or "nothing compared", code, describe_exit(code)),
         "benchmarks": ordered([r.to_json() for r in rows]),
-    }, settings)
+    }
+    if comparison.across is not None:
+        doc["across_hardware"] = comparison.across
+    return add_detectable(doc, settings)
+
+
+def _title(comparison, settings):
+    base, new = comparison.base["label"], comparison.new["label"]
+    if comparison.across is not None:
+        machines = comparison.across["base_machine"], comparison.across["new_machine"]
+        return "BASE %s (%s) vs NEW %s (%s) (two files, across hardware)" % (base, machines[0], new, machines[1])
+    return "BASE %s vs NEW %s (%s)" % (base, new, "paired rounds on this machine" if settings.mode == "paired"
+                                       else "two files")
 
 
 def read_noise(path):

@@ -11,6 +11,7 @@ import numpy as np
 from regress.load import fmt
 from regress.stats import ranks
 from regress.stats.decide import decide_paired, run_multiple_for, decide_unpaired, verdicts
+from regress.verdict import across
 from regress.verdict.checks import clock_problem, work_mismatch
 from regress.verdict.rows import (WITH_CONTROLS, WITH_RESULTS, WITH_SAME_CODE, WITH_STATISTICS, WITH_VERDICT, Control,
                                   RateChange, Row)
@@ -61,7 +62,7 @@ def _without_statistics(a, b, kinds, settings):
             return "NEW", "BASE: " + a.errors[0]
         return "NEW", "BASE: " + _unsupported_reason(a.unsupported) if a is not None and a.unsupported \
             else "not in BASE"
-    if a.models and b.models and a.models != b.models:
+    if a.models and b.models and a.models != b.models and not settings.across:
         # Entries pair by GPU model too: a suite spread over a host's GPUs
         # names each entry's.
         return "NOT_SAME_WORK", "ran on %s in BASE, %s in NEW" % (" / ".join(sorted(a.models)),
@@ -73,6 +74,14 @@ def _without_statistics(a, b, kinds, settings):
     return None, notes
 
 
+def _ceilings(a, b):
+    """Across hardware: the ceiling each side's fractions are of (None: that
+    side has no fraction)."""
+    kind = next((s.ceiling[0] for s in (b, a) if s is not None and s.ceiling), None)
+    return {"ceiling": kind, "base_ceiling": a.ceiling[1] if a is not None and a.ceiling else None,
+            "new_ceiling": b.ceiling[1] if b is not None and b.ceiling else None}
+
+
 def compare(base, new, settings, metric, kinds=None):
     """Rows, one per benchmark, of BASE and NEW sample maps ({name: Sample}).
     paired: values are per round, aligned by index."""
@@ -82,6 +91,8 @@ def compare(base, new, settings, metric, kinds=None):
         a, b = base.get(name), new.get(name)
         s = b or a
         row = Row(name, s.family, s.device or "cpu", library=s.library or None)
+        if settings.across:
+            row.across = _ceilings(a, b)
         if b is not None and b.errors:
             row.decide("ERROR", b.errors[0])
             rows.append(row)
@@ -96,7 +107,10 @@ def compare(base, new, settings, metric, kinds=None):
             row.decide(verdict, notes)
             continue
         row.results_differ = notes or []
-        pairs.append(Pair(row, a, b, clock_problem(a, b)))
+        unreliable = clock_problem(a, b, settings.across)
+        if settings.across and not unreliable:
+            unreliable = across.above_ceiling(a, b)
+        pairs.append(Pair(row, a, b, unreliable))
     decide_rows(pairs, settings, metric)
     for p in pairs:
         if p.row.results_differ:

@@ -54,6 +54,7 @@ class Row:
     family: str
     device: str
     library: Optional[str] = None
+    across: Optional[dict] = None                 # across hardware: the ceiling kind and each side's ceiling
     verdict: Optional[str] = None
     reasons: list = field(default_factory=list)   # joined with "; " when written
     reason_stage: Optional[str] = None            # the stage of the first reason (module docstring)
@@ -118,6 +119,8 @@ class Row:
         d = {"name": self.name, "family": self.family, "device": self.device}
         if self.library:
             d["library"] = self.library
+        if self.across is not None:
+            d["across_hardware"] = dict(self.across)
         if self.n_base is None:
             d["verdict"] = self.verdict
             self._put_reason(d, WITH_VERDICT)

@@ -1,14 +1,17 @@
 """What each side knows about each benchmark: the samples of a Run (collect),
 merged over paired rounds (merge_rounds), and the compared metric the files
 declare (metric_direction). Values are logs of the time per iteration (or of
-the --metric counter; of its inverse when higher is better)."""
+the --metric counter; of its inverse when higher is better). Across hardware
+(collect with a run's ceilings) they are logs of the inverse of each
+repetition's fraction of its own run's ceiling (fraction_value)."""
 import math
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
-from regress.load import results
+from regress.load import derived, results
+from regress.load.ceilings import ceiling_for
 from regress.verdict.settings import Metric
 
 
@@ -42,6 +45,8 @@ class Sample:
     code: set = field(default_factory=set)           # parbench.code of its entries: the code it ran
     libver: set = field(default_factory=set)         # parbench.library_version of its entries
     models: set = field(default_factory=set)         # parbench.gpu: the GPU model each ran on (ci/run-suite)
+    ceiling: Optional[tuple] = None                  # across hardware: (kind, its run's ceiling) it is read against
+    not_across: Optional[str] = None                 # across hardware: why a passed entry has no fraction
 
     @classmethod
     def of(cls, name, entry):
@@ -95,9 +100,34 @@ def _add_passed(s, e, run, work_keys):
             s.rate[1].append(e.counter(rc))
 
 
-def collect(run, metric=None, higher_better=False, group=False):
+# Why an entry has no fraction of a ceiling, whichever run it is in.
+CEILING_ITSELF = "a ceiling: what the others are read against"
+NO_RATE = "no rate read against a ceiling (parbench.rate)"
+
+
+def fraction_value(e, ceil):
+    """(-log of the entry's rate / its run's ceiling of the rate's kind, the
+    ceiling) of a passed entry, or (None, why it has none). ceil: the run's
+    ceilings (regress/load/ceilings.py). The inverse, as for any rate: higher
+    is better, and the value is of the time it implies."""
+    if e.role == "ceiling":
+        return None, CEILING_ITSELF
+    if not e.rate:
+        return None, NO_RATE
+    c = ceiling_for(e, ceil)
+    if c is None:
+        return None, "its run measured no %s ceiling on the %s" % (e.rate[1], e.device or "unknown device")
+    v = e.counter(e.rate[0])
+    if v is None or not v > 0:
+        return None, "its rate %s is %r" % (e.rate[0], v)
+    return -math.log(derived.fraction(v, c[0])), c[0]
+
+
+def collect(run, metric=None, higher_better=False, group=False, ceil=None):
     """{run name: Sample} of one Run: one value per repetition, or with group
-    one per benchmark (the median of this run's repetitions: a paired round)."""
+    one per benchmark (the median of this run's repetitions: a paired round).
+    With ceil (the run's ceilings): across hardware, the values are of each
+    repetition's fraction of its ceiling, and metric is not read."""
     out = {}
     work_keys = [k for k, info in run.counter_kinds.items() if info.get("kind") in WORK_KINDS]
     per_run = {}
@@ -114,7 +144,14 @@ def collect(run, metric=None, higher_better=False, group=False):
         if e.is_error:
             s.errors.append("%s: %s" % (e.disposition.replace("_", " "), e.reason or e.message))
             continue
-        v = _metric_value(e, metric, higher_better)
+        if ceil is not None:
+            v, c = fraction_value(e, ceil)
+            if v is None:
+                s.not_across = s.not_across or c
+                continue
+            s.ceiling = (e.rate[1], c)
+        else:
+            v = _metric_value(e, metric, higher_better)
         if v is None:
             if metric is None:  # a passed entry whose time is 0 or missing is no measurement
                 s.errors.append("passed with a time per iteration of %r: not a measurement"

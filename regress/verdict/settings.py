@@ -30,10 +30,11 @@ class Settings:
     filter: Optional[re.Pattern] = None          # --filter
     scale_new: Optional[float] = None            # --scale-new F: NEW's times x F
     paired_test: str = "wsr"                     # "wsr" or "t" (a sequential comparison's early looks)
+    across: bool = False                         # --across-hardware: fractions of each run's own ceilings
 
     @classmethod
     def make(cls, mode, alpha=ALPHA, floors=None, multiple=None, metric=None, noise=None, history=None,
-             results_may_differ=False, filter=None, scale_new=None):
+             results_may_differ=False, filter=None, scale_new=None, across=False):
         """The settings of one comparison; multiple defaults by the mode, and
         the noise model starts from the --noise values."""
         model = noise_mod.Model()
@@ -41,7 +42,7 @@ class Settings:
         return cls(mode, alpha=alpha, floors=dict(floors or {}),
                    multiple=DEFAULT_MULTIPLE[mode] if multiple is None else multiple, metric=metric,
                    noise=noise or {}, noise_given=noise is not None, noise_model=model, history=history,
-                   results_may_differ=results_may_differ, filter=filter, scale_new=scale_new)
+                   results_may_differ=results_may_differ, filter=filter, scale_new=scale_new, across=across)
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
@@ -61,9 +62,14 @@ class Settings:
         if self.mode == "paired":
             return "max(floor, %g x the noise of one run, measured over the rounds)" % self.multiple
         return ("max(floor, %g x the spread of the repetitions); SLOWER/FASTER also need the interval beyond "
-                "%g (GPU) or %g (CPU) x the run-to-run noise (--noise, --history or the prior: the 'run noise' "
-                "column), what two processes' offsets can give" % (self.multiple, RUN_MULTIPLES["gpu"],
-                                                                   RUN_MULTIPLES["cpu"]))
+                "%g (GPU) or %g (CPU) x the run-to-run noise (%s: the 'run noise' column), what two processes' "
+                "offsets can give" % (self.multiple, RUN_MULTIPLES["gpu"], RUN_MULTIPLES["cpu"],
+                                      "the prior" if self.across else "--noise, --history or the prior"))
+
+
+# The metric across hardware: each entry's declared rate over its own run's
+# ceiling of the rate's kind (regress/load/ceilings.py), higher is better.
+FRACTION_OF_CEILING = "fraction_of_ceiling"
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,10 @@ class Metric:
         return bool(self.name) and self.higher_better
 
     def describe(self):
+        if self.name == FRACTION_OF_CEILING:
+            return ("fraction of ceiling: each entry's rate over its own run's ceiling of the rate's kind, device "
+                    "and source (copy bandwidth, the library GEMM; higher is better), never its time; changes are "
+                    "of its inverse: + is slower, a smaller share of its machine's ceiling")
         if self.name and self.name != "real_time":
             return "%s (%s, %s is better%s)" % (
                 self.name, self.unit or "no unit", "higher" if self.higher_better else "lower",
