@@ -404,13 +404,14 @@ def alerts_section(alerts, settings):
     return h
 
 
-def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=(), health=None):
+def write_page(path, info, rows, series, family_charts, bench_charts, bounds, settings, aa, alerts=(), health=None,
+               ledger=None):
     """The trends page: the summary, the gate's health, alerts, what changed, segments, families,
     benchmarks, the A/A ledger and the method, in that order."""
     h = page_top(info, settings)
-    if health is not None:
-        h += trend_health.health_section(health)
+    h += trend_health.health_section(health)
     h += alerts_section(alerts, settings)
+    h += trend_health.ledger_section(ledger)
     h += changes_section(info, rows, bench_charts, settings)
     h += segments_section(bounds)
     h += families_section(info, family_charts)
@@ -438,8 +439,8 @@ def page_top(info, settings):
     if info["one_run"]:
         h.append("<p>Changes are searched for from %d runs of a segment on.</p>"
                  % (2 * changepoint.MIN_SIZE))
-    toc = [("Gate health", "health"), ("Alerts", "alerts"), ("What changed", "changes"), ("Segments", "segments"),
-           ("Families", "families"),
+    toc = [("Gate health", "health"), ("Alerts", "alerts"), ("Caught and missed", "ledger"),
+           ("What changed", "changes"), ("Segments", "segments"), ("Families", "families"),
            ("Benchmarks", "benchmarks"), ("The comparator on itself (A/A)", "aa"), ("How changes are found", "method")]
     h.append("<nav><b>Contents</b><ul>%s</ul></nav>" % "".join(
         "<li><a href='#%s'>%s</a></li>" % (a, esc(t)) for t, a in toc))

@@ -66,3 +66,32 @@ def health_section(h):
                "night after night, so consecutive nights' alert sets (the open alerts and the tentative changes) "
                "overlap near 1 (Jaccard index); alerts of the noise barely overlap.</p>")
     return out
+
+
+def ledger_section(doc):
+    """The page's "What the gate caught and missed" section: the ledger
+    (regress/store/ledger.py), a month a row."""
+    esc = html.escape
+    out = ["<h2 id='ledger'>What the gate caught and missed</h2>"]
+    if not doc or not doc["months"]:
+        out.append("<p>No alert yet: the ledger starts with the first confirmed change.</p>")
+        return out
+
+    def count(states):
+        n = sum(states.values())
+        return "0" if not n else "%d (%s)" % (n, ", ".join("%d %s" % (v, k) for k, v in sorted(states.items())))
+
+    def nights(v):
+        return "-" if v is None else "%.1f" % v
+    out.append("<div class='scroll'><table class='kv'><thead><tr><th>month</th><th>regressions confirmed</th>"
+               "<th>improvements confirmed</th><th>false alarms (invalid)</th><th>missed (found by a backfill)</th>"
+               "<th>nights to alert</th><th>nights to culprit</th></tr></thead><tbody>")
+    for m in doc["months"] + [dict(doc["total"], month="all")]:
+        out.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td></tr>" % (
+            esc(m["month"]), esc(count(m["regressions"])), esc(count(m["improvements"])), m["false_alarms"],
+            m["missed"], nights(m["nights_to_alert"]), nights(m["nights_to_culprit"])))
+    out.append("</tbody></table></div>")
+    out.append("<p class='note'>By the month of each change. A missed change is one found in a backfilled run "
+               "(ci/backfill), which no night had measured; nights are medians, from the change's run to the "
+               "alert and to the naming of its culprit (ci/alerts ledger prints the same).</p>")
+    return out

@@ -3,6 +3,7 @@
     ci/alerts --history DIR list [--machine ID] [--state STATE ...] [--all]
     ci/alerts --history DIR show ID
     ci/alerts --history DIR triage ID STATE [--why TEXT] [--who NAME]
+    ci/alerts --history DIR ledger [--machine ID] [--since YYYY-MM] [--json FILE]
 
 ci/trends (and so the nightly job) raises them: every confirmed change of a
 machine's series becomes part of an alert. One alert groups the benchmarks
@@ -37,6 +38,7 @@ so and changes nothing.
 
 Exit status: 0 done; 2 bad input or usage, one line "alerts: ..."."""
 import json
+import re
 import sys
 
 from regress import cli
@@ -55,6 +57,30 @@ def describe(a):
         culprit)
 
 
+def ledger(store, args, out):
+    """ci/alerts ledger: the ledger of one machine (regress/store/ledger.py)."""
+    from regress.store import history as history_mod, ledger as ledger_mod
+    from regress.store.trends import choose_machine
+    if args.since and not re.match(r"^\d{4}-\d{2}(-\d{2})?$", args.since):
+        raise AlertError("--since %r: not a month (YYYY-MM) or a day (YYYY-MM-DD)" % args.since)
+    try:
+        with history_mod.open_history(args.history, log=lambda line: None) as h:
+            machine = choose_machine(h, args.machine)["machine"]
+            backfilled = {r["id"] for r in h.runs(machine) if (r.get("context") or {}).get("parbench_backfill")}
+    except history_mod.HistoryError as e:
+        raise AlertError(str(e))
+    doc = ledger_mod.ledger(store.alerts(machine), backfilled, args.since)
+    doc = dict(doc, machine=machine, since=args.since, parbench_ledger=1)
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                cli.dump(doc, f)
+        except OSError as e:
+            raise AlertError("cannot write %s: %s" % (args.json, e.strerror or e))
+    out(ledger_mod.markdown(doc, machine).rstrip("\n"))
+    return EXIT_OK
+
+
 def make_parser():
     p = cli.ArgumentParser(TOOL, "ci/alerts", description=__doc__.split("\n\n")[0],
                            formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
@@ -70,6 +96,11 @@ def make_parser():
     s = sub.add_parser("show", help="one alert: its benchmarks and its triage history")
     s.add_argument("id", type=int)
     s.add_argument("--json", action="store_true", help="print JSON")
+    s = sub.add_parser("ledger", help="per month: changes confirmed, false alarms, changes missed (found by a "
+                       "backfill), nights to the alert and to the culprit (Markdown; --json for JSON)")
+    s.add_argument("--machine", help="the machine (an id or its start); needed when several ran")
+    s.add_argument("--since", metavar="YYYY-MM", help="only changes from this month on")
+    s.add_argument("--json", metavar="FILE", help="write the ledger as JSON")
     s = sub.add_parser("triage", help="set an alert's state, saying who and why")
     s.add_argument("id", type=int)
     s.add_argument("state", choices=HUMAN)
@@ -104,6 +135,8 @@ def main(argv=None, out=print):
                 for e in a["events"]:
                     why = " (%s)" % e["why"] if e["why"] else ""
                     out("  %s  %s: %s -> %s%s" % (e["at"], e["who"], e["state_from"] or "-", e["state_to"], why))
+            elif args.cmd == "ledger":
+                return ledger(store, args, out)
             else:
                 old = store.triage(args.id, args.state, args.who, args.why)
                 out("alert #%d: %s -> %s" % (args.id, old, args.state))

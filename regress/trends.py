@@ -48,6 +48,7 @@ from regress.stats.series import measured
 from regress.store import alerts
 from regress.store import db
 from regress.store import history
+from regress.store import ledger as ledger_mod
 from regress.store import trends as store
 from regress.store.trends import MODE, attach_culprits
 
@@ -83,6 +84,7 @@ class Trends:
     summary: dict = None
     aa: tuple = None            # the A/A ledger: (nights, totals)
     health: dict = None         # store.gate_health
+    ledger: dict = None         # regress/store/ledger.py
 
 
 # ------------------------------------------------------------------ helpers
@@ -250,6 +252,8 @@ def gate_health(t, args):
     except OSError as e:
         _stderr("the night's alert set not recorded: %s" % (e.strerror or e))
     t.health = store.gate_health(t.files, t.machine["machine"], *t.aa)
+    backfilled = {r["id"] for r in t.runs if (r.get("context") or {}).get("parbench_backfill")}
+    t.ledger = ledger_mod.ledger(t.alert_rows, backfilled)
 
 
 def floors_text(floors):
@@ -300,7 +304,8 @@ def draw_page(trend_charts, t, args, info, charts_dir):
     trend_charts.write_page(os.path.join(args.out, "index.html"), info, t.changes, series, family_charts,
                             bench_charts, t.bounds, {"confirm": t.confirm, "multiple": t.multiple,
                                                      "floors_text": floors_text(t.floors), "history": args.history,
-                                                     "metric": args.metric}, t.aa, t.alert_rows, t.health)
+                                                     "metric": args.metric}, t.aa, t.alert_rows, t.health,
+                            t.ledger)
 
 
 def write_changes(t, args, info):
@@ -331,7 +336,7 @@ def write_changes(t, args, info):
                        "culprit": a["culprit"], "benchmarks": [b["name"] for b in a["benchmarks"]]}
                       for a in t.alert_rows],
            "aa": {"summary": aa_totals, "nights": aa_nights},
-           "health": t.health}
+           "health": t.health, "ledger": t.ledger}
     text = json.dumps(cli.finite(doc), indent=2, sort_keys=True, allow_nan=False) + "\n"
     for path in [os.path.join(args.out, "changes.json")] + ([args.json] if args.json else []):
         try:

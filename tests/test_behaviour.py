@@ -84,7 +84,12 @@ def trends_output(work):
         raise AssertionError("ingest: " + p.stderr)
     p = run([os.path.join(CI, "trends"), "--history", hist, "--out", os.path.join(work, "trends")], work)
     with open(os.path.join(work, "trends", "changes.json")) as f:
-        changes = f.read()
+        changes = json.load(f)
+    # The ledger's nights run from a change to the moment its alert was
+    # raised, which is the day the test runs: kept out of the golden.
+    for m in changes["ledger"]["months"] + [changes["ledger"]["total"]]:
+        m["nights_to_alert"] = m["nights_to_culprit"] = "the nights up to the test's day"
+    changes = json.dumps(changes, indent=2, sort_keys=True) + "\n"
     return {"exit": p.returncode, "stdout": normalise(p.stdout, work), "stderr": normalise(p.stderr, work),
             "changes": normalise(changes, work)}
 

@@ -196,9 +196,13 @@ class Alerts:
                     rows.append({"alert_id": aid, "name": c["name"], "direction": c["direction"],
                                  "segment": c.get("segment"), "ordinal": c["ordinal"], "state": None})
                 k = c.get("culprit") or {}
-                if k.get("commit"):
-                    self.db.execute("UPDATE alerts SET culprit = ?, culprit_subject = ? WHERE id = ? AND culprit IS "
-                                    "NULL", (k["commit"], k.get("subject"), aid))
+                row = self.db.execute("SELECT culprit, state FROM alerts WHERE id = ?", (aid,))[0]
+                if k.get("commit") and row[0] is None:
+                    # Named after the alert was raised: an event, so the ledger knows when.
+                    self.db.execute("UPDATE alerts SET culprit = ?, culprit_subject = ? WHERE id = ?",
+                                    (k["commit"], k.get("subject"), aid))
+                    self._event(aid, when, "parbench", row[1], row[1],
+                                "culprit %s named by ci/bisect" % k["commit"][:12])
                 state = self.db.execute("SELECT state FROM alerts WHERE id = ?", (aid,))[0][0]
                 if state == "invalid":
                     suppressed.add(aid)
