@@ -1,53 +1,9 @@
-"""The gate's health in words (regress/store/trends.py gate_health gives the
-figures): the lines ci/trends prints and the nightly summary repeats, and
-the trends page's "Gate health" section."""
+"""The trends page's "Gate health" and "What the gate caught and missed"
+sections (regress/stats/health.py words the figures, regress/store/ledger.py
+counts the ledger)."""
 import html
 
-from regress.load import fmt
-
-# A sign test below this p calls the A/A checks one-sided: the machine or
-# the procedure is biased (checked against a noise process that is not).
-SIGN_P = 0.01
-# Consecutive nights' alert sets overlapping less than this on average (over
-# at least MIN_PAIRS pairs) are alerts that come and go with the noise.
-FLICKER = 0.5
-MIN_PAIRS = 3
-
-
-def _pct(v):
-    return fmt.pct(v, signed=False, digits=2, missing="-")
-
-
-def health_lines(h):
-    """[(ok: bool, line)] for each health figure there is something to say of."""
-    out = []
-    q = h.get("qualification")
-    if q:
-        out.append((q["state"] == "qualified", "qualification: " + q["line"]))
-    else:
-        out.append((True, "qualification: none recorded for this machine (ci/compare --qualify, or a nightly A/A)"))
-    r = h["false_alarm_rate"]
-    if r["compared"]:
-        out.append((r["low"] <= 0.05, "A/A false alarms: %d in %d comparisons, %s (%d%% interval %s to %s)" % (
-            r["alarms"], r["compared"], _pct(r["rate"]), round(100 * r["level"]), _pct(r["low"]), _pct(r["high"]))))
-    s = h["aa_sign"]
-    if s["up"] + s["down"]:
-        out.append((s["p"] >= SIGN_P, "A/A sign test over the last %d nights: %d changes up, %d down, p = %.3g%s" % (
-            s["nights"], s["up"], s["down"], s["p"],
-            " (one-sided: a bias of the machine or the order of the sides, not noise)" if s["p"] < SIGN_P else "")))
-    if s["slower"] + s["faster"]:
-        out.append((s["p_alarms"] >= SIGN_P, "A/A alarms over the last %d nights: %d SLOWER, %d FASTER, p = %.3g"
-                    % (s["nights"], s["slower"], s["faster"], s["p_alarms"])))
-    o = h["overlap"]
-    if o["last"]:
-        last = o["last"]
-        j = "-" if last["jaccard"] is None else "%.2f" % last["jaccard"]
-        mean = "" if o["mean"] is None else "; mean %.2f over %d pairs of nights" % (o["mean"], o["pairs"])
-        ok = o["mean"] is None or o["pairs"] < MIN_PAIRS or o["mean"] >= FLICKER
-        out.append((ok, "alert sets of the last two nights overlap %s (%d in common of %d)%s%s" % (
-            j, last["common"], last["union"], mean,
-            "" if ok else ": alerts that come and go with the noise")))
-    return out
+from regress.stats.health import health_lines
 
 
 def health_section(h):

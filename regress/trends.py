@@ -42,6 +42,7 @@ from regress import cli
 from regress.load import fmt
 from regress.load.fmt import commit_range, day, family_stem, short_rev, when
 from regress.stats import changepoint
+from regress.stats import health
 from regress.stats import decide
 from regress.stats import series as series_mod
 from regress.stats.series import measured
@@ -359,8 +360,7 @@ def say(t, args, info, out):
             len(sync["raised"]), ", ".join("#%d" % i for i in sync["raised"]) or "-",
             len(sync["closed"]), ", ".join("#%d" % i for i in sync["closed"]) or "-", args.history))
     if t.health:
-        from plots import trend_health
-        for ok, line in trend_health.health_lines(t.health):
+        for ok, line in health.health_lines(t.health):
             out("health: %s%s" % ("" if ok else "WARNING: ", line))
     out("report: %s" % os.path.join(args.out, "index.html"))
 

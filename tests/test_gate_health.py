@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The gate's health (issue 68): the figures with exact numbers
 (regress/stats/health.py), the ledgers they are read from
-(regress/store/trends.py gate_health), their lines (plots/trend_health.py),
+(regress/store/trends.py gate_health), their lines (health.health_lines),
 and ci/trends writing the night's alert set and showing the section."""
 import json
 import os
@@ -11,7 +11,6 @@ import unittest
 
 import numpy as np
 
-from plots import trend_health
 from regress.stats import health
 from regress.store import qualification
 from regress.store import trends as store
@@ -85,7 +84,7 @@ class Ledgers(unittest.TestCase):
         self.assertEqual((r["alarms"], r["compared"], r["rate"]), (1, 40, 0.025))
         self.assertEqual((r["low"], r["high"]), health.rate_interval(1, 40)[1:])
         self.assertIsNone(h["qualification"])
-        lines = trend_health.health_lines(h)
+        lines = health.health_lines(h)
         self.assertEqual([ok for ok, _ in lines], [True, True, False, True, True])
         self.assertIn("A/A sign test over the last 4 nights: 36 changes up, 4 down, p = ", lines[2][1])
         self.assertIn("(one-sided: a bias of the machine or the order of the sides, not noise)", lines[2][1])
@@ -100,7 +99,7 @@ class Ledgers(unittest.TestCase):
         machine = qualification.machine_of(ctx)
         h = store.gate_health(self.dir, machine, [], {"false_alarms": 0, "compared": 0})
         self.assertEqual(h["qualification"]["state"], "unqualified")
-        ok, line = trend_health.health_lines(h)[0]
+        ok, line = health.health_lines(h)[0]
         self.assertFalse(ok)
         self.assertTrue(line.startswith("qualification: unqualified since 2026-11-05: 1 of 2 benchmarks moved on "
                                         "identical code (nightly A/A: A SLOWER)"), line)
