@@ -116,6 +116,13 @@ class Nightly(unittest.TestCase):
                 ledger = [json.loads(l) for l in f]
             self.assertEqual(len(ledger), 2)
             self.assertTrue(all(e["compared"] > 0 for e in ledger))
+            # The ledger keeps each night's signs and paired noise (gate health,
+            # ci/history plan), and each night's A/A qualifies the machine.
+            self.assertTrue(all(0 < e["up"] + e["down"] <= e["compared"] and e["noise"] for e in ledger), ledger)
+            with open(os.path.join(hist, "qualification.json")) as f:
+                records = json.load(f)["records"]
+            self.assertEqual([r["source"] for r in records], ["nightly A/A", "nightly A/A"])
+            self.assertIn("health: qualification: ", p.stderr)
             p = subprocess.run([os.path.join(ROOT, "ci", "history"), "--history", hist, "list"],
                                stdout=subprocess.PIPE, universal_newlines=True)
             self.assertEqual(p.returncode, 0)

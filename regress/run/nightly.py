@@ -43,8 +43,9 @@ import os
 import shutil
 import time
 
-from regress.store import history
+from regress.store import history, qualification
 from regress.load import results
+from regress.stats import health, plan
 from regress.run import launch
 from regress.run.nightly_select import (aa_choice, repetitions_needed, select_exclusions, survey_roles,
                                         with_repetitions, variant_of)
@@ -153,6 +154,18 @@ def night(args, summary, codes):
         if code is not None:
             return code
     return n.finish(n.gate())
+
+
+def aa_signs_and_noise(doc):
+    """The A/A's changes up and down (the trends page's sign test) and each
+    benchmark's paired noise as its interval implies it (ci/history plan)."""
+    rows = doc["benchmarks"]
+    seq = doc.get("sequential") or {}
+    level = seq.get("level_per_look") or doc["settings"].get("level") or 0.9
+    noise = {r["name"]: plan.effective_noise(r, level) for r in rows}
+    return {"up": sum(1 for r in rows if (r.get("change") or 0) > 0),
+            "down": sum(1 for r in rows if (r.get("change") or 0) < 0),
+            "noise": {k: v for k, v in sorted(noise.items()) if v}}
 
 
 class Night:
@@ -366,12 +379,20 @@ class Night:
                  "machine": self.machine,
                  "compared": len(doc["benchmarks"]), "counts": doc["summary"],
                  "false_alarms": doc["summary"].get("SLOWER", 0) + doc["summary"].get("FASTER", 0)}
+        entry.update(aa_signs_and_noise(doc))
         os.makedirs(self.args.history, exist_ok=True)
         with open(os.path.join(self.args.history, "aa-ledger.jsonl"), "a") as f:
             f.write(json.dumps(entry, sort_keys=True) + "\n")
         log("A/A: %s" % doc["summary_line"])
         for line in not_same_lines(doc):
             log("A/A: " + line)
+        # The night's A/A qualifies the machine too (ci/compare --qualify's state).
+        try:
+            state = qualification.State(os.path.join(self.args.history, qualification.FILE))
+            rec = state.add(qualification.make_record(self.context, doc, "nightly A/A"))
+            log("qualification: " + qualification.describe(rec))
+        except qualification.QualificationError as e:
+            log("qualification not recorded: %s" % e)
 
     def ingest(self):
         """5. ingest: ci/history ingest OUT/suite.json."""
@@ -399,7 +420,18 @@ class Night:
         if rc == TIMED_OUT:
             return self.finish(4, after="changes")
         self.codes.append(rc)
+        self.say_health()
         return None
+
+    def say_health(self):
+        """The gate's health that ci/trends measured (OUT/changes.json), in the night's log."""
+        try:
+            with open(os.path.join(self.args.out, "changes.json")) as f:
+                figures = json.load(f).get("health")
+        except (OSError, ValueError):
+            return
+        for ok, line in health.health_lines(figures) if figures else ():
+            log("health: %s%s" % ("" if ok else "WARNING: ", line))
 
     def accepted_through(self):
         """Regressions measured at or before the accepted baseline were
