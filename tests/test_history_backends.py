@@ -191,6 +191,24 @@ class Backends(unittest.TestCase):
             self.assertEqual(h._query("SELECT count(*) FROM runs WHERE data IS NULL")[0][0], 0)
             self.assertEqual(h.ingest(self.files[1]), (2, True))   # ingesting it again works
 
+    def test_compare_reads_the_noise_of_a_database(self):
+        """compare --history URL: the nightly's baseline step on a --store
+        said "no such history" every night after the first."""
+        self.need_pg()
+        got = {}
+        for name, spec in self.stores("noise"):
+            with history.open_history(spec, create=True, log=lambda line: None) as h:
+                for p in self.files[:12]:
+                    h.ingest(p)
+            out = os.path.join(self.work, "noise-%s.json" % name)
+            p = subprocess.run([sys.executable, "-m", "regress.compare", self.files[10], self.files[11],
+                                "--history", spec, "--json", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            with open(out) as f:
+                got[name] = [(b["name"], b["verdict"]) for b in json.load(f)["benchmarks"]]
+        self.assertEqual(got["sqlite"], got["postgresql"])
+
     def test_bad_input_is_one_line(self):
         self.need_pg()
         base = self.server.url.replace("/postgres?", "/%s?")
