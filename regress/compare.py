@@ -199,7 +199,8 @@ def make_parser():
                         "two files then allow a margin of 8x (GPU) or 7x (CPU) it for process offsets")
     p.add_argument("--history", metavar="DIR",
                    help="two files: the run-to-run noise of each benchmark from this machine's series in the "
-                        "history store DIR (ci/history); benchmarks it cannot cover use the prior")
+                        "history store DIR (ci/history; a directory or a postgresql:// URL); benchmarks it cannot "
+                        "cover use the prior")
     p.add_argument("--alpha", type=float, default=ALPHA, help="error rate of SLOWER/FASTER: family-wise (two files, "
                    "--rounds), false discovery rate and family-wise under no change (sequential) (default %(default)s)")
     p.add_argument("--filter", help="compare only benchmarks whose name matches this regular expression")

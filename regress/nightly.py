@@ -13,9 +13,11 @@ each does.
 
 Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 (a confirmed change point, SLOWER against the baseline) or an error entry; 2 a
-step could not run (build, bad input); 3 the baseline is not comparable (a
-new machine or toolkit: accept a new baseline); 4 stopped by --max-seconds
-(the same command with --resume goes on: a night may run in several calls).
+step could not run (build, bad input), or another night holds --history or
+--out (one night at a time); 3 the baseline is not comparable (a new machine
+or toolkit: accept a new baseline); 4 stopped by --max-seconds (the same
+command with --resume goes on: a night may run in several calls, and one
+killed outright is resumed the same way: docs/tools/nightly.md).
 
 Accepting a baseline (after an intended change, or a new driver):
   ci/nightly --accept-baseline OUT/suite.json --reason "faster sort merged (PR 42)"
@@ -23,12 +25,13 @@ copies the run into HISTORY/baselines/ under its machine id and appends the
 reason, date and revision to HISTORY/baselines/log.jsonl.
 """
 import argparse
-import os
+import sys
 import time
 
 from regress import cli
-from regress.run.nightly import SUITES, accept_baseline, night, record_call
-from regress.run.nightly_steps import BISECT_SECONDS, ENERGY_SECONDS
+from regress.run.nightly import SUITES, accept_baseline, night
+from regress.run.nightly_guard import Busy, record_call, start_call
+from regress.run.nightly_steps import BISECT_SECONDS, ENERGY_SECONDS, log
 
 TOOL = "nightly"
 
@@ -73,14 +76,18 @@ def main(argv=None):
     if args.accept_baseline:
         return accept_baseline(args.accept_baseline, args.history, args.reason)
 
-    os.makedirs(args.out, exist_ok=True)
     summary, codes = [], []
     t0 = time.time()
+    try:
+        inflight = start_call(args, t0, log)
+    except Busy as e:
+        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        return 2
     code = None  # stays None when a signal stops the call
     try:
-        code = night(args, summary, codes)
+        code = night(args, summary, codes, inflight)
     finally:
-        record_call(args, summary, t0, code)
+        record_call(args, summary, t0, code, inflight, log)
     return code
 
 

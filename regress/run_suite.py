@@ -47,6 +47,7 @@ Exit status: 0 every entry passed or is unsupported; 1 an entry is an error
 killed with the runner, never left running, and --resume goes on too.
 """
 import argparse
+import errno
 import os
 import re
 import sys
@@ -123,7 +124,10 @@ def main(argv=None):
         print("%s: %s" % (TOOL, e), file=sys.stderr)
         return 2
     except OSError as e:
-        print("%s: %s" % (TOOL, e), file=sys.stderr)
+        why = "%s%s" % (e.strerror or e, ": %s" % e.filename if e.filename else "")
+        if e.errno == errno.ENOSPC:
+            why += "; the instances done are kept: free space and run the same command with --resume"
+        print("%s: %s" % (TOOL, why), file=sys.stderr)
         return 2
 
 

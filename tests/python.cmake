@@ -69,6 +69,13 @@ parbench_python_test(trends_e2e slow ${CMAKE_CURRENT_SOURCE_DIR}/test_trends_e2e
 parbench_python_test(nightly_select unit ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly_select.py)
 parbench_python_test(nightly smoke ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly.py ${CMAKE_BINARY_DIR})
 set_tests_properties(nightly PROPERTIES TIMEOUT 300 RESOURCE_LOCK gpu_nightly)
+# A night survives every fault: its locks, killed calls and resumed steps
+# part by part; then the fault matrix (killed in each step, a full disk,
+# PostgreSQL restarted mid-ingest, two nights at once, each resumed to a
+# clean night) and a whole night on PostgreSQL.
+parbench_python_test(nightly_guard unit ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly_guard.py)
+parbench_python_test(nightly_faults slow ${CMAKE_CURRENT_SOURCE_DIR}/test_nightly_faults.py ${CMAKE_BINARY_DIR})
+set_tests_properties(nightly_faults PROPERTIES TIMEOUT 900 RESOURCE_LOCK gpu_nightly)
 # The crash-safe suite runner with the real bench and its fault switch
 # (a crash, a hang killed at its time limit, GPU memory exhausted).
 parbench_python_test(run_suite slow ${CMAKE_CURRENT_SOURCE_DIR}/test_run_suite.py $<TARGET_FILE:bench>)

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -190,6 +191,58 @@ class Backends(unittest.TestCase):
             self.assertEqual(h._query("SELECT count(*) FROM entries")[0][0], 4)
             self.assertEqual(h._query("SELECT count(*) FROM runs WHERE data IS NULL")[0][0], 0)
             self.assertEqual(h.ingest(self.files[1]), (2, True))   # ingesting it again works
+
+    def test_a_server_restarted_while_an_ingest_opens_the_history(self):
+        """The restart drops the ingest inside its first transaction (it
+        waits for the writers' lock, which the test holds): the ingest waits
+        for the server and stores the run once. It failed the nightly's
+        ingest step (tests/test_nightly_faults.py)."""
+        self.need_pg()
+        import psycopg2
+        from regress.store import db as dbm
+        url = self.server.database("h_restart")
+        with history.open_history(url, create=True, log=lambda line: None) as h:
+            h.ingest(self.files[0])
+        admin = psycopg2.connect(url)
+        admin.autocommit = True
+        admin.cursor().execute("SELECT pg_advisory_lock(%s)", (dbm.LOCK_KEY,))
+        p = subprocess.Popen([os.path.join(ROOT, "ci", "history"), "--history", url, "ingest", self.files[1]],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        cur = admin.cursor()
+        for _ in range(3000):
+            cur.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            if cur.fetchone()[0]:
+                break
+            time.sleep(0.01)
+        self.server.stop("fast")
+        self.server.restart()
+        out, err = p.communicate(timeout=120)
+        admin.close()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("the server went away", err)
+        self.assertIn("waiting up to 30 s for it to come back", err)
+        self.assertIn("added as run 2", out)
+        with history.open_history(url, log=lambda line: None) as h:
+            self.assertEqual([r["id"] for r in h.runs()], [1, 2])
+
+    def test_compare_reads_the_noise_of_a_database(self):
+        """compare --history URL: the nightly's baseline step on a --store
+        said "no such history" every night after the first."""
+        self.need_pg()
+        got = {}
+        for name, spec in self.stores("noise"):
+            with history.open_history(spec, create=True, log=lambda line: None) as h:
+                for p in self.files[:12]:
+                    h.ingest(p)
+            out = os.path.join(self.work, "noise-%s.json" % name)
+            p = subprocess.run([sys.executable, "-m", "regress.compare", self.files[10], self.files[11],
+                                "--history", spec, "--json", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            with open(out) as f:
+                got[name] = [(b["name"], b["verdict"]) for b in json.load(f)["benchmarks"]]
+        self.assertEqual(got["sqlite"], got["postgresql"])
 
     def test_bad_input_is_one_line(self):
         self.need_pg()

@@ -36,6 +36,10 @@ Exit status: the comparator's: 0 nothing regressed; 1 a confirmed regression
 step could not run (build, bad input); 3 the baseline is not comparable (a
 new machine or toolkit: accept a new baseline); 4 stopped by --max-seconds
 (the same command with --resume goes on: a night may run in several calls).
+
+A night killed outright, a second night at once, a full disk:
+regress/run/nightly_guard.py (one night at a time, the night's commands
+ended with it, the record of the call in flight).
 """
 import gzip
 import json
@@ -47,6 +51,7 @@ from regress.store import history, qualification
 from regress.load import results
 from regress.stats import health, plan
 from regress.run import launch
+from regress.run import nightly_guard as guard
 from regress.run.nightly_select import (aa_choice, repetitions_needed, select_exclusions, survey_roles,
                                         with_repetitions, variant_of)
 from regress.run.nightly_steps import (TIMED_OUT, Step, bisect_changes, energy_night, gpu_present, log, not_same_lines,
@@ -109,46 +114,16 @@ def accept_baseline(path, hist, reason):
     return 0
 
 
-def record_call(args, summary, t0, code):
-    """Keeps this call's steps in OUT/nightly-calls.jsonl (a night run in
-    several calls has one line per call, stopped ones included) and writes
-    OUT/nightly.json: this call's steps, every call, and each step's seconds
-    summed over the night's calls (what the night cost, rebuilds on a fresh
-    machine and A/A rounds cut short included)."""
-    ledger = os.path.join(args.out, "nightly-calls.jsonl")
-    with open(ledger, "a") as f:
-        f.write(json.dumps({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
-                            "seconds": round(time.time() - t0, 1), "steps": summary, "exit": code},
-                           sort_keys=True) + "\n")
-    calls = []
-    with open(ledger) as f:
-        for line in f:
-            try:
-                calls.append(json.loads(line))
-            except ValueError:
-                pass  # a line cut by a killed call
-    totals = {}
-    for c in calls:
-        for s in c.get("steps", []):
-            totals[s["step"]] = round(totals.get(s["step"], 0.0) + s["seconds"], 1)
-    with open(os.path.join(args.out, "nightly.json"), "w") as f:
-        json.dump({"parbench_nightly": 1, "suite": args.suite, "steps": summary, "exit": code, "calls": calls,
-                   "night_step_seconds": totals, "night_seconds": round(sum(totals.values()), 1)},
-                  f, indent=1, sort_keys=True)
-    if len(calls) > 1:
-        log("the night so far, %d calls: %s; %.0f s" % (
-            len(calls), ", ".join("%s %.0f s" % kv for kv in totals.items()), sum(totals.values())))
-
-
 # The steps after the build and the tests, in order: a night stopped in one
 # of them skips the rest.
 LATER = ["suite", "A/A", "ingest", "changes", "bisect", "baseline", "energy", "report"]
 
 
-def night(args, summary, codes):
-    """One call of the night: its steps in order, each recorded in `summary`,
-    their exit codes gathered in `codes`. Returns the exit status."""
-    n = Night(args, summary, codes)
+def night(args, summary, codes, inflight=None):
+    """One call of the night: its steps in order, each recorded in `summary`
+    (and in `inflight`, the record of the call in flight), their exit codes
+    gathered in `codes`. Returns the exit status."""
+    n = Night(args, summary, codes, inflight)
     for step in (n.build, n.tests, n.suite, n.aa, n.ingest, n.changes, n.bisect, n.baseline, n.energy, n.report):
         code = step()
         if code is not None:
@@ -172,8 +147,8 @@ class Night:
     """The steps of one call and what they learn for the later ones. Each
     step returns None to go on, or the night's exit status where it ends."""
 
-    def __init__(self, args, summary, codes):
-        self.args, self.summary, self.codes = args, summary, codes
+    def __init__(self, args, summary, codes, inflight=None):
+        self.args, self.summary, self.codes, self.inflight = args, summary, codes, inflight
         self.bench = os.path.join(args.build_dir, "bench")
         self.gpu = gpu_present()
         self.env = dict(os.environ)
@@ -186,6 +161,10 @@ class Night:
         self.report_dir = os.path.join(args.out, "report")
         self.context, self.machine, self.base, self.aa_names = None, None, None, []
         self.accepted = []   # --accepted-through DATE for ci/trends, where a baseline was accepted
+
+    def step(self, name):
+        """A step, logged, timed and kept in the record of the call in flight."""
+        return Step(name, self.summary, self.inflight.update if self.inflight else None)
 
     # ------------------------------------------------------------- the clock
 
@@ -233,7 +212,7 @@ class Night:
         """1. build: cmake Release (CUDA where nvcc is) into --build-dir."""
         args = self.args
         if not args.skip_build:
-            with Step("build", self.summary):
+            with self.step("build"):
                 cuda = "ON" if os.path.exists("/usr/local/cuda/bin/nvcc") or shutil.which("nvcc") else "OFF"
                 rc = run(["cmake", "-S", ROOT, "-B", args.build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                           "-DPARBENCH_CUDA=" + cuda], os.path.join(args.out, "configure.log"))
@@ -260,7 +239,7 @@ class Night:
                 if "tests passed" in f.read():
                     log("tests: already run in this night (%s)" % tests_log)
                     return None
-        with Step("tests", self.summary):
+        with self.step("tests"):
             # Not the test that runs this job itself (tests/test_nightly.py).
             jobs = str(max(2, (os.cpu_count() or 2) // 2))
             rc = run(["ctest", "--test-dir", args.build_dir, "-j", jobs, "--output-on-failure", "-E", "^nightly$"],
@@ -272,7 +251,7 @@ class Night:
 
     def suite(self):
         """3. suite: ci/run-suite -> OUT/suite.json; then the machine and the A/A subset it ran."""
-        with Step("suite", self.summary) as step:
+        with self.step("suite") as step:
             cmd = self.suite_command()
             if cmd is None:
                 return 2
@@ -280,13 +259,14 @@ class Night:
             if rc == 4:
                 self.stopped(step, "suite")
             elif rc == 2 or not os.path.exists(self.suite_json):
+                step.status = "failed (exit %d)" % rc
                 log("the suite did not run")
             else:
                 self.codes.append(rc)
         if rc == 4:
             return self.finish(4, after="suite")
         if rc == 2 or not os.path.exists(self.suite_json):
-            return self.finish(2, after="suite")
+            return self.finish(2, after="suite", why="the suite did not run")
         if self.args.suite_only:
             return self.finish(max(self.codes, default=0), after="suite", why="--suite-only")
         # The night's context, machine and A/A subset, read once (the suite is tens of MB).
@@ -339,7 +319,7 @@ class Night:
 
     def aa(self):
         """4. A/A: the comparator on the same binary twice; its counts to the false-alarm ledger."""
-        with Step("A/A", self.summary) as step:
+        with self.step("A/A") as step:
             rc = self.aa_rounds()
             if rc == 4:
                 self.stopped(step, "A/A")
@@ -357,7 +337,9 @@ class Night:
         args, spec = self.args, self.spec
         twin = os.path.join(args.out, "bench-twin")
         if not os.path.exists(twin):
-            shutil.copy2(self.bench, twin)
+            # Whole or not there: a call killed mid-copy leaves no half a twin.
+            shutil.copy2(self.bench, twin + ".part")
+            os.replace(twin + ".part", twin)
         limit = [] if self.left() is None else ["--max-seconds", str(self.left())]
         if not self.aa_names:
             with open(os.path.join(args.out, "aa.txt"), "w") as f:
@@ -381,8 +363,13 @@ class Night:
                  "false_alarms": doc["summary"].get("SLOWER", 0) + doc["summary"].get("FASTER", 0)}
         entry.update(aa_signs_and_noise(doc))
         os.makedirs(self.args.history, exist_ok=True)
-        with open(os.path.join(self.args.history, "aa-ledger.jsonl"), "a") as f:
-            f.write(json.dumps(entry, sort_keys=True) + "\n")
+        ledger = os.path.join(self.args.history, "aa-ledger.jsonl")
+        # One line a night: a night resumed after its A/A (a call killed or
+        # stopped later) runs the step again on the same rounds.
+        if not any(e.get("machine") == entry["machine"] and e.get("date") == entry["date"]
+                   and e.get("revision") == entry["revision"] for e in guard.read_jsonl(ledger)):
+            with open(ledger, "a") as f:
+                f.write(json.dumps(entry, sort_keys=True) + "\n")
         log("A/A: %s" % doc["summary_line"])
         for line in not_same_lines(doc):
             log("A/A: " + line)
@@ -397,9 +384,10 @@ class Night:
     def ingest(self):
         """5. ingest: ci/history ingest OUT/suite.json."""
         args = self.args
-        with Step("ingest", self.summary):
+        with self.step("ingest") as step:
             rc = run(tool("regress.history") + ["--history", args.store or args.history, "ingest", self.suite_json])
             if rc != 0:
+                step.status = "failed (exit %d)" % rc
                 self.codes.append(2)
         return None
 
@@ -408,7 +396,7 @@ class Night:
         args = self.args
         if self.out_of_time("changes"):
             return self.finish(4)
-        with Step("changes", self.summary) as step:
+        with self.step("changes") as step:
             self.accepted = self.accepted_through()
             rc = run(tool("regress.trends") + ["--history", args.store or args.history, "--files", args.history,
                                                "--machine", self.machine,
@@ -417,6 +405,8 @@ class Night:
                      timeout=self.left())
             if rc == TIMED_OUT:
                 self.stopped(step, "changes")
+            elif rc not in (0, 1):
+                step.status = "failed (exit %d)" % rc
         if rc == TIMED_OUT:
             return self.finish(4, after="changes")
         self.codes.append(rc)
@@ -457,7 +447,7 @@ class Night:
             return None
         if self.out_of_time("bisect"):
             return self.finish(4)
-        with Step("bisect", self.summary):
+        with self.step("bisect"):
             budget = args.bisect_seconds if self.left() is None else min(args.bisect_seconds, self.left())
             done = bisect_changes(os.path.join(args.out, "changes.json"), args.history, ROOT,
                                   self.spec["profile"] + self.spec["args"], budget)
@@ -476,7 +466,7 @@ class Night:
         if self.out_of_time("baseline"):
             return self.finish(4)
         rc = 0
-        with Step("baseline", self.summary) as step:
+        with self.step("baseline") as step:
             if not os.path.exists(self.base):
                 accept_baseline(self.suite_json, self.args.history, "the first night on this machine")
                 step.status = "done (tonight's run is the machine's first baseline)"
@@ -518,10 +508,10 @@ class Night:
         """9. energy: the A/A subset metered into its own series (energy_night)."""
         if self.out_of_time("energy"):
             return self.finish(4)
-        with Step("energy", self.summary) as step:
+        with self.step("energy") as step:
             step.status = energy_night(self.bench, self.spec["profile"] + self.spec["args"], self.aa_names,
                                        self.args.out, self.args.history, self.report_dir, self.left(),
-                                       self.args.energy_seconds)
+                                       self.args.energy_seconds, reuse=self.args.resume)
         if step.status == "stopped":
             return self.finish(4, after="energy")
         return None
@@ -530,7 +520,7 @@ class Night:
         """10. report: plots/plot OUT/suite.json -> OUT/report/."""
         if self.out_of_time("report"):
             return self.finish(4)
-        with Step("report", self.summary) as step:
+        with self.step("report") as step:
             rc = run([os.path.join(ROOT, "plots", "plot"), self.suite_json, "--out", self.report_dir],
                      os.path.join(self.args.out, "report.log"), timeout=self.left())
             if rc == TIMED_OUT:

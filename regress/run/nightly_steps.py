@@ -13,6 +13,7 @@ import time
 from regress.store import alerts
 from regress.load import results
 from regress.run import launch
+from regress.run.nightly_guard import HELD, die_with_parent
 
 # The energy step meters the A/A subset again with windows long enough for
 # a repeatable figure: NVML's counter steps every 100 ms, and a GPU at its
@@ -34,14 +35,18 @@ def log(line):
 
 class Step:
     """One step of the night: logs and records its time and how it ended,
-    "done", "stopped" (--max-seconds, a signal) or "skipped: why"."""
+    "done", "stopped" (--max-seconds, a signal) or "skipped: why".
+    on_change(summary, step or None) hears when it starts and ends (the
+    record of the call in flight)."""
 
-    def __init__(self, name, summary):
-        self.name, self.summary = name, summary
+    def __init__(self, name, summary, on_change=None):
+        self.name, self.summary, self.on_change = name, summary, on_change
         self.status = "done"
 
     def __enter__(self):
         self.t0 = time.monotonic()
+        if self.on_change:
+            self.on_change(self.summary, self.name)
         log("%s ..." % self.name)
         return self
 
@@ -50,6 +55,8 @@ class Step:
         if exc_type is not None:
             self.status = "stopped"
         self.summary.append({"step": self.name, "seconds": round(dt, 1), "status": self.status})
+        if self.on_change:
+            self.on_change(self.summary, None)
         log("%s %s in %.0f s" % (self.name, self.status, dt))
         return False
 
@@ -79,10 +86,13 @@ def run(cmd, logfile=None, env=None, timeout=None):
     TIMED_OUT when it ran past `timeout` seconds (it is stopped as below).
     When the job is stopped (SIGTERM, Ctrl-C) the step gets SIGTERM and time
     to stop its own children (the suite runner kills its bench) before the
-    job exits."""
+    job exits; when it is killed outright, the step gets SIGTERM from the
+    kernel (nightly_guard.die_with_parent). The step holds the night's locks
+    until it ends (nightly_guard.HELD)."""
     f = open(logfile, "w") if logfile else None
     try:
-        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT if f else None, env=env)
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT if f else None, env=env, pass_fds=tuple(HELD),
+                             preexec_fn=die_with_parent())
         try:
             return p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -117,20 +127,27 @@ def gpu_present():
         subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
-def energy_night(bench, bench_args, names, out, hist, report, timeout, seconds=ENERGY_SECONDS):
+def energy_night(bench, bench_args, names, out, hist, report, timeout, seconds=ENERGY_SECONDS, reuse=False):
     """The night's energy series: the instances `names` metered over
     windows of `seconds` into OUT/energy.json, ingested into HIST/energy and its
     trends (ci/trends --metric joules_per_call) written to REPORT/energy and
     OUT/energy-changes.json. Returns the step's status; an energy change is
-    reported there, never failing the night (the gate follows the time)."""
+    reported there, never failing the night (the gate follows the time).
+    With `reuse` (a resumed night) a whole OUT/energy.json of these
+    instances that an earlier call metered is the night's: metering again
+    would store a second energy run for one night."""
     if not names:
         return "done: nothing to meter (no A/A subset)"
     path = os.path.join(out, "energy.json")
-    windows = ["--benchmark_min_time=%g" % seconds, "--benchmark_repetitions=%d" % ENERGY_REPETITIONS]
-    rc = run([bench] + bench_args + windows + ["--benchmark_filter=" + launch.exact_filter(names),
-                                               "--benchmark_out=" + path, "--benchmark_out_format=json",
-                                               "--no-progress"],
-             os.path.join(out, "energy.log"), timeout=timeout)
+    rc = 0
+    if reuse and metered_before(path, names):
+        log("energy: metered by an earlier call of this night (%s)" % path)
+    else:
+        windows = ["--benchmark_min_time=%g" % seconds, "--benchmark_repetitions=%d" % ENERGY_REPETITIONS]
+        rc = run([bench] + bench_args + windows + ["--benchmark_filter=" + launch.exact_filter(names),
+                                                   "--benchmark_out=" + path, "--benchmark_out_format=json",
+                                                   "--no-progress"],
+                 os.path.join(out, "energy.log"), timeout=timeout)
     if rc == TIMED_OUT:
         return "stopped"
     try:
@@ -159,6 +176,16 @@ def energy_night(bench, bench_args, names, out, hist, report, timeout, seconds=E
     line = "%d entries metered; energy series: %s" % (len(metered), doc["summary_line"])
     log("energy: " + line)
     return "done: " + line
+
+
+def metered_before(path, names):
+    """Whether `path` is a whole metered run (the loader takes it) of
+    every instance of `names`: a run cut off by a kill or a time limit is not."""
+    try:
+        run_ = results.load_strict(path)
+    except results.LoadError:
+        return False
+    return set(names) <= {e.run_name for e in run_.entries if not e.aggregate}
 
 
 def bisect_dir(hist, before, after):

@@ -15,7 +15,7 @@ import time
 from regress.load import results
 from regress.run import launch
 from regress.run.suite_parts import (LOGGED, _fmt, _save_state, complete_instances, failed_entry, load_parts,
-                                     note_device, read_part, run_part, write_merged)
+                                     note_device, out_of_space, read_part, run_part, write_merged)
 
 # The key suffix of a group's instances that run on one GPU each, spread
 # over the GPU lanes with --gpus.
@@ -332,6 +332,10 @@ class Suite:
                 self.parts_log.append({k: rec[k] for k in LOGGED if k in rec})
                 self.state["parts"].append(rec)
                 return None
+            full = out_of_space(self.workdir) if rest else None
+            if full is not None:
+                # Not recorded: the part runs again on --resume, once there is space.
+                raise full
             rec["end"] = "ok" if not rest else describe_end(rec["exit"], rec["timed_out"], self.timeout)
             self.parts_log.append({k: rec[k] for k in LOGGED if k in rec})
             if rest:

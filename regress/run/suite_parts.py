@@ -2,6 +2,7 @@
 read back whole (a file cut off mid-run closed after its last complete
 entry), the failed entry of an instance a process died in, and the merged
 file. Standard library only."""
+import errno
 import json
 import os
 
@@ -9,6 +10,10 @@ from regress import cli
 from regress.load import results
 from regress.run import launch
 
+# Below this much free space on the workdir's device, a part's lost
+# instances are the full disk's doing, not their own: bench ends with exit 0
+# when it cannot write its output, as when it ends early.
+SPACE_FLOOR = 1 << 20
 LOGGED = ("group", "part", "gpu", "track", "instances", "start_s", "seconds", "exit", "timed_out", "end")
 
 
@@ -93,9 +98,23 @@ def _fmt(seconds):
 
 
 def _save_state(path, state):
-    with open(path + ".part", "w") as f:
-        json.dump(state, f, indent=1, sort_keys=True)
-    os.replace(path + ".part", path)
+    try:
+        with open(path + ".part", "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+        os.replace(path + ".part", path)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, path)
+
+
+def out_of_space(path):
+    """An OSError (ENOSPC) to raise when the device of `path` is full, else None."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    # root writes into the blocks kept for it, others stop before them
+    free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+    return None if free >= SPACE_FLOOR else OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
 
 def load_parts(parts, got, kinds, workdir):

@@ -16,7 +16,7 @@ import os
 
 from regress.stats import decide
 from regress.stats.noise import MIN_POINTS, NoiseError, pieces, series_noise, tail_factor, timed, window_start
-from regress.store import alerts, history
+from regress.store import alerts, db, history
 
 FLOOR_MODE = "files"   # the change points of ci/trends: compare's two-file floors
 
@@ -27,7 +27,7 @@ def judged_places(directory, machine, place):
     try:
         found = alerts.judged_real(directory, machine)
     except alerts.AlertError as e:
-        raise NoiseError("--history %s: %s" % (directory, e))
+        raise NoiseError("--history %s: %s" % (db.redact(directory), e))
     return {name: [place[r] for r in runs if r in place] for name, runs in found.items()}
 
 
@@ -38,19 +38,20 @@ def from_history(directory, context, names, log=None, floors=None):
     number of runs left out for changes judged real. floors: compare's
     --floor values ({(family or None, device): fraction}), which set the
     floor of the change points as they set ci/trends'."""
-    if not os.path.isdir(directory):
+    # A history is a directory or a PostgreSQL URL (the nightly's --store).
+    if not db.is_url(directory) and not os.path.isdir(directory):
         raise NoiseError("--history %s: no such history (ci/history ingest creates one)" % directory)
     try:
         h = history.open_history(directory, log=log or (lambda line: None))
     except history.HistoryError as e:
-        raise NoiseError("--history %s: %s" % (directory, e))
+        raise NoiseError("--history %s: %s" % (db.redact(directory), e))
     try:
         machine = history.machine_of(context)
         known = h.machines()
         if not any(m["machine"] == machine for m in known):
             hw = ", ".join(sorted("%s / %s" % (m.get("gpu") or "no GPU", m.get("cpu")) for m in known)) or "none"
             raise NoiseError("--history %s: no runs of this machine (%s / %s); it holds: %s"
-                             % (directory, context.get("gpu") or "no GPU", context.get("cpu_model"), hw))
+                             % (db.redact(directory), context.get("gpu") or "no GPU", context.get("cpu_model"), hw))
         have = set(h.names(machine))
         info = h.benchmark_info(machine)
         place = {r["id"]: i for i, r in enumerate(h.runs(machine))}

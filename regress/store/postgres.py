@@ -1,11 +1,16 @@
 """A history in a PostgreSQL database (--history postgresql://...): the
 tables of a directory's index, with each run's archive member in the
 database itself (runs.data), which is the source of truth there."""
+import time
+
 from regress.store import db as dbm
 from regress.store.archive import gzip_with_comment, member_comment
 from regress.store.runs import HistoryError, read_run
 from regress.store.sqlite import History, _stderr
 
+# How long a command waits for a server it lost to come back: a restart
+# takes seconds, and an ingest that gave up would fail the night's step.
+RECONNECT_SECONDS = 30.0
 # The same tables in PostgreSQL, where several machines write one history: a
 # run's file is kept in the database (runs.data, the gzip member the archive
 # would hold), which is the source of truth there, so nothing is rebuilt.
@@ -35,13 +40,34 @@ class PgHistory(History):
         self._dbm, self.url, self.retries = dbm, url, retries
         self.dir = dbm.redact(url)
         self.log = log or _stderr
-        self._db = None
+        self._db, self._reached = None, False
         self._connect_db(create)
 
     def _connect_db(self, create=False):
+        """Connects and brings the schema up to date. A server this command
+        reached before and lost (a restart) is waited for, up to
+        RECONNECT_SECONDS; one never reached is reported at once."""
+        deadline = None
+        while True:
+            try:
+                return self._open_db(create)
+            except HistoryError as e:
+                if not self._reached or not isinstance(e.__cause__, self._dbm.Unavailable):
+                    raise
+                if deadline is None:
+                    deadline = time.monotonic() + RECONNECT_SECONDS
+                    self.log("%s: the server went away (%s); waiting up to %.0f s for it to come back"
+                             % (self.dir, str(e.__cause__).rsplit(": ", 1)[-1], RECONNECT_SECONDS))
+                elif time.monotonic() > deadline:
+                    raise HistoryError("%s (it did not come back within %.0f s)" % (e, RECONNECT_SECONDS))
+                self.close()
+                time.sleep(0.5)
+
+    def _open_db(self, create):
         dbm = self._dbm
         try:
             self._db = dbm.Db(self.url)
+            self._reached = True
             with self._db.write():
                 version = self._db.version("history")
                 if version > len(PG_MIGRATIONS):
@@ -56,7 +82,7 @@ class PgHistory(History):
                             self._db.execute(stmt)
                     self._db.set_version("history", i + 1)
         except dbm.Unavailable as e:
-            raise HistoryError(str(e))
+            raise HistoryError(str(e)) from e
 
     def close(self):
         if self._db is not None:
@@ -76,10 +102,13 @@ class PgHistory(History):
 
     def ingest(self, path):
         run, data, sha, content = read_run(path)
+        if self._db is None:
+            self._connect_db()
+        lost = (self._dbm.Unavailable,) + self._db.errors
         for attempt in range(self.retries + 1):
             try:
                 return self._pg_ingest(run, path, data, sha, content)
-            except (self._dbm.Unavailable,) + self._db.errors as e:
+            except lost as e:
                 # The transaction was not committed: nothing of this run is
                 # stored. Ingest is idempotent by content, so it is retried.
                 if attempt == self.retries:
