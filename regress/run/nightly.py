@@ -366,14 +366,19 @@ class Night:
         ledger = os.path.join(self.args.history, "aa-ledger.jsonl")
         # One line a night: a night resumed after its A/A (a call killed or
         # stopped later) runs the step again on the same rounds.
-        if not any(e.get("machine") == entry["machine"] and e.get("date") == entry["date"]
-                   and e.get("revision") == entry["revision"] for e in guard.read_jsonl(ledger)):
+        first = not any(e.get("machine") == entry["machine"] and e.get("date") == entry["date"]
+                        and e.get("revision") == entry["revision"] for e in guard.read_jsonl(ledger))
+        if first:
             with open(ledger, "a") as f:
                 f.write(json.dumps(entry, sort_keys=True) + "\n")
         log("A/A: %s" % doc["summary_line"])
         for line in not_same_lines(doc):
             log("A/A: " + line)
-        # The night's A/A qualifies the machine too (ci/compare --qualify's state).
+        if first:
+            self.qualify(doc)
+
+    def qualify(self, doc):
+        """The night's A/A qualifies the machine too (ci/compare --qualify's state), once a night."""
         try:
             state = qualification.State(os.path.join(self.args.history, qualification.FILE))
             rec = state.add(qualification.make_record(self.context, doc, "nightly A/A"))
