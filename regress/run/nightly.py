@@ -136,7 +136,7 @@ def aa_signs_and_noise(doc):
     benchmark's paired noise as its interval implies it (ci/history plan)."""
     rows = doc["benchmarks"]
     seq = doc.get("sequential") or {}
-    level = seq.get("level_per_look") or doc["settings"].get("level") or 0.9
+    level = seq.get("level_per_look") or (doc.get("settings") or {}).get("level") or 0.9
     noise = {r["name"]: plan.effective_noise(r, level) for r in rows}
     return {"up": sum(1 for r in rows if (r.get("change") or 0) > 0),
             "down": sum(1 for r in rows if (r.get("change") or 0) < 0),
