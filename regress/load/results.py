@@ -50,7 +50,7 @@ from regress.cli import EXIT_INPUT
 # The document layer's names are part of the loader's API: tools call
 # results.read_text, results.parse_document, results.content_sha256.
 from regress.load.document import (ANNOTATION_KEYS, Cut, DocumentError, _check_shape, _finite, _is_number,  # noqa: F401
-                                   _what, content_sha256, parse_document, read_text)
+                                   _what, content_sha256, parse_document, printable, read_text)
 
 SCHEMA = 1
 DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
@@ -421,7 +421,7 @@ def _entry_name(raw):
 def entry_label(index, name):
     """How a message names an entry: its index in "benchmarks" (from 0, as
     jq '.benchmarks[N]' reads it) and its name."""
-    return "entry %d '%s'" % (index, name) if name is not None else "entry %d, no name" % index
+    return "entry %d '%s'" % (index, printable(name)) if name is not None else "entry %d, no name" % index
 
 
 def describe_cut(cut, path):
