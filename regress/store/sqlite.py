@@ -168,7 +168,7 @@ class History:
         try:
             con = self._connect(self.index_path)
         except sqlite3.Error as e:
-            return "cannot be opened (%s)" % e
+            return "cannot be opened (%s)" % results.printable(str(e))
         try:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version != INDEX_VERSION:
@@ -185,7 +185,7 @@ class History:
                 con.close()
                 raise HistoryError("%s is locked by another process; try again" % self.index_path)
             con.close()
-            return "is corrupt (%s)" % e
+            return "is corrupt (%s)" % results.printable(str(e))
         self._con = con
         return None
 
@@ -211,7 +211,7 @@ class History:
             raise e
         self._healed = True
         self.close()
-        self._rebuild_because("is corrupt (%s)" % e)
+        self._rebuild_because("is corrupt (%s)" % results.printable(str(e)))
 
     def _query(self, sql, args=(), decode=None):
         """The rows of a query, each through decode (which parses its JSON
