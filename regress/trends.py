@@ -231,7 +231,7 @@ def find_changes(t, args):
             t.alert_rows, t.alert_sync = store.sync_alerts(args.history, t.machine["machine"], t.changes, t.series,
                                                            t.ordinal)
         except alerts.AlertError as e:
-            _stderr("trends: alerts not updated: %s" % e)
+            _stderr("alerts not updated: %s" % e)
             t.alert_rows, t.alert_sync = [], None
     t.gating = changepoint.gating(t.changes)
     t.summary = store.summarise(t.series, t.changes, t.gating, t.alert_rows)
