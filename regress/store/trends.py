@@ -100,10 +100,11 @@ def read_aa_ledger(hist, machine):
                     continue
                 try:
                     e = json.loads(line)
-                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict):
+                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict) or not all(
+                            isinstance(e.get(k), (str, type(None))) for k in ("date", "revision")):
                         raise ValueError
                     compared, alarms = int(e["compared"]), int(e["false_alarms"])
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
                     unreadable += 1
                     continue
                 if e.get("machine") == machine:
@@ -123,9 +124,9 @@ def _culprits(doc):
     """The culprits of a ci/bisect report, each a commit with the list of its
     benchmarks, its subject, chance and candidates where they are what the
     report writes (else None); ValueError for a report without a list of them."""
-    culprits = doc.get("culprits", [])
+    culprits = doc.get("culprits", []) if isinstance(doc, dict) else None
     if not isinstance(culprits, list):
-        raise ValueError("culprits is not a list")
+        raise ValueError("not a report with a list of culprits")
     out = []
     for k in culprits:
         if isinstance(k, dict) and isinstance(k.get("commit"), str) and isinstance(k.get("benchmarks"), list):
