@@ -286,7 +286,7 @@ class Cut:
         return s
 
 
-def _lone_surrogate(doc):
+def lone_surrogate(doc):
     """The first string of doc (a key or a value) holding a lone surrogate, or None. JSON's
     \\u escapes can spell half of a UTF-16 pair alone: a string no tool can print or store."""
     stack = [doc]
@@ -306,7 +306,7 @@ def _lone_surrogate(doc):
 def _check_text(text, doc):
     """DocumentError when a string of doc is not Unicode (searched only where the text escapes a surrogate)."""
     if _SURROGATE_ESCAPE.search(text):
-        bad = _lone_surrogate(doc)
+        bad = lone_surrogate(doc)
         if bad is not None:
             raise DocumentError("not Unicode text: the string %s holds a lone surrogate (a \\u escape without "
                                 "its pair)" % ascii(bad if len(bad) <= 40 else bad[:37] + "..."))

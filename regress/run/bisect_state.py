@@ -12,6 +12,8 @@ import json
 import os
 import re
 
+from regress.load.document import lone_surrogate
+
 STATE_FORMAT = 1
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")   # a commit id, SHA-1 or SHA-256
 
@@ -21,12 +23,17 @@ class Bad(Exception):
 
 
 def _read(path):
-    """The JSON document at path; OSError, or ValueError (not UTF-8 or not JSON, nested too deeply)."""
+    """The JSON document at path; OSError, or ValueError (not UTF-8 or not JSON, nested too deeply, a
+    string that is not Unicode: what the report and the logs would fail to write)."""
     with open(path, encoding="utf-8") as f:
         try:
-            return json.load(f)
+            doc = json.load(f)
         except RecursionError:
             raise ValueError("nested too deeply")
+    bad = lone_surrogate(doc)
+    if bad is not None:
+        raise ValueError("the string %s holds a lone surrogate" % ascii(bad[:40]))
+    return doc
 
 
 def read_json(path):
@@ -75,7 +82,7 @@ def resumed(state, given):
     except OSError:
         raise Bad("--resume: %s holds no bisection (no state.json)" % state)
     except ValueError as e:
-        raise Bad("--resume: %s is not JSON (%s)" % (path, str(e).splitlines()[0][:80]))
+        raise Bad("--resume: %s cannot be read (%s)" % (path, str(e).splitlines()[0][:80]))
     if isinstance(old, dict) and all(_text(old.get(k)) for k in ("repo", "good", "bad")):
         shas = given(old["repo"])
         if shas != [old["good"], old["bad"]][:len(shas)]:
