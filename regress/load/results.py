@@ -146,10 +146,15 @@ class RunName:
 
 
 _TOKEN = re.compile(r"^[^/: ]+$")
+# A control character or a line separator: no harness names a benchmark with
+# one, and every tool would print it into its tables and its one-line messages.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def parse_run_name(name):
     """RunName of "Family/Variant[/key:value...][/manual_time|real_time][_aggregate]"; ValueError if not."""
+    if _CONTROL.search(name):
+        raise ValueError("run name %r holds a control character" % name)
     parts = name.split("/")
     if len(parts) < 2 or not _TOKEN.match(parts[0]) or not _TOKEN.match(parts[1]):
         raise ValueError("run name %r is not Family/Variant[/key:value...]" % name)
@@ -232,6 +237,8 @@ class Entry:
                 raise EntryError("'%s' is %s" % (key, _what(v)))
         if "name" not in raw:
             raise EntryError("no 'name'")
+        if _CONTROL.search(raw["name"]):
+            raise EntryError("'name' %r holds a control character" % raw["name"])
         self.name = raw["name"]
         try:
             self.run = parse_run_name(raw.get("run_name", self.name))
