@@ -10,7 +10,7 @@ import json
 import sys
 
 from regress import cli
-from regress.load import fmt
+from regress.load import fmt, results
 from regress.store import export
 from regress.store import history
 from regress.store.history import HistoryError, Refused
@@ -20,7 +20,8 @@ EXIT_OK, EXIT_INPUT = 0, 2
 
 
 def _stderr(line):
-    print("%s: %s" % (TOOL, line), file=sys.stderr, flush=True)
+    # A name it quotes (given, or stored before names were checked) may hold a line break: one line still.
+    print("%s: %s" % (TOOL, results.printable(line)), file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------ output

@@ -180,7 +180,7 @@ class History:
                     con.close()
                     return "lacks the table %s as this tool writes it" % table
             con.execute("SELECT count(*) FROM runs").fetchone()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:  # a schema whose text is not UTF-8 is damaged too
             if _is_busy(e):
                 con.close()
                 raise HistoryError("%s is locked by another process; try again" % self.index_path)
