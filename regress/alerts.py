@@ -81,6 +81,14 @@ def ledger(store, args, out):
     return EXIT_OK
 
 
+def alert_id(text):
+    """The argparse type of an alert's number: a positive integer a database column holds."""
+    n = int(text)
+    if not 0 < n < 2 ** 63:
+        raise __import__("argparse").ArgumentTypeError("%s is not an alert's number (1 or more)" % text)
+    return n
+
+
 def make_parser():
     p = cli.ArgumentParser(TOOL, "ci/alerts", description=__doc__.split("\n\n")[0],
                            formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
@@ -89,12 +97,12 @@ def make_parser():
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND",
                            parser_class=lambda **kw: cli.ArgumentParser(TOOL, "ci/alerts", **kw))
     s = sub.add_parser("list", help="the alerts, worst first (open ones; --all for every one)")
-    s.add_argument("--machine", help="one machine's alerts")
+    s.add_argument("--machine", type=cli.text, help="one machine's alerts")
     s.add_argument("--state", action="append", choices=STATES, help="only alerts in this state (repeatable)")
     s.add_argument("--all", action="store_true", help="closed alerts too")
     s.add_argument("--json", action="store_true", help="print JSON")
     s = sub.add_parser("show", help="one alert: its benchmarks and its triage history")
-    s.add_argument("id", type=int)
+    s.add_argument("id", type=alert_id)
     s.add_argument("--json", action="store_true", help="print JSON")
     s = sub.add_parser("ledger", help="per month: changes confirmed, false alarms, changes missed (found by a "
                        "backfill), nights to the alert and to the culprit (Markdown; --json for JSON)")
@@ -102,10 +110,10 @@ def make_parser():
     s.add_argument("--since", metavar="YYYY-MM", help="only changes from this month on")
     s.add_argument("--json", metavar="FILE", help="write the ledger as JSON")
     s = sub.add_parser("triage", help="set an alert's state, saying who and why")
-    s.add_argument("id", type=int)
+    s.add_argument("id", type=alert_id)
     s.add_argument("state", choices=HUMAN)
-    s.add_argument("--why", help="the reason, kept with the change of state")
-    s.add_argument("--who", help="who triages (default $PARBENCH_USER or $USER)")
+    s.add_argument("--why", type=cli.text, help="the reason, kept with the change of state")
+    s.add_argument("--who", type=cli.text, help="who triages (default $PARBENCH_USER or $USER)")
     return p
 
 

@@ -24,8 +24,13 @@ def _reject_constant(name):
 
 
 def strict_loads(text):
-    """json.loads that rejects NaN, Infinity and -Infinity (ValueError)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """json.loads that rejects NaN, Infinity and -Infinity, and a document
+    nested deeper than the parser goes (ValueError, as for any text that is
+    not JSON: every caller refuses it in one line)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply")
 
 
 def finite(obj):
@@ -58,6 +63,18 @@ def split_at_dashes(argv=None):
         return argv, []
     i = argv.index("--")
     return argv[:i], argv[i + 1:]
+
+
+def text(value):
+    """The argparse type of an argument that names something a store keeps
+    (a machine, a benchmark) or goes into one (a reason, a name): UTF-8 text.
+    An argument holding a byte that is not UTF-8 (Python reads it as a lone
+    surrogate) is a usage error, not text a database can take."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError("%s is not UTF-8 text" % ascii(value))
+    return value
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -10,7 +10,7 @@ import json
 import sys
 
 from regress import cli
-from regress.load import fmt
+from regress.load import fmt, results
 from regress.stats import decide
 from regress.store import export
 from regress.store import plan as plan_mod
@@ -22,7 +22,8 @@ EXIT_OK, EXIT_INPUT = 0, 2
 
 
 def _stderr(line):
-    print("%s: %s" % (TOOL, line), file=sys.stderr, flush=True)
+    # A name it quotes (given, or stored before names were checked) may hold a line break: one line still.
+    print("%s: %s" % (TOOL, results.printable(line)), file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------ output
@@ -175,12 +176,13 @@ def make_parser():
     s = sub.add_parser("ingest", help="store runs (re-ingesting one is a no-op)")
     s.add_argument("files", nargs="+", metavar="FILE", help="Google Benchmark JSON (.json or .json.gz)")
     s = sub.add_parser("list", help="the runs, in date order")
-    s.add_argument("--machine", metavar="ID", help="only this machine's runs (an id or its start)")
+    s.add_argument("--machine", type=cli.text, metavar="ID", help="only this machine's runs (an id or its start)")
     sub.add_parser("machines", help="the machines and their segments")
     s = sub.add_parser("series", help="one benchmark's times over the runs of one machine")
-    s.add_argument("name", metavar="NAME", help="the run name as bench writes it, "
+    s.add_argument("name", type=cli.text, metavar="NAME", help="the run name as bench writes it, "
                    "Family/Variant/key:value/.../manual_time")
-    s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran NAME")
+    s.add_argument("--machine", type=cli.text, metavar="ID",
+                   help="the machine (an id or its start); needed when several ran NAME")
     sub.add_parser("rebuild", help="recreate index.sqlite from the archive")
     s = sub.add_parser("plan", help="what each series can see: the smallest change two nightly runs flag and the "
                        "gate's paired rounds find, and the rounds a change needs")
@@ -194,7 +196,8 @@ def make_parser():
     s = sub.add_parser("export", help="one run as Bencher's BMF JSON or github-action-benchmark's input")
     s.add_argument("format", choices=sorted(export.EXPORTS), help="bmf (Bencher Metric Format) or "
                    "github-action-benchmark (its customSmallerIsBetter tool)")
-    s.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when several ran")
+    s.add_argument("--machine", type=cli.text, metavar="ID",
+                   help="the machine (an id or its start); needed when several ran")
     s.add_argument("--run", type=int, metavar="N", help="the run (ci/history list); default the machine's latest")
     s.add_argument("--out", metavar="FILE", help="write there (default: standard output)")
     return p

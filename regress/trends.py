@@ -125,8 +125,8 @@ def make_parser():
     p.add_argument("--files", metavar="DIR", help="where the nightly keeps its A/A ledger and bisection reports "
                    "(default: the history directory; none for a URL)")
     p.add_argument("--out", required=True, metavar="OUTDIR", help="where index.html, changes.json and charts/ go")
-    p.add_argument("--machine", metavar="ID", help="the machine (an id or its start); needed when the history "
-                   "holds several")
+    p.add_argument("--machine", type=cli.text, metavar="ID",
+                   help="the machine (an id or its start); needed when the history holds several")
     p.add_argument("--json", metavar="FILE", help="also write changes.json here")
     p.add_argument("--floor", action="append", default=[], metavar="[FAMILY/]DEVICE=PCT",
                    help="the smallest change reported, per device or family (default: GPU %g%%%%, CPU %g%%%%)"
@@ -236,7 +236,7 @@ def find_changes(t, args):
             t.alert_rows, t.alert_sync = store.sync_alerts(args.history, t.machine["machine"], t.changes, t.series,
                                                            t.ordinal)
         except alerts.AlertError as e:
-            _stderr("trends: alerts not updated: %s" % e)
+            _stderr("alerts not updated: %s" % e)
             t.alert_rows, t.alert_sync = [], None
     t.gating = changepoint.gating(t.changes)
     t.summary = store.summarise(t.series, t.changes, t.gating, t.alert_rows)

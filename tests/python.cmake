@@ -40,6 +40,13 @@ add_test(NAME plots_report_renders
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/render_report.sh ${CHROMIUM}
                  ${CMAKE_CURRENT_SOURCE_DIR}/data/gb171.json ${CMAKE_CURRENT_SOURCE_DIR}/data/gb183.json)
 set_tests_properties(plots_report_renders PROPERTIES SKIP_RETURN_CODE 77 LABELS slow)
+# The fuzzed front door (tests/test_fuzz.py): every tool that reads a
+# document fed mutated real documents, bench's command line random arguments:
+# 280 documents and 40 command lines with a fixed seed (about 25 s); then
+# 10,200 documents and 600 command lines with a new seed each run, printed.
+parbench_python_test(fuzz unit ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz.py --bench $<TARGET_FILE:bench>)
+parbench_python_test(fuzz_slow slow ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz.py --slow --bench $<TARGET_FILE:bench>)
+set_tests_properties(fuzz_slow PROPERTIES TIMEOUT 1800)
 # The comparator: statistics and the command; then its accuracy on synthetic
 # suites (Monte Carlo) and its speed.
 parbench_python_test(compare unit ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.py)

@@ -8,7 +8,15 @@ import hashlib
 import json
 import math
 import re
+import sys
 import zlib
+
+
+def printable(s):
+    """s with each character that is not printable (a control character, a
+    line or paragraph separator) as its Python escape: a one-line message that
+    quotes a document's string stays one line."""
+    return s if s.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in s)
 
 
 class DocumentError(ValueError):
@@ -36,7 +44,8 @@ def _is_number(v):
 
 
 def _finite(v):
-    return _is_number(v) and math.isfinite(v)
+    """A number a float holds: not NaN or infinite, and not an integer too large to convert (10**400)."""
+    return _is_number(v) and -sys.float_info.max <= v <= sys.float_info.max
 
 
 # ------------------------------------------------------------ content identity
@@ -84,6 +93,8 @@ _STRING_PART = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _NUMBER_PART = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?\Z")
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # a \u escape of a UTF-16 surrogate, paired or not
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _is_prefix(text, i, stack, state):
@@ -271,8 +282,34 @@ class Cut:
     def describe(self):
         s = "cut off mid-run; closed after the last complete entry"
         if self.dropped_name:
-            s += "; dropped %s (%d repetitions without aggregates)" % (self.dropped_name, self.dropped)
+            s += "; dropped %s (%d repetitions without aggregates)" % (printable(str(self.dropped_name)), self.dropped)
         return s
+
+
+def lone_surrogate(doc):
+    """The first string of doc (a key or a value) holding a lone surrogate, or None. JSON's
+    \\u escapes can spell half of a UTF-16 pair alone: a string no tool can print or store."""
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return v
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
+def _check_text(text, doc):
+    """DocumentError when a string of doc is not Unicode (searched only where the text escapes a surrogate)."""
+    if _SURROGATE_ESCAPE.search(text):
+        bad = lone_surrogate(doc)
+        if bad is not None:
+            raise DocumentError("not Unicode text: the string %s holds a lone surrogate (a \\u escape without "
+                                "its pair)" % ascii(bad if len(bad) <= 40 else bad[:37] + "..."))
 
 
 def parse_document(text):
@@ -292,6 +329,7 @@ def parse_document(text):
         err = e
     else:
         _check_shape(doc)
+        _check_text(text, doc)
         return doc, None
     try:
         members, entries, _ = _walk_cut(text)
@@ -308,6 +346,7 @@ def parse_document(text):
         raise DocumentError("not valid JSON: truncated before its first complete entry")
     members["benchmarks"] = entries
     _check_shape(members)
+    _check_text(text, members)
     complete = len(entries)
     dropped_name = _trailing_instance(entries)
     if dropped_name is not None:

@@ -50,7 +50,7 @@ from regress.cli import EXIT_INPUT
 # The document layer's names are part of the loader's API: tools call
 # results.read_text, results.parse_document, results.content_sha256.
 from regress.load.document import (ANNOTATION_KEYS, Cut, DocumentError, _check_shape, _finite, _is_number,  # noqa: F401
-                                   _what, content_sha256, parse_document, read_text)
+                                   _what, content_sha256, parse_document, printable, read_text)
 
 SCHEMA = 1
 DISPOSITIONS = ("passed", "unsupported", "incorrect", "out_of_memory", "failed")
@@ -146,10 +146,15 @@ class RunName:
 
 
 _TOKEN = re.compile(r"^[^/: ]+$")
+# A control character or a line separator: no harness names a benchmark with
+# one, and every tool would print it into its tables and its one-line messages.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def parse_run_name(name):
     """RunName of "Family/Variant[/key:value...][/manual_time|real_time][_aggregate]"; ValueError if not."""
+    if _CONTROL.search(name):
+        raise ValueError("run name %r holds a control character" % name)
     parts = name.split("/")
     if len(parts) < 2 or not _TOKEN.match(parts[0]) or not _TOKEN.match(parts[1]):
         raise ValueError("run name %r is not Family/Variant[/key:value...]" % name)
@@ -232,6 +237,8 @@ class Entry:
                 raise EntryError("'%s' is %s" % (key, _what(v)))
         if "name" not in raw:
             raise EntryError("no 'name'")
+        if _CONTROL.search(raw["name"]):
+            raise EntryError("'name' %r holds a control character" % raw["name"])
         self.name = raw["name"]
         try:
             self.run = parse_run_name(raw.get("run_name", self.name))
@@ -421,7 +428,7 @@ def _entry_name(raw):
 def entry_label(index, name):
     """How a message names an entry: its index in "benchmarks" (from 0, as
     jq '.benchmarks[N]' reads it) and its name."""
-    return "entry %d '%s'" % (index, name) if name is not None else "entry %d, no name" % index
+    return "entry %d '%s'" % (index, printable(name)) if name is not None else "entry %d, no name" % index
 
 
 def describe_cut(cut, path):

@@ -48,9 +48,9 @@ import sys
 import time
 
 from regress.run import launch, rounds
+from regress.run.bisect_state import STATE_FORMAT, Bad, read_builds, read_json, read_names, read_rows, resumed
 
 EXIT_OK, EXIT_INPUT, EXIT_INCOMPLETE = 0, 2, 4
-STATE_FORMAT = 1
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # parbench's own build: Release, compile commands for ci/ptx-diff, the GPU
@@ -60,10 +60,6 @@ DEFAULT_BUILD = ("cmake -S . -B build/bisect -G Ninja -DCMAKE_BUILD_TYPE=Release
                  "&& cmake --build build/bisect --target bench")
 DEFAULT_BENCH = "build/bisect/bench"
 CHANGED = ("SLOWER", "FASTER")
-
-
-class Bad(Exception):
-    """Bad input: one line, exit 2."""
 
 
 class Stopped(Exception):
@@ -178,7 +174,7 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
     out = rounds.rounds_file(state_dir, a_sha, b_sha)
     work = out[:-len(".json")]
     if os.path.isfile(out):
-        return _rows(out)
+        return read_rows(out)
     args = launch.strip_filter(bench_args) + ["--benchmark_filter=" + launch.exact_filter(sorted(names))]
     cmd = [sys.executable, "-m", "regress.compare", "--run", binaries[a_sha], binaries[b_sha],
            "--workdir", work, "--json", out + ".part"]
@@ -197,25 +193,13 @@ def compare_pair(state_dir, a_sha, b_sha, binaries, bench_args, names, deadline,
     if p.returncode not in (0, 1) or not os.path.isfile(out + ".part"):
         raise Crashed((p.stderr.strip().splitlines() or ["compare exited %d" % p.returncode])[-1])
     os.replace(out + ".part", out)
-    return _rows(out)
+    return read_rows(out)
 
 
 def _write_json(path, doc):
     with open(path + ".part", "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(path + ".part", path)
-
-
-def _rows(path):
-    """{name: row} of a verdict file, each row with the interval level it was decided at."""
-    with open(path) as f:
-        doc = json.load(f)
-    level = (doc.get("sequential") or {}).get("level_per_look") or doc["settings"]["level"]
-    out = {}
-    for r in doc["benchmarks"]:
-        r["level"] = level
-        out[r["name"]] = r
-    return out
 
 
 class Crashed(Exception):
@@ -309,12 +293,7 @@ class Search:
     # resumed bisection (on another machine, with an empty cache) replays the
     # comparisons its state holds and builds only what is still to measure.
     def builds(self):
-        path = os.path.join(self.p["state"], "builds.json")
-        try:
-            with open(path) as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            return {}
+        return read_builds(os.path.join(self.p["state"], "builds.json"))
 
     def _record(self, sha, meta):
         builds = self.builds()
@@ -378,11 +357,9 @@ class Search:
     def list_tests(self, bad):
         """The benchmarks the bench arguments select at BAD (kept in the state)."""
         path = os.path.join(self.p["state"], "benchmarks.json")
-        try:
-            with open(path) as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            pass
+        names = read_names(path)
+        if names is not None:
+            return names
         names = launch.list_tests(self.need(bad), self.p["bench_args"])
         if names:
             _write_json(path, names)
@@ -522,17 +499,7 @@ def state_params(args, bench_args):
     if os.path.exists(args.state) and not os.path.isdir(args.state):
         raise Bad("--state %s is a file, not a folder" % args.state)
     if args.resume:
-        try:
-            with open(state_file) as f:
-                old = json.load(f)
-        except (OSError, ValueError):
-            raise Bad("--resume: %s holds no bisection (no state.json)" % args.state)
-        if args.good or args.bad:
-            given = [resolve(old["repo"], r) for r in (args.good, args.bad) if r]
-            if given != [old["good"], old["bad"]][:len(given)]:
-                raise Bad("--resume: %s holds the bisection of %s..%s, not of this range; use another --state"
-                          % (args.state, old["good"][:12], old["bad"][:12]))
-        return old
+        return resumed(args.state, lambda repo: [resolve(repo, r) for r in (args.good, args.bad) if r])
     if not (args.good and args.bad):
         raise Bad("needs GOOD BAD (or --resume)")
     repo = os.path.abspath(args.repo)
@@ -549,10 +516,9 @@ def state_params(args, bench_args):
               "cache": os.path.abspath(args.cache), "state": os.path.abspath(args.state),
               "max_rounds": args.max_rounds}
     if os.path.isfile(state_file):
-        with open(state_file) as f:
-            old = json.load(f)
+        old = read_json(state_file)  # one that cannot be read is another bisection's
         keys = ("good", "bad", "first_parent", "bench_args", "build", "bench", "max_rounds")
-        differs = [k for k in keys if old.get(k) != params[k]]
+        differs = [k for k in keys if not isinstance(old, dict) or old.get(k) != params[k]]
         # A state that learnt nothing yet (refused before its first
         # comparison, say for a filter that matched nothing) is replaced.
         if differs and os.path.isdir(os.path.join(args.state, "rounds")):

@@ -17,6 +17,7 @@ import os
 import sqlite3
 import statistics
 
+from regress.load.results import printable
 from regress.store import db as dbm
 
 FILE = "alerts.sqlite"
@@ -138,15 +139,24 @@ class Alerts:
         return _Transaction(self.db, self.path)
 
     # ------------------------------------------------------------ reading
+    def _read(self, sql, args=()):
+        """The rows of a query; a database that fails under it (a damaged page, a
+        text that is no longer UTF-8, a server gone) is one line: the alerts are
+        kept nowhere else, so nothing rebuilds them."""
+        try:
+            return self.db.execute(sql, args)
+        except self.db.errors + (dbm.Unavailable,) as e:
+            raise AlertError("%s: %s" % (self.path, _why(e)))
+
     def alert(self, alert_id):
-        rows = self.db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,))
+        rows = self._read("SELECT * FROM alerts WHERE id = ?", (alert_id,))
         row = rows[0] if rows else None
         if row is None:
             raise AlertError("no alert %s in %s" % (alert_id, self.path))
         a = dict(row)
-        a["benchmarks"] = [dict(r) for r in self.db.execute(
+        a["benchmarks"] = [dict(r) for r in self._read(
             "SELECT * FROM alert_benchmarks WHERE alert_id = ? ORDER BY abs(step) DESC, name", (alert_id,))]
-        a["events"] = [dict(r) for r in self.db.execute(
+        a["events"] = [dict(r) for r in self._read(
             "SELECT * FROM events WHERE alert_id = ? ORDER BY id", (alert_id,))]
         a["worst_step"] = max((b["step"] for b in a["benchmarks"]), key=abs, default=0.0)
         return a
@@ -158,7 +168,7 @@ class Alerts:
         if machine:
             sql += " WHERE machine = ?"
             args.append(machine)
-        out = [self.alert(r["id"]) for r in self.db.execute(sql, args)]
+        out = [self.alert(r["id"]) for r in self._read(sql, args)]
         if states:
             out = [a for a in out if a["state"] in states]
         return sorted(out, key=rank)
@@ -297,7 +307,8 @@ class _Transaction:
 
 
 def _why(e):
-    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    """The database's reason in one line (a damaged text it quotes may hold any character)."""
+    return printable(str(e).strip().split("\n")[0]) if str(e).strip() else type(e).__name__
 
 
 def rank(a):

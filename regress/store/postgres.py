@@ -89,12 +89,13 @@ class PgHistory(History):
             self._db.close()
             self._db = None
 
-    def _query(self, sql, args=()):
+    def _query(self, sql, args=(), decode=None):
         try:
-            return self._db.execute(sql.replace("group_concat(DISTINCT host)", "string_agg(DISTINCT host, ',')"),
+            rows = self._db.execute(sql.replace("group_concat(DISTINCT host)", "string_agg(DISTINCT host, ',')"),
                                     args)
         except self._dbm.Unavailable as e:
             raise HistoryError(str(e))
+        return [decode(r) for r in rows] if decode else rows
 
     def rebuild(self, set_aside=False):
         raise HistoryError("%s: a PostgreSQL history is its own source of truth; there is no index to rebuild"

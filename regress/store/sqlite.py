@@ -78,9 +78,12 @@ def _stderr(line):
 # ------------------------------------------------------------------ history
 
 def _is_corruption(e):
+    if isinstance(e, ValueError):  # a stored JSON column that does not parse
+        return True
     if isinstance(e, sqlite3.OperationalError):
         msg = str(e).lower()
-        return "no such table" in msg or "no such column" in msg or "malformed" in msg
+        # A text column whose bytes are not UTF-8 is a damaged page as much as a malformed one.
+        return "no such table" in msg or "no such column" in msg or "malformed" in msg or "could not decode" in msg
     return isinstance(e, sqlite3.DatabaseError)
 
 
@@ -165,7 +168,7 @@ class History:
         try:
             con = self._connect(self.index_path)
         except sqlite3.Error as e:
-            return "cannot be opened (%s)" % e
+            return "cannot be opened (%s)" % results.printable(str(e))
         try:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version != INDEX_VERSION:
@@ -177,12 +180,12 @@ class History:
                     con.close()
                     return "lacks the table %s as this tool writes it" % table
             con.execute("SELECT count(*) FROM runs").fetchone()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:  # a schema whose text is not UTF-8 is damaged too
             if _is_busy(e):
                 con.close()
                 raise HistoryError("%s is locked by another process; try again" % self.index_path)
             con.close()
-            return "is corrupt (%s)" % e
+            return "is corrupt (%s)" % results.printable(str(e))
         self._con = con
         return None
 
@@ -208,14 +211,18 @@ class History:
             raise e
         self._healed = True
         self.close()
-        self._rebuild_because("is corrupt (%s)" % e)
+        self._rebuild_because("is corrupt (%s)" % results.printable(str(e)))
 
-    def _query(self, sql, args=()):
-        try:
-            return self._con.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as e:
-            self._heal(e)
-            return self._con.execute(sql, args).fetchall()
+    def _query(self, sql, args=(), decode=None):
+        """The rows of a query, each through decode (which parses its JSON
+        columns). An index SQLite cannot read, or whose stored JSON does not
+        parse, is corrupt: rebuilt from the archive once, the query run again."""
+        while True:
+            try:
+                rows = self._con.execute(sql, args).fetchall()
+                return [decode(r) for r in rows] if decode else rows
+            except (sqlite3.DatabaseError, ValueError) as e:
+                self._heal(e)  # raises what it cannot heal, or a second time
 
     def read_member(self, name):
         """(meta, run, sha) of the archive member `name`; MemberError with a one-line reason.
@@ -428,20 +435,14 @@ class History:
         """Every run (of one machine), in series order: dicts of the runs
         columns (context parsed) and passed / errors / unsupported counts."""
         where, args = ("WHERE r.machine = ?", (machine,)) if machine else ("", ())
-        rows = self._query(
+        return self._query(
             "SELECT r.*, "
             "(SELECT count(*) FROM entries e WHERE e.run_id = r.id AND e.disposition = 'passed') AS passed, "
             "(SELECT count(*) FROM entries e WHERE e.run_id = r.id AND e.disposition NOT IN ('passed', 'unsupported')) "
             "AS errors, "
             "(SELECT count(*) FROM entries e WHERE e.run_id = r.id AND e.disposition = 'unsupported') AS unsupported "
-            "FROM runs r %s ORDER BY %s" % (where, ORDER), args)
-        out = []
-        for r in rows:
-            d = dict(r)
-            d["context"] = json.loads(d["context"]) if d["context"] else {}
-            d["gpu"] = gpu_name(d["gpu"])
-            out.append(d)
-        return out
+            "FROM runs r %s ORDER BY %s" % (where, ORDER), args,
+            lambda r: dict(dict(r), context=json.loads(r["context"]) if r["context"] else {}, gpu=gpu_name(r["gpu"])))
 
     def machines(self):
         """One dict per machine: machine, segments, runs, first, last (dates), gpu, cpu, hosts."""
@@ -474,9 +475,9 @@ class History:
     def passed_entries(self, run_id):
         """The passed entries of one run: dicts of name, repetitions, median,
         low, high, times (seconds)."""
-        rows = self._query("SELECT name, repetitions, median, low, high, times FROM entries WHERE run_id = ? AND "
-                           "disposition = 'passed' AND median IS NOT NULL ORDER BY name", (run_id,))
-        return [dict(r, times=json.loads(r["times"]) if r["times"] else []) for r in rows]
+        return self._query("SELECT name, repetitions, median, low, high, times FROM entries WHERE run_id = ? AND "
+                           "disposition = 'passed' AND median IS NOT NULL ORDER BY name", (run_id,),
+                           lambda r: dict(r, times=json.loads(r["times"]) if r["times"] else []))
 
     def benchmark_info(self, machine):
         """{name: (family, device)} of the machine's entries (the most frequent when they vary)."""
@@ -515,18 +516,16 @@ class History:
             "SELECT r.id AS run_id, r.date, r.revision, r.segment, r.context, e.disposition, e.reason, "
             "e.repetitions, e.median, e.low, e.high, e.mad, e.times, e.counters "
             "FROM entries e JOIN runs r ON r.id = e.run_id WHERE e.name = ? AND r.machine = ? ORDER BY %s" % ORDER,
-            (name, machine))
+            (name, machine), lambda r: dict(r, times=json.loads(r["times"]) if r["times"] else [],
+                                            counters=json.loads(r["counters"]) if r["counters"] else {},
+                                            context=json.loads(r["context"] or "{}")))
         out, prev = [], None
-        for r in rows:
-            p = dict(r)
+        for p in rows:
             ctx = p.pop("context")
-            p["times"] = json.loads(p["times"]) if p["times"] else []
-            p["counters"] = json.loads(p["counters"]) if p["counters"] else {}
             p["new_segment"] = prev is not None and prev[0] != p["segment"]
             p["segment_change"] = []
             if p["new_segment"]:
-                p["segment_change"] = [list(c) for c in segment_changes(json.loads(prev[1] or "{}"),
-                                                                        json.loads(ctx or "{}"))]
+                p["segment_change"] = [list(c) for c in segment_changes(prev[1], ctx)]
             prev = (p["segment"], ctx)
             out.append(p)
         return out

@@ -102,10 +102,11 @@ def read_aa_ledger(hist, machine):
                     continue
                 try:
                     e = json.loads(line)
-                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict):
+                    if not isinstance(e, dict) or not isinstance(e.get("counts"), dict) or not all(
+                            isinstance(e.get(k), (str, type(None))) for k in ("date", "revision")):
                         raise ValueError
                     compared, alarms = int(e["compared"]), int(e["false_alarms"])
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
                     unreadable += 1
                     continue
                 if e.get("machine") == machine:
@@ -123,6 +124,26 @@ def read_aa_ledger(hist, machine):
     return nights, totals
 
 
+def _culprits(doc):
+    """The culprits of a ci/bisect report, each a commit with the list of its
+    benchmarks, its subject, chance and candidates where they are what the
+    report writes (else None); ValueError for a report without a list of them."""
+    culprits = doc.get("culprits", []) if isinstance(doc, dict) else None
+    if not isinstance(culprits, list):
+        raise ValueError("not a report with a list of culprits")
+    out = []
+    for k in culprits:
+        if isinstance(k, dict) and isinstance(k.get("commit"), str) and isinstance(k.get("benchmarks"), list):
+            candidates = k.get("candidates")
+            out.append({"commit": k["commit"], "benchmarks": k["benchmarks"],
+                        "subject": k["subject"] if isinstance(k.get("subject"), str) else None,
+                        "chance_wrong": k["chance_wrong"] if type(k.get("chance_wrong")) in (int, float)
+                        and 0 <= k["chance_wrong"] <= 1 else None,
+                        "candidates": candidates if isinstance(candidates, list) and all(
+                            isinstance(x, str) for x in candidates) else None})
+    return out
+
+
 def attach_culprits(changes, hist):
     """Each change whose commit range ci/bisect searched (the nightly keeps
     its reports in HIST/bisect/RANGE/report.json) gets "culprit": the commit
@@ -133,21 +154,20 @@ def attach_culprits(changes, hist):
         try:
             with open(path) as f:
                 doc = json.load(f)
-            reports[(doc["good"][:12], doc["bad"][:12])] = (path, doc)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
+            reports[(doc["good"][:12], doc["bad"][:12])] = (path, _culprits(doc))
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            continue  # a report that cannot be read names no culprit
     for c in changes:
         c["culprit"] = None
         a, b = c.get("revision_before") or "", c.get("revision_after") or ""
         found = reports.get((a[:12], b[:12]))
         if not found:
             continue
-        path, doc = found
-        for k in doc.get("culprits", []):
-            if c["name"] in k.get("benchmarks", []):
-                c["culprit"] = {"commit": k["commit"], "subject": k.get("subject"),
-                                "chance_wrong": k.get("chance_wrong"), "candidates": k.get("candidates"),
-                                "report": os.path.join(os.path.dirname(path), "report.md")}
+        path, culprits = found
+        for k in culprits:
+            if c["name"] in k["benchmarks"]:
+                c["culprit"] = dict(k, report=os.path.join(os.path.dirname(path), "report.md"))
+                del c["culprit"]["benchmarks"]
 
 
 # ------------------------------------------------------------------ alerts
