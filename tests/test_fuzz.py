@@ -286,7 +286,7 @@ def _is_finite(v):
 # What may go before a refusal: a warning about the input, a notice of a
 # repair already done (an index rebuilt from the archive), the progress of a
 # long tool (a bisection's steps).
-NOTICE = re.compile(r": warning: |: rebuilt from the archive \(|^bisect: (building |\d+ commits after GOOD|step )")
+NOTICE = re.compile(r": warning: |: rebuilt from the archive \(|^bisect: (building |builds are cached in |\d+ commits after GOOD|step )")
 
 
 def refusal(res, prefix):
