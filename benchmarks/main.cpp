@@ -189,6 +189,28 @@ void check_mpi_filter(int argc, char** argv) {
                            " (use e.g. --benchmark_filter=/MPI/)");
 }
 
+// A usage error is one line: an argument quoted in it that holds a line
+// break or another control character is shown escaped (\n, \x1b).
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
 bool is_terminal(int fd) { return isatty(fd) == 1; }
 
 bool color_terminal() {
@@ -266,7 +288,7 @@ int main(int argc, char** argv) {
     if (!err.empty() && (rank == 0 || !root_bad))
       std::fprintf(stderr,
                    rank == 0 ? "bench: %s\n" : ("bench (rank " + std::to_string(rank) + "): %s\n").c_str(),
-                   err.c_str());
+                   one_line(err).c_str());
     pb::mpi::finalize();
     return pb::kExitUsage;
   }

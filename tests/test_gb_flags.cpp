@@ -37,11 +37,12 @@ TEST(GbFlags, MinTimeInEitherSpellingForEitherLibrary) {
   EXPECT_EQ(checked("benchmark_min_time", "2", false), "2");
   EXPECT_EQ(checked("benchmark_min_time", "1e-2s", false), "1e-2");
   EXPECT_EQ(checked("benchmark_min_time", ".5", true), ".5s");
-  EXPECT_EQ(refusal("benchmark_min_time", "100x", false),
-            "--benchmark_min_time=100x: iterations (NNx) need Google Benchmark 1.8 or later, and this bench is "
-            "built with an older one: give seconds, e.g. 0.5");
-  for (const char* v : {"", "s", "x", "0.02ms", "-1", "0", "0s", "nan", "inf", "1e9", "2.5x", "0x", "0.02 s",
-                        "0x10", "1,5"})
+  EXPECT_EQ(
+      refusal("benchmark_min_time", "100x", false),
+      "--benchmark_min_time=100x: iterations (NNx) need Google Benchmark 1.8 or later, and this bench is "
+      "built with an older one: give seconds, e.g. 0.5");
+  for (const char* v :
+       {"", "s", "x", "0.02ms", "-1", "0", "0s", "nan", "inf", "1e9", "2.5x", "0x", "0.02 s", "0x10", "1,5"})
     EXPECT_NE(refusal("benchmark_min_time", v), "") << v;
   EXPECT_EQ(refusal("benchmark_min_time", "0.02ms"),
             "--benchmark_min_time=0.02ms: not seconds (0.5 or 0.5s) or iterations (100x)");
@@ -58,13 +59,14 @@ TEST(GbFlags, ChoicesBooleansAndCounts) {
   for (const char* v : {"ns", "us", "ms", "s"}) EXPECT_EQ(refusal("benchmark_time_unit", v), "") << v;
   for (const char* v : {"true", "false", "yes", "no", "on", "off", "1", "0", "T", "n"})
     EXPECT_EQ(refusal("benchmark_report_aggregates_only", v), "") << v;
-  EXPECT_EQ(refusal("benchmark_list_tests", "maybe"), "--benchmark_list_tests=maybe: not a boolean (true or false)");
+  EXPECT_EQ(refusal("benchmark_list_tests", "maybe"),
+            "--benchmark_list_tests=maybe: not a boolean (true or false)");
   EXPECT_EQ(refusal("benchmark_color", "auto"), "");
   EXPECT_NE(refusal("benchmark_color", "sometimes"), "");
   EXPECT_EQ(refusal("benchmark_repetitions", "10"), "");
   for (const char* v : {"0", "-3", "", "ten", "1.5", "10000000"})
-    EXPECT_EQ(refusal("benchmark_repetitions", v), "--benchmark_repetitions=" + std::string(v) +
-                                                       ": not a count of at least 1")
+    EXPECT_EQ(refusal("benchmark_repetitions", v),
+              "--benchmark_repetitions=" + std::string(v) + ": not a count of at least 1")
         << v;
   EXPECT_EQ(refusal("v", "2"), "");
   EXPECT_NE(refusal("v", "-1"), "");
@@ -78,8 +80,8 @@ TEST(GbFlags, ChoicesBooleansAndCounts) {
 }
 
 TEST(GbFlags, ArgumentsAndEnvironmentRewrittenInPlace) {
-  std::vector<std::string> args = {"bench", "--benchmark_min_time=0.02s", "--profile=smoke", "--benchmark_min_time",
-                                   "--benchmark_format=json"};
+  std::vector<std::string> args = {"bench", "--benchmark_min_time=0.02s", "--profile=smoke",
+                                   "--benchmark_min_time", "--benchmark_format=json"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

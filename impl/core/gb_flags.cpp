@@ -148,8 +148,7 @@ std::string checked(const std::string& name, const std::string& value, bool min_
       if (!number(value, x, rest) || !rest.empty() || x > 1e6) bad(name, value, "not seconds in [0, 1e6]");
       return value;
     }
-    case Kind::MinTime:
-      return min_time(name, value, min_time_suffix);
+    case Kind::MinTime: return min_time(name, value, min_time_suffix);
     case Kind::Context: {
       // KEY=VALUE[,KEY=VALUE...], as the library splits it.
       std::size_t start = 0;
@@ -162,8 +161,7 @@ std::string checked(const std::string& name, const std::string& value, bool min_
       } while (start <= value.size());
       return value;
     }
-    case Kind::Text:
-      return value;
+    case Kind::Text: return value;
   }
   return value;
 }
