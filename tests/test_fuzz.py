@@ -664,6 +664,17 @@ class Plot(Fuzz):
 
         self.fuzz(cases_of(self.seeds), prepare, check)
 
+    def test_finding_a_counter_unit_that_is_not_text(self):
+        """context parbench_counters with a "better" nested in lists: TypeError joining the report's list of
+        declared counters. A declaration whose unit or better is not text is ignored, with the warning of
+        one without a kind."""
+        d = self.folder()
+        path = self.gb171(d, lambda doc: doc["context"]["parbench_counters"]["GFLOPS"].update(better=[["higher"]]))
+        res = call(self.main(), [path, "--out", os.path.join(d, "report"), "--chart", "speedup"])
+        self.assertEqual((res.rc, res.error), (0, None), res)
+        self.assertEqual(res.err, ["plot: %s: warning: context parbench_counters: 1 counters without a kind (or with "
+                                   "a unit or better that is not text) ignored; first: 'GFLOPS'" % path])
+
 
 # ------------------------------------------------------------ the history
 

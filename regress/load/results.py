@@ -340,6 +340,12 @@ is not a finite number."""
         return "Entry(%r, %s)" % (self.name, self.disposition)
 
 
+def _counter_kind(v):
+    """Whether v declares a counter as the tools read it: an object whose kind, unit and better are text."""
+    return isinstance(v, dict) and isinstance(v.get("kind"), str) and \
+        all(isinstance(v.get(f, ""), str) for f in ("unit", "better"))
+
+
 def _repr(v):
     s = json.dumps(v) if isinstance(v, (str, int, float, bool, type(None))) else _what(v)
     return s if len(s) < 40 else s[:37] + "..."
@@ -388,11 +394,11 @@ class Run:
                 self.warnings.append("context parbench_counters is %s, not an object; counter kinds unknown"
                                      % _what(kinds))
             else:
-                bad = [k for k, v in kinds.items() if not (isinstance(v, dict) and isinstance(v.get("kind"), str))]
+                bad = [k for k, v in kinds.items() if not _counter_kind(v)]
                 self.counter_kinds = {k: v for k, v in kinds.items() if k not in bad}
                 if bad:
-                    self.warnings.append("context parbench_counters: %d counters without a kind ignored; first: %r"
-                                         % (len(bad), bad[0]))
+                    self.warnings.append("context parbench_counters: %d counters without a kind (or with a unit or "
+                                         "better that is not text) ignored; first: %r" % (len(bad), bad[0]))
 
     def kind_of(self, counter):
         """The kind of `counter` (rate, time, problem, knob, model, result, clock, flag, share), or None when
