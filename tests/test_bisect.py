@@ -175,6 +175,19 @@ class BadInput(Base):
                         bench_args=["--benchmark_filter=^No"])
         self.assertIn("bisect: builds are cached in %s" % params["cache"], p.stderr.splitlines()[0])
 
+    def test_a_damaged_build_record_is_built_again(self):
+        from regress.run import bisect
+        b = bisect.Builder(self.tmp, os.path.join(self.tmp, "cache"), "true", "out/bench", lambda line: None)
+        sha = "a" * 40
+        os.makedirs(os.path.dirname(b.meta_path(sha)))
+        for text in ('{"ok": "yes"}', "[1, 2]", "{cut", "[" * 100000):
+            with open(b.meta_path(sha), "w") as f:
+                f.write(text)
+            self.assertIsNone(b.known(sha), text[:20])
+        with open(b.meta_path(sha), "w") as f:
+            f.write('{"ok": false, "why": "exit 2"}')
+        self.assertEqual(b.known(sha), {"ok": False, "why": "exit 2"})
+
     def test_classify_and_chance(self):
         from regress.run import bisect
         same = {"verdict": "SAME", "change": 0.001, "ci": [-0.01, 0.012], "level": 0.975}

@@ -120,11 +120,14 @@ class Builder:
         return os.path.join(self.cache, sha, "bench")
 
     def known(self, sha):
+        """The cached build record of a commit; None (build it again) for
+        one that is missing or damaged."""
         try:
             with open(self.meta_path(sha)) as f:
-                return json.load(f)
-        except (OSError, ValueError):
+                meta = json.load(f)
+        except (OSError, ValueError, RecursionError):
             return None
+        return meta if isinstance(meta, dict) and isinstance(meta.get("ok"), bool) else None
 
     def _worktree(self, sha):
         if not os.path.isdir(os.path.join(self.work, ".git")) and not os.path.isfile(os.path.join(self.work, ".git")):
