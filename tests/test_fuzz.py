@@ -675,6 +675,21 @@ class Plot(Fuzz):
         self.assertEqual(res.err, ["plot: %s: warning: context parbench_counters: 1 counters without a kind (or with "
                                    "a unit or better that is not text) ignored; first: 'GFLOPS'" % path])
 
+    def test_finding_a_time_that_underflows(self):
+        """A real_time of 5e-324 (the smallest float) in ns: 0.0 once in seconds, and the speedup chart's
+        worker died on it (ValueError out of derived.speedup; the fuzz's seed 649604). Such an entry has no
+        time; the charts leave it out."""
+        d = self.folder()
+        with gzip.open(os.path.join(ROOT, "results", "reference", "nvidia-h200", "mpi-grid.json.gz"), "rt") as f:
+            doc = json.load(f)
+        doc["benchmarks"][10]["real_time"] = 5e-324   # an MPI k-means entry, in ms
+        path = os.path.join(d, "mpi-grid.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        res = call(self.main(), [path, "--out", os.path.join(d, "report")])
+        self.assertEqual((res.rc, res.error), (0, None), res)
+        self.assertEqual(res.err, [])
+
 
 # ------------------------------------------------------------ the history
 

@@ -330,11 +330,12 @@ class Entry:
 
     def seconds(self):
         """Time per iteration in seconds (real_time, which is manual time here); None when real_time \
-is not a finite number."""
+is not a finite number, or a time that is no time once in seconds (5e-324 ns underflows to 0)."""
         v = self.raw.get("real_time")
         if not _finite(v):
             return None
-        return v * TIME_UNITS[self.raw.get("time_unit", "ns")]
+        s = v * TIME_UNITS[self.raw.get("time_unit", "ns")]
+        return None if v != 0 and s == 0 else s
 
     def __repr__(self):
         return "Entry(%r, %s)" % (self.name, self.disposition)
