@@ -43,9 +43,12 @@ set_tests_properties(plots_report_renders PROPERTIES SKIP_RETURN_CODE 77 LABELS 
 # The fuzzed front door (tests/test_fuzz.py): every tool that reads a
 # document fed mutated real documents, bench's command line random arguments:
 # 280 documents and 40 command lines with a fixed seed (about 25 s); then
-# 10,200 documents and 600 command lines with a new seed each run, printed.
+# 10,200 documents and 600 command lines with seed 649604, the draw that last
+# found a bug: a red CI run then names a change, not a new draw. A new draw is
+# `ci/python tests/test_fuzz.py --slow --bench BENCH` by hand (it prints its seed).
 parbench_python_test(fuzz unit ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz.py --bench $<TARGET_FILE:bench>)
-parbench_python_test(fuzz_slow slow ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz.py --slow --bench $<TARGET_FILE:bench>)
+parbench_python_test(fuzz_slow slow ${CMAKE_CURRENT_SOURCE_DIR}/test_fuzz.py --slow --seed 649604
+                     --bench $<TARGET_FILE:bench>)
 set_tests_properties(fuzz_slow PROPERTIES TIMEOUT 1800)
 # The comparator: statistics and the command; then its accuracy on synthetic
 # suites (Monte Carlo) and its speed.
