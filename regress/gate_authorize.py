@@ -10,10 +10,13 @@ happens to start:
 - the label "gpu-gate" approves the head of the labelling event
   (`pull_request.head.sha`); if the pull request's head has moved since, the
   gate runs nothing and says so;
-- a comment "/gpu-gate SHA" (7 to 40 hex digits) by an owner, member or
-  collaborator approves SHA, which must be the pull request's head when the
-  comment is read; "/gpu-gate" without a SHA, a SHA that is not the head, or
-  a comment by anyone else runs nothing, and the reply says why.
+- a comment "/gpu-gate SHA" by an owner, member or collaborator approves
+  SHA, which must be the pull request's head when the comment is read, in
+  full: 40 hex digits. A prefix names no one commit: an author can make a
+  commit that shares a 7-digit prefix with the reviewed one in minutes and
+  push it before the comment is read. "/gpu-gate" without a SHA, a prefix,
+  a SHA that is not the head, or a comment by anyone else runs nothing, and
+  the reply says why.
 
 Writes to $GITHUB_OUTPUT (or standard output): run=true|false, pr, head (the
 approved commit, in full; empty when refused), base (the base branch's
@@ -35,6 +38,7 @@ LABEL = "gpu-gate"
 TRUSTED = ("OWNER", "MEMBER", "COLLABORATOR")
 COMMAND = re.compile(r"^/gpu-gate(?:[ \t]+(\S+))?[ \t]*$")
 SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
+FULL = 40
 
 
 class Bad(Exception):
@@ -71,13 +75,16 @@ def decide(event_name, event, current):
                              comment.get("author_association") or "unknown"))
         sha = m.group(1)
         if not sha:
-            return None, "name the commit you reviewed: /gpu-gate SHA (the head's SHA, 7 to 40 hex digits)"
+            return None, "name the commit you reviewed: /gpu-gate SHA (the head's full SHA, 40 hex digits)"
         if not SHA.match(sha):
-            return None, "%r is not a commit SHA (7 to 40 hex digits)" % sha
+            return None, "%r is not a commit SHA (40 hex digits)" % sha
+        if len(sha) < FULL:
+            return None, ("%s is a prefix of %d digits: give the head's full SHA (40 digits), since another commit "
+                          "can be made to share a prefix" % (sha, len(sha)))
         now = current(issue["number"])
         if now["state"] != "open":
             return None, "the pull request is %s" % now["state"]
-        if not now["head"]["sha"].lower().startswith(sha.lower()):
+        if now["head"]["sha"].lower() != sha.lower():
             return None, ("%s is not the head of the pull request (the head is %s): nothing ran; review the head "
                           "and ask again with its SHA" % (sha, now["head"]["sha"][:12]))
         return now["head"]["sha"], ""

@@ -55,7 +55,10 @@ TEST(GbFlags, ChoicesBooleansAndCounts) {
             "--benchmark_out_format=xml: unknown value (one of console, json, csv)");
   EXPECT_EQ(refusal("benchmark_time_unit", "hours"),
             "--benchmark_time_unit=hours: unknown value (one of ns, us, ms, s)");
-  for (const char* v : {"json", "console", "csv", "JSON"}) EXPECT_EQ(refusal("benchmark_format", v), "") << v;
+  for (const char* v : {"json", "console", "csv"}) EXPECT_EQ(refusal("benchmark_format", v), "") << v;
+  // The library compares the format and the unit exactly, and exits 0 with its usage otherwise.
+  EXPECT_NE(refusal("benchmark_format", "JSON"), "");
+  EXPECT_NE(refusal("benchmark_time_unit", "MS"), "");
   for (const char* v : {"ns", "us", "ms", "s"}) EXPECT_EQ(refusal("benchmark_time_unit", v), "") << v;
   for (const char* v : {"true", "false", "yes", "no", "on", "off", "1", "0", "T", "n"})
     EXPECT_EQ(refusal("benchmark_report_aggregates_only", v), "") << v;

@@ -113,6 +113,12 @@ std::string env_name(const std::string& name) {
   return e;
 }
 
+bool exact(const std::string& value, std::initializer_list<const char*> choices) {
+  for (const char* c : choices)
+    if (value == c) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string checked(const std::string& name, const std::string& value, bool min_time_suffix) {
@@ -130,7 +136,9 @@ std::string checked(const std::string& name, const std::string& value, bool min_
         bad(name, value, "not a boolean (true or false)");
       return value;
     case Kind::Choice:
-      if (!one_of(f->choices)) {
+      // The library compares these exactly (JSON is not json) and answers a
+      // mismatch with its usage and exit 0; the colour it reads as a boolean.
+      if (!(std::string(f->name) == "benchmark_color" ? one_of(f->choices) : exact(value, f->choices))) {
         std::string list;
         for (const char* c : f->choices) list += std::string(list.empty() ? "" : ", ") + c;
         bad(name, value, "unknown value (one of " + list + ")");
