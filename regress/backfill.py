@@ -28,7 +28,8 @@ def make_parser():
     p = cli.ArgumentParser(TOOL, "ci/backfill", description=__doc__.split("\n\n")[0],
                            epilog=__doc__.split("\n\n")[-1])
     p.add_argument("range", nargs="?", metavar="GOOD..BAD", help="the commits after GOOD up to BAD, and GOOD")
-    p.add_argument("--history", required=True, help="the history directory (or postgresql:// URL) to fill")
+    p.add_argument("--history", help="the history directory (or postgresql:// URL) to fill (with --resume: the "
+                   "state's)")
     p.add_argument("--every", type=int, metavar="N", help="every Nth commit (BAD always)")
     p.add_argument("--commits", metavar="A,B,...", help="only these commits of the range")
     p.add_argument("--repo", default=".", help="the git repository (default: the current directory)")
@@ -56,6 +57,9 @@ def main(argv=None):
         return cli.EXIT_INPUT
     if args.every and args.commits:
         log("%s: give --every or --commits, not both" % TOOL)
+        return cli.EXIT_INPUT
+    if not args.history and not args.resume:
+        log("%s: needs --history DIR (the history to fill)" % TOOL)
         return cli.EXIT_INPUT
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     try:

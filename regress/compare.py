@@ -383,7 +383,9 @@ def planned_start(args, request):
     kept = [n for n in looks if n >= start] or looks[-1:] if start else looks
     _log("compare: --delta %s: %s" % (
         fmt.pct(args.delta, signed=False, digits=2, missing=""),
-        "the selection needs %d rounds at the fewest: looks at %s" % (start, ", ".join(map(str, kept))) if start
+        "the selection needs %d rounds at the fewest%s: looks at %s" % (
+            start, " (more than the cap, --max-rounds)" if start > looks[-1] else "", ", ".join(map(str, kept)))
+        if start
         else "no selected benchmark can see it in %d rounds; the usual looks" % looks[-1]))
     return start
 
@@ -448,12 +450,16 @@ def add_instructions(args, request, comparison, settings, warn):
 
 
 def seen_already(args, request):
-    """--qualify --if-unseen: the state's record of this machine, or None
-    (then it qualifies)."""
+    """--qualify --if-unseen: the state's record of this machine when it is
+    qualified; None (then it qualifies) when it has none, or when its last
+    qualification failed: an unqualified gate clears only by passing one."""
     if not args.if_unseen:
         return None
     ctx = qualify.probe_context(request.base_bin, request.bench_args, request.workdir, (request.env or {}).get("base"))
     rec = qualify.state(args.qualify_state).latest(qualification.fingerprint(ctx))
+    if rec and rec["state"] != qualification.QUALIFIED:
+        _log("compare: this machine is unqualified (%s): qualifying it again" % qualification.describe(rec))
+        rec = None
     if rec:
         _log("compare: this machine (fingerprint %s) is in %s already, nothing run: %s"
              % (rec["fingerprint"], args.qualify_state, qualification.describe(rec)))

@@ -102,6 +102,8 @@ def cmd_machines(h, args, out):
 def cmd_plan(h, args, out):
     from regress.store.trends import choose_machine
     from regress.verdict.sequential import sequential_looks
+    if args.rounds < 4:
+        raise HistoryError("plan --rounds must be at least 4, the first look of the paired rounds")
     machine = choose_machine(h, args.machine)["machine"]
     paired = plan_mod.paired_from_doc(args.noise) if args.noise else None
     looks = sequential_looks(args.rounds)

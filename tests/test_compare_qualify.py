@@ -126,6 +126,16 @@ class Qualify(CommandBase):
         self.assertIn("is in %s already, nothing run: qualified on " % self.state, p.stderr)
         self.assertEqual(p.stdout, "")
         self.assertEqual(len(self.records()), 1)
+        # A failed qualification is no "seen": the next call qualifies again, and a pass clears it.
+        p = self.tool(*args[:args.index("--workdir")], "--workdir", "qw-bad", "--", "--order-log=" + self.order,
+                      FAKE_TWIN_SCALE="1.3")
+        self.assertEqual(p.returncode, 0, p.stderr)   # the machine was qualified: nothing ran
+        st = q.State(self.state)
+        st.add(dict(st.records[-1], state="unqualified", alarms=[{"name": V0, "verdict": "SLOWER", "change": 0.3}]))
+        p = self.tool(*args[:args.index("--workdir")], "--workdir", "qw-again", "--", "--order-log=" + self.order)
+        self.assertIn("this machine is unqualified (unqualified since ", p.stderr)
+        self.assertIn("qualification passed", p.stdout)
+        self.assertEqual([r["state"] for r in self.records()], ["qualified", "unqualified", "qualified"])
         # Another machine is qualified, in a work folder of its own.
         p = self.tool(*args, FAKE_CPU="D")
         self.assertEqual(p.returncode, 2)
@@ -135,7 +145,7 @@ class Qualify(CommandBase):
         self.assertIn("qualification passed", p.stdout)
         self.assertEqual([r["fingerprint"] for r in self.records()],
                          [q.fingerprint({"cpu_model": c, "gpu": "G", "parbench_build_type": "Release"})
-                          for c in "CD"])
+                          for c in "CCCD"])
 
     def test_bad_input_is_one_line(self):
         for args, text in ((["--qualify", "nonexistent"], "--qualify nonexistent: no such file"),

@@ -59,7 +59,7 @@ class Ledgers(unittest.TestCase):
         self.write(store.AA_LEDGER, [
             {"machine": "m1", "date": "2026-11-%02d" % d, "compared": 10, "false_alarms": 1 if d == 3 else 0,
              "counts": {"SAME": 9 if d == 3 else 10, "SLOWER": 1 if d == 3 else 0}, "up": 9, "down": 1}
-            for d in range(1, 5)] + [{"machine": "m2", "date": "2026-11-01", "compared": 5, "false_alarms": 5,
+            for d in range(1, 11)] + [{"machine": "m2", "date": "2026-11-01", "compared": 5, "false_alarms": 5,
                                       "counts": {"SLOWER": 5}}, "not an object"])
         self.write(store.ALERT_SETS, [
             {"machine": "m1", "run_id": 1, "date": "2026-11-01", "alerted": ["A slower", "B slower"]},
@@ -70,23 +70,29 @@ class Ledgers(unittest.TestCase):
             {"machine": "m2", "run_id": 9, "date": "2026-11-03", "alerted": ["Z slower"]}])
         nights, totals = store.read_aa_ledger(self.dir, "m1")
         self.assertEqual((totals["nights"], totals["compared"], totals["false_alarms"], totals["unreadable"]),
-                         (4, 40, 1, 1))
+                         (10, 100, 1, 1))
         h = store.gate_health(self.dir, "m1", nights, totals)
         self.assertEqual(h["overlap"]["last"], {"dates": ["2026-11-02", "2026-11-03"], "jaccard": 0.5, "common": 1,
                                                 "union": 2})
         self.assertEqual((h["overlap"]["nights"], h["overlap"]["pairs"]), (3, 2))
         self.assertAlmostEqual(h["overlap"]["mean"], (0.5 + 0.5) / 2)
+        # A night is one draw: 10 nights mostly up, 0 mostly down; one night mostly SLOWER.
         s = h["aa_sign"]
-        self.assertEqual((s["nights"], s["up"], s["down"], s["slower"], s["faster"]), (4, 36, 4, 1, 0))
-        self.assertEqual(s["p"], health.sign_test(36, 4))
-        self.assertLess(s["p"], 1e-5)
+        self.assertEqual((s["nights"], s["up"], s["down"], s["slower"], s["faster"]), (10, 10, 0, 1, 0))
+        self.assertEqual(s["p"], 2 * 0.5 ** 10)
+        self.assertEqual(s["p_alarms"], 1.0)
+        # The false-alarm rate: nights with an alarm (1 of 10), against alpha a night.
         r = h["false_alarm_rate"]
-        self.assertEqual((r["alarms"], r["compared"], r["rate"]), (1, 40, 0.025))
-        self.assertEqual((r["low"], r["high"]), health.rate_interval(1, 40)[1:])
+        self.assertEqual((r["nights_alarmed"], r["nights"], r["alarms"], r["compared"], r["rate"]),
+                         (1, 10, 1, 100, 0.1))
+        self.assertEqual((r["low"], r["high"]), health.rate_interval(1, 10)[1:])
         self.assertIsNone(h["qualification"])
         lines = health.health_lines(h)
         self.assertEqual([ok for ok, _ in lines], [True, True, False, True, True])
-        self.assertIn("A/A sign test over the last 4 nights: 36 changes up, 4 down, p = ", lines[2][1])
+        self.assertEqual(lines[1][1], "A/A: 1 of 10 nights with a false alarm (1 alarms in 100 comparisons), 10.00% of "
+                                      "nights (95% interval 0.25% to 44.50%; the comparator's alpha 5.00% a night)")
+        self.assertIn("A/A sign test over the last 10 nights: 10 nights mostly up, 0 mostly down, p = 0.00195",
+                      lines[2][1])
         self.assertIn("(one-sided: a bias of the machine or the order of the sides, not noise)", lines[2][1])
         self.assertEqual(lines[4][1], "alert sets of the last two nights overlap 0.50 (1 in common of 2); mean 0.50 "
                                       "over 2 pairs of nights")

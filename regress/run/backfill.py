@@ -68,6 +68,9 @@ def state_params(args, bench_args):
             raise Bad("--resume: %s holds no backfill (no state.json)" % args.state)
         if not isinstance(old, dict) or old.get("format") != STATE_FORMAT or not isinstance(old.get("commits"), list):
             raise Bad("--resume: %s is not a backfill's state" % path)
+        if args.history and args.history != old.get("history"):
+            raise Bad("--resume: %s fills %s, not %s; resume without --history or use another --state"
+                      % (args.state, old.get("history"), args.history))
         return old
     if not args.range or ".." not in args.range:
         raise Bad("needs GOOD..BAD (or --resume)")

@@ -8,6 +8,7 @@ says what it is and keeps it):
   against its copy, the same arguments); when the machine is unqualified,
   the verdicts stand but a SLOWER fails nothing (an ERROR still does), and
   the document says why."""
+import filecmp
 import glob
 import os
 import shutil
@@ -30,7 +31,7 @@ def twin(bench, workdir):
     os.makedirs(workdir, exist_ok=True)
     path = os.path.join(workdir, "bench-twin")
     try:
-        if not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(bench):
+        if not os.path.exists(path) or not filecmp.cmp(path, bench, shallow=False):
             shutil.copy2(bench, path)
     except OSError as e:
         raise QualifyError("--qualify: cannot copy %s: %s" % (bench, e))
@@ -46,12 +47,14 @@ def a_a_request(bench, bench_args, workdir, env=None, side_args=None, max_second
 
 
 def has_rounds(workdir):
-    return bool(glob.glob(os.path.join(workdir, "round-*-new.json")))
+    return bool(glob.glob(os.path.join(workdir, "round-*-base.json")))
 
 
 def context_of(workdir):
-    """The context of the first round's NEW run kept in workdir."""
-    paths = sorted(glob.glob(os.path.join(workdir, "round-*-new.json")))
+    """The context of the first round's BASE run kept in workdir: the
+    machine as the trusted side saw it (NEW is the pull request's bench,
+    which must not choose the fingerprint it is judged under)."""
+    paths = sorted(glob.glob(os.path.join(workdir, "round-*-base.json")))
     if not paths:
         raise QualifyError("%s holds no round to read the machine from" % workdir)
     try:

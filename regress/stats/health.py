@@ -70,17 +70,20 @@ def health_lines(h):
     else:
         out.append((True, "qualification: none recorded for this machine (ci/compare --qualify, or a nightly A/A)"))
     r = h["false_alarm_rate"]
-    if r["compared"]:
-        out.append((r["low"] <= 0.05, "A/A false alarms: %d in %d comparisons, %s (%d%% interval %s to %s)" % (
-            r["alarms"], r["compared"], _pct(r["rate"]), round(100 * r["level"]), _pct(r["low"]), _pct(r["high"]))))
+    if r["nights"]:
+        out.append((r["low"] <= r["alpha"], "A/A: %d of %d nights with a false alarm (%d alarms in %d comparisons), "
+                    "%s of nights (%d%% interval %s to %s; the comparator's alpha %s a night)" % (
+                        r["nights_alarmed"], r["nights"], r["alarms"], r["compared"], _pct(r["rate"]),
+                        round(100 * r["level"]), _pct(r["low"]), _pct(r["high"]), _pct(r["alpha"]))))
     s = h["aa_sign"]
     if s["up"] + s["down"]:
-        out.append((s["p"] >= SIGN_P, "A/A sign test over the last %d nights: %d changes up, %d down, p = %.3g%s" % (
-            s["nights"], s["up"], s["down"], s["p"],
-            " (one-sided: a bias of the machine or the order of the sides, not noise)" if s["p"] < SIGN_P else "")))
+        out.append((s["p"] >= SIGN_P, "A/A sign test over the last %d nights: %d nights mostly up, %d mostly down, "
+                    "p = %.3g%s" % (s["nights"], s["up"], s["down"], s["p"],
+                                    " (one-sided: a bias of the machine or the order of the sides, not noise)"
+                                    if s["p"] < SIGN_P else "")))
     if s["slower"] + s["faster"]:
-        out.append((s["p_alarms"] >= SIGN_P, "A/A alarms over the last %d nights: %d SLOWER, %d FASTER, p = %.3g"
-                    % (s["nights"], s["slower"], s["faster"], s["p_alarms"])))
+        out.append((s["p_alarms"] >= SIGN_P, "A/A alarms over the last %d nights: %d nights mostly SLOWER, %d mostly "
+                    "FASTER, p = %.3g" % (s["nights"], s["slower"], s["faster"], s["p_alarms"])))
     o = h["overlap"]
     if o["last"]:
         last = o["last"]

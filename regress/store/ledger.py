@@ -66,8 +66,10 @@ def ledger(alerts, backfilled_runs, since=None):
         if since and (a.get("date") or "") < since:
             continue
         m = rows.setdefault(_month(a), {"alerts": [], "to_alert": [], "to_culprit": []})
-        missed = any(b["run_id"] in backfilled_runs for b in a["benchmarks"])
-        kind = "missed" if missed else "false_alarm" if a["state"] == "invalid" else a["direction"]
+        # An alert judged invalid is a false alarm wherever it was found; a
+        # real change found in a backfilled run is one no night had measured.
+        missed = a["state"] != "invalid" and any(b["run_id"] in backfilled_runs for b in a["benchmarks"])
+        kind = "false_alarm" if a["state"] == "invalid" else "missed" if missed else a["direction"]
         for bucket in (m, total):
             bucket["alerts"].append((kind, a["state"], a["id"]))
             if not missed:

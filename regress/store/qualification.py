@@ -66,7 +66,10 @@ class State:
                 raise QualificationError("qualification state %s: cannot read it: %s" % (path, e))
             if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("records"), list) \
                     or not all(isinstance(r, dict) and isinstance(r.get("fingerprint"), str)
-                               and r.get("state") in (QUALIFIED, UNQUALIFIED) for r in doc["records"]):
+                               and r.get("state") in (QUALIFIED, UNQUALIFIED) and isinstance(r.get("when"), str)
+                               and isinstance(r.get("source"), str) and isinstance(r.get("compared"), int)
+                               and isinstance(r.get("alarms"), list)
+                               and all(isinstance(a, dict) for a in r["alarms"]) for r in doc["records"]):
                 raise QualificationError("qualification state %s: not one (compare --qualify-state writes one)"
                                          % path)
             self.records = doc["records"]

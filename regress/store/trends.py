@@ -268,11 +268,16 @@ def gate_health(hist, machine, aa_nights, aa_totals):
     overlaps = [health.overlap(a[1], b[1]) for a, b in pairs]
     known = [j for j, _, _ in overlaps if j is not None]
     last = aa_nights[-health.WINDOW:]
-    up = sum(n["up"] or 0 for n in last)
-    down = sum(n["down"] or 0 for n in last)
-    slower = sum(n["counts"].get("SLOWER", 0) for n in last)
-    faster = sum(n["counts"].get("FASTER", 0) for n in last)
-    rate, low, high = health.rate_interval(aa_totals["false_alarms"], aa_totals["compared"])
+    # A night is one draw: its benchmarks move together (one machine, one
+    # night), so the sign test counts nights by the side most of their
+    # changes fell on, and the false-alarm rate nights with any alarm,
+    # against the comparator's alpha, which is a night's family-wise rate.
+    up = sum(1 for n in last if (n["up"] or 0) > (n["down"] or 0))
+    down = sum(1 for n in last if (n["down"] or 0) > (n["up"] or 0))
+    slower = sum(1 for n in last if n["counts"].get("SLOWER", 0) > n["counts"].get("FASTER", 0))
+    faster = sum(1 for n in last if n["counts"].get("FASTER", 0) > n["counts"].get("SLOWER", 0))
+    alarmed = sum(1 for n in aa_nights if n["false_alarms"])
+    rate, low, high = health.rate_interval(alarmed, len(aa_nights))
     q_rec = None
     if hist and os.path.exists(os.path.join(hist, qualification.FILE)):
         try:
@@ -288,7 +293,8 @@ def gate_health(hist, machine, aa_nights, aa_totals):
                     "mean": sum(known) / len(known) if known else None, "pairs": len(known)},
         "aa_sign": {"nights": len(last), "up": up, "down": down, "p": health.sign_test(up, down),
                     "slower": slower, "faster": faster, "p_alarms": health.sign_test(slower, faster)},
-        "false_alarm_rate": {"alarms": aa_totals["false_alarms"], "compared": aa_totals["compared"], "rate": rate,
-                             "low": low, "high": high, "level": health.LEVEL},
+        "false_alarm_rate": {"nights_alarmed": alarmed, "nights": len(aa_nights), "alarms": aa_totals["false_alarms"],
+                             "compared": aa_totals["compared"], "rate": rate, "low": low, "high": high,
+                             "level": health.LEVEL, "alpha": decide.ALPHA},
         "qualification": None if q_rec is None else {"state": q_rec["state"], "line": qualification.describe(q_rec)},
     }

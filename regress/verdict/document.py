@@ -8,7 +8,7 @@ import os
 from regress import cli
 from regress.load import results
 from regress.stats import plan
-from regress.stats.decide import DEFAULT_FLOORS, EQUIVALENCE_FLOORS
+from regress.stats.decide import DEFAULT_FLOORS, EQUIVALENCE_FLOORS, floor_for
 from regress.verdict.rows import VERDICTS
 from regress.verdict.samples import InputError
 from regress.verdict.sequential import sequential_summary
@@ -76,8 +76,11 @@ def add_detectable(doc, settings):
     alpha = seq["alpha_per_look"] if seq else settings.alpha / max(1, doc["settings"]["tested"])
     for b in doc["benchmarks"]:
         noise = plan.effective_noise(b, level)
-        if noise and b.get("n_base", 0) >= 2 and b.get("floor") is not None:
-            b["detectable"] = plan.paired_detectable(noise, b["n_base"], b["floor"], alpha)
+        if noise and b.get("n_base", 0) >= 2:
+            # The SLOWER threshold's floor (paired), not the row's SAME floor.
+            floor = floor_for(settings.floors, "paired", b.get("family"),
+                              b.get("device") if b.get("device") in ("cpu", "gpu") else "cpu")
+            b["detectable"] = plan.paired_detectable(noise, b["n_base"], floor, alpha)
     return doc
 
 
