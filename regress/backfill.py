@@ -18,7 +18,7 @@ import time
 
 from regress import cli
 from regress.run import backfill, launch
-from regress.run.bisect import DEFAULT_BENCH, DEFAULT_BUILD, Bad, default_cache
+from regress.run.bisect import Bad, add_build_arguments, default_cache
 from regress.store.history import HistoryError
 
 TOOL = "backfill"
@@ -32,12 +32,7 @@ def make_parser():
                    "state's)")
     p.add_argument("--every", type=int, metavar="N", help="every Nth commit (BAD always)")
     p.add_argument("--commits", metavar="A,B,...", help="only these commits of the range")
-    p.add_argument("--repo", default=".", help="the git repository (default: the current directory)")
-    p.add_argument("--build", default=DEFAULT_BUILD, help="the build command, run in a worktree at each commit "
-                   "(default: parbench's Release build into build/bisect)")
-    p.add_argument("--bench", default=DEFAULT_BENCH, help="the bench binary the build leaves (default %(default)s)")
-    p.add_argument("--cache", help="builds, by commit, shared with ci/bisect (default: its cache of the "
-                   "repository, outside it)")
+    add_build_arguments(p)
     p.add_argument("--state", default="backfill-state", help="what this backfill did (default %(default)s)")
     p.add_argument("--all-parents", action="store_true", help="every commit, not first parents only")
     p.add_argument("--max-seconds", type=float, help="start no commit after this many seconds; exit 4")

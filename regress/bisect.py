@@ -19,8 +19,8 @@ import time
 
 from regress import cli
 from regress.run import launch
-from regress.run.bisect import (DEFAULT_BENCH, DEFAULT_BUILD, EXIT_INCOMPLETE, EXIT_INPUT, EXIT_OK, Bad,
-                                Search, Stopped, state_params)
+from regress.run.bisect import (EXIT_INCOMPLETE, EXIT_INPUT, EXIT_OK, Bad,
+                                Search, Stopped, add_build_arguments, state_params)
 from regress.run.bisect_report import render_markdown, report
 
 TOOL = "bisect"
@@ -33,13 +33,7 @@ def make_parser():
                                   "--max-seconds (rerun with --resume)")
     p.add_argument("good", nargs="?", metavar="GOOD", help="a revision without the change")
     p.add_argument("bad", nargs="?", metavar="BAD", help="a later revision with it")
-    p.add_argument("--repo", default=".", help="the git repository (default: the current directory)")
-    p.add_argument("--build", default=DEFAULT_BUILD, help="the build command, run in a worktree at each commit "
-                   "(default: parbench's Release build into build/bisect)")
-    p.add_argument("--bench", default=DEFAULT_BENCH, help="the bench binary the build leaves, relative to the "
-                   "worktree (default %(default)s)")
-    p.add_argument("--cache", help="builds, by commit, reused across runs (default: a folder of the bisected "
-                   "repository under $XDG_CACHE_HOME/parbench/bisect, ~/.cache when unset: outside the repository)")
+    add_build_arguments(p)
     p.add_argument("--state", default="bisect-state", help="this bisection's verdicts and rounds (default %(default)s)")
     p.add_argument("--out", default="bisect-report", help="report.md and report.json (default %(default)s)")
     p.add_argument("--all-parents", action="store_true", help="search every commit, not first parents only")

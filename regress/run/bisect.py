@@ -481,6 +481,19 @@ def _brief(row):
             if row.get(k) is not None}
 
 
+def add_build_arguments(p):
+    """--repo, --build, --bench and --cache, as ci/bisect and ci/backfill
+    take them: both build commits into this one cache."""
+    p.add_argument("--repo", default=".", help="the git repository (default: the current directory)")
+    p.add_argument("--build", default=DEFAULT_BUILD, help="the build command, run in a worktree at each commit "
+                   "(default: parbench's Release build into build/bisect)")
+    p.add_argument("--bench", default=DEFAULT_BENCH, help="the bench binary the build leaves, relative to the "
+                   "worktree (default %(default)s)")
+    p.add_argument("--cache", help="builds, by commit, reused across runs and by ci/bisect and ci/backfill alike "
+                   "(default: a folder of the repository under $XDG_CACHE_HOME/parbench/bisect, ~/.cache when "
+                   "unset: outside the repository)")
+
+
 def default_cache(repo):
     """The build cache of the repository at `repo` when --cache is not given:
     outside it (a worktree inside the user's repository would show up as
