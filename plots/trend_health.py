@@ -4,6 +4,7 @@ counts the ledger)."""
 import html
 
 from regress.stats.health import health_lines
+from regress.store import ledger
 
 
 def health_section(h):
@@ -33,19 +34,14 @@ def ledger_section(doc):
         out.append("<p>No alert yet: the ledger starts with the first confirmed change.</p>")
         return out
 
-    def count(states):
-        n = sum(states.values())
-        return "0" if not n else "%d (%s)" % (n, ", ".join("%d %s" % (v, k) for k, v in sorted(states.items())))
-
-    def nights(v):
-        return "-" if v is None else "%.1f" % v
     out.append("<div class='scroll'><table class='kv'><thead><tr><th>month</th><th>regressions confirmed</th>"
                "<th>improvements confirmed</th><th>false alarms (invalid)</th><th>missed (found by a backfill)</th>"
                "<th>nights to alert</th><th>nights to culprit</th></tr></thead><tbody>")
     for m in doc["months"] + [dict(doc["total"], month="all")]:
         out.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td></tr>" % (
-            esc(m["month"]), esc(count(m["regressions"])), esc(count(m["improvements"])), m["false_alarms"],
-            m["missed"], nights(m["nights_to_alert"]), nights(m["nights_to_culprit"])))
+            esc(m["month"]), esc(ledger.count_text(m["regressions"])), esc(ledger.count_text(m["improvements"])),
+            m["false_alarms"], m["missed"], ledger.nights_text(m["nights_to_alert"]),
+            ledger.nights_text(m["nights_to_culprit"])))
     out.append("</tbody></table></div>")
     out.append("<p class='note'>By the month of each change. A missed change is one found in a backfilled run "
                "(ci/backfill), which no night had measured; nights are medians, from the change's run to the "

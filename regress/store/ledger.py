@@ -93,14 +93,15 @@ def ledger(alerts, backfilled_runs, since=None):
     return {"months": [dict(summarise(rows[k]), month=k) for k in sorted(rows)], "total": summarise(total)}
 
 
-def _count(states):
+def count_text(states):
+    """A count by state, "2 (1 fixed, 1 untriaged)", or "0"."""
     n = sum(states.values())
     if not n:
         return "0"
     return "%d (%s)" % (n, ", ".join("%d %s" % (v, k) for k, v in sorted(states.items())))
 
 
-def _nights_text(v):
+def nights_text(v):
     return "-" if v is None else "%.1f" % v
 
 
@@ -112,6 +113,6 @@ def markdown(doc, machine):
            "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for m in doc["months"] + [dict(doc["total"], month="**all**")]:
         out.append("| %s | %s | %s | %d | %d | %s | %s |" % (
-            m["month"], _count(m["regressions"]), _count(m["improvements"]), m["false_alarms"], m["missed"],
-            _nights_text(m["nights_to_alert"]), _nights_text(m["nights_to_culprit"])))
+            m["month"], count_text(m["regressions"]), count_text(m["improvements"]), m["false_alarms"], m["missed"],
+            nights_text(m["nights_to_alert"]), nights_text(m["nights_to_culprit"])))
     return "\n".join(out) + "\n"
