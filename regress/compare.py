@@ -235,8 +235,8 @@ CHECKS_AFTER_SIDES = (
     (lambda a: a.max_rounds is not None and (a.max_rounds < FIRST_LOOK or a.rounds is not None),
      "--max-rounds must be at least %d, and is for a sequential --run (without --rounds)" % FIRST_LOOK),
     (lambda a: a.sequential and not a.analyse, "--sequential replays the rounds of --analyse DIR"),
-    (lambda a: a.delta is not None and not ((a.run or a.qualify) and a.rounds is None),
-     "--delta plans the looks of a sequential --run (without --rounds)"),
+    (lambda a: a.delta is not None and not (((a.run or a.qualify) and a.rounds is None) or a.analyse),
+     "--delta plans the looks of a sequential --run (without --rounds), or replays them with --analyse"),
     (lambda a: not 0 < a.alpha < 1, "--alpha must be between 0 and 1"),
     (lambda a: a.across_hardware and (a.history or a.noise),
      "--across-hardware: --history and --noise are one machine's run-to-run noise; across two machines the prior "
@@ -304,7 +304,7 @@ def make_settings(args, flt):
     return Settings.make(mode, alpha=args.alpha, floors=dict(args.floor), multiple=args.multiple,
                          metric=args.metric, noise=noise, history=args.history,
                          results_may_differ=args.results_may_differ, filter=flt, scale_new=args.scale_new,
-                         across=args.across_hardware)
+                         across=args.across_hardware).replace(delta=args.delta)
 
 
 def plot_problem(args):

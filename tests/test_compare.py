@@ -102,6 +102,22 @@ class Statistics(unittest.TestCase):
         self.assertAlmostEqual(r["lo"][0], 0.025 - 2.353363 * 0.0064550, places=6)
         self.assertEqual((r["est"][1], r["p_two"][1]), (0.0, 1.0))
 
+    def test_earlier_rejections_count_as_rejected(self):
+        # One row left for a later look, p 0.02, of a family of 10: with the
+        # other 9 counted as p = 1 it is rank 1 of 10 (BH 0.02 x 10 / 1 =
+        # 0.2); with k of them rejected earlier it is rank k + 1 (0.2 / (k + 1)).
+        def row(rejected):
+            r = {"est": np.array([math.log(1.05)]), "lo": np.array([math.log(1.03)]),
+                 "hi": np.array([math.log(1.07)]), "p_two": np.array([0.02]), "noise": np.array([0.005]),
+                 "min_p": np.array([0.0])}
+            out = decide.verdicts(r, 0.01, 1.0, 0.05, correction="bh", family=10, rejected=rejected)
+            return out["verdict"][0], float(out["p_adj"][0])
+        for rejected, verdict, p_adj in ((0, "AMBIGUOUS", 0.2), (1, "AMBIGUOUS", 0.1), (3, "SLOWER", 0.05),
+                                         (9, "SLOWER", 0.02), (20, "SLOWER", 0.02)):
+            v, p = row(rejected)
+            self.assertEqual(v, verdict, rejected)
+            self.assertAlmostEqual(p, p_adj, msg=rejected)
+
     def test_threshold_is_floor_or_noise_multiple(self):
         t = decide.thresholds([0.001, 0.01, float("nan")], 0.02, 4.0)
         self.assertTrue(np.allclose(t, [0.02, 0.04, 0.02]))
@@ -744,6 +760,35 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 2)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
+    def test_delta_stops_what_cannot_find_it(self):
+        """--delta 2%: a benchmark with 5% noise stops at the look at 6
+        rounds (it cannot find 2% at any number of rounds), the quiet one is
+        SAME at 4; without --delta the noisy one runs to the cap."""
+        fake = self.write("fake_bench.py", FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        args = ["--", "--order-log=" + os.path.join(self.dir, "o.log")]
+        env = ["--base-env", "FAKE_NOISE_V1=0.05", "--new-env", "FAKE_NOISE_V1=0.05"]
+        # An earlier A/A's noise (0.3% both): the plan starts the looks at 4.
+        aa = self.write("aa.json", {"parbench_compare": 1, "mode": "paired", "benchmarks": [
+            {"name": "GEMM/V%d/M:64/manual_time" % i, "noise": 0.003} for i in (0, 1)]})
+        p = self.run_tool("--run", fake, fake, "--workdir", "d", "--delta", "2%", "--noise", aa, "--json", "d.json",
+                          *env, *args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc_ = json.loads(slurp(os.path.join(self.dir, "d.json")))
+        v = {r["name"]: r for r in doc_["benchmarks"]}
+        noisy, quiet = v["GEMM/V1/M:64/manual_time"], v["GEMM/V0/M:64/manual_time"]
+        self.assertEqual((quiet["verdict"], quiet["rounds"]), ("SAME", 4))
+        self.assertEqual((noisy["verdict"], noisy["rounds"]), ("AMBIGUOUS", 6))
+        self.assertIn("needs more than the cap's 24 rounds to find a change of 2.00% (--delta)", noisy["reason"])
+        self.assertNotIn("the cap (--max-rounds)", noisy["reason"])
+        self.assertEqual((doc_["sequential"]["stopped"], doc_["sequential"]["delta"]), (1, 0.02))
+        self.assertIn("--delta 2.00%: 1 stopped before the cap", p.stdout)
+        p = self.run_tool("--run", fake, fake, "--workdir", "n", "--max-rounds", "8", "--json", "n.json", *env, *args)
+        noisy = {r["name"]: r for r in json.loads(slurp(os.path.join(self.dir, "n.json")))["benchmarks"]}[
+            "GEMM/V1/M:64/manual_time"]
+        self.assertEqual((noisy["verdict"], noisy["rounds"]), ("AMBIGUOUS", 8))
+        self.assertIn("the cap (--max-rounds)", noisy["reason"])
+
     @unittest.skipUnless(os.path.exists(GB_COMPARE), "Google Benchmark's compare.py (libbenchmark-tools) missing")
     def test_google_benchmark_compare_reads_our_files(self):
         try:
@@ -913,6 +958,8 @@ if "--bad" in args:
     print("bench: unknown flag --bad", file=sys.stderr); sys.exit(2)
 if "--benchmark_list_tests" in args:
     print("GEMM/V0/M:64/manual_time"); print("GEMM/V1/M:64/manual_time"); sys.exit(0)
+if "--list-devices" in args:
+    print("gpu GEMM/V0/M:64/manual_time"); print("gpu GEMM/V1/M:64/manual_time"); sys.exit(0)
 out = [a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out=")][0]
 log = [a.split("=", 1)[1] for a in args if a.startswith("--order-log=")][0]
 with open(log, "a") as f:
@@ -926,7 +973,7 @@ r = random.Random(os.path.basename(out))  # the same noise for a round's file on
 import re
 flt = ([a.split("=", 1)[1] for a in args if a.startswith("--benchmark_filter=")] or ["."])[0]
 rows = [e("GEMM/V0/M:64/manual_time", 100 * SCALE * (1 + 0.003 * r.gauss(0, 1))),
-        e("GEMM/V1/M:64/manual_time", 50 * (1 + 0.003 * r.gauss(0, 1)))]
+        e("GEMM/V1/M:64/manual_time", 50 * (1 + float(os.environ.get("FAKE_NOISE_V1", "0.003")) * r.gauss(0, 1)))]
 json.dump({"context": ctx, "benchmarks": [x for x in rows if re.search(flt, x["name"])]}, open(out, "w"))
 '''
 

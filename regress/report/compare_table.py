@@ -121,10 +121,14 @@ def _console_header(doc):
 def _sequential_line(seq):
     at = sorted(seq["decided_at"].items(), key=lambda kv: int(kv[0]))
     decided = ", ".join("%s rounds: %d" % (k, v) for k, v in at)
+    stopped = ""
+    if seq.get("delta") is not None:
+        stopped = "; --delta %.2f%%: %d stopped before the cap, their noise too large to find it" % (
+            100 * seq["delta"], seq.get("stopped", 0))
     return ("sequential: looks at %s rounds (alpha %.3g, %.1f%% intervals each); verdicts after %s; "
-            "%.1f rounds per benchmark on average" % (
+            "%.1f rounds per benchmark on average%s" % (
                 ", ".join(map(str, seq["looks"])), seq["alpha_per_look"], 100 * seq["level_per_look"], decided,
-                seq["mean_rounds"]))
+                seq["mean_rounds"], stopped))
 
 
 def render_console(doc, only_changes=False):

@@ -156,7 +156,7 @@ def justified_multiple(docs):
 
 
 def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", family=None, run_multiple=RUN_MULTIPLE,
-             same_floor=None):
+             same_floor=None, rejected=0):
     """Adds threshold, margin, p_adj (and p_holm), decidable and verdict
     (object array) to a result dict of decide_*; the multiple-comparison
     family is every row of r.
@@ -174,15 +174,22 @@ def verdicts(r, floor, multiple, alpha=ALPHA, tail=1.0, correction="holm", famil
     correction: "holm" (family-wise) or "bh" (Benjamini-Hochberg, the false
     discovery rate; under no change at all also family-wise). family: the
     size of the multiple-comparison family when it holds more benchmarks
-    than these rows (a sequential look at the undecided ones: the others
-    count as p = 1)."""
+    than these rows (a sequential look at the undecided ones). rejected:
+    how many of the others earlier looks found SLOWER or FASTER; they count
+    as p = 0, the rest as p = 1. Every row a look rejects then has p <= alpha
+    x (rejections so far) / family, no more than the final rejections allow,
+    so the whole sequence is self-consistent in Blanchard and Roquain's
+    sense and keeps the false discovery rate of one correction over the
+    family (under the complete null, where nothing was rejected before, it
+    is the p = 1 rule, and the family-wise rate is unchanged)."""
     rows = len(r["est"])
     thr = thresholds(r["noise"], floor, multiple)
     tau = np.log1p(thr)
     margin = run_multiple * tail * np.nan_to_num(np.asarray(r.get("run_noise", np.full(rows, np.nan)), dtype=float))
     m = int(np.sum(~np.isnan(r["p_two"])))
     pad = max(0, (family or 0) - m)
-    p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.ones(pad)])
+    done = min(int(rejected), pad)
+    p_all = np.concatenate([np.asarray(r["p_two"], dtype=float), np.zeros(done), np.ones(pad - done)])
     p_adj = (stats.holm(p_all) if correction == "holm" else stats.bh(p_all))[:rows]
     m += pad
     decidable = r["min_p"] <= alpha / max(m, 1) if correction == "holm" else r["min_p"] <= alpha

@@ -200,7 +200,7 @@ def decide_rows(pairs, settings, metric):
     st.decision = verdicts({"est": st.est, "lo": st.lo, "hi": st.hi, "p_two": st.p_two, "noise": st.noise,
                             "min_p": st.min_p, "run_noise": margin_noise}, floors, settings.multiple,
                            settings.alpha, tail=settings.noise_model.tail, correction=settings.correction,
-                           family=settings.family,
+                           family=settings.family, rejected=settings.rejected,
                            run_multiple=np.array([run_multiple_for(p.row.device) for p in pairs]),
                            same_floor=same_floors)
     for i, pair in enumerate(pairs):

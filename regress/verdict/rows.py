@@ -76,6 +76,7 @@ class Row:
     same_code: bool = False
     rate: Optional[RateChange] = None
     rounds: Optional[int] = None                  # sequential: the look that decided it
+    stopped: bool = False                         # sequential --delta: stopped for futility before the cap
     round_mode: Optional[str] = None              # paired: "duet" or "interleaved", how its rounds ran
     instructions: Optional[dict] = None           # --instrument: the instruction change (regress/verdict/instrument.py)
     control: Optional[Control] = None

@@ -3,16 +3,26 @@ and 24 rounds, the undecided benchmarks going on to the next look, alpha and
 the SAME interval's tails split evenly over the looks. Looks before
 WSR_FROM rounds use the paired t-test: the exact signed-rank test cannot
 give a p below 2 / 2^n, too large to decide anything at 4 or 6 rounds (and,
-once earlier looks decided most benchmarks, at 8) under the correction."""
+once earlier looks decided most benchmarks, at 8) under the correction.
+
+Each look corrects over the whole comparison, the earlier looks' SLOWER and
+FASTER counting as rejected (decide.verdicts' `rejected`), so a benchmark
+left for later is not judged as if it alone were tested against a family of
+p = 1. With --delta, a benchmark whose measured noise needs more rounds than
+the cap to find that change (regress.stats.plan) stops from FUTILE_FROM
+rounds on: more rounds could not decide it, only cost time; stopping for
+futility never adds a false alarm."""
 import copy
 import math
 
+from regress.stats import plan
 from regress.verdict.judge import compare
 from regress.verdict.rows import WITH_ROUNDS
 
 SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
 FIRST_LOOK = 4
 WSR_FROM = 12         # looks at fewer rounds use the paired t-test
+FUTILE_FROM = 6       # --delta: no futility stop before this many rounds (the noise of 4 is too rough)
 
 
 def sequential_looks(cap):
@@ -41,7 +51,7 @@ def _truncated(samples, names, n):
     return out
 
 
-def look_settings(settings, looks, family, n=None):
+def look_settings(settings, looks, family, n=None, rejected=0):
     """The settings of one look: alpha and the SAME interval's tails split
     evenly over the looks (Bonferroni across looks: the chance of any false
     SLOWER/FASTER, or of a false SAME per benchmark, over the whole sequence
@@ -49,14 +59,28 @@ def look_settings(settings, looks, family, n=None):
     the benchmarks with the whole comparison as its family."""
     k = len(looks)
     return settings.replace(alpha=settings.alpha / k, level=1.0 - (1.0 - settings.level) / k, correction="bh",
-                            family=family, paired_test="t" if n is not None and n < WSR_FROM else "wsr")
+                            family=family, rejected=rejected,
+                            paired_test="t" if n is not None and n < WSR_FROM else "wsr")
 
 
-def _final(row, n):
-    """A row the look at n rounds decides for good."""
-    row.rounds = n
-    if row.verdict == "AMBIGUOUS" and "too few" not in (row.reason or ""):
+def _final(row, n, stopped=False):
+    """A row the look at n rounds decides for good (stopped: for futility)."""
+    row.rounds, row.stopped = n, stopped
+    if row.verdict == "AMBIGUOUS" and not stopped and "too few" not in (row.reason or ""):
         row.prefix_reason("undecided after %d rounds, the cap (--max-rounds)" % n, WITH_ROUNDS)
+
+
+def futile(row, settings, sk, cap):
+    """--delta: the reason an undecided row stops before the cap, or None:
+    its noise so far needs more than `cap` rounds to find the change."""
+    if settings.delta is None or row.verdict != "AMBIGUOUS" or row.noise is None:
+        return None
+    need = plan.rounds_for(settings.delta, row.noise, settings.floor(row.family, row.device), sk.alpha,
+                           settings.multiple)
+    if need is not None and need <= cap:
+        return None
+    return ("its noise of one run, %.2f%%, needs more than the cap's %d rounds to find a change of %.2f%% (--delta)"
+            % (100 * row.noise, cap, 100 * settings.delta))
 
 
 def sequential_rows(a, b, settings, metric, kinds, looks, done):
@@ -71,18 +95,23 @@ def sequential_rows(a, b, settings, metric, kinds, looks, done):
     family = len(set(a) & set(b))
     undecided = set(names)
     decided = []
+    rejected = 0
     for k, n in enumerate(looks):
         if n > done:
             return decided, (n, sorted(undecided))
-        sk = look_settings(settings, looks, family, n)
+        sk = look_settings(settings, looks, family, n, rejected)
         rows = compare(_truncated(a, undecided, n), _truncated(b, undecided, n), sk, metric, kinds)
         seen = set()
         for row in rows:
             seen.add(row.name)
-            if row.verdict != "AMBIGUOUS" or k == len(looks) - 1:
-                _final(row, n)
+            why = futile(row, settings, sk, looks[-1]) if FUTILE_FROM <= n < looks[-1] else None
+            if why:
+                row.prefix_reason(why, WITH_ROUNDS)
+            if row.verdict != "AMBIGUOUS" or k == len(looks) - 1 or why:
+                _final(row, n, bool(why))
                 decided.append(row)
                 undecided.discard(row.name)
+                rejected += row.verdict in ("SLOWER", "FASTER")
         undecided &= seen  # nothing to decide for a benchmark without a row (unsupported on both sides)
         if not undecided:
             break
@@ -101,5 +130,6 @@ def sequential_summary(rows, settings, looks):
     used = sum(r.rounds or 0 for r in rows)
     k = len(looks)
     return {"looks": looks, "alpha_per_look": settings.alpha / k, "level_per_look": 1 - (1 - settings.level) / k,
-            "decided_at": at, "benchmark_rounds": used,
+            "decided_at": at, "benchmark_rounds": used, "delta": settings.delta,
+            "stopped": sum(1 for r in rows if r.stopped),
             "mean_rounds": used / len(rows) if rows else 0.0}

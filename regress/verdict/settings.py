@@ -26,6 +26,8 @@ class Settings:
     history: Optional[str] = None                # --history DIR
     correction: str = "holm"                     # "holm" or "bh"
     family: Optional[int] = None                 # multiple-comparison family size, when larger than the rows
+    rejected: int = 0                            # rows of the family earlier looks found SLOWER/FASTER
+    delta: Optional[float] = None                # --delta: the change a sequential comparison is to find
     results_may_differ: bool = False             # --results-may-differ: fractional results need not match
     filter: Optional[re.Pattern] = None          # --filter
     scale_new: Optional[float] = None            # --scale-new F: NEW's times x F
