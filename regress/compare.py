@@ -167,7 +167,9 @@ def make_parser():
                    "once (Holm); default: sequential, rounds until each benchmark is decided")
     p.add_argument("--delta", type=decide.parse_change, metavar="PCT",
                    help="sequential --run: the change to find (e.g. 2%%); the first look comes at the rounds the "
-                        "plan says it needs (ci/history plan: from --noise's A/A, else the prior), not before")
+                   "plan says it needs (ci/history plan) from --noise's A/A, not before (without --noise: the "
+                   "usual looks); from 6 rounds on, a benchmark whose measured noise needs more rounds than the cap "
+                   "to find it stops (AMBIGUOUS, with the reason)")
     p.add_argument("--max-rounds", type=int, help="sequential: the cap on rounds (default %d; looks at 4, 6, 8, 12, "
                    "16, then x1.5)" % SEQUENTIAL_CAP)
     p.add_argument("--sequential", action="store_true", help="with --analyse DIR of a fixed run: replay the "
@@ -359,12 +361,19 @@ def _log(line):
 def planned_start(args, request):
     """--delta: the rounds the plan (regress/stats/plan.py) says the change
     needs, the fewest over the selected benchmarks that can see it at all,
-    from --noise's A/A (its intervals), else the prior; None without --delta."""
+    from the paired noise of --noise's A/A (its intervals); None without
+    --delta, or without --noise: the prior is a run-to-run noise, several
+    times a paired round's on the GPU, and would put the first look at 12
+    rounds where most benchmarks decide at 4."""
     if args.delta is None:
         return None
-    from regress.stats import noise as noise_mod, plan
+    if not args.noise:
+        _log("compare: --delta %s: no measured paired noise (--noise A/A.json) to plan the first look by: the "
+             "usual looks" % fmt.pct(args.delta, signed=False, digits=2, missing=""))
+        return None
+    from regress.stats import plan
     from regress.store import plan as store_plan
-    paired = store_plan.paired_from_doc(args.noise) if args.noise else {}
+    paired = store_plan.paired_from_doc(args.noise)
     looks = sequential_looks(args.max_rounds or SEQUENTIAL_CAP)
     needs = []
     try:
@@ -372,11 +381,12 @@ def planned_start(args, request):
     except launch.Refused as e:
         raise InputError("--delta: %s" % e)
     for name, device in sorted(where.items()):
+        if name not in paired:
+            continue
         device = "gpu" if device.startswith("gpu") else "cpu"
         family = name.split("/")[0]
-        noise = paired.get(name) or noise_mod.prior(device, family)
         floor = decide.floor_for(dict(args.floor), "paired", family, device)
-        n = plan.rounds_for(args.delta, noise, floor, args.alpha / len(looks))
+        n = plan.rounds_for(args.delta, paired[name], floor, args.alpha / len(looks))
         if n:
             needs.append(n)
     start = min(needs) if needs else None
@@ -386,7 +396,7 @@ def planned_start(args, request):
         "the selection needs %d rounds at the fewest%s: looks at %s" % (
             start, " (more than the cap, --max-rounds)" if start > looks[-1] else "", ", ".join(map(str, kept)))
         if start
-        else "no selected benchmark can see it in %d rounds; the usual looks" % looks[-1]))
+        else "no benchmark --noise measured can see it in %d rounds; the usual looks" % looks[-1]))
     return start
 
 

@@ -127,21 +127,33 @@ class Commands(unittest.TestCase):
             f.write(CPU_BENCH)
         os.chmod(bench, 0o755)
         log = ["--", "--order-log=" + os.path.join(self.dir, "order.log")]
-        # The prior's CPU noise (10.5%) finds 40% in 4 rounds: the usual first look.
+        # Without a measured paired noise (--noise) the first look stays at 4:
+        # the prior is a run-to-run noise and would put it later than most
+        # benchmarks need.
         p = self.tool("compare", "--run", bench, bench, "--duet", "off", "--delta", "40%", "--json", "v.json",
                       "--markdown", "v.md", *log)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("compare: --delta 40.00%: the selection needs 4 rounds at the fewest: looks at 4, 6, 8, 12, "
-                      "16, 24", p.stderr)
+        self.assertIn("compare: --delta 40.00%: no measured paired noise (--noise A/A.json) to plan the first look "
+                      "by: the usual looks", p.stderr)
         with open(os.path.join(self.dir, "v.json")) as f:
             doc = json.load(f)
         self.assertEqual(doc["sequential"]["looks"], [4, 6, 8, 12, 16, 24])
         self.assertTrue(all(b["detectable"] > 0 for b in doc["benchmarks"]))
         with open(os.path.join(self.dir, "v.md")) as f:
             self.assertIn("| threshold | sees |", f.read())
-        # 20% needs 13 rounds: no look before 16, and alpha split over two looks, not six.
-        p = self.tool("compare", "--run", bench, bench, "--duet", "off", "--delta", "20%", "--workdir", "w2",
-                      "--json", "v2.json", *log)
+        # An A/A that measured 10.5% a run for both: 40% needs 4 rounds, the
+        # usual first look; 20% needs 13: no look before 16, and alpha split
+        # over two looks, not six.
+        aa = os.path.join(self.dir, "aa.json")
+        with open(aa, "w") as f:
+            json.dump({"parbench_compare": 1, "mode": "paired", "benchmarks": [
+                {"name": "GEMM/V%d/M:64/threads:1/manual_time" % i, "noise": 0.105} for i in (0, 1)]}, f)
+        p = self.tool("compare", "--run", bench, bench, "--duet", "off", "--delta", "40%", "--noise", aa,
+                      "--workdir", "w1", *log)
+        self.assertIn("compare: --delta 40.00%: the selection needs 4 rounds at the fewest: looks at 4, 6, 8, 12, "
+                      "16, 24", p.stderr)
+        p = self.tool("compare", "--run", bench, bench, "--duet", "off", "--delta", "20%", "--noise", aa,
+                      "--workdir", "w2", "--json", "v2.json", *log)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("the selection needs 13 rounds at the fewest: looks at 16, 24", p.stderr)
         with open(os.path.join(self.dir, "v2.json")) as f:
