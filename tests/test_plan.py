@@ -68,8 +68,14 @@ class MeasuredPower(unittest.TestCase):
             doc = json.load(f)
         seq = doc["sequential"]
         rows = doc["benchmarks"]
-        power = [plan.paired_power(scale - 1, plan.effective_noise(r, seq["level_per_look"]), max(seq["looks"]),
-                                   r.get("floor") or 0.01, seq["alpha_per_look"]) for r in rows]
+        # The SLOWER threshold's floor (paired), or SAME's (the row's
+        # `floor`) for a change inside it, which can end SAME first.
+        floors = doc["settings"].get("default_floors") or {}
+        power = plan.suite_power(scale - 1, [plan.effective_noise(r, seq["level_per_look"], True) for r in rows],
+                                 max(seq["looks"]),
+                                 [plan.floor_for_change(scale - 1, floors.get("%s/paired" % r.get("device"), 0.01),
+                                                        r.get("floor") or 0.0) for r in rows],
+                                 seq["alpha_per_look"])
         return 100 * float(np.mean(power)), 100 * sum(r["verdict"] == "SLOWER" for r in rows) / len(rows), len(rows)
 
     def test_within_10_points(self):

@@ -137,7 +137,7 @@ def aa_signs_and_noise(doc):
     rows = doc["benchmarks"]
     seq = doc.get("sequential") or {}
     level = seq.get("level_per_look") or (doc.get("settings") or {}).get("level") or 0.9
-    noise = {r["name"]: plan.effective_noise(r, level) for r in rows}
+    noise = {r["name"]: plan.effective_noise(r, level, bool(seq)) for r in rows}
     return {"up": sum(1 for r in rows if (r.get("change") or 0) > 0),
             "down": sum(1 for r in rows if (r.get("change") or 0) < 0),
             "noise": {k: v for k, v in sorted(noise.items()) if v}}

@@ -45,6 +45,10 @@ CPU_AA_PAIRS = ("results/reference/dev-2core/compare-files-history-aa.json.gz",
 CPU_MULTIPLE_SAFETY = 1.25
 ALPHA = 0.05       # family-wise error rate of SLOWER / FASTER (Holm)
 LEVEL = 0.90       # confidence interval for SAME: two one-sided tests at 5%
+# A sequential comparison's looks at fewer rounds use the paired t-test: the
+# exact signed-rank test cannot give a p below 2 / 2^n, too large to decide
+# anything at 4 or 6 rounds under the correction (regress/verdict/sequential.py).
+WSR_FROM = 12
 
 
 def parse_floor(spec):

@@ -26,8 +26,15 @@ deviation) of the rounds, which heavy tails leave small while the test's
 interval widens: on the 2-core machine's duet rounds the interval at 24
 rounds was 3x what the robust noise gives. effective_noise reads the noise
 back from a comparison's own interval instead, (hi - lo) / (2 z) sqrt(n) /
-sqrt(2) in log time, and keeps the larger. Checked against the committed
-A/A and scaled replays (docs/perf/compare.md, "What a series can see").
+sqrt(2) in log time, and keeps the larger.
+
+The family. A look corrects over the whole comparison (Benjamini-Hochberg):
+a change found in most benchmarks is tested near alpha_look, one found in
+few near alpha_look / the family. paired_power, paired_detectable and
+rounds_for take the level they are given (ci/history plan: alpha_look, a
+change the whole selection shares); suite_power finds the level a suite's
+own rejections allow. Checked against the committed scaled replays
+(docs/perf/compare.md, "What a series can see").
 
 All in log time (a change d is log(1 + change)); the figures come back as
 changes.
@@ -35,6 +42,8 @@ changes.
 import math
 
 from scipy import stats
+
+from regress.stats.decide import WSR_FROM
 
 POWER = 0.95
 ROUNDS_LIMIT = 1000   # rounds_for: more than this is "not with rounds"
@@ -54,6 +63,34 @@ def paired_power(change, noise, rounds, floor, alpha_look, multiple=1.0):
     se = math.sqrt(2.0) * noise / math.sqrt(rounds)
     threshold = math.log1p(max(floor, multiple * noise))
     return float(stats.norm.cdf(min((d - threshold) / se, d / se - _z(1 - alpha_look / 2))))
+
+
+def floor_for_change(change, floor, same_floor):
+    """The floor a change must clear to be found: a change inside the SAME
+    floor (the smallest change of interest: CPU 5%) can end SAME, its
+    interval inside +-same_floor, before SLOWER is proven, and on noisy
+    rounds mostly does; a change at or beyond it meets the paired floor."""
+    return same_floor if change < same_floor else floor
+
+
+def suite_power(change, noises, rounds, floors, alpha_look, family=None):
+    """Each benchmark's chance of SLOWER when every one of `noises` changes
+    by `change` and Benjamini-Hochberg corrects over `family` (default: all
+    of them): BH rejects at p <= alpha_look x R / family, R the rejections,
+    so the expected R is the fixed point of R = sum of the powers at that
+    level, found from R = family down (Genovese and Wasserman's
+    approximation). Where most benchmarks change, it is paired_power at
+    alpha_look; where few can be found, it falls towards alpha_look / family,
+    Bonferroni's."""
+    family = family or len(noises)
+    r = float(family)
+    for _ in range(100):
+        level = alpha_look * max(r, 1.0) / family
+        powers = [paired_power(change, n, rounds, f, level) for n, f in zip(noises, floors)]
+        if sum(powers) >= r - 1e-9:
+            break
+        r = sum(powers)
+    return powers
 
 
 def paired_detectable(noise, rounds, floor, alpha_look, multiple=1.0, power=POWER):
@@ -80,13 +117,19 @@ def files_detectable(run_noise, floor, run_multiple, tail=1.0):
     return max(floor, math.expm1(run_multiple * run_noise * tail))
 
 
-def effective_noise(row, level):
+def effective_noise(row, level, sequential=False):
     """The noise of one run that a paired verdict row's interval implies
     (its `ci` at the `level` of its look, over `n_base` rounds), or its
-    robust `noise` when that is larger; None without either."""
+    robust `noise` when that is larger; None without either. sequential:
+    the row is of a sequential comparison, whose looks before WSR_FROM
+    rounds give the paired t-test's interval: its half-width is Student's
+    quantile (4.2 at 4 rounds and 97.5%), not the normal's (2.2), times the
+    standard error."""
     noise, ci, n = row.get("noise"), row.get("ci"), row.get("n_base")
     if not ci or not n or ci[0] is None or ci[1] is None or ci[0] <= -1:
         return noise
-    se = (math.log1p(ci[1]) - math.log1p(ci[0])) / (2 * _z(1 - (1 - level) / 2))
+    q = 1 - (1 - level) / 2
+    quantile = float(stats.t.ppf(q, n - 1)) if sequential and 2 <= n < WSR_FROM else _z(q)
+    se = (math.log1p(ci[1]) - math.log1p(ci[0])) / (2 * quantile)
     implied = se * math.sqrt(n) / math.sqrt(2.0)
     return implied if noise is None else max(noise, implied)

@@ -75,7 +75,7 @@ def add_detectable(doc, settings):
     level = seq["level_per_look"] if seq else settings.level
     alpha = seq["alpha_per_look"] if seq else settings.alpha / max(1, doc["settings"]["tested"])
     for b in doc["benchmarks"]:
-        noise = plan.effective_noise(b, level)
+        noise = plan.effective_noise(b, level, bool(seq))
         if noise and b.get("n_base", 0) >= 2:
             # The SLOWER threshold's floor (paired), not the row's SAME floor.
             floor = floor_for(settings.floors, "paired", b.get("family"),

@@ -15,13 +15,13 @@ futility never adds a false alarm."""
 import copy
 import math
 
-from regress.stats import plan
+from regress.stats import decide, plan
 from regress.verdict.judge import compare
 from regress.verdict.rows import WITH_ROUNDS
 
 SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
 FIRST_LOOK = 4
-WSR_FROM = 12         # looks at fewer rounds use the paired t-test
+WSR_FROM = decide.WSR_FROM   # looks at fewer rounds use the paired t-test
 FUTILE_FROM = 6       # --delta: no futility stop before this many rounds (the noise of 4 is too rough)
 
 
