@@ -125,6 +125,21 @@ class Backfill(unittest.TestCase):
         refused(self.backfill("%s..%s" % (s[0], s[2]), hist=other, state="s3"), "holds runs of other machines only")
         self.assertEqual(len(self.runs(other)), 1)
 
+    def test_arguments_no_commit_takes(self):
+        # A flag the range's bench does not know: three refusals (exit 2) in
+        # a row stop the backfill, one line, and the other commits are not built.
+        self.series([FLAT] * 5)
+        s = self.p.shas
+        p = self.backfill("%s..%s" % (s[0], s[-1]), "--", "--later-flag")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.strip().splitlines()[-1],
+                         "backfill: bench refused its arguments (exit 2) at 3 commits in a row, the last saying: "
+                         "bench: unknown flag --later-flag; they must suit the range's oldest commits too (start "
+                         "again with another --state)")
+        self.assertIn("backfill: 3/5 %s: bench failed (exit 2)" % s[2][:12], p.stderr)
+        self.assertNotIn("4/5", p.stderr)
+        self.assertFalse(os.path.exists(self.hist) and self.runs())
+
 
 if __name__ == "__main__":
     unittest.main()

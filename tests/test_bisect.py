@@ -29,6 +29,9 @@ BENCH = "#!%s\n" % sys.executable + r'''import json, os, random, re, sys
 SPEEDS = @SPEEDS@
 NOISE = {"Noisy": 0.04}
 args = sys.argv[1:]
+if "--later-flag" in args:
+    print("bench: unknown flag --later-flag", file=sys.stderr)
+    sys.exit(2)
 if @CRASH@ and "--benchmark_list_tests" not in args:
     sys.exit("bench: Segmentation fault")
 names = ["Fake/%s/manual_time" % k for k in sorted(SPEEDS)]

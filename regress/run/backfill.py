@@ -117,9 +117,17 @@ def mark(path, repo, sha, backfill):
     return doc
 
 
+# bench's usage errors (exit 2) at this many commits in a row, nothing
+# ingested between: the arguments do not suit the range (a flag spelled for
+# a later Google Benchmark or bench), and building the rest would spend the
+# machine's time on runs that cannot start.
+REFUSED_IN_A_ROW = 3
+
+
 class Backfill:
     def __init__(self, params, state_dir, log, deadline=None):
         self.p, self.state, self.log, self.deadline = params, state_dir, log, deadline
+        self.refused = 0
         self.builder = Builder(params["repo"], params["cache"], params["build"], params["bench"], log)
         os.makedirs(os.path.join(state_dir, "runs"), exist_ok=True)
 
@@ -136,6 +144,11 @@ class Backfill:
                 return False
             done[sha] = self.one(i, len(commits), sha)
             save(self.state, self.p)
+            self.refused = self.refused + 1 if done[sha].get("why") == "bench exit 2" else 0
+            if self.refused >= REFUSED_IN_A_ROW:
+                raise Bad("bench refused its arguments (exit 2) at %d commits in a row, the last saying: %s; they "
+                          "must suit the range's oldest commits too (start again with another --state)"
+                          % (self.refused, done[sha].get("said") or "nothing"))
         return True
 
     def one(self, i, n, sha):
@@ -151,7 +164,7 @@ class Backfill:
         if not os.path.isfile(out) or timed_out or rc not in (0, 1):
             self.log("%s: bench failed (exit %s%s), skipped: see %s.log"
                      % (where, rc, ", timed out" if timed_out else "", out))
-            return {"status": "skipped", "why": "bench exit %s" % rc}
+            return {"status": "skipped", "why": "bench exit %s" % rc, "said": last_line(out + ".log")}
         doc = mark(out, self.p["repo"], sha, self.p["range"])
         self.check_machine(doc, out)
         with history.open_history(self.p["history"], create=True, log=lambda line: None) as h:
@@ -168,6 +181,16 @@ class Backfill:
         if machines and not any(m["machine"] == mine for m in machines):
             raise Bad("%s holds runs of other machines only (%s), not of this one (%s): a backfill belongs in "
                       "this machine's history" % (self.p["history"], ", ".join(m["machine"] for m in machines), mine))
+
+
+def last_line(path):
+    """The last non-empty line of a run's log, or None."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+    except OSError:
+        return None
+    return lines[-1][:300] if lines else None
 
 
 def summary(params):
