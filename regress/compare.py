@@ -342,11 +342,14 @@ def analyse_again(workdir, sequential, settings, warn):
     if not os.path.isfile(os.path.join(workdir, "manifest.json")):
         raise InputError("%s holds no rounds of compare --run (no manifest.json)" % workdir)
     replay = None
+    m = rounds.read_manifest(workdir)
     if sequential:
-        m = rounds.read_manifest(workdir)
         if m.get("looks"):
             raise InputError("--sequential: %s already holds a sequential comparison" % workdir)
         replay = sequential_looks(m["rounds"])
+    elif settings.delta is not None and not m.get("looks"):
+        raise InputError("--delta: %s holds fixed rounds, decided once; add --sequential to replay them look by look"
+                         % workdir)
     res = rounds.analyse_paired(workdir, settings, warn, replay)
     if res.pending is not None:
         raise InputError("%s: stopped before the look at %d rounds; run the same compare --run again "

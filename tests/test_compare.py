@@ -788,6 +788,16 @@ class Command(CommandBase):
             "GEMM/V1/M:64/manual_time"]
         self.assertEqual((noisy["verdict"], noisy["rounds"]), ("AMBIGUOUS", 8))
         self.assertIn("the cap (--max-rounds)", noisy["reason"])
+        # Replayed with --delta, the same rounds stop it at 6.
+        p = self.run_tool("--analyse", "n", "--delta", "2%")
+        self.assertIn("--delta 2.00%: 1 stopped before the cap", p.stdout)
+        # Fixed rounds are decided once: --delta needs --sequential there.
+        self.run_tool("--run", fake, fake, "--workdir", "f", "--rounds", "8", *env, *args)
+        p = self.run_tool("--analyse", "f", "--delta", "2%")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("add --sequential to replay them look by look", p.stderr)
+        p = self.run_tool("--analyse", "f", "--sequential", "--delta", "2%")
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     @unittest.skipUnless(os.path.exists(GB_COMPARE), "Google Benchmark's compare.py (libbenchmark-tools) missing")
     def test_google_benchmark_compare_reads_our_files(self):
