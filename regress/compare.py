@@ -350,6 +350,12 @@ def analyse_again(workdir, sequential, settings, warn):
     elif settings.delta is not None and not m.get("looks"):
         raise InputError("--delta: %s holds fixed rounds, decided once; add --sequential to replay them look by look"
                          % workdir)
+    elif m.get("looks") and m.get("delta") is not None and m.get("delta") != settings.delta:
+        # Its rounds stopped where that --delta stopped them: another would
+        # replay benchmarks past the rounds they have. (A run without one
+        # holds every round a --delta replay needs: its stops come sooner.)
+        raise InputError("%s holds a sequential comparison run with --delta %g%%: analyse it with the same"
+                         % (workdir, 100 * m["delta"]))
     res = rounds.analyse_paired(workdir, settings, warn, replay)
     if res.pending is not None:
         raise InputError("%s: stopped before the look at %d rounds; run the same compare --run again "

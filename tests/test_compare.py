@@ -779,10 +779,19 @@ class Command(CommandBase):
         noisy, quiet = v["GEMM/V1/M:64/manual_time"], v["GEMM/V0/M:64/manual_time"]
         self.assertEqual((quiet["verdict"], quiet["rounds"]), ("SAME", 4))
         self.assertEqual((noisy["verdict"], noisy["rounds"]), ("AMBIGUOUS", 6))
-        self.assertIn("needs more than the cap's 24 rounds to find a change of 2.00% (--delta)", noisy["reason"])
+        self.assertIn("gives a change of 2.00% (--delta) less than an even chance by the cap's 24 rounds, and its "
+                      "interval cannot fit inside +-2.00% there: stopped", noisy["reason"])
         self.assertNotIn("the cap (--max-rounds)", noisy["reason"])
         self.assertEqual((doc_["sequential"]["stopped"], doc_["sequential"]["delta"]), (1, 0.02))
-        self.assertIn("--delta 2.00%: 1 stopped before the cap", p.stdout)
+        self.assertIn("--delta 2.00%: 1 stopped before the cap, unlikely to find it or to be SAME there", p.stdout)
+        # Its rounds stop where --delta stopped them: analysed without it, or
+        # resumed with another, they are refused.
+        p = self.run_tool("--analyse", "d")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("d holds a sequential comparison run with --delta 2%: analyse it with the same", p.stderr)
+        p = self.run_tool("--run", fake, fake, "--workdir", "d", "--delta", "5%", "--noise", aa, *env, *args)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("(delta differs)", p.stderr)
         p = self.run_tool("--run", fake, fake, "--workdir", "n", "--max-rounds", "8", "--json", "n.json", *env, *args)
         noisy = {r["name"]: r for r in json.loads(slurp(os.path.join(self.dir, "n.json")))["benchmarks"]}[
             "GEMM/V1/M:64/manual_time"]

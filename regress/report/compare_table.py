@@ -123,7 +123,7 @@ def _sequential_line(seq):
     decided = ", ".join("%s rounds: %d" % (k, v) for k, v in at)
     stopped = ""
     if seq.get("delta") is not None:
-        stopped = "; --delta %.2f%%: %d stopped before the cap, their noise too large to find it" % (
+        stopped = "; --delta %.2f%%: %d stopped before the cap, unlikely to find it or to be SAME there" % (
             100 * seq["delta"], seq.get("stopped", 0))
     return ("sequential: looks at %s rounds (alpha %.3g, %.1f%% intervals each); verdicts after %s; "
             "%.1f rounds per benchmark on average%s" % (

@@ -144,7 +144,10 @@ class Backfill:
                 return False
             done[sha] = self.one(i, len(commits), sha)
             save(self.state, self.p)
-            self.refused = self.refused + 1 if done[sha].get("why") == "bench exit 2" else 0
+            if done[sha].get("why") == "bench exit 2":
+                self.refused += 1
+            elif done[sha]["status"] == "ingested":
+                self.refused = 0
             if self.refused >= REFUSED_IN_A_ROW:
                 raise Bad("bench refused its arguments (exit 2) at %d commits in a row, the last saying: %s; they "
                           "must suit the range's oldest commits too (start again with another --state)"

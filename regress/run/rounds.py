@@ -406,8 +406,8 @@ def run_sequential(req, cap, settings, warn, log, start=None):
     pending, res = (looks[0], None), None
     if os.path.isfile(os.path.join(req.workdir, "manifest.json")) and leading_done(req.workdir) >= looks[0]:
         # Rounds already there are read only when they are this comparison's.
-        check_workdir(req.base_bin, req.new_bin, req.bench_args, req.workdir, req.env, {"looks": looks},
-                      req.side_args)
+        check_workdir(req.base_bin, req.new_bin, req.bench_args, req.workdir, req.env,
+                      {"looks": looks, "delta": settings.delta}, req.side_args)
         if read_manifest(req.workdir).get("looks") == looks:
             res = analyse_paired(req.workdir, settings, warn)
             pending = res.pending
@@ -420,7 +420,8 @@ def run_sequential(req, cap, settings, warn, log, start=None):
             log("compare: sequential: %d benchmarks undecided; rounds up to %d (looks %s)"
                 % (len(names), target, ", ".join(map(str, looks))))
         if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, target, left, log, select=names,
-                   extra={"looks": looks}, env=req.env, side_args=req.side_args, duet_mode=req.duet):
+                   extra={"looks": looks, "delta": settings.delta}, env=req.env, side_args=req.side_args,
+                   duet_mode=req.duet):
             return None
         res = analyse_paired(req.workdir, settings, warn)
         pending = res.pending

@@ -65,11 +65,21 @@ def paired_power(change, noise, rounds, floor, alpha_look, multiple=1.0):
     return float(stats.norm.cdf(min((d - threshold) / se, d / se - _z(1 - alpha_look / 2))))
 
 
+def same_within_reach(change, noise, rounds, same_floor, level):
+    """Whether the interval at `rounds`, centred on the change so far, could
+    lie inside +-same_floor (SAME still reachable)."""
+    half = _z(1 - (1 - level) / 2) * math.sqrt(2.0) * noise / math.sqrt(rounds)
+    return abs(_log(change)) + half < _log(same_floor)
+
+
 def floor_for_change(change, floor, same_floor):
-    """The floor a change must clear to be found: a change inside the SAME
-    floor (the smallest change of interest: CPU 5%) can end SAME, its
-    interval inside +-same_floor, before SLOWER is proven, and on noisy
-    rounds mostly does; a change at or beyond it meets the paired floor."""
+    """The floor a change must clear to be found, as a suite's power
+    (suite_power) sees it: a change inside the SAME floor (the smallest
+    change of interest: CPU 5%) can end SAME, its interval inside
+    +-same_floor, before SLOWER is proven, as it does on noisy rounds; a
+    change at or beyond it meets the paired floor. An approximation for the
+    suite: a quiet benchmark proves such a change before its interval fits
+    (SLOWER overrides SAME), so one series' plan keeps the paired floor."""
     return same_floor if change < same_floor else floor
 
 

@@ -80,6 +80,5 @@ def plan_rows(h, directory, machine, delta, rounds, looks, paired=None, floors=N
                     "run_noise": rn, "run_noise_source": rn_src, "paired_noise": pn, "paired_noise_source": pn_src,
                     "files_detectable": plan.files_detectable(rn, files_floor, decide.RUN_MULTIPLES[device], tail),
                     "paired_detectable": plan.paired_detectable(pn, rounds, floor, alpha_look),
-                    "rounds_for_delta": plan.rounds_for(delta, pn, plan.floor_for_change(
-                        delta, floor, decide.same_floor_for(floors or {}, family, device)), alpha_look)})
+                    "rounds_for_delta": plan.rounds_for(delta, pn, floor, alpha_look)})
     return out

@@ -23,6 +23,7 @@ SEQUENTIAL_CAP = 24   # rounds at most, by default, of a sequential comparison
 FIRST_LOOK = 4
 WSR_FROM = decide.WSR_FROM   # looks at fewer rounds use the paired t-test
 FUTILE_FROM = 6       # --delta: no futility stop before this many rounds (the noise of 4 is too rough)
+FUTILE_POWER = 0.5    # --delta: a row stops when the cap gives it less than an even chance of the change
 
 
 def sequential_looks(cap):
@@ -72,15 +73,20 @@ def _final(row, n, stopped=False):
 
 def futile(row, settings, sk, cap):
     """--delta: the reason an undecided row stops before the cap, or None:
-    its noise so far needs more than `cap` rounds to find the change."""
-    if settings.delta is None or row.verdict != "AMBIGUOUS" or row.noise is None:
+    with its noise so far, the cap's rounds give it less than an even chance
+    of finding the change, and its interval there could not lie inside the
+    SAME floor either."""
+    if settings.delta is None or row.verdict != "AMBIGUOUS" or row.noise is None or row.change is None:
         return None
-    need = plan.rounds_for(settings.delta, row.noise, settings.floor(row.family, row.device), sk.alpha,
-                           settings.multiple)
-    if need is not None and need <= cap:
+    floor = settings.floor(row.family, row.device)
+    if plan.paired_power(settings.delta, row.noise, cap, floor, sk.alpha, settings.multiple) >= FUTILE_POWER:
         return None
-    return ("its noise of one run, %.2f%%, needs more than the cap's %d rounds to find a change of %.2f%% (--delta)"
-            % (100 * row.noise, cap, 100 * settings.delta))
+    same = settings.same_floor(row.family, row.device)
+    if plan.same_within_reach(row.change, row.noise, cap, same, sk.level):
+        return None
+    return ("its noise of one run, %.2f%%, gives a change of %.2f%% (--delta) less than an even chance by the "
+            "cap's %d rounds, and its interval cannot fit inside +-%.2f%% there: stopped"
+            % (100 * row.noise, 100 * settings.delta, cap, 100 * same))
 
 
 def sequential_rows(a, b, settings, metric, kinds, looks, done):
@@ -111,7 +117,10 @@ def sequential_rows(a, b, settings, metric, kinds, looks, done):
                 _final(row, n, bool(why))
                 decided.append(row)
                 undecided.discard(row.name)
-                rejected += row.verdict in ("SLOWER", "FASTER")
+                # Same code on both sides (an A/A): the machine moved, not the
+                # code, and nothing is carried, so an A/A keeps the rule of
+                # a look that stands alone.
+                rejected += row.verdict in ("SLOWER", "FASTER") and not row.same_code
         undecided &= seen  # nothing to decide for a benchmark without a row (unsupported on both sides)
         if not undecided:
             break
