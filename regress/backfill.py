@@ -13,8 +13,6 @@ with --build and --bench.
 Exit status: 0 done; 2 bad input (one line "backfill: ..."): a range that
 is not an ancestry path, a history of another machine, a state of another
 backfill; 4 stopped by --max-seconds (go on with --resume)."""
-import sys
-import time
 
 from regress import cli
 from regress.run import backfill, launch
@@ -43,9 +41,7 @@ def make_parser():
 def main(argv=None):
     argv, bench_args = cli.split_at_dashes(argv)
     args = make_parser().parse_args(argv)
-
-    def log(line):
-        print(line, file=sys.stderr, flush=True)
+    log = cli.log
 
     if args.every is not None and args.every < 1:
         log("%s: --every must be at least 1" % TOOL)
@@ -56,7 +52,7 @@ def main(argv=None):
     if not args.history and not args.resume:
         log("%s: needs --history DIR (the history to fill)" % TOOL)
         return cli.EXIT_INPUT
-    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
+    deadline = cli.deadline(args.max_seconds)
     try:
         if args.cache is None and not args.resume:
             args.cache = default_cache(args.repo)

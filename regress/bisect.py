@@ -14,7 +14,6 @@ Exit status: 0 done (culprits found, or none); 2 bad input, one line
 ("bisect: ..."); 4 stopped by --max-seconds (rerun with --resume).
 """
 import os
-import sys
 import time
 
 from regress import cli
@@ -47,11 +46,9 @@ def make_parser():
 def main(argv=None):
     argv, bench_args = cli.split_at_dashes(argv)
     args = make_parser().parse_args(argv)
+    log = cli.log
 
-    def log(line):
-        print(line, file=sys.stderr, flush=True)
-
-    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
+    deadline = cli.deadline(args.max_seconds)
     try:
         params = state_params(args, bench_args)
         log("bisect: builds are cached in %s" % params["cache"])
@@ -65,11 +62,8 @@ def main(argv=None):
             from regress.run import evidence as ev
             evidence = ev.gather(search, params, log)
         doc = report(search, params, evidence)
-    except Bad as e:
-        print("%s: %s" % (TOOL, e), file=sys.stderr)
-        return EXIT_INPUT
-    except launch.Refused as e:
-        print("%s: %s" % (TOOL, e), file=sys.stderr)
+    except (Bad, launch.Refused) as e:
+        log("%s: %s" % (TOOL, e))
         return EXIT_INPUT
     except Stopped:
         log("bisect: stopped (--max-seconds); go on with: ci/bisect --resume --state %s" % args.state)

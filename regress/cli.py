@@ -8,6 +8,7 @@ import json
 import math
 import signal
 import sys
+import time
 
 # Exit status shared by every tool (docs/tools/README.md, "Exit status").
 EXIT_OK = 0           # done, nothing failed
@@ -55,6 +56,16 @@ def dump(doc, file):
 
 
 # ------------------------------------------------------------ tool mains
+
+def log(line):
+    """A tool's progress or error line: standard error, at once."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def deadline(max_seconds):
+    """The monotonic time --max-seconds ends at, or None without it."""
+    return None if max_seconds is None else time.monotonic() + max_seconds
+
 
 def split_at_dashes(argv=None):
     """(the tool's arguments, those after the first "--", for bench)."""

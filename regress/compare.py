@@ -363,10 +363,6 @@ def analyse_again(workdir, sequential, settings, warn):
     return res
 
 
-def _log(line):
-    print(line, file=sys.stderr, flush=True)
-
-
 def planned_start(args, request):
     """--delta: the rounds the plan (regress/stats/plan.py) says the change
     needs, the fewest over the selected benchmarks that can see it at all,
@@ -377,8 +373,8 @@ def planned_start(args, request):
     if args.delta is None:
         return None
     if not args.noise:
-        _log("compare: --delta %s: no measured paired noise (--noise A/A.json) to plan the first look by: the "
-             "usual looks" % fmt.pct(args.delta, signed=False, digits=2, missing=""))
+        cli.log("compare: --delta %s: no measured paired noise (--noise A/A.json) to plan the first look by: the "
+                "usual looks" % fmt.pct(args.delta, signed=False, digits=2, missing=""))
         return None
     from regress.stats import plan
     from regress.store import plan as store_plan
@@ -400,7 +396,7 @@ def planned_start(args, request):
             needs.append(n)
     start = min(needs) if needs else None
     kept = [n for n in looks if n >= start] or looks[-1:] if start else looks
-    _log("compare: --delta %s: %s" % (
+    cli.log("compare: --delta %s: %s" % (
         fmt.pct(args.delta, signed=False, digits=2, missing=""),
         "the selection needs %d rounds at the fewest%s: looks at %s" % (
             start, " (more than the cap, --max-rounds)" if start > looks[-1] else "", ", ".join(map(str, kept)))
@@ -415,9 +411,9 @@ def run_comparison(args, request, settings, warn):
     if args.analyse:
         return analyse_again(args.analyse, args.sequential, settings, warn)
     if request and args.rounds:
-        return rounds.run_fixed(request, args.rounds, settings, warn, _log)
+        return rounds.run_fixed(request, args.rounds, settings, warn, cli.log)
     if request:
-        return rounds.run_sequential(request, args.max_rounds, settings, warn, _log, planned_start(args, request))
+        return rounds.run_sequential(request, args.max_rounds, settings, warn, cli.log, planned_start(args, request))
     return compare_files(args.files[0], args.files[1], settings, warn)
 
 
@@ -458,7 +454,7 @@ def add_instructions(args, request, comparison, settings, warn):
             return
         try:
             counts = instructions.measure({"base": request.base_bin, "new": request.new_bin}, request.bench_args,
-                                          request.side_args, request.env, names, request.workdir, _log)
+                                          request.side_args, request.env, names, request.workdir, cli.log)
         except instructions.InstrumentError as e:
             warn("warning: --instrument: %s" % e)
             comparison.warnings.append("--instrument: %s; time-only verdicts" % e)
@@ -477,11 +473,11 @@ def seen_already(args, request):
     ctx = qualify.probe_context(request.base_bin, request.bench_args, request.workdir, (request.env or {}).get("base"))
     rec = qualify.state(args.qualify_state).latest(qualification.fingerprint(ctx))
     if rec and rec["state"] != qualification.QUALIFIED:
-        _log("compare: this machine is unqualified (%s): qualifying it again" % qualification.describe(rec))
+        cli.log("compare: this machine is unqualified (%s): qualifying it again" % qualification.describe(rec))
         rec = None
     if rec:
-        _log("compare: this machine (fingerprint %s) is in %s already, nothing run: %s"
-             % (rec["fingerprint"], args.qualify_state, qualification.describe(rec)))
+        cli.log("compare: this machine (fingerprint %s) is in %s already, nothing run: %s"
+                % (rec["fingerprint"], args.qualify_state, qualification.describe(rec)))
     elif qualify.has_rounds(request.workdir) and \
             qualify.fingerprint_of(request.workdir)[1] != qualification.fingerprint(ctx):
         raise qualify.QualifyError("%s holds the rounds of another machine; give another --workdir"
@@ -504,19 +500,19 @@ def under_qualification(args, request, flt, doc, warn):
     ctx, fp = qualify.fingerprint_of(request.workdir)
     rec = st.latest(fp)
     if rec is None:
-        _log("compare: this machine (fingerprint %s) has no qualification in %s: qualifying it first, BASE against "
-             "a copy of itself" % (fp, args.qualify_state))
+        cli.log("compare: this machine (fingerprint %s) has no qualification in %s: qualifying it first, BASE against "
+                "a copy of itself" % (fp, args.qualify_state))
         q_request = qualify.a_a_request(request.base_bin, request.bench_args, request.workdir + "-qualify",
                                         request.env, request.side_args, args.max_seconds, request.duet)
         if qualify.has_rounds(q_request.workdir) and qualify.fingerprint_of(q_request.workdir)[1] != fp:
             raise qualify.QualifyError("%s holds the rounds of another machine; remove it" % q_request.workdir)
         q_settings = make_settings(args, flt)
-        q_comparison = rounds.run_sequential(q_request, args.max_rounds, q_settings, warn, _log)
+        q_comparison = rounds.run_sequential(q_request, args.max_rounds, q_settings, warn, cli.log)
         if q_comparison is None:
             return None
         q_doc = build_document(q_comparison, q_settings)
         rec = st.add(qualification.make_record(ctx, q_doc, qualify.SOURCE_GATE))
-        _log("compare: qualification: " + qualification.describe(rec))
+        cli.log("compare: qualification: " + qualification.describe(rec))
     return qualify.gate_doc(doc, rec)
 
 
