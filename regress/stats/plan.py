@@ -32,8 +32,8 @@ The family. A look corrects over the whole comparison (Benjamini-Hochberg):
 a change found in most benchmarks is tested near alpha_look, one found in
 few near alpha_look / the family. paired_power, paired_detectable and
 rounds_for take the level they are given (ci/history plan: alpha_look, a
-change the whole selection shares); suite_power finds the level a suite's
-own rejections allow. Checked against the committed scaled replays
+change the whole selection shares). tests/test_plan.py checks them against
+the committed scaled replays at the level a suite's own rejections allow
 (docs/perf/compare.md, "What a series can see").
 
 All in log time (a change d is log(1 + change)); the figures come back as
@@ -70,37 +70,6 @@ def same_within_reach(change, noise, rounds, same_floor, level):
     lie inside +-same_floor (SAME still reachable)."""
     half = _z(1 - (1 - level) / 2) * math.sqrt(2.0) * noise / math.sqrt(rounds)
     return abs(_log(change)) + half < _log(same_floor)
-
-
-def floor_for_change(change, floor, same_floor):
-    """The floor a change must clear to be found, as a suite's power
-    (suite_power) sees it: a change inside the SAME floor (the smallest
-    change of interest: CPU 5%) can end SAME, its interval inside
-    +-same_floor, before SLOWER is proven, as it does on noisy rounds; a
-    change at or beyond it meets the paired floor. An approximation for the
-    suite: a quiet benchmark proves such a change before its interval fits
-    (SLOWER overrides SAME), so one series' plan keeps the paired floor."""
-    return same_floor if change < same_floor else floor
-
-
-def suite_power(change, noises, rounds, floors, alpha_look, family=None):
-    """Each benchmark's chance of SLOWER when every one of `noises` changes
-    by `change` and Benjamini-Hochberg corrects over `family` (default: all
-    of them): BH rejects at p <= alpha_look x R / family, R the rejections,
-    so the expected R is the fixed point of R = sum of the powers at that
-    level, found from R = family down (Genovese and Wasserman's
-    approximation). Where most benchmarks change, it is paired_power at
-    alpha_look; where few can be found, it falls towards alpha_look / family,
-    Bonferroni's."""
-    family = family or len(noises)
-    r = float(family)
-    for _ in range(100):
-        level = alpha_look * max(r, 1.0) / family
-        powers = [paired_power(change, n, rounds, f, level) for n, f in zip(noises, floors)]
-        if sum(powers) >= r - 1e-9:
-            break
-        r = sum(powers)
-    return powers
 
 
 def paired_detectable(noise, rounds, floor, alpha_look, multiple=1.0, power=POWER):
