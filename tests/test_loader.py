@@ -781,6 +781,14 @@ class Contract(Tmp):
         doc = clean_doc()
         doc["benchmarks"][4]["real_time"] = 0.0
         self.assertEqual(results.load_strict(self.write("agg0.json", json.dumps(doc))).errors(), [])
+        # A time that is 0 once in seconds (5e-324 ns underflows): failed
+        # too, so no tool gets a passed entry without a time (ci/history
+        # ingest took its None for a time).
+        doc = clean_doc()
+        doc["benchmarks"][0].update(real_time=5e-324, time_unit="ns")
+        e = results.load_strict(self.write("denormal.json", json.dumps(doc))).entries[0]
+        self.assertEqual((e.disposition, e.reason),
+                         ("failed", "passed with a time per iteration of 5e-324: not a measurement"))
 
     def test_content_identity(self):
         import gzip

@@ -264,8 +264,9 @@ class Entry:
             if not _finite(t):
                 raise EntryError("'real_time' is %s" % ("not finite" if _is_number(t) else _what(t)
                                                         if "real_time" in raw else "missing"))
-            if not t > 0:
-                # A repetition timed at 0 (or less) measured nothing: an error
+            if not t > 0 or self.seconds() is None:
+                # A repetition timed at 0 (or less), or at a time that is 0
+                # once in seconds (5e-324 ns), measured nothing: an error
                 # entry, as the comparator reports it, in every tool alike.
                 self.disposition = "failed"
                 self.reason = "passed with a time per iteration of %r: not a measurement" % t
