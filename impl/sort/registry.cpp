@@ -11,6 +11,7 @@ std::unique_ptr<Variant> make_omp_odd_even(int threads);
 #ifdef PARBENCH_WITH_CUDA
 std::unique_ptr<Variant> make_cuda_bitonic(int block);
 std::unique_ptr<Variant> make_cuda_odd_even(int block);
+std::unique_ptr<Variant> make_cuda_odd_even_windows();
 std::unique_ptr<Variant> make_cuda_bitonic_merge();
 std::unique_ptr<Variant> make_thrust();
 std::unique_ptr<Variant> make_cub();
@@ -48,6 +49,8 @@ const std::vector<Entry>& registry() {
           .factory([](const Knobs&) { return make_cuda_bitonic_merge(); }),
       Line{"CUDA.OddEvenMerge"}.cuda().blocks().cap(kGpu).code("impl/sort/cuda/networks.cu")
           .traits(kBatched).factory([](const Knobs& k) { return make_cuda_odd_even(k.block); }),
+      Line{"CUDA.OddEvenMerge.Windows"}.cuda().cap(kGpu).code("impl/sort/cuda/networks.cu").traits(kBatched)
+          .factory([](const Knobs&) { return make_cuda_odd_even_windows(); }),
       Line{"CUDA.Radix"}.cuda().cap(kGpu).code("impl/sort/cuda/radix.cu").traits(kOneArray)
           .factory([](const Knobs&) { return make_cuda_radix(); }),
       Line{"Thrust"}.cuda().cap(kGpu).code("impl/sort/cuda/libs.cu").library("thrust").traits(kOneArray)

@@ -13,6 +13,7 @@
 
 #include "core/gpu.hpp"
 #include "core/options.hpp"
+#include "sort/cuda/odd_even_windows.hpp"
 #include "sort/registry.hpp"
 #include "sort/sort.hpp"
 #include "tests/gpu_test.hpp"
@@ -259,3 +260,108 @@ TEST(SortProblem, BadShapesAreUsageErrors) {
 }
 
 }  // namespace
+
+// ---- CUDA.OddEvenMerge.Windows's plan and step, on the host -----------------
+
+namespace {
+
+// Each merge of size 2p > W gets its strides p, p / 2, ..., 1 once each, in
+// order; a haloed pass's halo covers the sum of its strides; a window fits W
+// words and starts on a multiple of twice its largest stride.
+void expect_plan_sound(std::int64_t W, std::int64_t P) {
+  const auto plan = windows::plan(W, P);
+  std::int64_t p = std::min(W, P), next = p;
+  for (const auto& x : plan) {
+    if (x.p != p) {
+      EXPECT_EQ(next, 0) << "merge " << p << " left strides from " << next;
+      p = x.p;
+      next = p;
+    }
+    const std::int64_t top = x.khi / x.q;
+    EXPECT_EQ(x.khi, next) << "W " << W << " P " << P << " p " << p;
+    EXPECT_EQ(x.khi % x.q, 0);
+    EXPECT_EQ(x.q % x.C, 0);
+    EXPECT_GT(x.J, 0);
+    EXPECT_LE(std::int64_t(x.J + 2 * x.H) * x.C, W);
+    EXPECT_EQ(x.J % (2 * top), 0);
+    EXPECT_EQ(x.H % (2 * top), 0);
+    if (x.khi == x.p) {
+      EXPECT_EQ(x.H, 0);  // a merge's first steps: windows of whole blocks of 2p
+    } else {
+      EXPECT_GE(x.H, 2 * top - 1);
+    }
+    next = x.q / 2;
+  }
+  if (!plan.empty()) {
+    EXPECT_EQ(next, 0) << "the last merge left strides";
+  }
+  EXPECT_EQ(p, std::max(std::min(W, P), P / 2));
+}
+
+// The GPU's passes, block after block: a window read from `in` (as the pass
+// started), its steps, its centre written to `out`.
+template <class T>
+std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P) {
+  const std::int64_t total = std::int64_t(w.size()), S = std::min(W, P);
+  for (std::int64_t base = 0; base < total; base += S) {
+    T* s = w.data() + base;
+    for (std::int64_t p = 1; p < S; p <<= 1)
+      for (std::int64_t k = p; k >= 1; k >>= 1) windows::step<T, 1>(s, int(S), base, total, p, int(k), 0, 1);
+  }
+  for (const auto& x : windows::plan(W, P)) {
+    const std::vector<T> in = w;
+    const int rows = x.J + 2 * x.H;
+    const std::int64_t N = total / x.q;
+    std::vector<T> s(std::size_t(rows) * x.C);
+    for (std::int64_t r0 = 0; r0 < x.q; r0 += x.C)
+      for (std::int64_t j0 = -x.H; j0 + x.H < N; j0 += x.J) {
+        for (int e = 0; e < rows * x.C; ++e) {
+          const std::int64_t j = j0 + e / x.C;
+          s[std::size_t(e)] = j >= 0 && j < N ? in[std::size_t(r0 + e % x.C + x.q * j)] : T(0);
+        }
+        for (std::int64_t k = x.khi / x.q; k >= 1; k >>= 1) {
+          if (x.C == 1)
+            windows::step<T, 1>(s.data(), rows, j0, N, x.p / x.q, int(k), 0, 1);
+          else
+            windows::step<T, 32>(s.data(), rows, j0, N, x.p / x.q, int(k), 0, 1);
+        }
+        for (int e = x.H * x.C; e < (x.H + x.J) * x.C; ++e) {
+          const std::int64_t j = j0 + e / x.C;
+          if (j < N) w[std::size_t(r0 + e % x.C + x.q * j)] = s[std::size_t(e)];
+        }
+      }
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST(OddEvenWindows, PlanCoversEveryStrideOnce) {
+  for (std::int64_t W : {4096, 8192, 16384})
+    for (int b = 0; b <= 32; ++b) expect_plan_sound(W, std::int64_t(1) << b);
+  // The passes over the data at 2^24 words, the tile sort counted: keys
+  // (16,384-word windows) and pairs (8,192).
+  EXPECT_EQ(windows::plan(16384, 1 << 24).size() + 1, 24u);
+  EXPECT_EQ(windows::plan(8192, 1 << 24).size() + 1, 28u);
+}
+
+TEST(OddEvenWindows, HostPassesSort) {
+  // 4,096-word windows: every kind of pass at small sizes (haloed windows of
+  // residues from P = 2^17, five steps of them at 2^22), several arrays, keys
+  // with many equal values.
+  std::uint64_t x = 88172645463325252ull;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  for (std::int64_t P : {std::int64_t(1) << 11, std::int64_t(1) << 14, std::int64_t(1) << 17,
+                         std::int64_t(1) << 19, std::int64_t(1) << 22})
+    for (int batch : {1, 3}) {
+      if (P > (1 << 19) && batch > 1) continue;
+      std::vector<std::uint32_t> w(std::size_t(P * batch));
+      for (auto& v : w) v = std::uint32_t(next() % (P / 3 + 1));
+      const auto got = sort_in_windows(w, 4096, P);
+      for (int a = 0; a < batch; ++a) {
+        std::sort(w.begin() + a * P, w.begin() + (a + 1) * P);
+        EXPECT_TRUE(std::equal(w.begin() + a * P, w.begin() + (a + 1) * P, got.begin() + a * P))
+            << "P " << P << " array " << a;
+      }
+    }
+}

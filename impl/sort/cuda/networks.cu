@@ -41,10 +41,12 @@
 #include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "core/cuda/buffer.cuh"
 #include "core/cuda/early_launch.cuh"
 #include "sort/cuda/copy_out.cuh"
+#include "sort/cuda/odd_even_windows.hpp"
 #include "sort/sort.hpp"
 
 namespace pb::sort {
@@ -461,6 +463,66 @@ __global__ void odd_even_global(T* __restrict__ w, std::int64_t total, std::int6
   }
 }
 
+// ---- odd-even merge in windows (CUDA.OddEvenMerge.Windows) -----------------
+// The plan and the step: sort/cuda/odd_even_windows.hpp. 64 KB windows, 512
+// threads: three blocks an SM. For 2^24 keys that is 24 passes over the
+// data (the samples' design at block 1024: 235).
+constexpr int kWinThreads = 512;
+constexpr int kWinBytes = 64 * 1024;
+
+template <class T>
+constexpr int win_words() {
+  return kWinBytes / int(sizeof(T));
+}
+
+// Merges of size 2p <= S, every step, on each tile of S words, from in to
+// out (which may be the same).
+template <class T>
+__global__ void __launch_bounds__(kWinThreads, 3)
+    odd_even_tile_sort(const T* in, T* out, std::int64_t total, int S) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const std::int64_t base = std::int64_t(blockIdx.x) * S;
+  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = in[base + i];
+  for (int p = 1; p < S; p <<= 1)
+    for (int k = p; k >= 1; k >>= 1) {
+      __syncthreads();
+      windows::step<T, 1>(s, S, base, total, p, k, threadIdx.x, blockDim.x);
+    }
+  __syncthreads();
+  for (int i = threadIdx.x; i < S; i += blockDim.x) out[base + i] = s[i];
+}
+
+// Steps k = khi, khi / 2, ..., q (absolute strides) of the merges of size
+// 2p on class-local windows [b J - H, (b + 1) J + H), b = blockIdx.x, of the
+// residues [blockIdx.y C, (blockIdx.y + 1) C) mod q, read from in; the
+// centre J rows are written to out. J and H are multiples of 2 khi / q.
+// With a halo, out is another buffer: a block's halo is its neighbours'
+// centre, which they may write before this block reads it.
+template <class T, int C>
+__global__ void __launch_bounds__(kWinThreads, 3)
+    odd_even_windows(const T* in, T* out, std::int64_t total, std::int64_t p, std::int64_t khi,
+                     std::int64_t q, int J, int H) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const int rows = J + 2 * H;
+  const std::int64_t N = total / q, j0 = std::int64_t(blockIdx.x) * J - H;
+  const std::int64_t r0 = std::int64_t(blockIdx.y) * C;
+  for (int e = threadIdx.x; e < rows * C; e += blockDim.x) {
+    const std::int64_t j = j0 + e / C;
+    if (j >= 0 && j < N) s[e] = in[r0 + e % C + q * j];
+  }
+  for (std::int64_t k = khi / q; k >= 1; k >>= 1) {
+    __syncthreads();
+    windows::step<T, C>(s, rows, j0, N, p / q, int(k), threadIdx.x, blockDim.x);
+  }
+  __syncthreads();
+  for (int e = H * C + threadIdx.x; e < (H + J) * C; e += blockDim.x) {
+    const std::int64_t j = j0 + e / C;
+    if (j < N) out[r0 + e % C + q * j] = s[e];
+  }
+}
+
 unsigned grid_for(std::int64_t work, int block) {
   return unsigned(std::min<std::int64_t>((work + block - 1) / block, std::int64_t(1) << 30));
 }
@@ -607,8 +669,10 @@ __global__ void __launch_bounds__(C::kThreads, merge_min_blocks<T, C>())
 
 class CudaNetwork final : public Variant {
  public:
-  // path: bitonic tiles merged by merge path above the tile (CUDA.BitonicMerge).
-  CudaNetwork(int block, Merge merge, bool path = false) : block_(block), merge_(merge), path_(path) {}
+  // path: bitonic tiles merged by merge path above the tile (CUDA.BitonicMerge);
+  // windows: the odd-even merge in windows (CUDA.OddEvenMerge.Windows).
+  CudaNetwork(int block, Merge merge, bool path = false, bool windows = false)
+      : block_(block), merge_(merge), path_(path), windows_(windows) {}
   Support supports(const Problem& p) const override {
     if (block_ < 32 || block_ > 1024 || (block_ & (block_ - 1)))
       return Support::no("block must be a power of two in [32, 1024]");
@@ -636,10 +700,10 @@ class CudaNetwork final : public Variant {
       PB_CUDA(cudaMemcpy(vals_in_.get(), in.values.data(), vals_in_.bytes(), cudaMemcpyHostToDevice));
       vals_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
       w64_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
-      if (path_) w64b_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
+      if (path_ || windows_) w64b_ = DeviceBuffer<std::uint64_t>(std::size_t(total_));
     } else {
       w32_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
-      if (path_) w32b_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
+      if (path_ || windows_) w32b_ = DeviceBuffer<std::uint32_t>(std::size_t(total_));
     }
     if (path_) split_ = DeviceBuffer<std::int64_t>(std::size_t(total_ / MergeBlock::kTile + 1));
     if (path_) {
@@ -647,6 +711,12 @@ class CudaNetwork final : public Variant {
         allow_big_tile<std::uint64_t>();
       else
         allow_big_tile<std::uint32_t>();
+    }
+    if (windows_) {
+      if (p.pairs())
+        allow_windows<std::uint64_t>();
+      else
+        allow_windows<std::uint32_t>();
     }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     // A copy from pageable memory may return before the data has landed, and
@@ -694,6 +764,46 @@ class CudaNetwork final : public Variant {
   static void allow_big_tile() {
     PB_CUDA(cudaFuncSetAttribute(bitonic_big_tile_sort<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  int(big_tile_bytes<T>())));
+  }
+  template <class T>
+  static void allow_windows() {
+    PB_CUDA(
+        cudaFuncSetAttribute(odd_even_tile_sort<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWinBytes));
+    PB_CUDA(
+        cudaFuncSetAttribute(odd_even_windows<T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWinBytes));
+    PB_CUDA(cudaFuncSetAttribute(odd_even_windows<T, 32>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 kWinBytes));
+  }
+  // CUDA.OddEvenMerge.Windows: the tile sort, then windows::plan's passes. A
+  // haloed pass goes from one buffer to the other; the tile sort goes across
+  // too where their count is odd, so the words end in w.
+  template <class T>
+  void odd_even_in_windows(T* w, T* w2) {
+    const cudaStream_t st = stream_.get();
+    const std::int64_t W = win_words<T>(), total = total_, S = std::min(W, P_);
+    const std::vector<windows::Pass> plan = windows::plan(W, P_);
+    const auto haloed =
+        std::count_if(plan.begin(), plan.end(), [](const windows::Pass& x) { return x.H > 0; });
+    T* cur = w;
+    T* other = w2;
+    T* first = haloed % 2 ? other : cur;
+    odd_even_tile_sort<T>
+        <<<unsigned(total / S), kWinThreads, std::size_t(S) * sizeof(T), st>>>(cur, first, total, int(S));
+    PB_CUDA_LAUNCHED();
+    if (first != cur) std::swap(cur, other);
+    for (const windows::Pass& x : plan) {
+      const std::int64_t J = x.J;
+      T* out = x.H > 0 ? other : cur;
+      if (x.q == 1)
+        odd_even_windows<T, 1><<<unsigned((total + J - 1) / J), kWinThreads, kWinBytes, st>>>(
+            cur, out, total, x.p, x.khi, 1, x.J, x.H);
+      else
+        odd_even_windows<T, 32>
+            <<<dim3(unsigned((total / x.q + J - 1) / J), unsigned(x.q / 32)), kWinThreads, kWinBytes, st>>>(
+                cur, out, total, x.p, x.khi, x.q, x.J, x.H);
+      PB_CUDA_LAUNCHED();
+      if (out != cur) std::swap(cur, other);
+    }
   }
   // One merge pass: runs of R words in w merged in pairs into w2, or, the
   // last pass (2R = P), unpacked into the output.
@@ -804,6 +914,8 @@ class CudaNetwork final : public Variant {
           bitonic_tile_merge<T><<<tiles, threads, 0, st>>>(w, P, k);
           PB_CUDA_LAUNCHED();
         }
+      } else if (windows_) {
+        odd_even_in_windows(w, w2);
       } else {
         odd_even_sort_shared<T><<<blocks, threads, shm, st>>>(w, P);
         PB_CUDA_LAUNCHED();
@@ -820,6 +932,7 @@ class CudaNetwork final : public Variant {
   int block_;
   Merge merge_;
   bool path_ = false;
+  bool windows_ = false;
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false, read_keys_ = false;
@@ -839,6 +952,9 @@ std::unique_ptr<Variant> make_cuda_bitonic_merge() {
 }
 std::unique_ptr<Variant> make_cuda_odd_even(int block) {
   return std::make_unique<CudaNetwork>(block, Merge::OddEven);
+}
+std::unique_ptr<Variant> make_cuda_odd_even_windows() {
+  return std::make_unique<CudaNetwork>(256, Merge::OddEven, false, true);
 }
 
 }  // namespace pb::sort
