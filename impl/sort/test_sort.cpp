@@ -274,9 +274,13 @@ void expect_plan_sound(std::int64_t W, std::int64_t P) {
   for (const auto& x : plan) {
     if (x.p != p) {
       EXPECT_EQ(next, 0) << "merge " << p << " left strides from " << next;
+      EXPECT_EQ(x.p, 2 * p) << "a merge skipped";
       p = x.p;
       next = p;
     }
+    // The GPU's blocks, one grid axis: windows x residue groups, for one
+    // array of P words.
+    EXPECT_LE((P / x.q + x.J - 1) / x.J * (x.q / x.C), std::int64_t(0x7fffffff));
     const std::int64_t top = x.khi / x.q;
     EXPECT_EQ(x.khi, next) << "W " << W << " P " << P << " p " << p;
     EXPECT_EQ(x.khi % x.q, 0);
@@ -302,13 +306,18 @@ void expect_plan_sound(std::int64_t W, std::int64_t P) {
 // started), its steps, its centre written to `out`.
 template <class T>
 std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P) {
-  const std::int64_t total = std::int64_t(w.size()), S = std::min(W, P);
+  const std::int64_t total = std::int64_t(w.size()), S = std::min(W, next_pow2(total));
+  std::vector<T> tile(std::size_t(S), T(0));
   for (std::int64_t base = 0; base < total; base += S) {
-    T* s = w.data() + base;
-    for (std::int64_t p = 1; p < S; p <<= 1)
-      for (std::int64_t k = p; k >= 1; k >>= 1) windows::step<T, 1>(s, int(S), base, total, p, int(k), 0, 1);
+    const std::int64_t n = std::min(S, total - base);
+    std::copy(w.begin() + base, w.begin() + base + n, tile.begin());
+    for (std::int64_t p = 1; p < S && p < P; p <<= 1)
+      for (std::int64_t k = p; k >= 1; k >>= 1)
+        windows::step<T, 1>(tile.data(), int(S), base, total, p, int(k), 0, 1);
+    std::copy(tile.begin(), tile.begin() + n, w.begin() + base);
   }
   for (const auto& x : windows::plan(W, P)) {
+    EXPECT_EQ(x.C == 1, x.q == 1);  // the GPU picks its kernel by C
     const std::vector<T> in = w;
     const int rows = x.J + 2 * x.H;
     const std::int64_t N = total / x.q;
@@ -347,21 +356,21 @@ TEST(OddEvenWindows, PlanCoversEveryStrideOnce) {
 
 TEST(OddEvenWindows, HostPassesSort) {
   // 4,096-word windows: every kind of pass at small sizes (haloed windows of
-  // residues from P = 2^17, five steps of them at 2^22), several arrays, keys
-  // with many equal values.
+  // residues from P = 2^17; at 2^23 five steps of them in one pass, and four
+  // then two in a row), several arrays, tiles of several short arrays with a
+  // short last tile, keys with many equal values.
   std::uint64_t x = 88172645463325252ull;
   auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
-  for (std::int64_t P : {std::int64_t(1) << 11, std::int64_t(1) << 14, std::int64_t(1) << 17,
-                         std::int64_t(1) << 19, std::int64_t(1) << 22})
-    for (int batch : {1, 3}) {
-      if (P > (1 << 19) && batch > 1) continue;
-      std::vector<std::uint32_t> w(std::size_t(P * batch));
-      for (auto& v : w) v = std::uint32_t(next() % (P / 3 + 1));
-      const auto got = sort_in_windows(w, 4096, P);
-      for (int a = 0; a < batch; ++a) {
-        std::sort(w.begin() + a * P, w.begin() + (a + 1) * P);
-        EXPECT_TRUE(std::equal(w.begin() + a * P, w.begin() + (a + 1) * P, got.begin() + a * P))
-            << "P " << P << " array " << a;
-      }
+  const std::pair<std::int64_t, int> cases[] = {{64, 1000},   {1 << 11, 1}, {1 << 11, 3}, {1 << 14, 3},
+                                                {1 << 17, 1}, {1 << 17, 3}, {1 << 19, 3}, {1 << 23, 1}};
+  for (const auto& [P, batch] : cases) {
+    std::vector<std::uint32_t> w(std::size_t(P * batch));
+    for (auto& v : w) v = std::uint32_t(next() % std::uint64_t(P / 3 + 1));
+    const auto got = sort_in_windows(w, 4096, P);
+    for (int a = 0; a < batch; ++a) {
+      std::sort(w.begin() + a * P, w.begin() + (a + 1) * P);
+      EXPECT_TRUE(std::equal(w.begin() + a * P, w.begin() + (a + 1) * P, got.begin() + a * P))
+          << "P " << P << " array " << a;
     }
+  }
 }

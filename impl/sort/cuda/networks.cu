@@ -475,30 +475,33 @@ constexpr int win_words() {
   return kWinBytes / int(sizeof(T));
 }
 
-// Merges of size 2p <= S, every step, on each tile of S words, from in to
+// Merges of size 2p <= min(S, P), every step, on each tile of S words (of
+// several short arrays where P < S; the last tile may be short), from in to
 // out (which may be the same).
 template <class T>
 __global__ void __launch_bounds__(kWinThreads, 3)
-    odd_even_tile_sort(const T* in, T* out, std::int64_t total, int S) {
+    odd_even_tile_sort(const T* in, T* out, std::int64_t total, std::int64_t P, int S) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  for (int i = threadIdx.x; i < S; i += blockDim.x) s[i] = in[base + i];
-  for (int p = 1; p < S; p <<= 1)
-    for (int k = p; k >= 1; k >>= 1) {
+  for (int i = threadIdx.x; i < S && base + i < total; i += blockDim.x) s[i] = in[base + i];
+  for (std::int64_t p = 1; p < S && p < P; p <<= 1)
+    for (std::int64_t k = p; k >= 1; k >>= 1) {
       __syncthreads();
-      windows::step<T, 1>(s, S, base, total, p, k, threadIdx.x, blockDim.x);
+      windows::step<T, 1>(s, S, base, total, p, int(k), threadIdx.x, blockDim.x);
     }
   __syncthreads();
-  for (int i = threadIdx.x; i < S; i += blockDim.x) out[base + i] = s[i];
+  for (int i = threadIdx.x; i < S && base + i < total; i += blockDim.x) out[base + i] = s[i];
 }
 
 // Steps k = khi, khi / 2, ..., q (absolute strides) of the merges of size
-// 2p on class-local windows [b J - H, (b + 1) J + H), b = blockIdx.x, of the
-// residues [blockIdx.y C, (blockIdx.y + 1) C) mod q, read from in; the
-// centre J rows are written to out. J and H are multiples of 2 khi / q.
-// With a halo, out is another buffer: a block's halo is its neighbours'
-// centre, which they may write before this block reads it.
+// 2p on class-local windows [b J - H, (b + 1) J + H) of the residues
+// [g C, (g + 1) C) mod q, read from in; the centre J rows are written to
+// out. Block x is window b = x / (q / C), residues g = x % (q / C): one grid
+// axis, as q / C passes 65,535 (the y axis's limit) from 2^29 pairs. J and H
+// are multiples of 2 khi / q. With a halo, out is another buffer: a block's
+// halo is its neighbours' centre, which they may write before this block
+// reads it.
 template <class T, int C>
 __global__ void __launch_bounds__(kWinThreads, 3)
     odd_even_windows(const T* in, T* out, std::int64_t total, std::int64_t p, std::int64_t khi,
@@ -506,8 +509,9 @@ __global__ void __launch_bounds__(kWinThreads, 3)
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const int rows = J + 2 * H;
-  const std::int64_t N = total / q, j0 = std::int64_t(blockIdx.x) * J - H;
-  const std::int64_t r0 = std::int64_t(blockIdx.y) * C;
+  const std::int64_t groups = q / C, b = std::int64_t(blockIdx.x) / groups;
+  const std::int64_t N = total / q, j0 = b * J - H;
+  const std::int64_t r0 = (std::int64_t(blockIdx.x) - b * groups) * C;
   for (int e = threadIdx.x; e < rows * C; e += blockDim.x) {
     const std::int64_t j = j0 + e / C;
     if (j >= 0 && j < N) s[e] = in[r0 + e % C + q * j];
@@ -717,6 +721,7 @@ class CudaNetwork final : public Variant {
         allow_windows<std::uint64_t>();
       else
         allow_windows<std::uint32_t>();
+      plan_ = windows::plan(p.pairs() ? win_words<std::uint64_t>() : win_words<std::uint32_t>(), P_);
     }
     if (!in_place_) keys_out_ = DeviceBuffer<std::uint32_t>(std::size_t(p.n));
     // A copy from pageable memory may return before the data has landed, and
@@ -780,27 +785,25 @@ class CudaNetwork final : public Variant {
   template <class T>
   void odd_even_in_windows(T* w, T* w2) {
     const cudaStream_t st = stream_.get();
-    const std::int64_t W = win_words<T>(), total = total_, S = std::min(W, P_);
-    const std::vector<windows::Pass> plan = windows::plan(W, P_);
+    const std::int64_t total = total_, S = std::min<std::int64_t>(win_words<T>(), next_pow2(total));
     const auto haloed =
-        std::count_if(plan.begin(), plan.end(), [](const windows::Pass& x) { return x.H > 0; });
+        std::count_if(plan_.begin(), plan_.end(), [](const windows::Pass& x) { return x.H > 0; });
     T* cur = w;
     T* other = w2;
     T* first = haloed % 2 ? other : cur;
-    odd_even_tile_sort<T>
-        <<<unsigned(total / S), kWinThreads, std::size_t(S) * sizeof(T), st>>>(cur, first, total, int(S));
+    odd_even_tile_sort<T><<<unsigned((total + S - 1) / S), kWinThreads, std::size_t(S) * sizeof(T), st>>>(
+        cur, first, total, P_, int(S));
     PB_CUDA_LAUNCHED();
     if (first != cur) std::swap(cur, other);
-    for (const windows::Pass& x : plan) {
-      const std::int64_t J = x.J;
+    for (const windows::Pass& x : plan_) {
       T* out = x.H > 0 ? other : cur;
-      if (x.q == 1)
-        odd_even_windows<T, 1><<<unsigned((total + J - 1) / J), kWinThreads, kWinBytes, st>>>(
-            cur, out, total, x.p, x.khi, 1, x.J, x.H);
+      const unsigned blocks = unsigned((total / x.q + x.J - 1) / x.J * (x.q / x.C));
+      if (x.C == 1)
+        odd_even_windows<T, 1>
+            <<<blocks, kWinThreads, kWinBytes, st>>>(cur, out, total, x.p, x.khi, x.q, x.J, x.H);
       else
         odd_even_windows<T, 32>
-            <<<dim3(unsigned((total / x.q + J - 1) / J), unsigned(x.q / 32)), kWinThreads, kWinBytes, st>>>(
-                cur, out, total, x.p, x.khi, x.q, x.J, x.H);
+            <<<blocks, kWinThreads, kWinBytes, st>>>(cur, out, total, x.p, x.khi, x.q, x.J, x.H);
       PB_CUDA_LAUNCHED();
       if (out != cur) std::swap(cur, other);
     }
@@ -933,6 +936,7 @@ class CudaNetwork final : public Variant {
   Merge merge_;
   bool path_ = false;
   bool windows_ = false;
+  std::vector<windows::Pass> plan_;  // CUDA.OddEvenMerge.Windows's passes after the tile sort
   Problem p_;
   std::int64_t P_ = 1, total_ = 0;
   bool in_place_ = false, read_keys_ = false;
