@@ -679,6 +679,28 @@ class Command(CommandBase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("want VAR=VALUE", p.stderr)
 
+    def test_fixed_rounds_too_few_for_the_correction_are_said_first(self):
+        # 8 fixed rounds give an exact signed-rank p of at least 2 / 2^8;
+        # Holm at alpha 0.001 over 2 benchmarks needs p < 0.0005: nothing can
+        # be decided, said before the first round, with the rounds that can
+        # (12: 2 / 2^12 = 0.00049; 11 give 0.00098).
+        fake = self.write("fake_bench.py", FAKE_BENCH)
+        os.chmod(fake, 0o755)
+        order = os.path.join(self.dir, "order.log")
+        p = self.run_tool("--run", fake, fake, "--workdir", "w", "--rounds", "8", "--alpha", "0.001",
+                          "--new-env", "FAKE_SCALE=1.2", "--", "--order-log=" + order)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        warning = ("compare: warning: 8 rounds cannot call any of 2 benchmarks SLOWER or FASTER (Holm over 2 "
+                   "needs p < 0.0005, below what 8 paired rounds can give): use --rounds 12 or more")
+        self.assertIn(warning, p.stderr)
+        self.assertLess(p.stderr.index(warning), p.stderr.index("round 1/8"))
+        self.assertIn("too few rounds to decide", p.stdout)
+        # At the default alpha (0.025 a benchmark) 8 rounds can: no warning.
+        p = self.run_tool("--run", fake, fake, "--workdir", "w2", "--rounds", "8", "--new-env", "FAKE_SCALE=1.2",
+                          "--", "--order-log=" + order)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertNotIn("cannot call any", p.stderr)
+
     def test_paired_run_of_one_binary_with_and_without_a_flag(self):
         # --new-arg: the NEW side's runs get a flag of their own (here one
         # that makes V0 20% slower); the label names it; a resume with

@@ -17,6 +17,7 @@ from typing import Optional
 from regress import cli
 from regress.load import results
 from regress.run import duet, launch
+from regress.stats import ranks
 from regress.verdict import analyse
 from regress.verdict.document import describe_run
 from regress.verdict.checks import check_fingerprint
@@ -249,7 +250,7 @@ def _run_round(ctx, r, names, clock):
 
 
 def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select=None, extra=None, env=None,
-        side_args=None, duet_mode="off"):
+        side_args=None, duet_mode="off", on_listed=None):
     """Runs the rounds not yet complete in workdir, up to `rounds` (at least
     the manifest's, when it holds more). select: the run names these
     rounds run (a sequential comparison's undecided benchmarks; None: all
@@ -258,6 +259,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
     side_args: {"base" or "new": [arguments]} added to that side's (a flag
     whose effect on the times is measured, such as --no-energy). duet_mode:
     --duet (regress/run/duet.py); the plan goes into the manifest.
+    on_listed: called with the number of benchmarks both sides list, before
+    the first round runs.
     Returns True when every round is complete, False when max_seconds
     stopped it first (rerun to resume)."""
     base_bin, new_bin = _executables(base_bin, new_bin)
@@ -269,6 +272,8 @@ def run(base_bin, new_bin, bench_args, workdir, rounds, max_seconds, log, select
     side_args = side_args or {}
     bins = {"base": base_bin, "new": new_bin}
     names, common, listed = _listings(bins, bench_args, side_args, log)
+    if on_listed is not None:
+        on_listed(len(names))
     try:
         plan = duet.plan(duet_mode, bins, bench_args, side_args, common, log)
     except duet.DuetError as e:
@@ -386,8 +391,17 @@ class Request:
 def run_fixed(req, rounds, settings, warn, log):
     """compare --run --rounds N: the Comparison of N rounds of everything, or
     None when --max-seconds stopped it first."""
+    def too_few(m):
+        # Said before the rounds run: N fixed rounds whose exact test cannot
+        # reach the correction's level decide nothing, however large the change.
+        need = ranks.sizes_for(settings.alpha / max(m, 1), "wsr")
+        if need is not None and rounds < need:
+            log("compare: warning: %d rounds cannot call any of %d benchmarks SLOWER or FASTER (%s over %d needs "
+                "p < %.2g, below what %d paired rounds can give): use --rounds %d or more, or leave out --rounds "
+                "for sequential rounds" % (rounds, m, settings.correction_name(), m, settings.alpha / m, rounds, need))
+
     if not run(req.base_bin, req.new_bin, req.bench_args, req.workdir, rounds, req.max_seconds, log,
-               env=req.env, side_args=req.side_args, duet_mode=req.duet):
+               env=req.env, side_args=req.side_args, duet_mode=req.duet, on_listed=too_few):
         return None
     return analyse_paired(req.workdir, settings, warn)
 
