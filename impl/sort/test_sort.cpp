@@ -302,6 +302,14 @@ void expect_plan_sound(std::int64_t W, std::int64_t P) {
   EXPECT_EQ(p, std::max(std::min(W, P), P / 2));
 }
 
+// One step as a block of 64 threads makes it, thread after thread (a step's
+// pairs are disjoint, so the order does not matter).
+template <class T, int C>
+void step_as_block(T* s, int rows, std::int64_t j0, std::int64_t N, std::int64_t p, int k) {
+  constexpr int kThreads = 64;
+  for (int th = 0; th < kThreads; ++th) windows::step<T, C>(s, rows, j0, N, p, k, th, kThreads);
+}
+
 // The GPU's passes, block after block: a window read from `in` (as the pass
 // started), its steps, its centre written to `out`.
 template <class T>
@@ -313,7 +321,7 @@ std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P)
     std::copy(w.begin() + base, w.begin() + base + n, tile.begin());
     for (std::int64_t p = 1; p < S && p < P; p <<= 1)
       for (std::int64_t k = p; k >= 1; k >>= 1)
-        windows::step<T, 1>(tile.data(), int(S), base, total, p, int(k), 0, 1);
+        step_as_block<T, 1>(tile.data(), int(S), base, total, p, int(k));
     std::copy(tile.begin(), tile.begin() + n, w.begin() + base);
   }
   for (const auto& x : windows::plan(W, P)) {
@@ -330,9 +338,9 @@ std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P)
         }
         for (std::int64_t k = x.khi / x.q; k >= 1; k >>= 1) {
           if (x.C == 1)
-            windows::step<T, 1>(s.data(), rows, j0, N, x.p / x.q, int(k), 0, 1);
+            step_as_block<T, 1>(s.data(), rows, j0, N, x.p / x.q, int(k));
           else
-            windows::step<T, 32>(s.data(), rows, j0, N, x.p / x.q, int(k), 0, 1);
+            step_as_block<T, 32>(s.data(), rows, j0, N, x.p / x.q, int(k));
         }
         for (int e = x.H * x.C; e < (x.H + x.J) * x.C; ++e) {
           const std::int64_t j = j0 + e / x.C;

@@ -469,6 +469,7 @@ __global__ void odd_even_global(T* __restrict__ w, std::int64_t total, std::int6
 // data (the samples' design at block 1024: 235).
 constexpr int kWinThreads = 512;
 constexpr int kWinBytes = 64 * 1024;
+static_assert(kWinThreads % 32 == 0, "a thread of a window keeps one of its 32 residues");
 
 template <class T>
 constexpr int win_words() {
@@ -484,14 +485,15 @@ __global__ void __launch_bounds__(kWinThreads, 3)
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
   const std::int64_t base = std::int64_t(blockIdx.x) * S;
-  for (int i = threadIdx.x; i < S && base + i < total; i += blockDim.x) s[i] = in[base + i];
+  const int n = total - base < S ? int(total - base) : S;
+  for (int i = threadIdx.x; i < n; i += kWinThreads) s[i] = in[base + i];
   for (std::int64_t p = 1; p < S && p < P; p <<= 1)
     for (std::int64_t k = p; k >= 1; k >>= 1) {
       __syncthreads();
-      windows::step<T, 1>(s, S, base, total, p, int(k), threadIdx.x, blockDim.x);
+      windows::step<T, 1>(s, S, base, total, p, int(k), int(threadIdx.x), kWinThreads);
     }
   __syncthreads();
-  for (int i = threadIdx.x; i < S && base + i < total; i += blockDim.x) out[base + i] = s[i];
+  for (int i = threadIdx.x; i < n; i += kWinThreads) out[base + i] = s[i];
 }
 
 // Steps k = khi, khi / 2, ..., q (absolute strides) of the merges of size
@@ -512,19 +514,25 @@ __global__ void __launch_bounds__(kWinThreads, 3)
   const std::int64_t groups = q / C, b = std::int64_t(blockIdx.x) / groups;
   const std::int64_t N = total / q, j0 = b * J - H;
   const std::int64_t r0 = (std::int64_t(blockIdx.x) - b * groups) * C;
-  for (int e = threadIdx.x; e < rows * C; e += blockDim.x) {
-    const std::int64_t j = j0 + e / C;
-    if (j >= 0 && j < N) s[e] = in[r0 + e % C + q * j];
-  }
-  for (std::int64_t k = khi / q; k >= 1; k >>= 1) {
+  // A thread keeps one residue c (kWinThreads, the block, is a multiple of C)
+  // and walks rows r; rows [rlo, rhi) lie in the array (a halo may not).
+  constexpr int dr = kWinThreads / C;
+  const int c = int(threadIdx.x % C);
+  const std::int64_t left = N - j0;
+  const int rlo = j0 < 0 ? (-j0 < rows ? int(-j0) : rows) : 0;
+  const int rhi = left < rows ? (left > 0 ? int(left) : 0) : rows;
+  const std::int64_t dat = q * dr;
+  std::int64_t at = r0 + c + q * (j0 + int(threadIdx.x) / C);
+  for (int r = int(threadIdx.x) / C; r < rows; r += dr, at += dat)
+    if (r >= rlo && r < rhi) s[r * C + c] = in[at];
+  const std::int64_t pl = p / q;
+  for (int k = int(khi / q); k >= 1; k >>= 1) {
     __syncthreads();
-    windows::step<T, C>(s, rows, j0, N, p / q, int(k), threadIdx.x, blockDim.x);
+    windows::step<T, C>(s, rows, j0, N, pl, k, int(threadIdx.x), kWinThreads);
   }
   __syncthreads();
-  for (int e = H * C + threadIdx.x; e < (H + J) * C; e += blockDim.x) {
-    const std::int64_t j = j0 + e / C;
-    if (j < N) out[r0 + e % C + q * j] = s[e];
-  }
+  at = r0 + c + q * (j0 + H + int(threadIdx.x) / C);
+  for (int r = H + int(threadIdx.x) / C; r < H + J && r < rhi; r += dr, at += dat) out[at] = s[r * C + c];
 }
 
 unsigned grid_for(std::int64_t work, int block) {

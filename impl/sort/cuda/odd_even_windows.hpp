@@ -58,36 +58,63 @@ inline std::vector<Pass> plan(std::int64_t W, std::int64_t P) {
   return out;
 }
 
+// The compare-exchange of rows i and i + k of residue c.
+template <class T, int C>
+PB_HOST_DEVICE inline void exchange(T* s, int i, int k, int c) {
+  T& a = s[i * C + c];
+  T& b = s[(i + k) * C + c];
+  const T x = a, y = b;
+  const bool lt = x < y;
+  a = lt ? x : y;
+  b = lt ? y : x;
+}
+
 // One step, class-local stride k of the merges of class-local size 2p, on a
 // window s of `rows` rows of C residues whose first row is class-local index
-// j0 (a multiple of 2k), N class-local indices in all: the compare-exchange
-// slots first, first + step, ... (a block's threads on the GPU, all of them
-// on the host). Pairs with an end outside the window or the array are left.
+// j0 (a multiple of 2k), N class-local indices in all. A caller is one of
+// `stride` threads, `first` its number; stride is a multiple of C, so a
+// thread keeps one residue and walks rows. Pairs with an end outside the
+// window or the array are left.
+//
+// Everything that does not change from pair to pair is worked out once, in
+// 32 bits: the rows whose pairs lie in the array, an interval tested with
+// one unsigned comparison, and where the window meets the boundaries of the
+// merges' blocks of 2p, which a pair of a later step (k < p) must not cross.
 template <class T, int C>
 PB_HOST_DEVICE inline void step(T* s, int rows, std::int64_t j0, std::int64_t N, std::int64_t p, int k,
                                 int first, int stride) {
-  const int slots = rows / 2 * C;
-  const bool top = k == p;
-  // Once a window, not once a pair: whether every row lies in the array, and
-  // where the window starts in its block of 2p (in 32 bits where 2p allows;
-  // & gives the residue of a negative j0 too).
-  const bool inside = j0 >= 0 && j0 + rows <= N;
-  const bool narrow = 2 * p <= (std::int64_t(1) << 30);
-  const unsigned block = unsigned(2 * p), at = narrow ? unsigned(j0 & (2 * p - 1)) : 0u;
-  for (int u = first; u < slots; u += stride) {
-    const int c = u % C, t = u / C;
-    int i = 2 * t - (t & (k - 1));
-    if (!top) i += k;
-    if (i + k >= rows) continue;
-    if (!inside && (j0 + i < 0 || j0 + i + k >= N)) continue;
-    if (!top && (narrow ? ((at + unsigned(i)) & (block - 1)) + unsigned(k) >= block
-                        : ((j0 + i) & (2 * p - 1)) + k >= 2 * p))
-      continue;
-    T& a = s[i * C + c];
-    T& b = s[(i + k) * C + c];
-    const T lo = a < b ? a : b, hi = a < b ? b : a;
-    a = lo;
-    b = hi;
+  const int c = first % C, dt = stride / C, pairs = rows / 2;
+  // Pairs (i, i + k) in the array: ilo <= i < ihi - k.
+  const std::int64_t left = N - j0;
+  const int ilo = j0 < 0 ? (-j0 < rows ? int(-j0) : rows) : 0;
+  const int ihi = left < rows ? (left > 0 ? int(left) : 0) : rows;
+  const unsigned span = ihi - k > ilo ? unsigned(ihi - k - ilo) : 0u;
+  if (k == p) {
+    // The first step pairs i (i mod 2p < p) with i + p, inside its block.
+    for (int t = first / C; t < pairs; t += dt) {
+      const int i = 2 * t - (t & (k - 1));
+      if (unsigned(i - ilo) < span) exchange<T, C>(s, i, k, c);
+    }
+    return;
+  }
+  const std::int64_t block = 2 * p;
+  if (block < rows) {
+    // Several blocks in the window (2p < rows, so 32 bits hold it).
+    const int mask = int(block) - 1, at = int(j0 & (block - 1)), lim = int(block) - k;
+    for (int t = first / C; t < pairs; t += dt) {
+      const int i = 2 * t - (t & (k - 1)) + k;
+      if (unsigned(i - ilo) < span && ((at + i) & mask) < lim) exchange<T, C>(s, i, k, c);
+    }
+    return;
+  }
+  // At most one boundary inside the window, at row e = 2p - (j0 mod 2p)
+  // (& gives the residue of a negative j0 too); rows e - k .. e - 1 do not
+  // pair across it. With none inside, lo lies far below row 0.
+  const std::int64_t e = block - (j0 & (block - 1));
+  const int lo = e < rows ? int(e) - k : -(1 << 30);
+  for (int t = first / C; t < pairs; t += dt) {
+    const int i = 2 * t - (t & (k - 1)) + k;
+    if (unsigned(i - ilo) < span && unsigned(i - lo) >= unsigned(k)) exchange<T, C>(s, i, k, c);
   }
 }
 
