@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include "core/gpu.hpp"
 #include "core/options.hpp"
@@ -312,8 +313,12 @@ void step_as_block(T* s, int rows, std::int64_t j0, std::int64_t N, std::int64_t
 
 // The GPU's passes, block after block: a window read from `in` (as the pass
 // started), its steps, its centre written to `out`.
+// The GPU's geometry for the aligned passes in registers: 512 threads, so
+// 16 rows of 32 residues at once, and W / 512 rows a thread (8 at W = 4,096).
+constexpr int kDt = 16, kRegs = 8;
+
 template <class T>
-std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P) {
+std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P, int* in_registers) {
   const std::int64_t total = std::int64_t(w.size()), S = std::min(W, next_pow2(total));
   std::vector<T> tile(std::size_t(S), T(0));
   for (std::int64_t base = 0; base < total; base += S) {
@@ -336,7 +341,21 @@ std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P)
           const std::int64_t j = j0 + e / x.C;
           s[std::size_t(e)] = j >= 0 && j < N ? in[std::size_t(r0 + e % x.C + x.q * j)] : T(0);
         }
-        for (std::int64_t k = x.khi / x.q; k >= 1; k >>= 1) {
+        std::int64_t k = x.khi / x.q;
+        if (x.C == 32 && x.H == 0 && rows == kDt * kRegs && k == rows / 2 && j0 + rows <= N) {
+          // The GPU's aligned passes: thread (w, c) keeps rows w + kDt n of
+          // residue c in registers for the strides of kDt and up.
+          for (int w = 0; w < kDt; ++w)
+            for (int c = 0; c < 32; ++c) {
+              T v[kRegs];
+              for (int n = 0; n < kRegs; ++n) v[n] = s[std::size_t((w + kDt * n) * 32 + c)];
+              windows::merge_in_registers<T, kRegs>(v);
+              for (int n = 0; n < kRegs; ++n) s[std::size_t((w + kDt * n) * 32 + c)] = v[n];
+            }
+          k = kDt / 2;
+          ++*in_registers;
+        }
+        for (; k >= 1; k >>= 1) {
           if (x.C == 1)
             step_as_block<T, 1>(s.data(), rows, j0, N, x.p / x.q, int(k));
           else
@@ -362,6 +381,30 @@ TEST(OddEvenWindows, PlanCoversEveryStrideOnce) {
   EXPECT_EQ(windows::plan(8192, 1 << 24).size() + 1, 28u);
 }
 
+TEST(OddEvenWindows, MergeInRegistersMergesTwoSortedHalves) {
+  // Batcher's odd-even merge of R values: any two ascending halves in, one
+  // ascending run out (R = 8, 16 and 32, the GPU's 32 keys and 16 pairs).
+  std::uint64_t x = 2463534242ull;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  auto check = [&](auto tag) {
+    constexpr int R = decltype(tag)::value;
+    for (int trial = 0; trial < 2000; ++trial) {
+      std::uint32_t v[R];
+      for (auto& e : v) e = std::uint32_t(next() % (trial % 3 == 0 ? 4 : 1000));
+      std::sort(v, v + R / 2);
+      std::sort(v + R / 2, v + R);
+      std::uint32_t want[R];
+      std::copy(v, v + R, want);
+      std::sort(want, want + R);
+      windows::merge_in_registers<std::uint32_t, R>(v);
+      ASSERT_TRUE(std::equal(v, v + R, want)) << "R " << R << " trial " << trial;
+    }
+  };
+  check(std::integral_constant<int, 8>());
+  check(std::integral_constant<int, 16>());
+  check(std::integral_constant<int, 32>());
+}
+
 TEST(OddEvenWindows, HostPassesSort) {
   // 4,096-word windows: every kind of pass at small sizes (haloed windows of
   // residues from P = 2^17; at 2^23 five steps of them in one pass, and four
@@ -374,7 +417,14 @@ TEST(OddEvenWindows, HostPassesSort) {
   for (const auto& [P, batch] : cases) {
     std::vector<std::uint32_t> w(std::size_t(P * batch));
     for (auto& v : w) v = std::uint32_t(next() % std::uint64_t(P / 3 + 1));
-    const auto got = sort_in_windows(w, 4096, P);
+    int in_registers = 0;
+    const auto got = sort_in_windows(w, 4096, P, &in_registers);
+    // Every aligned pass of whole windows took the registers' path.
+    const auto plan = windows::plan(4096, P);
+    EXPECT_EQ(in_registers, std::count_if(plan.begin(), plan.end(),
+                                          [&](const windows::Pass& x) { return x.C == 32 && x.H == 0; }) *
+                                (std::int64_t(batch) * P / 4096))
+        << "P " << P;
     for (int a = 0; a < batch; ++a) {
       std::sort(w.begin() + a * P, w.begin() + (a + 1) * P);
       EXPECT_TRUE(std::equal(w.begin() + a * P, w.begin() + (a + 1) * P, got.begin() + a * P))

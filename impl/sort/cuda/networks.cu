@@ -472,7 +472,7 @@ constexpr int kWinBytes = 64 * 1024;
 static_assert(kWinThreads % 32 == 0, "a thread of a window keeps one of its 32 residues");
 
 template <class T>
-constexpr int win_words() {
+__host__ __device__ constexpr int win_words() {
   return kWinBytes / int(sizeof(T));
 }
 
@@ -522,11 +522,30 @@ __global__ void __launch_bounds__(kWinThreads, 3)
   const int rlo = j0 < 0 ? (-j0 < rows ? int(-j0) : rows) : 0;
   const int rhi = left < rows ? (left > 0 ? int(left) : 0) : rows;
   const std::int64_t dat = q * dr;
-  std::int64_t at = r0 + c + q * (j0 + int(threadIdx.x) / C);
-  for (int r = int(threadIdx.x) / C; r < rows; r += dr, at += dat)
-    if (r >= rlo && r < rhi) s[r * C + c] = in[at];
   const std::int64_t pl = p / q;
-  for (int k = int(khi / q); k >= 1; k >>= 1) {
+  std::int64_t at = r0 + c + q * (j0 + int(threadIdx.x) / C);
+  int k = int(khi / q);
+  bool loaded = false;
+  if constexpr (C == 32) {
+    // An aligned pass of whole windows: its steps of class-local stride dr
+    // and up in registers, read straight from global memory.
+    constexpr int R = win_words<T>() / kWinThreads;
+    if (H == 0 && rows == dr * R && k == rows / 2 && rlo == 0 && rhi == rows) {
+      const int w = int(threadIdx.x) / C;
+      T v[R];
+#pragma unroll
+      for (int n = 0; n < R; ++n) v[n] = in[at + n * dat];
+      windows::merge_in_registers<T, R>(v);
+#pragma unroll
+      for (int n = 0; n < R; ++n) s[(w + dr * n) * C + c] = v[n];
+      k = dr / 2;
+      loaded = true;
+    }
+  }
+  if (!loaded)
+    for (int r = int(threadIdx.x) / C; r < rows; r += dr, at += dat)
+      if (r >= rlo && r < rhi) s[r * C + c] = in[at];
+  for (; k >= 1; k >>= 1) {
     __syncthreads();
     windows::step<T, C>(s, rows, j0, N, pl, k, int(threadIdx.x), kWinThreads);
   }

@@ -118,4 +118,33 @@ PB_HOST_DEVICE inline void step(T* s, int rows, std::int64_t j0, std::int64_t N,
   }
 }
 
+// The first steps of an aligned pass (no halo, from k = p) in registers.
+// There the window's rows are one block of 2p class-local rows, and a thread
+// keeps R rows of one residue, r = w + dt n (n < R, w < dt, dt R rows), so
+// the steps of class-local stride dt R / 2 down to dt pair rows of one
+// thread: in n they are the odd-even merge of R values (n with n + R / 2,
+// then n with n + k where n & k and n + k < R). The steps below dt pair rows
+// of different threads and stay in shared memory.
+template <class T, int R>
+PB_HOST_DEVICE inline void merge_in_registers(T (&v)[R]) {
+  PB_UNROLL
+  for (int n = 0; n < R / 2; ++n) {
+    const T x = v[n], y = v[n + R / 2];
+    const bool lt = x < y;
+    v[n] = lt ? x : y;
+    v[n + R / 2] = lt ? y : x;
+  }
+  PB_UNROLL
+  for (int k = R / 4; k >= 1; k /= 2) {
+    PB_UNROLL
+    for (int n = 0; n < R; ++n)
+      if ((n & k) && n + k < R) {
+        const T x = v[n], y = v[n + k];
+        const bool lt = x < y;
+        v[n] = lt ? x : y;
+        v[n + k] = lt ? y : x;
+      }
+  }
+}
+
 }  // namespace pb::sort::windows
