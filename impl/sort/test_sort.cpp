@@ -314,10 +314,10 @@ void step_as_block(T* s, int rows, std::int64_t j0, std::int64_t N, std::int64_t
 // The GPU's passes, block after block: a window read from `in` (as the pass
 // started), its steps, its centre written to `out`.
 // The GPU's geometry for the aligned passes in registers: 512 threads, so
-// 16 rows of 32 residues at once, and W / 512 rows a thread (8 at W = 4,096).
-constexpr int kDt = 16, kRegs = 8;
+// 16 rows of 32 residues at once, and W / 512 rows a thread (kRegs).
+constexpr int kDt = 16;
 
-template <class T>
+template <class T, int kRegs = 8>
 std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P, int* in_registers) {
   const std::int64_t total = std::int64_t(w.size()), S = std::min(W, next_pow2(total));
   std::vector<T> tile(std::size_t(S), T(0));
@@ -379,6 +379,24 @@ TEST(OddEvenWindows, PlanCoversEveryStrideOnce) {
   // (16,384-word windows) and pairs (8,192).
   EXPECT_EQ(windows::plan(16384, 1 << 24).size() + 1, 24u);
   EXPECT_EQ(windows::plan(8192, 1 << 24).size() + 1, 28u);
+}
+
+TEST(OddEvenWindows, HostPassesSortWithTheGpusWindows) {
+  // The GPU's own windows: 16,384 words (keys: 32 rows a thread in the
+  // aligned passes) and 8,192 (pairs: 16), at sizes that make aligned passes.
+  std::uint64_t x = 362436069ull;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  auto run = [&](auto regs, std::int64_t W, std::int64_t P) {
+    std::vector<std::uint32_t> w(static_cast<std::size_t>(P));
+    for (auto& v : w) v = std::uint32_t(next() % 100000);
+    int in_registers = 0;
+    const auto got = sort_in_windows<std::uint32_t, decltype(regs)::value>(w, W, P, &in_registers);
+    std::sort(w.begin(), w.end());
+    EXPECT_TRUE(got == w) << "W " << W << " P " << P;
+    EXPECT_EQ(in_registers, 2 * P / W) << "W " << W << " P " << P;  // p = W and 2W: two aligned passes
+  };
+  run(std::integral_constant<int, 32>(), 16384, 1 << 16);
+  run(std::integral_constant<int, 16>(), 8192, 1 << 15);
 }
 
 TEST(OddEvenWindows, MergeInRegistersMergesTwoSortedHalves) {
