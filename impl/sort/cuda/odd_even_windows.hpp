@@ -58,15 +58,19 @@ inline std::vector<Pass> plan(std::int64_t W, std::int64_t P) {
   return out;
 }
 
-// The compare-exchange of rows i and i + k of residue c.
-template <class T, int C>
-PB_HOST_DEVICE inline void exchange(T* s, int i, int k, int c) {
-  T& a = s[i * C + c];
-  T& b = s[(i + k) * C + c];
+// A compare-exchange: the smaller of a and b into a, the larger into b.
+template <class T>
+PB_HOST_DEVICE inline void order(T& a, T& b) {
   const T x = a, y = b;
   const bool lt = x < y;
   a = lt ? x : y;
   b = lt ? y : x;
+}
+
+// The compare-exchange of rows i and i + k of residue c.
+template <class T, int C>
+PB_HOST_DEVICE inline void exchange(T* s, int i, int k, int c) {
+  order(s[i * C + c], s[(i + k) * C + c]);
 }
 
 // One step, class-local stride k of the merges of class-local size 2p, on a
@@ -128,22 +132,12 @@ PB_HOST_DEVICE inline void step(T* s, int rows, std::int64_t j0, std::int64_t N,
 template <class T, int R>
 PB_HOST_DEVICE inline void merge_in_registers(T (&v)[R]) {
   PB_UNROLL
-  for (int n = 0; n < R / 2; ++n) {
-    const T x = v[n], y = v[n + R / 2];
-    const bool lt = x < y;
-    v[n] = lt ? x : y;
-    v[n + R / 2] = lt ? y : x;
-  }
+  for (int n = 0; n < R / 2; ++n) order(v[n], v[n + R / 2]);
   PB_UNROLL
   for (int k = R / 4; k >= 1; k /= 2) {
     PB_UNROLL
     for (int n = 0; n < R; ++n)
-      if ((n & k) && n + k < R) {
-        const T x = v[n], y = v[n + k];
-        const bool lt = x < y;
-        v[n] = lt ? x : y;
-        v[n + k] = lt ? y : x;
-      }
+      if ((n & k) && n + k < R) order(v[n], v[n + k]);
   }
 }
 
