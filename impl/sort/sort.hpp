@@ -76,6 +76,16 @@ PB_HOST_DEVICE inline std::uint32_t ord_f32(std::uint32_t bits) {
 }
 inline std::uint32_t ord(Key k, std::uint32_t bits) { return k == Key::F32 ? ord_f32(bits) : bits; }
 
+// The networks' compare-exchange: the smaller of a and b into a and the
+// larger into b (up), or the other way round; min and max, then placed: no
+// branch.
+template <class T>
+PB_HOST_DEVICE inline void cmpx(T& a, T& b, bool up) {
+  const T lo = a < b ? a : b, hi = a < b ? b : a;
+  a = up ? lo : hi;
+  b = up ? hi : lo;
+}
+
 // Padded length of an array in the networks: the next power of two.
 inline std::int64_t next_pow2(std::int64_t x) {
   std::int64_t p = 1;

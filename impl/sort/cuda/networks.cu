@@ -58,13 +58,6 @@ int log2i(std::int64_t x) {
   return l;
 }
 
-template <class T>
-__device__ __forceinline__ void cmpx(T& a, T& b, bool up) {
-  const T lo = a < b ? a : b, hi = a < b ? b : a;  // min and max, then placed: no branch
-  a = up ? lo : hi;
-  b = up ? hi : lo;
-}
-
 // Keys (and values) into padded packed words. One thread per padded slot.
 template <class T>
 __global__ void pack(const std::uint32_t* __restrict__ keys, const std::uint32_t* __restrict__ vals,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/host_device.hpp"
+#include "sort/sort.hpp"
 
 namespace pb::sort::windows {
 
@@ -58,19 +59,10 @@ inline std::vector<Pass> plan(std::int64_t W, std::int64_t P) {
   return out;
 }
 
-// A compare-exchange: the smaller of a and b into a, the larger into b.
-template <class T>
-PB_HOST_DEVICE inline void order(T& a, T& b) {
-  const T x = a, y = b;
-  const bool lt = x < y;
-  a = lt ? x : y;
-  b = lt ? y : x;
-}
-
 // The compare-exchange of rows i and i + k of residue c.
 template <class T, int C>
 PB_HOST_DEVICE inline void exchange(T* s, int i, int k, int c) {
-  order(s[i * C + c], s[(i + k) * C + c]);
+  cmpx(s[i * C + c], s[(i + k) * C + c], true);
 }
 
 // One step, class-local stride k of the merges of class-local size 2p, on a
@@ -132,12 +124,12 @@ PB_HOST_DEVICE inline void step(T* s, int rows, std::int64_t j0, std::int64_t N,
 template <class T, int R>
 PB_HOST_DEVICE inline void merge_in_registers(T (&v)[R]) {
   PB_UNROLL
-  for (int n = 0; n < R / 2; ++n) order(v[n], v[n + R / 2]);
+  for (int n = 0; n < R / 2; ++n) cmpx(v[n], v[n + R / 2], true);
   PB_UNROLL
   for (int k = R / 4; k >= 1; k /= 2) {
     PB_UNROLL
     for (int n = 0; n < R; ++n)
-      if ((n & k) && n + k < R) order(v[n], v[n + k]);
+      if ((n & k) && n + k < R) cmpx(v[n], v[n + k], true);
   }
 }
 
