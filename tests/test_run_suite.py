@@ -269,7 +269,7 @@ class RunSuite(unittest.TestCase):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
         mine = lambda: subprocess.run(["pgrep", "-f", "--", "--benchmark_out=" + out], stdout=subprocess.PIPE,  # noqa
                                       universal_newlines=True).stdout.split()
-        for _ in range(300):
+        for _ in range(1200):
             if mine():
                 break
             time.sleep(0.1)
