@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/host_device.hpp"
 #include "scan/cuda/device_scan.cuh"
 
 namespace pb::scan {
@@ -262,8 +263,9 @@ class Hierarchy {
 // loads and stores are marked as touched once (evict first), and the blocks
 // an SM must hold (0: as the registers fall). Each operator runs the one
 // measured fastest on an H100 (docs/perf/scan.md): whole scans 128 threads
-// x 12 vectors, streaming; segmented ones, which also read keys, 256 x 8 with
-// three blocks an SM (the float pair's 100 registers held two).
+// x 12 vectors, streaming; segmented ones, which also read keys, 256 x 8,
+// streaming values, three blocks an SM (the float pair's 100 registers held
+// two).
 template <int Threads, int Chunks, bool Streaming, int MinBlocks = 0>
 struct LbConfig {
   static constexpr int kThreads = Threads, kWarps = Threads / 32, kChunks = Chunks, kMinBlocks = MinBlocks;
@@ -272,7 +274,7 @@ struct LbConfig {
   static_assert(Chunks <= 16, "a lane's head bits are one 64-bit word");
 };
 template <class Op>
-using LbConfigOf = std::conditional_t<Op::kSegmented, LbConfig<256, 8, false, 3>, LbConfig<128, 12, true>>;
+using LbConfigOf = std::conditional_t<Op::kSegmented, LbConfig<256, 8, true, 3>, LbConfig<128, 12, true>>;
 
 // A published word: value bits 0-31, head bit 32, state bits 33-34 (1: the
 // tile's total, 2: its inclusive prefix), the run's epoch above.
@@ -302,6 +304,37 @@ __device__ typename Op::V unpack(unsigned long long w) {
   return Op::make(from_bits<T>(std::uint32_t(w)), (w >> 32) & 1ull);
 }
 
+// A lane's chunks of src: chunk c's 4 words at wbase + c*128 + lane*4, 0
+// past n. With `full` (a whole tile) there is no bounds test, so the
+// compiler issues every load before any is used; otherwise each chunk tests
+// its bounds, which keeps whole scans at the registers that hold 7 blocks
+// an SM for f32 (docs/perf/scan.md).
+template <bool kStreaming, int kChunks>
+__device__ __forceinline__ void load_lane(const std::uint32_t* __restrict__ src, std::int64_t wbase, int lane,
+                                          std::int64_t n, bool full, std::uint32_t (&r)[kChunks][4]) {
+  if (full) {
+    PB_UNROLL
+    for (int c = 0; c < kChunks; ++c) {
+      const uint4* p = reinterpret_cast<const uint4*>(src + wbase + c * 128 + lane * 4);
+      const uint4 q = kStreaming ? __ldcs(p) : __ldg(p);
+      r[c][0] = q.x, r[c][1] = q.y, r[c][2] = q.z, r[c][3] = q.w;
+    }
+  } else {
+    PB_UNROLL
+    for (int c = 0; c < kChunks; ++c) {
+      const std::int64_t i = wbase + c * 128 + lane * 4;
+      if (i + 3 < n) {
+        const uint4* p = reinterpret_cast<const uint4*>(src + i);
+        const uint4 q = kStreaming ? __ldcs(p) : __ldg(p);
+        r[c][0] = q.x, r[c][1] = q.y, r[c][2] = q.z, r[c][3] = q.w;
+      } else {
+        PB_UNROLL
+        for (int j = 0; j < 4; ++j) r[c][j] = i + j < n ? src[i + j] : 0u;
+      }
+    }
+  }
+}
+
 // Warp-wide inclusive scan over lanes.
 template <class Op>
 __device__ typename Op::V warp_scan(typename Op::V v, int lane) {
@@ -324,35 +357,32 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const std::int64_t tile = blockIdx.x;
   const std::int64_t wbase = tile * kLbTile + std::int64_t(warp) * (32 * 4 * kLbChunks);
 
-  // Load: lane's chunk c covers [wbase + c*128 + lane*4, +4).
+  // Load: lane's chunk c covers [wbase + c*128 + lane*4, +4). A segmented
+  // scan issues every load of a whole tile before the first is used: the
+  // heads need the lane before's last key (a shuffle), and a shuffle or a
+  // bounds test between a chunk's loads and the next's would wait out one
+  // memory latency a chunk.
+  const bool full = Op::kSegmented && (tile + 1) * kLbTile <= n;
   std::uint32_t v[kLbChunks][4];
+  load_lane<C::kStreaming>(reinterpret_cast<const std::uint32_t*>(x), wbase, lane, n, full, v);
   std::uint64_t heads = 0;  // bit 4c+j: element (c, j) starts a segment
-  std::uint32_t prev_last = 0;
-  for (int c = 0; c < kLbChunks; ++c) {
-    const std::int64_t i = wbase + c * 128 + lane * 4;
-    if (i + 3 < n) {
-      const uint4* src = reinterpret_cast<const uint4*>(reinterpret_cast<const std::uint32_t*>(x) + i);
-      const uint4 q = C::kStreaming ? __ldcs(src) : *src;
-      v[c][0] = q.x, v[c][1] = q.y, v[c][2] = q.z, v[c][3] = q.w;
-    } else {
-      for (int j = 0; j < 4; ++j) v[c][j] = i + j < n ? reinterpret_cast<const std::uint32_t*>(x)[i + j] : 0u;
-    }
-    if (Op::kSegmented) {
-      std::uint32_t k[4];
-      if (i + 3 < n) {
-        const uint4 q = *reinterpret_cast<const uint4*>(keys + i);
-        k[0] = q.x, k[1] = q.y, k[2] = q.z, k[3] = q.w;
-      } else {
-        for (int j = 0; j < 4; ++j) k[j] = i + j < n ? keys[i + j] : 0u;
-      }
+  if (Op::kSegmented) {
+    std::uint32_t k[kLbChunks][4];
+    load_lane<false>(keys, wbase, lane, n, full, k);
+    // The key before the warp's first element (none before element 0).
+    const std::uint32_t first_before = lane == 0 && wbase > 0 && wbase <= n ? __ldg(keys + wbase - 1) : 0u;
+    PB_UNROLL
+    for (int c = 0; c < kLbChunks; ++c) {
+      const std::int64_t i = wbase + c * 128 + lane * 4;
       // The key before each lane's first: the lane before's last; lane 0's,
-      // the chunk before's last lane's, or the element before the warp's.
-      std::uint32_t before = __shfl_up_sync(0xffffffffu, k[3], 1);
-      if (lane == 0) before = c > 0 ? prev_last : (i > 0 && i <= n ? keys[i - 1] : ~k[0]);
-      prev_last = __shfl_sync(0xffffffffu, k[3], 31);
+      // the chunk before's last lane's, or the one before the warp's.
+      const std::uint32_t up = __shfl_up_sync(0xffffffffu, k[c][3], 1);
+      const std::uint32_t last = __shfl_sync(0xffffffffu, k[c > 0 ? c - 1 : 0][3], 31);
+      const std::uint32_t before = lane > 0 ? up : c > 0 ? last : first_before;
+      PB_UNROLL
       for (int j = 0; j < 4; ++j) {
-        const std::uint32_t p = j == 0 ? before : k[j - 1];
-        if (i + j < n && (i + j == 0 || k[j] != p)) heads |= 1ull << (4 * c + j);
+        const std::uint32_t p = j == 0 ? before : k[c][j - 1];
+        if (i + j < n && (i + j == 0 || k[c][j] != p)) heads |= 1ull << (4 * c + j);
       }
     }
   }
