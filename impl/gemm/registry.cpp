@@ -24,7 +24,8 @@ template <class T>
 std::unique_ptr<Variant<T>> make_cuda_dmma(int tile);
 template <class T>
 std::unique_ptr<Variant<T>> make_cublas();
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds = -1);  // -1: the kernel's own
+// -1: the kernel's own; staged: D through shared memory and TMA (CUDA.WGMMA.TmaStore)
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds = -1, bool staged = false);
 std::unique_ptr<Variant<float>> make_cublas_tensor();
 #endif
 
@@ -75,6 +76,8 @@ const std::vector<Entry<float>>& tensor_registry() {
 #ifdef PARBENCH_WITH_CUDA
       TensorLine{"CUDA.WGMMA"}.cuda().code("impl/gemm/cuda/wgmma.cu")
           .factory([](const Knobs&) { return make_cuda_wgmma(); }),
+      TensorLine{"CUDA.WGMMA.TmaStore"}.cuda().code("impl/gemm/cuda/wgmma.cu")
+          .factory([](const Knobs&) { return make_cuda_wgmma(-1, true); }),
       TensorLine{"cuBLAS"}.cuda().code("impl/gemm/cuda/cublas.cu").library("cublas")
           .factory([](const Knobs&) { return make_cublas_tensor(); }),
 #endif

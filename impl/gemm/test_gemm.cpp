@@ -32,9 +32,9 @@ using namespace pb::gemm;
 
 #ifdef PARBENCH_WITH_CUDA
 namespace pb::gemm {
-const std::vector<std::string>& pipelined_tiles();                    // gemm/cuda/pipelined.cu
-const std::vector<std::string>& dmma_tiles();                         // gemm/cuda/dmma.cu
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds);  // gemm/cuda/wgmma.cu
+const std::vector<std::string>& pipelined_tiles();                                 // gemm/cuda/pipelined.cu
+const std::vector<std::string>& dmma_tiles();                                      // gemm/cuda/dmma.cu
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds, bool staged);  // gemm/cuda/wgmma.cu
 }  // namespace pb::gemm
 #endif
 
@@ -217,7 +217,9 @@ PB_INSTANTIATE_CPU_AND_GPU(GemmVariants, all_cases());
 // 1000 x 1500 x 777 in TF32); 1000 x 4200 and 520 x 8200 also have whole
 // rounds before their split units. Each problem is checked after its first
 // launch, whose workspace is fresh, and again after a second launch that
-// reuses the workspace and flags.
+// reuses the workspace and flags; with the register stores and with the
+// staged TMA epilogue (CUDA.WGMMA.TmaStore), which takes the shapes whose N
+// is a multiple of 4 and clips at their edges.
 TEST(GpuWgmma, StreamKTailMatchesReference) {
   PB_SKIP_WITHOUT_GPU();
   std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
@@ -225,22 +227,24 @@ TEST(GpuWgmma, StreamKTailMatchesReference) {
   shapes.push_back({520, 8200, 1000});
   for (Precision prec : {Precision::TF32, Precision::BF16})
     for (Op op : {Op::AB, Op::AtB, Op::ABtC})
-      for (const auto& s : shapes) {
-        const Problem p{op, s.m, s.n, s.k, prec};
-        auto v = make_cuda_wgmma(0);
-        const auto support = v->supports(p);
-        if (!support.ok() && support.reason.find("needs sm_") == 0) GTEST_SKIP() << support.reason;
-        ASSERT_TRUE(support.ok()) << p.str() << ": " << support.reason;
-        Case<float> data(p, 0x5eed);
-        v->prepare(p, data.inputs);
-        for (int launch = 1; launch <= 2; ++launch) {
-          v->run();
-          std::vector<float> out;
-          v->result(out);
-          const Check r = data.oracle().check(out);
-          EXPECT_TRUE(r.passed) << p.str() << ", launch " << launch << ": " << r.message;
+      for (const auto& s : shapes)
+        for (bool staged : {false, true}) {
+          const Problem p{op, s.m, s.n, s.k, prec};
+          auto v = make_cuda_wgmma(0, staged);
+          const auto support = v->supports(p);
+          if (!support.ok() && support.reason.find("needs sm_") == 0) GTEST_SKIP() << support.reason;
+          ASSERT_TRUE(support.ok()) << p.str() << ": " << support.reason;
+          Case<float> data(p, 0x5eed);
+          v->prepare(p, data.inputs);
+          for (int launch = 1; launch <= 2; ++launch) {
+            v->run();
+            std::vector<float> out;
+            v->result(out);
+            const Check r = data.oracle().check(out);
+            EXPECT_TRUE(r.passed) << p.str() << (staged ? ", staged" : "") << ", launch " << launch << ": "
+                                  << r.message;
+          }
         }
-      }
 }
 #endif
 

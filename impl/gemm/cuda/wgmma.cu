@@ -53,6 +53,11 @@ constexpr int THREADS = 128 * (CONSUMERS + 1);
 constexpr int ROW_BYTES = 128;  // one swizzled row of a tile: BK elements
 constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr std::size_t kShared = std::size_t(STAGES) * STAGE_BYTES + 1024;  // + room to align to 1024
+// The staged epilogue (CUDA.WGMMA.TmaStore): each consumer's 64 x 256 slice
+// of a tile leaves through two 8 KB buffers of 64 rows x 32 floats, after
+// the ring.
+constexpr int OUT_COLS = 32, OUT_SLICE_BYTES = 64 * OUT_COLS * 4, OUT_BYTES = CONSUMERS * 2 * OUT_SLICE_BYTES;
+constexpr std::size_t kSharedStaged = kShared + OUT_BYTES;
 
 template <Precision P>
 struct Fmt;
@@ -208,6 +213,54 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[128], float*
   }
 }
 
+#ifdef PB_WGMMA_BUILT
+// Consumer c's 128 threads only.
+__device__ __forceinline__ void warpgroup_sync(int c) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(2 + c) : "memory");
+}
+
+// The staged epilogue: consumer c's 64 x 256 slice of the tile (rows m0c..,
+// columns n0..) leaves as 8 pieces of 64 x 32 floats, each written into one
+// of the consumer's two 8 KB buffers at `out` and stored by one TMA copy,
+// which clips at the matrix's edges, so the warpgroup goes on to the next
+// tile while the copies drain. The buffers hold the map's 128-byte swizzle
+// (16-byte chunk q of row r at q ^ (r % 8)), which keeps a warp's 8-byte
+// stores free of bank conflicts. A buffer is written again once the copy
+// issued from it two pieces before has read it; `pieces` counts this
+// consumer's pieces across tiles. Thread 0 of the warpgroup issues and
+// waits for the copies (bulk groups are per thread).
+__device__ __forceinline__ void store_staged(const float (&d)[128], unsigned char* out, const CUtensorMap* td,
+                                             int m0c, int n0, int c, int tid, int& pieces) {
+  const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+  for (int s = 0; s < BN / OUT_COLS; ++s, ++pieces) {
+    unsigned char* buf = out + (pieces % 2) * OUT_SLICE_BYTES;
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+    warpgroup_sync(c);
+#pragma unroll
+    for (int jj = 0; jj < OUT_COLS / 8; ++jj) {
+      const int j = s * (OUT_COLS / 8) + jj;  // the 8-column group of accumulators 4 j .. 4 j + 3
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // rows r and r + 8
+        const int r = warp * 16 + lane / 4 + 8 * h, col = jj * 8 + 2 * (lane % 4);
+        const int chunk = (col / 4) ^ (r % 8);
+        *reinterpret_cast<float2*>(buf + r * 128 + chunk * 16 + (col % 4) * 4) =
+            make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+      }
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the writes, to the copy's proxy
+    warpgroup_sync(c);
+    if (tid == 0) {
+      asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                       reinterpret_cast<std::uint64_t>(td)),
+                   "r"(n0 + s * OUT_COLS), "r"(m0c), "r"(smem_addr(buf))
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+    }
+  }
+}
+#endif
+
 // D = A B^T (+ C): A M x K and B N x K behind the tensor maps, K-major, or
 // MN-major (a_mn, b_mn: stored k by k, BF16 only).
 //
@@ -242,11 +295,14 @@ struct StreamK : streamk::Schedule {
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }
 #endif
 
-template <Precision P, bool addC, bool a_mn, bool b_mn>
+//
+// staged: D leaves through shared memory and TMA (store_staged, the map td)
+// instead of from registers.
+template <Precision P, bool addC, bool a_mn, bool b_mn, bool staged>
 __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
-                 const float* __restrict__ C, float* __restrict__ D, int M, int N, int K, bool vec2,
-                 StreamK sk) {
+                 const __grid_constant__ CUtensorMap td, const float* __restrict__ C, float* __restrict__ D,
+                 int M, int N, int K, bool vec2, StreamK sk) {
 #ifdef PB_WGMMA_BUILT
   using F = Fmt<P>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -312,7 +368,7 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
         for (unsigned r = 0; r < PAIR; ++r) arrive_in(&empty[at % STAGES], r);
     };
     const long long T = (long long)(sk.units - sk.dp_units) * ktiles;  // stream-K K tiles
-    int it = 0;
+    int it = 0, pieces = 0;
     streamk::for_each_piece(sk, ktiles, cl, W, [&](int u, int k0, int k1) {
       int m0, n0;
       origin(u, m0, n0);
@@ -380,8 +436,14 @@ __global__ void __cluster_dims__(PAIR, 1, 1) __launch_bounds__(THREADS, 1)
         }
         if (ct == 0) *flag = 0;  // ready for the next launch
       }
-      store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
+      if (staged)
+        store_staged(d, smem + STAGES * STAGE_BYTES + c * 2 * OUT_SLICE_BYTES, &td, m0 + c * 64, n0, c, tid,
+                     pieces);
+      else
+        store_accumulators(d, D, M, N, row_base, n0, lane, vec2);
     });
+    // The copies have written D before the block's shared memory goes.
+    if (staged && tid == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
   }
   __syncwarp();
   cluster_sync();  // neither block leaves while the other may still write into or arrive on it
@@ -433,7 +495,9 @@ CUtensorMap tensor_map(const void* base, bool bf16, std::int64_t inner, std::int
 
 class CudaWgmma final : public TensorVariant {
  public:
-  explicit CudaWgmma(int streamk_rounds) : streamk_rounds_(streamk_rounds) {}
+  // staged: CUDA.WGMMA.TmaStore's epilogue, where D's rows suit TMA (a
+  // multiple of 16 bytes); otherwise the register stores.
+  CudaWgmma(int streamk_rounds, bool staged) : streamk_rounds_(streamk_rounds), staged_(staged) {}
   Support supports(const Problem& p) const override {
     auto s = TensorVariant::supports(p);
     if (!s.ok()) return s;
@@ -472,19 +536,24 @@ class CudaWgmma final : public TensorVariant {
                 : tensor_map(a_src, bf16(), p.k, p.m, pack_a_ ? kp : p.k, BM);
     tb_ = b_mn_ ? tensor_map(b_src, bf16(), p.n, p.k, p.n, bk)
                 : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN / PAIR);
+    staged_now_ = staged_ && p.n % 4 == 0;
+    if (staged_now_) td_ = tensor_map(d_.get(), false, p.n, p.m, p.n, 64);
+    shared_ = staged_now_ ? kSharedStaged : kShared;
     kernel_ = pick();
-    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kShared)));
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_)));
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(PAIR * 64);  // any multiple of the cluster: the answer does not depend on it
     cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = kShared;
+    cfg.dynamicSmemBytes = shared_;
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = PAIR, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
     cfg.attrs = &cluster, cfg.numAttrs = 1;
     int resident = 0;  // clusters of two blocks the GPU holds at once
     PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(kernel_), &cfg));
-    if (resident < 1) throw std::runtime_error("no cluster of two 193 KiB blocks fits on this GPU");
+    if (resident < 1)
+      throw std::runtime_error("no cluster of two " + std::to_string(shared_ / 1024) +
+                               " KiB blocks fits on this GPU");
     const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
     const std::int64_t ktiles = (p.k + bk - 1) / bk;
@@ -505,25 +574,27 @@ class CudaWgmma final : public TensorVariant {
     if (pack_a_) pack(a(), wa_.get(), p.m, p.op == Op::AtB, p.op == Op::AtB ? p.m : p.k);
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    kernel_<<<grid_, THREADS, kShared, s()>>>(ta_, tb_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
+    kernel_<<<grid_, THREADS, shared_, s()>>>(ta_, tb_, td_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
                                               vec2, sk_);
     PB_CUDA_LAUNCHED();
   }
 
  private:
-  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const float*, float*, int, int, int, bool,
-                          StreamK);
+  using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const float*, float*, int,
+                          int, int, bool, StreamK);
+  Kernel pick() const { return staged_now_ ? pick<true>() : pick<false>(); }
+  template <bool S>
   Kernel pick() const {
     const bool add_c = p_.op == Op::ABtC;
     if (!bf16())
-      return add_c ? wgmma_kernel<Precision::TF32, true, false, false>
-                   : wgmma_kernel<Precision::TF32, false, false, false>;
-    if (add_c) return wgmma_kernel<Precision::BF16, true, false, false>;
+      return add_c ? wgmma_kernel<Precision::TF32, true, false, false, S>
+                   : wgmma_kernel<Precision::TF32, false, false, false, S>;
+    if (add_c) return wgmma_kernel<Precision::BF16, true, false, false, S>;
     if (a_mn_)
-      return b_mn_ ? wgmma_kernel<Precision::BF16, false, true, true>
-                   : wgmma_kernel<Precision::BF16, false, true, false>;
-    return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true>
-                 : wgmma_kernel<Precision::BF16, false, false, false>;
+      return b_mn_ ? wgmma_kernel<Precision::BF16, false, true, true, S>
+                   : wgmma_kernel<Precision::BF16, false, true, false, S>;
+    return b_mn_ ? wgmma_kernel<Precision::BF16, false, false, true, S>
+                 : wgmma_kernel<Precision::BF16, false, false, false, S>;
   }
 
  private:
@@ -555,6 +626,8 @@ class CudaWgmma final : public TensorVariant {
   }
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
   int streamk_rounds_;
+  bool staged_, staged_now_ = false;
+  std::size_t shared_ = kShared;
   int grid_ = 0;
   StreamK sk_{};
   DeviceBuffer<float> partials_;
@@ -562,12 +635,12 @@ class CudaWgmma final : public TensorVariant {
   Kernel kernel_ = nullptr;
   std::int64_t kp_ = 0;
   DeviceBuffer<float> wa_, wb_;
-  CUtensorMap ta_{}, tb_{};
+  CUtensorMap ta_{}, tb_{}, td_{};  // td_: D's map, staged only
 };
 }  // namespace
 
-std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds) {
-  return std::make_unique<CudaWgmma>(streamk_rounds < 0 ? kStreamKRounds : streamk_rounds);
+std::unique_ptr<Variant<float>> make_cuda_wgmma(int streamk_rounds, bool staged) {
+  return std::make_unique<CudaWgmma>(streamk_rounds < 0 ? kStreamKRounds : streamk_rounds, staged);
 }
 
 }  // namespace pb::gemm
