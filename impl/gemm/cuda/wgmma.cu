@@ -224,10 +224,11 @@ __device__ __forceinline__ void warpgroup_sync(int c) {
 // of the consumer's two 8 KB buffers at `out` and stored by one TMA copy,
 // which clips at the matrix's edges, so the warpgroup goes on to the next
 // tile while the copies drain. The buffers hold the map's 128-byte swizzle
-// (16-byte chunk q of row r at q ^ (r % 8)), which keeps a warp's 8-byte
-// stores free of bank conflicts. A buffer is written again once the copy
-// issued from it two pieces before has read it; `pieces` counts this
-// consumer's pieces across tiles. Thread 0 of the warpgroup issues and
+// (16-byte chunk q of row r at q ^ (r % 8)), which spreads the 8 rows a
+// warp's 8-byte stores touch over 8 chunks of the banks, where unswizzled
+// rows would all meet in the same 4 banks. A buffer is written again once
+// the copy issued from it two pieces before has read it; `pieces` counts
+// this consumer's pieces across tiles. Thread 0 of the warpgroup issues and
 // waits for the copies (bulk groups are per thread).
 __device__ __forceinline__ void store_staged(const float (&d)[128], unsigned char* out, const CUtensorMap* td,
                                              int m0c, int n0, int c, int tid, int& pieces) {
