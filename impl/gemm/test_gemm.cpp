@@ -227,14 +227,14 @@ TEST(GpuWgmma, StreamKTailMatchesReference) {
   shapes.push_back({520, 8200, 1000});
   for (Precision prec : {Precision::TF32, Precision::BF16})
     for (Op op : {Op::AB, Op::AtB, Op::ABtC})
-      for (const auto& s : shapes)
+      for (const auto& s : shapes) {
+        const Problem p{op, s.m, s.n, s.k, prec};
+        Case<float> data(p, 0x5eed);  // one input and reference for both epilogues
         for (bool staged : {false, true}) {
-          const Problem p{op, s.m, s.n, s.k, prec};
           auto v = make_cuda_wgmma(0, staged);
           const auto support = v->supports(p);
           if (!support.ok() && support.reason.find("needs sm_") == 0) GTEST_SKIP() << support.reason;
           ASSERT_TRUE(support.ok()) << p.str() << ": " << support.reason;
-          Case<float> data(p, 0x5eed);
           v->prepare(p, data.inputs);
           for (int launch = 1; launch <= 2; ++launch) {
             v->run();
@@ -245,6 +245,7 @@ TEST(GpuWgmma, StreamKTailMatchesReference) {
                                   << r.message;
           }
         }
+      }
 }
 #endif
 

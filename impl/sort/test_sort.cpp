@@ -311,11 +311,13 @@ void step_as_block(T* s, int rows, std::int64_t j0, std::int64_t N, std::int64_t
   for (int th = 0; th < kThreads; ++th) windows::step<T, C>(s, rows, j0, N, p, k, th, kThreads);
 }
 
-// The GPU's passes, block after block: a window read from `in` (as the pass
-// started), its steps, its centre written to `out`.
 // The GPU's geometry for the aligned passes in registers: 512 threads, so
 // 16 rows of 32 residues at once, and W / 512 rows a thread (kRegs).
 constexpr int kDt = 16;
+
+// The GPU's passes, block after block: a window read from `in` (as the pass
+// started), its steps, its centre written to `out`; in_registers counts the
+// aligned passes of whole windows that took the registers' path.
 
 template <class T, int kRegs = 8>
 std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P, int* in_registers) {

@@ -539,13 +539,12 @@ class CudaWgmma final : public TensorVariant {
                 : tensor_map(b_src, bf16(), p.k, p.n, pack_b_ ? kp : p.k, BN / PAIR);
     staged_now_ = staged_ && p.n % 4 == 0;
     if (staged_now_) td_ = tensor_map(d_.get(), false, p.n, p.m, p.n, 64);
-    shared_ = staged_now_ ? kSharedStaged : kShared;
     kernel_ = pick();
-    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_)));
+    PB_CUDA(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared())));
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(PAIR * 64);  // any multiple of the cluster: the answer does not depend on it
     cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = shared_;
+    cfg.dynamicSmemBytes = shared();
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = PAIR, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
@@ -553,7 +552,7 @@ class CudaWgmma final : public TensorVariant {
     int resident = 0;  // clusters of two blocks the GPU holds at once
     PB_CUDA(cudaOccupancyMaxActiveClusters(&resident, reinterpret_cast<const void*>(kernel_), &cfg));
     if (resident < 1)
-      throw std::runtime_error("no cluster of two " + std::to_string(shared_ / 1024) +
+      throw std::runtime_error("no cluster of two " + std::to_string(shared() / 1024) +
                                " KiB blocks fits on this GPU");
     const std::int64_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const std::int64_t units = (tiles_m + PAIR - 1) / PAIR * tiles_n;
@@ -575,14 +574,15 @@ class CudaWgmma final : public TensorVariant {
     if (pack_a_) pack(a(), wa_.get(), p.m, p.op == Op::AtB, p.op == Op::AtB ? p.m : p.k);
     if (pack_b_) pack(b(), wb_.get(), p.n, p.op != Op::ABtC, p.op != Op::ABtC ? p.n : p.k);
     const bool vec2 = p.n % 2 == 0;  // float2 stores and C loads (cudaMalloc'd: aligned)
-    kernel_<<<grid_, THREADS, shared_, s()>>>(ta_, tb_, td_, c_.get(), d_.get(), int(p.m), int(p.n), int(p.k),
-                                              vec2, sk_);
+    kernel_<<<grid_, THREADS, shared(), s()>>>(ta_, tb_, td_, c_.get(), d_.get(), int(p.m), int(p.n),
+                                               int(p.k), vec2, sk_);
     PB_CUDA_LAUNCHED();
   }
 
  private:
   using Kernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const float*, float*, int,
                           int, int, bool, StreamK);
+  std::size_t shared() const { return staged_now_ ? kSharedStaged : kShared; }
   Kernel pick() const { return staged_now_ ? pick<true>() : pick<false>(); }
   template <bool S>
   Kernel pick() const {
@@ -628,7 +628,6 @@ class CudaWgmma final : public TensorVariant {
   bool pack_a_ = false, pack_b_ = false, a_mn_ = false, b_mn_ = false;
   int streamk_rounds_;
   bool staged_, staged_now_ = false;
-  std::size_t shared_ = kShared;
   int grid_ = 0;
   StreamK sk_{};
   DeviceBuffer<float> partials_;

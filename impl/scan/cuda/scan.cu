@@ -309,24 +309,24 @@ __device__ typename Op::V unpack(unsigned long long w) {
 // compiler issues every load before any is used; otherwise each chunk tests
 // its bounds, which keeps whole scans at the registers that hold 7 blocks
 // an SM for f32 (docs/perf/scan.md).
+template <bool kStreaming>
+__device__ __forceinline__ void load4(const std::uint32_t* __restrict__ at, std::uint32_t (&r)[4]) {
+  const uint4* p = reinterpret_cast<const uint4*>(at);
+  const uint4 q = kStreaming ? __ldcs(p) : __ldg(p);
+  r[0] = q.x, r[1] = q.y, r[2] = q.z, r[3] = q.w;
+}
 template <bool kStreaming, int kChunks>
 __device__ __forceinline__ void load_lane(const std::uint32_t* __restrict__ src, std::int64_t wbase, int lane,
                                           std::int64_t n, bool full, std::uint32_t (&r)[kChunks][4]) {
   if (full) {
     PB_UNROLL
-    for (int c = 0; c < kChunks; ++c) {
-      const uint4* p = reinterpret_cast<const uint4*>(src + wbase + c * 128 + lane * 4);
-      const uint4 q = kStreaming ? __ldcs(p) : __ldg(p);
-      r[c][0] = q.x, r[c][1] = q.y, r[c][2] = q.z, r[c][3] = q.w;
-    }
+    for (int c = 0; c < kChunks; ++c) load4<kStreaming>(src + wbase + c * 128 + lane * 4, r[c]);
   } else {
     PB_UNROLL
     for (int c = 0; c < kChunks; ++c) {
       const std::int64_t i = wbase + c * 128 + lane * 4;
       if (i + 3 < n) {
-        const uint4* p = reinterpret_cast<const uint4*>(src + i);
-        const uint4 q = kStreaming ? __ldcs(p) : __ldg(p);
-        r[c][0] = q.x, r[c][1] = q.y, r[c][2] = q.z, r[c][3] = q.w;
+        load4<kStreaming>(src + i, r[c]);
       } else {
         PB_UNROLL
         for (int j = 0; j < 4; ++j) r[c][j] = i + j < n ? src[i + j] : 0u;
