@@ -394,8 +394,8 @@ def run_fixed(req, rounds, settings, warn, log):
     def too_few(m):
         # Said before the rounds run: N fixed rounds whose exact test cannot
         # reach the correction's level decide nothing, however large the change.
-        need = ranks.sizes_for(settings.alpha / max(m, 1), "wsr")
-        if m and need is not None and rounds < need:
+        need = ranks.sizes_for(settings.alpha / m, "wsr") if m else None
+        if need is not None and rounds < need:
             log("compare: warning: %d rounds cannot call any of %d benchmarks SLOWER or FASTER (%s over %d needs "
                 "p < %.2g, below what %d paired rounds can give): use --rounds %d or more, or leave out --rounds "
                 "for sequential rounds" % (rounds, m, settings.correction_name(), m, settings.alpha / m, rounds, need))
