@@ -8,9 +8,14 @@
 //  - each operand keeps its global orientation in shared memory (rows of k
 //    for an operand contiguous along k, rows of i or j otherwise), so every
 //    copy is 16 bytes (two doubles) when the leading dimension is even, for
-//    all three ops; the fragment read follows the orientation instead. Both
-//    layouts are padded so a warp's 32 8-byte fragment reads take two
-//    shared-memory wavefronts, the least 256 bytes can;
+//    all three ops; the fragment read follows the orientation instead;
+//  - where an operand is contiguous along k (AB's A, ABtC's A and B), the
+//    mma's k positions are renumbered: thread t's positions t + 4 q hold
+//    k = (KW / 4) t + q, the same order for both operands, so the sum is
+//    unchanged and that operand's fragment row is KW / 4 consecutive
+//    doubles, read 16 bytes at a time (half the shared loads of 8-byte
+//    reads). The paddings are chosen per op so that every fragment read
+//    takes the fewest shared-memory wavefronts its size allows;
 //  - output tiles are walked in groups of 8 tile rows, column by column
 //    within a group, so blocks running together share A and B tiles in L2.
 // Tiling: block tile BM x BN x 16, warps of WM x WN, a STAGES-deep cp.async
@@ -36,27 +41,50 @@ namespace {
 using namespace pb::cuda_f64;
 using namespace pb::cp_async;
 
-constexpr int BK = 16, PADK = 4, PADR = 8, GROUP_M = 8;
+constexpr int BK = 16, GROUP_M = 8;
 
-// A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth.
-template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int KW_>
+// A tile configuration: block tile BM x BN, warp tile WM x WN, ring depth, k
+// of one mma; KPERM: the k positions renumbered where an operand is
+// contiguous along k, so its fragments are read 16 bytes at a time.
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int KW_, bool KPERM_ = false>
 struct Config {
   static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = STAGES_, KW = KW_;
+  static constexpr bool KPERM = KPERM_;
   static constexpr int WARPS = (BM / WM) * (BN / WN), THREADS = WARPS * 32;
   static constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 tiles of a warp
   // Shared doubles of one operand's tile: rows of k (R x (BK + PADK)) or of
-  // i / j (BK x (R + PADR)), whichever is larger, so both fit one slot.
-  static constexpr int tile(int R) { return std::max(R * (BK + PADK), BK * (R + PADR)); }
+  // i / j (BK x (R + PADR)), whichever is larger, so every layout fits one
+  // slot (Layout's paddings are at most 4 and 8).
+  static constexpr int tile(int R) { return std::max(R * (BK + 4), BK * (R + 8)); }
   static constexpr int TILE_A = tile(BM), TILE_B = tile(BN);
   static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(double);
 };
 
+// An op's shared layout: which operands are contiguous along k, whether the
+// k positions are renumbered, and the row strides' paddings in doubles, each
+// chosen so that a warp's fragment reads take the fewest shared-memory
+// wavefronts their size allows:
+//  - 8-byte reads along a k row (PADK 4): a row of 20 doubles spreads the
+//    eight rows a warp reads over four bank quarters, two wavefronts;
+//  - 16-byte reads along a k row (renumbered, PADK 2): a row of 18 doubles
+//    puts rows r and r + 1 on disjoint banks, so each quarter warp (two
+//    rows, four k quads) takes one wavefront;
+//  - 8-byte reads along a row of i or j: the four k rows a warp reads at
+//    once must fall on two bank halves: k rows 1 apart (not renumbered) need
+//    a stride of 8 mod 16 doubles (PADR 8), k rows 4 apart (renumbered, AB's
+//    B) 2 mod 4 (PADR 6).
+template <Op op, bool KPERM>
+struct Layout {
+  static constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
+  static constexpr bool kperm = KPERM && (a_kcontig || b_kcontig);
+  static constexpr int PADK = kperm ? 2 : 4, PADR = kperm ? 6 : 8;
+};
+
 // One operand's R x BK tiles into shared memory: kcontig, element (r, k) at
-// p[r * ld + k], stored s[r][k] (row stride BK + PADK); else at p[k * ld + r],
-// stored s[k][r] (row stride R + PADR). VEC doubles a copy (2 when ld is even
-// and the operand 16-byte aligned, else 1); a warp's copies run along the
-// contiguous dimension.
-template <int R, int THREADS, bool kcontig, int VEC>
+// p[r * ld + k], stored s[r][k]; else at p[k * ld + r], stored s[k][r]; rows
+// of S doubles. VEC doubles a copy (2 when ld is even and the operand 16-byte
+// aligned, else 1); a warp's copies run along the contiguous dimension.
+template <int R, int THREADS, bool kcontig, int VEC, int S>
 struct Loader {
   static constexpr int CHUNKS = R * BK / VEC, COPIES = CHUNKS / THREADS;
   static_assert(CHUNKS % THREADS == 0, "tile copies must split evenly");
@@ -87,19 +115,51 @@ struct Loader {
       const int64_t k = kcontig ? k0 + along0 : k0 + line;
       const bool ok = r < rows && k < K;
       const double* src = ok ? p + int64_t(l) * LINE_STEP * ld : base;  // lines are rows or k
-      double* dst = kcontig ? s + line * (BK + PADK) + along0 : s + line * (R + PADR) + along0;
+      double* dst = s + line * S + along0;
       copy<VEC * 8>(dst, src, ok);
     }
     p += step;
   }
 };
 
+// The k of this thread's mma k position fk + 4 q in the step at kk: renumbered,
+// (KW / 4) fk + q (a thread's positions are consecutive along k), else fk + 4 q.
+template <int KW, bool kperm>
+__device__ __forceinline__ int kpos(int kk, int fk, int q) {
+  return kk + (kperm ? fk * (KW / 4) + q : fk + 4 * q);
+}
+// Element (line, k) of a shared tile of rows of S doubles: line is a row of A
+// or a column of B; kcontig tiles hold rows of k.
+template <bool kcontig, int S>
+__device__ __forceinline__ double at(const double* t, int line, int k) {
+  return kcontig ? t[line * S + k] : t[k * S + line];
+}
+// This thread's KW / 4 values of one line at its k positions (v[q] at
+// position fk + 4 q): 16-byte reads where the positions are consecutive
+// along a k row.
+template <int KW, bool kcontig, bool kperm, int S>
+__device__ __forceinline__ void fragment(const double* t, int line, int kk, int fk, double (&v)[KW / 4]) {
+  if constexpr (kcontig && kperm && KW >= 8) {
+    const double2* p = reinterpret_cast<const double2*>(t + line * S + kpos<KW, kperm>(kk, fk, 0));
+#pragma unroll
+    for (int h = 0; h < KW / 8; ++h) {
+      const double2 x = p[h];
+      v[2 * h] = x.x, v[2 * h + 1] = x.y;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < KW / 4; ++q) v[q] = at<kcontig, S>(t, line, kpos<KW, kperm>(kk, fk, q));
+  }
+}
+
 template <class Cfg, Op op, int VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     dmma_kernel(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ C,
                 double* __restrict__ D, int64_t M, int64_t N, int64_t K) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, MI = Cfg::MI, NI = Cfg::NI, STAGES = Cfg::STAGES, KW = Cfg::KW;
-  constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
+  using L = Layout<op, Cfg::KPERM>;
+  constexpr bool a_kcontig = L::a_kcontig, b_kcontig = L::b_kcontig;
+  constexpr int SA = a_kcontig ? BK + L::PADK : BM + L::PADR, SB = b_kcontig ? BK + L::PADK : BN + L::PADR;
   extern __shared__ __align__(16) double smem[];  // STAGES x (A tile, B tile)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm0 = (warp / (BN / Cfg::WN)) * Cfg::WM, wn0 = (warp % (BN / Cfg::WN)) * Cfg::WN;
@@ -111,8 +171,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const TileCoord tile = grouped_tile(blockIdx.x, tiles_m, tiles_n, GROUP_M);
   const int64_t m0 = tile.tm * BM, n0 = tile.tn * BN;
 
-  Loader<BM, Cfg::THREADS, a_kcontig, VEC> la(A, lda, m0, M, tid);
-  Loader<BN, Cfg::THREADS, b_kcontig, VEC> lb(B, ldb, n0, N, tid);
+  Loader<BM, Cfg::THREADS, a_kcontig, VEC, SA> la(A, lda, m0, M, tid);
+  Loader<BN, Cfg::THREADS, b_kcontig, VEC, SB> lb(B, ldb, n0, N, tid);
   auto issue = [&](int64_t kt) {
     if (kt < ktiles) {
       double* s = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
@@ -129,33 +189,60 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
 
+  // This thread's fragments of the k step at kk of the tile at s: b[j] of
+  // column wn0 + 8 j + fr, a[i] of rows wm0 + 16 i + fr and + 8 interleaved
+  // (dmma's order).
+  const auto read_b = [&](const double* s, int kk, double(&b)[NI][KW / 4]) {
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+      fragment<KW, b_kcontig, L::kperm, SB>(s + Cfg::TILE_A, wn0 + j * 8 + fr, kk, fk, b[j]);
+  };
+  const auto read_a = [&](const double* s, int kk, int i, double(&a)[KW / 2]) {
+    const int r = wm0 + i * 16 + fr;
+    if constexpr (L::kperm && a_kcontig && KW >= 8) {
+      double lo[KW / 4], hi[KW / 4];
+      fragment<KW, a_kcontig, L::kperm, SA>(s, r, kk, fk, lo);
+      fragment<KW, a_kcontig, L::kperm, SA>(s, r + 8, kk, fk, hi);
+#pragma unroll
+      for (int q = 0; q < KW / 4; ++q) a[2 * q] = lo[q], a[2 * q + 1] = hi[q];
+    } else {
+#pragma unroll
+      for (int q = 0; q < KW / 4; ++q) {
+        const int k = kpos<KW, L::kperm>(kk, fk, q);
+        a[2 * q] = at<a_kcontig, SA>(s, r, k), a[2 * q + 1] = at<a_kcontig, SA>(s, r + 8, k);
+      }
+    }
+  };
+
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (int64_t kt = 0; kt < ktiles; ++kt) {
     wait_groups<STAGES - 2>();  // tile kt has landed (this thread's copies)
     __syncthreads();            // ... everyone's; and the slot of kt - 1 is free
     issue(kt + STAGES - 1);
-    const double* As = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
-    const double* Bs = As + Cfg::TILE_A;
-    auto a_at = [&](int r, int k) { return a_kcontig ? As[r * (BK + PADK) + k] : As[k * (BM + PADR) + r]; };
-    auto b_at = [&](int c, int k) { return b_kcontig ? Bs[c * (BK + PADK) + k] : Bs[k * (BN + PADR) + c]; };
+    const double* s = smem + (kt % STAGES) * (Cfg::TILE_A + Cfg::TILE_B);
 #pragma unroll
     for (int kk = 0; kk < BK; kk += KW) {
       double b[NI][KW / 4];
+      read_b(s, kk, b);
+      if constexpr (Cfg::KPERM) {
+        // Every fragment of the step first: ptxas then keeps the 16-byte
+        // reads' registers without spilling at 64 x 32 warp tiles.
+        double a[MI][KW / 2];
 #pragma unroll
-      for (int j = 0; j < NI; ++j)
+        for (int i = 0; i < MI; ++i) read_a(s, kk, i, a[i]);
 #pragma unroll
-        for (int q = 0; q < KW / 4; ++q) b[j][q] = b_at(wn0 + j * 8 + fr, kk + fk + 4 * q);
+        for (int i = 0; i < MI; ++i)
 #pragma unroll
-      for (int i = 0; i < MI; ++i) {
-        double a[KW / 2];
+          for (int j = 0; j < NI; ++j) dmma<KW>(acc[i][j], a[i], b[j]);
+      } else {
 #pragma unroll
-        for (int q = 0; q < KW / 4; ++q) {
-          a[2 * q] = a_at(wm0 + i * 16 + fr, kk + fk + 4 * q);
-          a[2 * q + 1] = a_at(wm0 + i * 16 + fr + 8, kk + fk + 4 * q);
+        for (int i = 0; i < MI; ++i) {
+          double a[KW / 2];
+          read_a(s, kk, i, a);
+#pragma unroll
+          for (int j = 0; j < NI; ++j) dmma<KW>(acc[i][j], a, b[j]);
         }
-#pragma unroll
-        for (int j = 0; j < NI; ++j) dmma<KW>(acc[i][j], a, b[j]);
       }
     }
   }
@@ -217,7 +304,8 @@ Tile tile(const char* name) {
 }
 
 // The configurations a tuning sweep chooses from (ci/tune-gemm): block tile,
-// warp tile, ring depth, k of one mma; the first is the default.
+// warp tile, ring depth, k of one mma (a trailing p: k renumbered, 16-byte
+// fragment reads); the first is the default.
 const std::vector<Tile>& tiles() {
   static const std::vector<Tile> list = {
       tile<Config<128, 128, 64, 32, 3, 16>>("128x128w64x32s3k16"),
@@ -226,6 +314,10 @@ const std::vector<Tile>& tiles() {
       tile<Config<128, 128, 32, 64, 3, 16>>("128x128w32x64s3k16"),
       tile<Config<128, 64, 64, 32, 3, 16>>("128x64w64x32s3k16"),
       tile<Config<64, 128, 32, 32, 3, 16>>("64x128w32x32s3k16"),
+      tile<Config<128, 128, 64, 32, 4, 16, true>>("128x128w64x32s4k16p"),
+      tile<Config<128, 128, 64, 32, 3, 8, true>>("128x128w64x32s3k8p"),
+      tile<Config<128, 64, 64, 32, 3, 16, true>>("128x64w64x32s3k16p"),
+      tile<Config<128, 64, 64, 32, 3, 8, true>>("128x64w64x32s3k8p"),
   };
   return list;
 }
