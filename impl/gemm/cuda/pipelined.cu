@@ -275,6 +275,8 @@ const std::vector<Tile>& tiles() {
       tile<Config<256, 128, 4, 64>>("256x128w64s4"),
       tile<Config<128, 128, 2, 32, true>>("128x128s2p"),
       tile<Config<128, 256, 3, 64, true>>("128x256w64s3p"),
+      tile<Config<256, 128, 3, 64, true>>("256x128w64s3p"),
+      tile<Config<128, 128, 3, 64, true>>("128x128w64s3p"),
   };
   return list;
 }
