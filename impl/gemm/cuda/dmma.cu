@@ -53,9 +53,11 @@ struct Config {
   static constexpr int WARPS = (BM / WM) * (BN / WN), THREADS = WARPS * 32;
   static constexpr int MI = WM / 16, NI = WN / 8;  // m16n8 tiles of a warp
   // Shared doubles of one operand's tile: rows of k (R x (BK + PADK)) or of
-  // i / j (BK x (R + PADR)), whichever is larger, so every layout fits one
-  // slot (Layout's paddings are at most 4 and 8).
-  static constexpr int tile(int R) { return std::max(R * (BK + 4), BK * (R + 8)); }
+  // i / j (BK x (R + PADR)), whichever is larger, so every op's layout fits
+  // one slot (Layout's paddings are at most PADK_MAX and 8; the kernel
+  // asserts it).
+  static constexpr int PADK_MAX = KPERM && KW == 8 ? 8 : 4;
+  static constexpr int tile(int R) { return std::max(R * (BK + PADK_MAX), BK * (R + 8)); }
   static constexpr int TILE_A = tile(BM), TILE_B = tile(BN);
   static constexpr std::size_t kShared = std::size_t(STAGES) * (TILE_A + TILE_B) * sizeof(double);
 };
@@ -66,18 +68,20 @@ struct Config {
 // wavefronts their size allows:
 //  - 8-byte reads along a k row (PADK 4): a row of 20 doubles spreads the
 //    eight rows a warp reads over four bank quarters, two wavefronts;
-//  - 16-byte reads along a k row (renumbered, PADK 2): a row of 18 doubles
-//    puts rows r and r + 1 on disjoint banks, so each quarter warp (two
-//    rows, four k quads) takes one wavefront;
+//  - 16-byte reads along a k row (renumbered): rows r and r + 1 (one
+//    quarter warp) must take disjoint banks: with KW 16 a thread's first
+//    read covers k 4 t .. 4 t + 1, so a row of 18 doubles (PADK 2) shifts
+//    row r + 1 by 2 doubles into the gaps; with KW 8 a quarter warp's row
+//    reads 8 consecutive doubles, so a row of 24 (PADK 8) shifts it by 8;
 //  - 8-byte reads along a row of i or j: the four k rows a warp reads at
 //    once must fall on two bank halves: k rows 1 apart (not renumbered) need
-//    a stride of 8 mod 16 doubles (PADR 8), k rows 4 apart (renumbered, AB's
-//    B) 2 mod 4 (PADR 6).
-template <Op op, bool KPERM>
+//    a stride of 8 mod 16 doubles (PADR 8); renumbered (AB's B) they are
+//    KW / 4 apart, and a stride of 2 mod 4 (PADR 6) serves both KW.
+template <Op op, bool KPERM, int KW>
 struct Layout {
   static constexpr bool a_kcontig = op != Op::AtB, b_kcontig = op == Op::ABtC;
   static constexpr bool kperm = KPERM && (a_kcontig || b_kcontig);
-  static constexpr int PADK = kperm ? 2 : 4, PADR = kperm ? 6 : 8;
+  static constexpr int PADK = kperm ? (KW == 8 ? 8 : 2) : 4, PADR = kperm ? 6 : 8;
 };
 
 // One operand's R x BK tiles into shared memory: kcontig, element (r, k) at
@@ -157,9 +161,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     dmma_kernel(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ C,
                 double* __restrict__ D, int64_t M, int64_t N, int64_t K) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, MI = Cfg::MI, NI = Cfg::NI, STAGES = Cfg::STAGES, KW = Cfg::KW;
-  using L = Layout<op, Cfg::KPERM>;
+  using L = Layout<op, Cfg::KPERM, KW>;
   constexpr bool a_kcontig = L::a_kcontig, b_kcontig = L::b_kcontig;
   constexpr int SA = a_kcontig ? BK + L::PADK : BM + L::PADR, SB = b_kcontig ? BK + L::PADK : BN + L::PADR;
+  static_assert((a_kcontig ? BM : BK) * SA <= Cfg::TILE_A && (b_kcontig ? BN : BK) * SB <= Cfg::TILE_B,
+                "an operand's shared rows must fit its slot");
   extern __shared__ __align__(16) double smem[];  // STAGES x (A tile, B tile)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm0 = (warp / (BN / Cfg::WN)) * Cfg::WM, wn0 = (warp % (BN / Cfg::WN)) * Cfg::WN;
@@ -226,8 +232,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       double b[NI][KW / 4];
       read_b(s, kk, b);
       if constexpr (Cfg::KPERM) {
-        // Every fragment of the step first: ptxas then keeps the 16-byte
-        // reads' registers without spilling at 64 x 32 warp tiles.
+        // Every fragment of the step first: ptxas spills less this way than
+        // with the reads interleaved per i (docs/perf/gemm-cuda.md).
         double a[MI][KW / 2];
 #pragma unroll
         for (int i = 0; i < MI; ++i) read_a(s, kk, i, a[i]);
