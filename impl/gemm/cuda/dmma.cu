@@ -14,8 +14,8 @@
 //    k = (KW / 4) t + q, the same order for both operands, so the sum is
 //    unchanged and that operand's fragment row is KW / 4 consecutive
 //    doubles, read 16 bytes at a time (half the shared loads of 8-byte
-//    reads). The paddings are chosen per op so that every fragment read
-//    takes the fewest shared-memory wavefronts its size allows;
+//    reads). The paddings are chosen per op so that no fragment read takes
+//    more shared-memory wavefronts than the plain layout's;
 //  - output tiles are walked in groups of 8 tile rows, column by column
 //    within a group, so blocks running together share A and B tiles in L2.
 // Tiling: block tile BM x BN x 16, warps of WM x WN, a STAGES-deep cp.async
@@ -64,8 +64,9 @@ struct Config {
 
 // An op's shared layout: which operands are contiguous along k, whether the
 // k positions are renumbered, and the row strides' paddings in doubles, each
-// chosen so that a warp's fragment reads take the fewest shared-memory
-// wavefronts their size allows:
+// chosen so that a warp's fragment reads take as few shared-memory
+// wavefronts as the plain layout's, the fewest their size allows where the
+// hardware serves the warp's addresses together:
 //  - 8-byte reads along a k row (PADK 4): a row of 20 doubles spreads the
 //    eight rows a warp reads over four bank quarters, two wavefronts;
 //  - 16-byte reads along a k row (renumbered): rows r and r + 1 (one
