@@ -318,7 +318,6 @@ constexpr int kDt = 16;
 // The GPU's passes, block after block: a window read from `in` (as the pass
 // started), its steps, its centre written to `out`; in_registers counts the
 // aligned passes of whole windows that took the registers' path.
-
 template <class T, int kRegs = 8>
 std::vector<T> sort_in_windows(std::vector<T> w, std::int64_t W, std::int64_t P, int* in_registers) {
   const std::int64_t total = std::int64_t(w.size()), S = std::min(W, next_pow2(total));

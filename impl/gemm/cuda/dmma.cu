@@ -213,6 +213,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
       for (int q = 0; q < KW / 4; ++q) a[2 * q] = lo[q], a[2 * q + 1] = hi[q];
     } else {
+      // Row r and row r + 8 k by k, the plain configurations' order of loads
+      // (their PTX stays as it was measured).
 #pragma unroll
       for (int q = 0; q < KW / 4; ++q) {
         const int k = kpos<KW, L::kperm>(kk, fk, q);
