@@ -10,7 +10,8 @@ any repetition failed or was incorrect takes no part. The table is written as
 C++ initializer rows for impl/gemm/cuda/tuning.cpp, to FILE (default
 impl/gemm/cuda/tuned_sm<NN>.inc, NN from the file's gpu_compute_capability): the
 sweep's (variant, op, type) groups replace theirs, the file's other rows
-stay. A Markdown summary (each shape's winner, its time, and the default
+stay, and a comment line a group names the sweep and GPU that chose it. A
+Markdown summary (each shape's winner, its time, and the default
 configuration's) is printed or written to --summary.
 
 Exit status: 0 written; 1 the sweep has no tile entries or a group has no
@@ -60,26 +61,45 @@ def sm_of(run):
 
 
 ROW = re.compile(r'^\{"([^"]+)", "([^"]+)", "([^"]+)", (\d+), (\d+), (\d+), "([^"]+)"\},$')
+# Where each (variant, op, type) group was measured: one line a group, so a
+# table built from sweeps of several GPUs says which GPU chose which rows.
+SOURCE = re.compile(r'^// (\S+) (\S+) (\S+): (.+)$')
+# The one-source header of tables written before the per-group lines.
+HEADER = re.compile(r'^// Written by regress/gemm_tune\.py from (.+); rerun ci/tune-gemm to change\.$')
 
 
 def read_rows(path):
-    """The rows of an existing table: {(variant, op, type, m, n, k): tile}; {} when there is none."""
-    rows = {}
+    """The rows of an existing table and where each group came from:
+    ({(variant, op, type, m, n, k): tile}, {(variant, op, type): source});
+    both empty when there is no table."""
+    rows, sources, header = {}, {}, None
     try:
         with open(path) as f:
             for line in f:
-                m = ROW.match(line.strip())
+                line = line.strip()
+                m = ROW.match(line)
                 if m:
                     g = m.groups()
                     rows[(g[0], g[1], g[2], int(g[3]), int(g[4]), int(g[5]))] = g[6]
+                    continue
+                m = HEADER.match(line)
+                if m:
+                    header = m.group(1)
+                    continue
+                m = SOURCE.match(line)
+                if m:
+                    sources[m.groups()[:3]] = m.group(4)
     except FileNotFoundError:
         pass
-    return rows
+    for key in rows:
+        sources.setdefault(key[:3], header or "an unnamed sweep")
+    return rows, sources
 
 
-def render(rows, source, gpu):
-    lines = ["// Written by regress/gemm_tune.py from %s (%s); rerun ci/tune-gemm to change." % (source, gpu),
-             "// variant, op, type, M, N, K, fastest tile configuration"]
+def render(rows, sources):
+    lines = ["// Written by regress/gemm_tune.py; rerun ci/tune-gemm to change. Each group's sweep:"]
+    lines += ["// %s %s %s: %s" % (group + (sources[group],)) for group in sorted(sources)]
+    lines.append("// variant, op, type, M, N, K, fastest tile configuration")
     for key in sorted(rows):
         variant, op, typ, m, n, k = key
         lines.append('{"%s", "%s", "%s", %d, %d, %d, "%s"},' % (variant, op, typ, m, n, k, rows[key]))
@@ -140,15 +160,17 @@ def main(argv=None):
     gpu = run.context.get("gpu", "an unnamed GPU")
     # The sweep replaces the rows of the (variant, op, type) groups it
     # measured; the table's other rows (a sweep of one variant, say) stay.
-    rows = read_rows(out)
+    rows, sources = read_rows(out)
     swept = {key[:3] for key in table}
     rows = {key: tile for key, tile in rows.items() if key[:3] not in swept}
     kept = len(rows)
     rows.update({key: ranked[0][1] for key, ranked in table.items()})
+    sources = {group: src for group, src in sources.items() if group not in swept}
+    sources.update({group: "%s (%s, sm_%s)" % (os.path.basename(a.sweep), gpu, sm or "?") for group in swept})
     text = summary(table, defaults)
     try:
         with open(out, "w") as f:
-            f.write(render(rows, os.path.basename(a.sweep), "%s, sm_%s" % (gpu, sm or "?")))
+            f.write(render(rows, sources))
         if a.summary:
             with open(a.summary, "w") as f:
                 f.write(text)

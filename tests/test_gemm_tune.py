@@ -75,7 +75,8 @@ class GemmTune(unittest.TestCase):
         d = tempfile.mkdtemp()
         out = os.path.join(d, "table.inc")
         with open(out, "w") as f:
-            f.write('// old\n{"CUDA.DMMA", "AB", "f64", 1024, 1024, 1024, "old"},\n'
+            f.write('// Written by regress/gemm_tune.py from sweep.json (NVIDIA H100 80GB HBM3, sm_90); rerun '
+                    'ci/tune-gemm to change.\n{"CUDA.DMMA", "AB", "f64", 1024, 1024, 1024, "old"},\n'
                     '{"CUDA.Pipelined", "AB", "f32", 4096, 4096, 4096, "stale"},\n')
         path = os.path.join(d, "sweep.json")
         with open(path, "w") as f:
@@ -87,6 +88,24 @@ class GemmTune(unittest.TestCase):
         self.assertEqual(rows, ['{"CUDA.DMMA", "AB", "f64", 1024, 1024, 1024, "old"},',
                                 '{"CUDA.Pipelined", "AB", "f32", 1024, 1024, 1024, "new"},'])
         self.assertIn("1 other rows kept", p.stderr)
+        # each group names the sweep that chose it: the kept one its old
+        # table's, the replaced one this sweep's GPU
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("// CUDA.DMMA AB f64: sweep.json (NVIDIA H100 80GB HBM3, sm_90)\n", text)
+        self.assertIn("// CUDA.Pipelined AB f32: sweep.json (NVIDIA H200, sm_90)\n", text)
+        self.assertNotIn("H100", text.replace("// CUDA.DMMA AB f64: sweep.json (NVIDIA H100 80GB HBM3, sm_90)", ""))
+        # and a second sweep of the other group keeps the first one's line
+        with open(path, "w") as f:
+            json.dump(dict(sweep([entry("CUDA.DMMA", "d", 1e-3, typ="f64")]), context={
+                "gpu": "NVIDIA H100 PCIe", "gpu_compute_capability": "9.0"}), f)
+        p = subprocess.run([sys.executable, *TOOL, path, "--out", out], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("// CUDA.DMMA AB f64: sweep.json (NVIDIA H100 PCIe, sm_90)\n", text)
+        self.assertIn("// CUDA.Pipelined AB f32: sweep.json (NVIDIA H200, sm_90)\n", text)
+        self.assertIn('{"CUDA.Pipelined", "AB", "f32", 1024, 1024, 1024, "new"},', text)
         # an unwritable table: one line, exit 2
         p = subprocess.run([sys.executable, *TOOL, path, "--out", os.path.join(d, "no", "such", "dir", "t.inc")],
                            capture_output=True, text=True)
