@@ -109,6 +109,14 @@ template <class T>
 void reference_row(const Problem& p, const Inputs<T>& in, std::int64_t i, std::vector<double>& value,
                    std::vector<double>& mag);
 
+// Column j in full: value[i], mag[i] for i < M, each the same sum in the same
+// order of k as reference_element, so equal to it bit for bit. B's column is
+// gathered once and every product then reads its operands in memory order;
+// element by element, each of the M sums would walk B (and AtB's A) across
+// rows, a cache line a term.
+template <class T>
+void reference_column(const Problem& p, const Inputs<T>& in, std::int64_t j, double* value, double* mag);
+
 // Tolerance policy and the check of a variant's output.
 //
 // Bound: a dot product of length n evaluated in precision T, in any order and

@@ -59,6 +59,41 @@ void reference_row(const Problem& p, const Inputs<T>& in, std::int64_t i, std::v
   }
 }
 
+template <class T>
+void reference_column(const Problem& p, const Inputs<T>& in, std::int64_t j, double* value, double* mag) {
+  std::vector<double> bj(p.k);
+  for (std::int64_t k = 0; k < p.k; ++k) bj[k] = b_at(p, in, k, j);
+  if (p.op == Op::AtB) {  // A is K x M: accumulate along its rows, k outermost as in every sum
+    std::fill(value, value + p.m, 0.0);
+    std::fill(mag, mag + p.m, 0.0);
+    for (std::int64_t k = 0; k < p.k; ++k) {
+      const T* arow = in.a.data() + k * p.m;
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        double prod = static_cast<double>(arow[i]) * bj[k];
+        value[i] += prod;
+        mag[i] += std::fabs(prod);
+      }
+    }
+  } else {  // A is M x K: a dot product a row
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      const T* arow = in.a.data() + i * p.k;
+      double v = 0.0, m = 0.0;
+      for (std::int64_t k = 0; k < p.k; ++k) {
+        double prod = static_cast<double>(arow[k]) * bj[k];
+        v += prod;
+        m += std::fabs(prod);
+      }
+      value[i] = v, mag[i] = m;
+    }
+  }
+  if (p.has_c_input())
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      double c = in.c[i * p.n + j];
+      value[i] += c;
+      mag[i] += std::fabs(c);
+    }
+}
+
 template void reference_element(const Problem&, const Inputs<float>&, std::int64_t, std::int64_t, double&,
                                 double&);
 template void reference_element(const Problem&, const Inputs<double>&, std::int64_t, std::int64_t, double&,
@@ -67,6 +102,8 @@ template void reference_row(const Problem&, const Inputs<float>&, std::int64_t, 
                             std::vector<double>&);
 template void reference_row(const Problem&, const Inputs<double>&, std::int64_t, std::vector<double>&,
                             std::vector<double>&);
+template void reference_column(const Problem&, const Inputs<float>&, std::int64_t, double*, double*);
+template void reference_column(const Problem&, const Inputs<double>&, std::int64_t, double*, double*);
 
 const char* to_string(Op op) {
   switch (op) {
@@ -245,12 +282,9 @@ Oracle<T>::Oracle(const Problem& p, const Inputs<T>& in, std::uint64_t seed)
       std::copy(v.begin(), v.end(), value_.begin() + r * p.n);
       std::copy(m.begin(), m.end(), mag_.begin() + r * p.n);
     }
-#pragma omp for schedule(static) collapse(2)
+#pragma omp for schedule(dynamic, 1) nowait
     for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        auto at = R * p.n + c * p.m + i;
-        reference_element(p, in, i, cols_[c], value_[at], mag_[at]);
-      }
+      reference_column(p, in, cols_[c], value_.data() + R * p.n + c * p.m, mag_.data() + R * p.n + c * p.m);
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < P; ++t) {
       auto at = R * p.n + C * p.m + t;

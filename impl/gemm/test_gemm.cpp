@@ -285,6 +285,33 @@ TEST(GemmOracle, CatchesOneWrongElementAndNaN) {
   EXPECT_FALSE(data.oracle().check(bad).passed);
 }
 
+// The sampled oracle's columns come from reference_column, which reads
+// memory in another order than the element-wise sum: its values must still be
+// that sum exactly, for every op's layout, with and without C.
+template <class T>
+void expect_columns_equal_elements(Op op) {
+  const Problem p{op, 37, 29, 45};
+  const Inputs<T> in = make_inputs<T>(p, 7);
+  std::vector<double> value(p.m), mag(p.m);
+  for (std::int64_t j : {std::int64_t(0), std::int64_t(13), p.n - 1}) {
+    reference_column(p, in, j, value.data(), mag.data());
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      double v, m;
+      reference_element(p, in, i, j, v, m);
+      ASSERT_EQ(value[i], v) << to_string(op) << " (" << i << "," << j << ")";
+      ASSERT_EQ(mag[i], m) << to_string(op) << " (" << i << "," << j << ")";
+      ASSERT_NE(v, 0.0);
+    }
+  }
+}
+
+TEST(GemmOracle, ColumnsEqualTheElementwiseSumsBitForBit) {
+  for (Op op : {Op::AB, Op::AtB, Op::ABtC}) {
+    expect_columns_equal_elements<float>(op);
+    expect_columns_equal_elements<double>(op);
+  }
+}
+
 TEST(GemmOracle, ToleranceFollowsKTimesEps) {
   double u = std::numeric_limits<float>::epsilon() / 2;
   EXPECT_NEAR(tolerance<float>(1000), 1000 * u / (1 - 1000 * u), 1e-9);
