@@ -22,7 +22,13 @@ struct alignas(64) Side {
   std::atomic<long> pid;       // 0 until the side has started
   std::atomic<long> entered;   // instances entered so far
   std::atomic<long> finished;  // 1 once the side has exited
+  std::atomic<long> ready;     // the count of `entered` at the instance last ready to be timed
+  std::atomic<long> meetings;  // kMeetings once the side knows the ready meeting; 0 in older binaries
 };
+// Older binaries' sides hold the first three fields in the same 64 bytes and
+// leave the others zero, so a pair of old and new binaries still meets at
+// the start of each instance.
+constexpr long kMeetings = 2;
 struct Shared {
   Side side[2];
 };
@@ -36,6 +42,8 @@ struct State {
   Shared* shared = nullptr;
   int me = 0;
   int last_id = -1;
+  int ready_id = -1;
+  long at = 0;  // this side's count of `entered` at the instance entered last
   bool tried = false;
   bool alone = false;  // the partner never came: no more waiting for it
 };
@@ -78,6 +86,7 @@ Shared* attach() {
   }
   s.shared = static_cast<Shared*>(p);
   s.me = side == "1" ? 1 : 0;
+  s.shared->side[s.me].meetings.store(kMeetings);
   s.shared->side[s.me].pid.store(long(::getpid()));
   std::atexit(on_exit);
   return s.shared;
@@ -100,6 +109,7 @@ void instance_started(int id) {
   Side& mine = sh->side[s.me];
   const Side& other = sh->side[1 - s.me];
   const long at = mine.entered.fetch_add(1) + 1;
+  s.at = at;
   const auto began = std::chrono::steady_clock::now();
   // Polls every 100 us: the waiting side sleeps on its own cores.
   while (other.entered.load() < at && !gone(other)) {
@@ -112,6 +122,19 @@ void instance_started(int id) {
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+}
+
+void ready_to_time(int id) {
+  Shared* sh = attach();
+  State& s = state();
+  if (!sh || s.alone || id != s.last_id || id == s.ready_id) return;
+  s.ready_id = id;
+  Side& mine = sh->side[s.me];
+  const Side& other = sh->side[1 - s.me];
+  mine.ready.store(s.at);
+  if (other.meetings.load() < kMeetings) return;
+  while (other.ready.load() < s.at && other.entered.load() <= s.at && !gone(other))
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
 }  // namespace pb::duet

@@ -285,6 +285,7 @@ void run_job(benchmark::State& state, const JobFactory& make, const RegisterOpti
         job->reset();
         timer->time(*job);
       }
+      duet::ready_to_time(opt.id);
     }
     // Where it ran, for the tools (GPU variants are read against GPU ceilings).
     state.counters["on_gpu"] = on_gpu(job->backend()) ? 1 : 0;

@@ -4,8 +4,9 @@ places), the sets swapped every round. A neighbour's load, a frequency step
 or thermal drift then hits both sides of a pair alike and cancels in its
 ratio, where interleaved rounds (one side after the other) take it on one
 side only. Each bench meets its partner at the start of every instance
-(PARBENCH_DUET, impl/core/duet.hpp), so the two time the same work side by
-side.
+and again once it is set up and verified (PARBENCH_DUET,
+impl/core/duet.hpp), so the two time the same work side by side even where
+one side's set-up takes longer.
 
 A benchmark runs in duet when it is on the CPU and bench lists it with half
 the cores (its threads fit in one set); the others, GPU and wider CPU
