@@ -165,7 +165,8 @@ def main(argv=None):
     rows = {key: tile for key, tile in rows.items() if key[:3] not in swept}
     kept = len(rows)
     rows.update({key: ranked[0][1] for key, ranked in table.items()})
-    sources = {group: src for group, src in sources.items() if group not in swept}
+    kept_groups = {key[:3] for key in rows}  # a source line outlives no group of rows
+    sources = {group: src for group, src in sources.items() if group in kept_groups and group not in swept}
     sources.update({group: "%s (%s, sm_%s)" % (os.path.basename(a.sweep), gpu, sm or "?") for group in swept})
     text = summary(table, defaults)
     try:

@@ -1,5 +1,5 @@
-// The duet meetings (impl/core/duet.hpp) between two real processes: this
-// test's and a forked partner, each one side of one meeting file.
+// The duet meetings (impl/core/duet.hpp) between two real processes: a forked
+// side and its forked partner, each one side of one meeting file.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,19 +17,27 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Every forked process starts from no duet, whatever its parent found, and is
+// ended by an alarm rather than left waiting on a partner that died unseen.
+void forked() {
+  pb::duet::reset_for_tests();
+  ::alarm(30);
+}
+
 // Instance 0: the partner takes `setup` seconds between entering it and
 // being ready (or enters instance 1 instead, as a side whose instance 0
 // failed does), then times it for 0.2 s and exits. This side sets up at
 // once, then enters instance 1. Returns how long this side's
-// ready_to_time(0) waited.
+// ready_to_time(0) waited, or -1 when it could not take part in a duet.
 double wait_at_ready(double setup, bool partner_fails) {
   char dir[] = "/tmp/pb_duet_XXXXXX";
   if (!::mkdtemp(dir)) return -1;
   const std::string file = std::string(dir) + "/meet";
   const pid_t child = ::fork();
   if (child == 0) {
+    forked();
     ::setenv("PARBENCH_DUET", (file + ":1").c_str(), 1);
-    pb::duet::active();
+    if (!pb::duet::active()) std::_Exit(3);
     pb::duet::instance_started(0);
     std::this_thread::sleep_for(std::chrono::duration<double>(setup));
     if (partner_fails)
@@ -40,7 +48,7 @@ double wait_at_ready(double setup, bool partner_fails) {
     std::exit(0);  // exit, not _Exit: the duet's exit handler marks this side finished
   }
   ::setenv("PARBENCH_DUET", (file + ":0").c_str(), 1);
-  pb::duet::active();
+  if (!pb::duet::active()) return -1;
   pb::duet::instance_started(0);
   const double t0 = now();
   pb::duet::ready_to_time(0);
@@ -53,26 +61,44 @@ double wait_at_ready(double setup, bool partner_fails) {
   return waited;
 }
 
+// Runs `body` in a forked, alarmed process: its exit status, or -1 when it
+// did not exit (killed by the alarm or a signal).
+template <class F>
+int in_fork(F body) {
+  const pid_t p = ::fork();
+  if (p == 0) {
+    forked();
+    std::_Exit(body());
+  }
+  int status = 0;
+  ::waitpid(p, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace
 
-// One process can be one side of one duet only (its state is kept for the
-// process), so the cases run in forked children of the test.
 TEST(Duet, TheQuickerSideWaitsAtTheReadyMeetingUntilItsPartnerIsReadyOrHasMovedOn) {
   for (bool fails : {false, true}) {
-    const pid_t tester = ::fork();
-    if (tester == 0) {
+    // The partner takes about 0.5 s; the bounds are loose for a busy machine.
+    const int rc = in_fork([fails] {
       const double waited = wait_at_ready(0.5, fails);
-      std::_Exit(waited >= 0.2 && waited < 10.0 ? 0 : 1);  // about 0.5 s; loose for a busy machine
-    }
-    int status = 0;
-    ::waitpid(tester, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << (fails ? "a partner that moved on to the next instance" : "a partner 0.5 s slower to set up")
-        << ": the ready meeting did not hold this side 0.2-10 s";
+      return waited < 0 ? 2 : waited >= 0.2 && waited < 10.0 ? 0 : 1;
+    });
+    EXPECT_EQ(rc, 0) << (fails ? "a partner that moved on to the next instance"
+                               : "a partner 0.5 s slower to set up")
+                     << ": 1: the ready meeting did not hold this side 0.2-10 s; 2: no duet could be set up; "
+                        "-1: killed (a hang ended by the alarm)";
   }
-  // Without the variable nothing waits.
-  const double t0 = now();
-  ::unsetenv("PARBENCH_DUET");
-  pb::duet::ready_to_time(0);
-  EXPECT_LT(now() - t0, 0.1);
+}
+
+TEST(Duet, WithoutTheVariableNothingWaits) {
+  const int rc = in_fork([] {
+    ::unsetenv("PARBENCH_DUET");
+    if (pb::duet::active()) return 2;
+    const double t0 = now();
+    pb::duet::instance_started(0);
+    pb::duet::ready_to_time(0);
+    return now() - t0 < 0.1 ? 0 : 1;
+  });
+  EXPECT_EQ(rc, 0);
 }

@@ -101,6 +101,12 @@ bool gone(const Side& other) {
 
 bool active() { return attach() != nullptr; }
 
+void reset_for_tests() {
+  State& s = state();
+  if (s.shared) ::munmap(s.shared, sizeof(Shared));
+  s = State{};
+}
+
 void instance_started(int id) {
   Shared* sh = attach();
   State& s = state();

@@ -23,5 +23,9 @@ void ready_to_time(int id);
 // it with its partner (bench calls it at its start, so a partner waiting at
 // its first instance sees this side alive while it builds its fixtures).
 bool active();
+// Forgets this process's duet (unmaps the file, reads PARBENCH_DUET again at
+// the next call): for tests, whose forked sides must not inherit what their
+// parent process found.
+void reset_for_tests();
 
 }  // namespace pb::duet
