@@ -19,6 +19,16 @@ template <class T>
 double b_at(const Problem& p, const Inputs<T>& in, std::int64_t k, std::int64_t j) {
   return p.op == Op::ABtC ? in.b[j * p.k + k] : in.b[k * p.n + j];
 }
+// One k of n sums at once, along a contiguous operand row:
+// value[x] += s * row[x] and mag[x] += |s * row[x]|.
+template <class T>
+void add_products(double s, const T* row, std::int64_t n, double* value, double* mag) {
+  for (std::int64_t x = 0; x < n; ++x) {
+    double prod = s * static_cast<double>(row[x]);
+    value[x] += prod;
+    mag[x] += std::fabs(prod);
+  }
+}
 }  // namespace
 
 template <class T>
@@ -48,15 +58,8 @@ void reference_row(const Problem& p, const Inputs<T>& in, std::int64_t i, std::v
     for (std::int64_t j = 0; j < p.n; ++j) reference_element(p, in, i, j, value[j], mag[j]);
     return;
   }
-  for (std::int64_t k = 0; k < p.k; ++k) {
-    double a = a_at(p, in, i, k);
-    const T* brow = in.b.data() + k * p.n;
-    for (std::int64_t j = 0; j < p.n; ++j) {
-      double prod = a * static_cast<double>(brow[j]);
-      value[j] += prod;
-      mag[j] += std::fabs(prod);
-    }
-  }
+  for (std::int64_t k = 0; k < p.k; ++k)
+    add_products(a_at(p, in, i, k), in.b.data() + k * p.n, p.n, value.data(), mag.data());
 }
 
 template <class T>
@@ -66,14 +69,7 @@ void reference_column(const Problem& p, const Inputs<T>& in, std::int64_t j, dou
   if (p.op == Op::AtB) {  // A is K x M: accumulate along its rows, k outermost as in every sum
     std::fill(value, value + p.m, 0.0);
     std::fill(mag, mag + p.m, 0.0);
-    for (std::int64_t k = 0; k < p.k; ++k) {
-      const T* arow = in.a.data() + k * p.m;
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        double prod = static_cast<double>(arow[i]) * bj[k];
-        value[i] += prod;
-        mag[i] += std::fabs(prod);
-      }
-    }
+    for (std::int64_t k = 0; k < p.k; ++k) add_products(bj[k], in.a.data() + k * p.m, p.m, value, mag);
   } else {  // A is M x K: a dot product a row
     for (std::int64_t i = 0; i < p.m; ++i) {
       const T* arow = in.a.data() + i * p.k;
