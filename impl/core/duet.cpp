@@ -42,8 +42,6 @@ struct State {
   Shared* shared = nullptr;
   int me = 0;
   int last_id = -1;
-  int ready_id = -1;
-  long at = 0;  // this side's count of `entered` at the instance entered last
   bool tried = false;
   bool alone = false;  // the partner never came: no more waiting for it
 };
@@ -115,7 +113,6 @@ void instance_started(int id) {
   Side& mine = sh->side[s.me];
   const Side& other = sh->side[1 - s.me];
   const long at = mine.entered.fetch_add(1) + 1;
-  s.at = at;
   const auto began = std::chrono::steady_clock::now();
   // Polls every 100 us: the waiting side sleeps on its own cores.
   while (other.entered.load() < at && !gone(other)) {
@@ -133,13 +130,15 @@ void instance_started(int id) {
 void ready_to_time(int id) {
   Shared* sh = attach();
   State& s = state();
-  if (!sh || s.alone || id != s.last_id || id == s.ready_id) return;
-  s.ready_id = id;
+  if (!sh || s.alone || id != s.last_id) return;
   Side& mine = sh->side[s.me];
   const Side& other = sh->side[1 - s.me];
-  mine.ready.store(s.at);
+  // Only this side counts its instances, so `entered` is the instance's
+  // count; a second call for it finds the partner's ready count already met.
+  const long at = mine.entered.load();
+  mine.ready.store(at);
   if (other.meetings.load() < kMeetings) return;
-  while (other.ready.load() < s.at && other.entered.load() <= s.at && !gone(other))
+  while (other.ready.load() < at && other.entered.load() <= at && !gone(other))
     std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
